@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+/** TTL in seconds per kind of market data in the shared cache (upstream data changes at different paces). */
+const CacheTtls = z
+  .object({
+    quote: z.number().int().min(1).max(86_400).default(10),
+    company: z.number().int().min(1).max(86_400).default(3_600),
+    chartIntraday: z.number().int().min(1).max(86_400).default(60),
+    chartDaily: z.number().int().min(1).max(86_400).default(900),
+    news: z.number().int().min(1).max(86_400).default(300),
+    financials: z.number().int().min(1).max(86_400).default(21_600),
+    related: z.number().int().min(1).max(86_400).default(900),
+    indices: z.number().int().min(1).max(86_400).default(15),
+    movers: z.number().int().min(1).max(86_400).default(30),
+    trending: z.number().int().min(1).max(86_400).default(60),
+    earnings: z.number().int().min(1).max(86_400).default(3_600),
+    headline: z.number().int().min(1).max(86_400).default(300),
+    notFound: z.number().int().min(1).max(86_400).default(60),
+  })
+  .strict();
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const bool = z.preprocess(
+  (v) => (typeof v === 'string' ? ({ true: true, '1': true, yes: true, false: false, '0': false, no: false } as Record<string, boolean>)[v.toLowerCase()] ?? v : v),
+  z.boolean(),
+);
+
+/** The one validated configuration. Keys are camelCase in files; each has an environment variable (ENV_NAMES). */
+export const ConfigSchema = z
+  .object({
+    port: port.default(4000),
+    host: z.string().min(1).default('127.0.0.1'),
+    dnsApiPort: port.default(8081),
+    dnsHost: z.string().min(1).default('127.0.0.1'),
+    dnsPort: port.default(5353),
+    dataDir: z.string().min(1).default('./data'),
+    databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
+    redisUrl: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+    marketProvider: z.enum(['simulated', 'google']).default('simulated'),
+    marketSeed: z.string().min(1).max(200).default('onegraph'),
+    /** Freezes the simulated market's clock at this instant (ISO 8601); unset = real time. */
+    marketClock: z.iso.datetime({ offset: true }).optional(),
+    googleFinanceUrl: z.url({ protocol: /^https?$/ }).default('https://www.google.com'),
+    upstreamTimeoutMs: z.coerce.number().int().min(100).max(60_000).default(5_000),
+    upstreamRetries: z.coerce.number().int().min(0).max(5).default(2),
+    marketCacheTtl: CacheTtls.default(CacheTtls.parse({})),
+    responseCache: bool.default(true),
+    responseCacheEntries: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+    liveIntervalMs: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+    corsOrigins: z.string().min(1).default('*'),
+    maxQuotesPerRequest: z.coerce.number().int().min(1).max(1_000).default(50),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** `name=url` pairs: serve that subgraph from a remote URL instead of in-process. */
+    subgraphUrls: z.record(z.string(), z.url({ protocol: /^https?$/ })).default({}),
+    supergraphFile: z.string().min(1).optional(),
+  })
+  .strict();
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type MarketCacheTtls = z.infer<typeof CacheTtls>;
+
+/** Environment variable of each key (DESIGN.md's runtime contract keeps these names). */
+export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
+  port: 'PORT',
+  host: 'HOST',
+  dnsApiPort: 'DNS_API_PORT',
+  dnsHost: 'DNS_HOST',
+  dnsPort: 'DNS_PORT',
+  dataDir: 'DATA_DIR',
+  databaseUrl: 'DATABASE_URL',
+  redisUrl: 'REDIS_URL',
+  marketProvider: 'MARKET_PROVIDER',
+  marketSeed: 'MARKET_SEED',
+  marketClock: 'MARKET_CLOCK',
+  googleFinanceUrl: 'GOOGLE_FINANCE_URL',
+  upstreamTimeoutMs: 'UPSTREAM_TIMEOUT_MS',
+  upstreamRetries: 'UPSTREAM_RETRIES',
+  responseCache: 'RESPONSE_CACHE',
+  responseCacheEntries: 'RESPONSE_CACHE_ENTRIES',
+  liveIntervalMs: 'LIVE_INTERVAL_MS',
+  corsOrigins: 'CORS_ORIGINS',
+  maxQuotesPerRequest: 'MAX_QUOTES_PER_REQUEST',
+  logLevel: 'LOG_LEVEL',
+};

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
+import { ApolloServer, type GraphQLRequest } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import type { FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
+import type { Subgraph } from '../subgraphs/subgraph';
+import { createGatewayContext, type GatewayContext } from './context';
+import { InProcessDataSource } from './federation/in-process-data-source';
+import type { Logger } from './logger';
+import { ResponseCache, type CachedResponse } from './response-cache';
+
+/** A fixed operation (as the REST adapters run them), hashed once. */
+export interface PreparedOperation {
+  name: string;
+  query: string;
+  hash: string;
+}
+
+export function prepareOperation(name: string, query: string): PreparedOperation {
+  return { name, query, hash: createHash('sha256').update(query).digest('hex') };
+}
+
+export interface GraphOptions {
+  supergraphSdl: string;
+  /** Subgraphs that run in this process, by name; every other subgraph is fetched over HTTP. */
+  local: ReadonlyMap<string, Subgraph>;
+  /** Overrides of subgraph URLs (`--subgraph NAME=URL`). */
+  urls?: Readonly<Record<string, string>>;
+  responseCacheEntries: number;
+  log: Logger;
+}
+
+export interface RunResult {
+  result: FormattedExecutionResult;
+  /** The cache entry holding `result`, when the response is cacheable. */
+  cached?: CachedResponse;
+}
+
+/** Only what a client should see of an error: message, location, path and the documented extensions. */
+function formatError(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  const ext = formatted.extensions ?? {};
+  const extensions: Record<string, unknown> = { code: ext.code ?? 'INTERNAL_SERVER_ERROR' };
+  for (const k of ['field', 'serviceName']) if (ext[k] !== undefined) extensions[k] = ext[k];
+  return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions };
+}
+
+/** The federated graph: Apollo Gateway over the supergraph, served by Apollo Server, with the response cache. */
+export class Graph {
+  readonly server: ApolloServer<GatewayContext>;
+  readonly cache: ResponseCache;
+  private readonly gateway: ApolloGateway;
+
+  constructor(private readonly options: GraphOptions) {
+    this.cache = new ResponseCache(options.responseCacheEntries);
+    this.gateway = new ApolloGateway({
+      supergraphSdl: options.supergraphSdl,
+      buildService: ({ name, url }): GraphQLDataSource => {
+        const local = options.urls?.[name] ? undefined : options.local.get(name);
+        return local ? new InProcessDataSource(local) : new RemoteGraphQLDataSource({ url: options.urls?.[name] ?? url });
+      },
+      logger: options.log.child({ part: 'gateway' }),
+    });
+    this.server = new ApolloServer<GatewayContext>({
+      gateway: this.gateway,
+      formatError,
+      includeStacktraceInErrorResponses: false,
+      logger: options.log.child({ part: 'apollo' }),
+      plugins: [ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled(), this.cache.plugin()],
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.server.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.server.stop();
+  }
+
+  context(requestId: string): GatewayContext {
+    return createGatewayContext(requestId, this.options.log);
+  }
+
+  /** Runs a fixed operation through the same pipeline as /graphql (limits, logging, caching). */
+  async run(op: PreparedOperation, variables: Record<string, unknown>, requestId: string): Promise<RunResult> {
+    const key = ResponseCache.key(op.hash, op.name, variables);
+    const hit = this.cache.get(key);
+    if (hit) return { result: hit.result, cached: hit };
+    const request: GraphQLRequest = { query: op.query, operationName: op.name, variables };
+    const response = await this.server.executeOperation(request, { contextValue: this.context(requestId) });
+    if (response.body.kind !== 'single') throw new Error(`operation ${op.name} returned an incremental response`);
+    return { result: response.body.singleResult, cached: this.cache.get(key) };
+  }
+}

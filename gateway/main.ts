@@ -1,0 +1,67 @@
+import 'reflect-metadata';
+import { Command, Option } from 'commander';
+import { ConfigError, loadConfig } from './config/load';
+import type { Config } from './config/schema';
+import { createLogger } from './logger';
+import { createSystem } from './system';
+import { VERSION } from './version';
+
+function collectPairs(value: string, previous: Record<string, string>): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new ConfigError(`--subgraph expects NAME=URL (got "${value}")`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+function parseFlags(argv: string[]): Partial<Record<keyof Config, unknown>> & { config?: string } {
+  const program = new Command()
+    .name('npm start --')
+    .description('One GraphQL API over market data and DNS, plus the REST interfaces of each service.\n' +
+      'Every flag has an environment variable (shown in brackets); flags win over the environment, which wins over the config file.')
+    .version(VERSION)
+    .addOption(new Option('--port <n>', 'gateway HTTP port [PORT, default 4000]'))
+    .addOption(new Option('--host <addr>', 'address to listen on [HOST, default 127.0.0.1]'))
+    .addOption(new Option('--config <file>', 'YAML or JSON config file [CONFIG]'))
+    .addOption(new Option('--data-dir <dir>', 'data directory [DATA_DIR, default ./data]'))
+    .addOption(new Option('--market-provider <name>', 'market data provider [MARKET_PROVIDER]').choices(['simulated', 'google']))
+    .addOption(new Option('--market-seed <seed>', 'seed of the simulated market [MARKET_SEED]'))
+    .addOption(new Option('--market-clock <iso>', 'freeze the simulated market at this instant [MARKET_CLOCK]'))
+    .addOption(new Option('--google-finance-url <url>', 'base URL of the upstream RPC [GOOGLE_FINANCE_URL]'))
+    .addOption(new Option('--redis-url <url>', 'Redis for the shared market cache [REDIS_URL, default: in memory]'))
+    .addOption(new Option('--live-interval-ms <ms>', 'live price interval [LIVE_INTERVAL_MS, default 15000]'))
+    .addOption(new Option('--cors-origins <list>', 'allowed CORS origins, comma-separated or * [CORS_ORIGINS]'))
+    .addOption(new Option('--no-response-cache', 'disable the whole-response cache [RESPONSE_CACHE=false]'))
+    .addOption(new Option('--subgraph <name=url>', 'use a remote subgraph instead of the in-process one (repeatable)').argParser(collectPairs))
+    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent [LOG_LEVEL]'))
+    .parse(argv);
+  const o = program.opts<Record<string, unknown>>();
+  return {
+    config: o.config as string | undefined,
+    port: o.port, host: o.host, dataDir: o.dataDir, marketProvider: o.marketProvider, marketSeed: o.marketSeed,
+    marketClock: o.marketClock, googleFinanceUrl: o.googleFinanceUrl, redisUrl: o.redisUrl,
+    liveIntervalMs: o.liveIntervalMs, corsOrigins: o.corsOrigins, logLevel: o.logLevel,
+    responseCache: o.responseCache === false ? false : undefined,
+    subgraphUrls: o.subgraph,
+  };
+}
+
+async function main(): Promise<void> {
+  const { config: file, ...flags } = parseFlags(process.argv);
+  const config = loadConfig({ flags, file });
+  const log = createLogger(config.logLevel);
+  const system = await createSystem(config, log);
+  const address = await system.app.listen({ port: config.port, host: config.host });
+  log.info({ address, marketProvider: config.marketProvider }, `gateway listening: GraphQL ${address}/graphql, market REST ${address}/v1/…`);
+
+  const shutdown = (signal: string): void => {
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000).unref();
+    system.close().then(() => { clearTimeout(force); process.exit(0); }, (err: unknown) => { log.error({ err }, 'shutdown failed'); process.exit(1); });
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

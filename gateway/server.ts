@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import { fastifyApolloHandler } from '@as-integrations/fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { Subgraph } from '../subgraphs/subgraph';
+import type { GatewayContext } from './context';
+import type { Graph } from './graph';
+import type { Logger } from './logger';
+import { RestError, statusText } from './rest/errors';
+import { registerMarketRest } from './rest/market';
+import { VERSION } from './version';
+
+export interface ServerOptions {
+  graph: Graph;
+  subgraphs: ReadonlyMap<string, Subgraph>;
+  log: Logger;
+  corsOrigins: string;
+  bodyLimit?: number;
+}
+
+function corsOrigin(setting: string): string | string[] {
+  return setting === '*' ? '*' : setting.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/** The gateway's HTTP server: /graphql, the REST adapters and /healthz on one port. */
+export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const { graph, log } = options;
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }), // one line per request, from onResponse
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    routerOptions: { maxParamLength: 1_000 }, // long tickers must reach the validator (a 400), not fall through as an unknown route
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    return503OnClosing: true,
+  });
+
+  await app.register(cors, { origin: corsOrigin(options.corsOrigins), methods: ['GET', 'POST', 'OPTIONS'] });
+
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+  });
+
+  app.setErrorHandler((err: FastifyError | RestError, req, reply) => {
+    if (err instanceof RestError) {
+      return reply.status(err.status).send({ error: statusText(err.status), message: err.message });
+    }
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) req.log.error({ err }, 'unhandled error');
+    return reply.status(status).send({ error: statusText(status), message: status === 500 ? 'internal error' : err.message });
+  });
+  app.setNotFoundHandler((req, reply) =>
+    reply.status(404).send({ error: statusText(404), message: `no such path: ${req.method} ${req.url.split('?')[0]}` }));
+
+  app.route({
+    url: '/graphql',
+    method: ['GET', 'POST'],
+    handler: fastifyApolloHandler<GatewayContext>(graph.server, { context: async (req) => graph.context(req.id) }),
+  });
+
+  registerMarketRest(app, graph);
+
+  app.get('/healthz', async (_req, reply) => {
+    const parts: Record<string, unknown> = {};
+    let ok = true;
+    for (const [name, subgraph] of options.subgraphs) {
+      const health = await subgraph.health().catch((err: unknown) => ({ status: 'down', error: String(err) }));
+      parts[name] = health;
+      if (health.status === 'down') ok = false;
+    }
+    return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', version: VERSION, subgraphs: parts });
+  });
+
+  return app;
+}

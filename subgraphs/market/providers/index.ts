@@ -1,0 +1,22 @@
+import { createGoogleProvider } from './google';
+import type { MarketProvider } from './provider';
+
+export interface ProviderSettings {
+  provider: 'simulated' | 'google';
+  seed?: string;
+  /** Fixed clock for the simulated market (epoch ms); unset = real time. */
+  fixedTime?: number;
+  googleBaseUrl?: string;
+  timeoutMs?: number;
+  retries?: number;
+}
+
+export function createMarketProvider(settings: ProviderSettings): MarketProvider {
+  if (settings.provider === 'google') {
+    return createGoogleProvider({ baseUrl: settings.googleBaseUrl, timeoutMs: settings.timeoutMs, retries: settings.retries });
+  }
+  const fixed = settings.fixedTime;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- TEMP
+  const { createSimulatedProvider } = require('./simulated');
+  return createSimulatedProvider({ seed: settings.seed, now: fixed === undefined ? Date.now : () => fixed });
+}

@@ -1,0 +1,35 @@
+import type { GraphQLSchema } from 'graphql';
+
+/**
+ * How long the data a subgraph operation read may be reused, in seconds. Each resolver that reads cacheable data
+ * restricts it; anything that reads private or uncacheable data sets 0. `undefined` after execution means the
+ * operation read nothing that declared itself cacheable, which the gateway treats as 0.
+ */
+export class CacheHint {
+  maxAge: number | undefined = undefined;
+
+  restrict(maxAgeSeconds: number): void {
+    const age = Math.max(0, Math.floor(maxAgeSeconds));
+    this.maxAge = this.maxAge === undefined ? age : Math.min(this.maxAge, age);
+  }
+}
+
+/** Per-request context handed to every subgraph's resolvers. */
+export interface SubgraphContext {
+  cacheHint: CacheHint;
+  requestId: string;
+}
+
+export interface SubgraphHealth {
+  status: 'ok' | 'degraded' | 'down';
+  [detail: string]: unknown;
+}
+
+/** A subgraph as the gateway (or a standalone subgraph server) runs it in-process. */
+export interface Subgraph<TContext extends SubgraphContext = SubgraphContext> {
+  readonly name: string;
+  readonly schema: GraphQLSchema;
+  createContext(base: SubgraphContext): TContext;
+  health(): Promise<SubgraphHealth>;
+  close(): Promise<void>;
+}

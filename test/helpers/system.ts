@@ -1,0 +1,50 @@
+import 'reflect-metadata';
+import { loadConfig } from '../../gateway/config/load';
+import { createLogger } from '../../gateway/logger';
+import { createSystem, type System, type SystemOverrides } from '../../gateway/system';
+
+export interface RunningSystem {
+  url: string;
+  system: System;
+  close(): Promise<void>;
+}
+
+/** Starts the whole gateway on an ephemeral 127.0.0.1 port with test-friendly settings (no DNS listeners, silent logs). */
+export async function startSystem(env: Record<string, string> = {}, overrides: SystemOverrides = {}): Promise<RunningSystem> {
+  const config = loadConfig({
+    env: { PORT: '0', DNS_PORT: '0', DNS_API_PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...env },
+  });
+  const system = await createSystem(config, createLogger(config.logLevel), overrides);
+  const url = await system.app.listen({ port: 0, host: '127.0.0.1' });
+  return { url, system, close: () => system.close() };
+}
+
+export interface GraphQLResponse<T = Record<string, unknown>> {
+  status: number;
+  body: { data?: T | null; errors?: Array<{ message: string; path?: Array<string | number>; extensions?: Record<string, unknown> }> };
+}
+
+export async function graphql<T = Record<string, unknown>>(
+  url: string,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<GraphQLResponse<T>> {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: res.status, body: (await res.json()) as GraphQLResponse<T>['body'] };
+}
+
+export async function getJson(url: string): Promise<{ status: number; body: unknown; headers: Headers }> {
+  const res = await fetch(url);
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: the test asserts on the text
+  }
+  return { status: res.status, body, headers: res.headers };
+}
