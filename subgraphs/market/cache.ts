@@ -1,6 +1,5 @@
 import KeyvRedis, { createKeyvNonBlocking } from '@keyv/redis';
 import { Keyv } from 'keyv';
-import { LRUCache } from 'lru-cache';
 import type { MarketValue } from './providers/provider';
 
 /** What the shared cache keeps per request key: the value and when it stops being fresh (epoch ms). */
@@ -16,16 +15,35 @@ export interface MarketCacheOptions {
   redisUrl?: string;
   /** Bound of the in-memory cache. */
   maxEntries?: number;
+  /** Key prefix, so several deployments (or test runs) can share one Redis. */
+  namespace?: string;
   onError?: (err: unknown) => void;
 }
 
-/** Keyv over an LRU-bounded Map (memory) or Redis; cache faults are reported and read as misses, never thrown. */
+/**
+ * A Map that forgets its oldest-written entries beyond `max` (Keyv accepts any Map; lru-cache's set() signature
+ * does not match what Keyv passes, so it cannot be used as Keyv's store directly).
+ */
+export class BoundedMap<K, V> extends Map<K, V> {
+  constructor(private readonly max: number) {
+    super();
+  }
+
+  override set(key: K, value: V): this {
+    if (this.has(key)) this.delete(key); // re-insert: a rewritten entry counts as new
+    super.set(key, value);
+    if (this.size > this.max) this.delete(this.keys().next().value as K);
+    return this;
+  }
+}
+
+/** Keyv over a bounded Map (memory) or Redis; cache faults are reported and read as misses, never thrown. */
 export function createMarketCache(options: MarketCacheOptions = {}): MarketCache {
   const keyv: MarketCache = options.redisUrl
-    ? (createKeyvNonBlocking(options.redisUrl, { namespace: 'market' }) as MarketCache)
+    ? (createKeyvNonBlocking(options.redisUrl, { namespace: options.namespace ?? 'market' }) as MarketCache)
     : new Keyv<CachedMarketValue>({
-        store: new LRUCache<string, object>({ max: options.maxEntries ?? 50_000 }),
-        namespace: 'market',
+        store: new BoundedMap<string, unknown>(options.maxEntries ?? 50_000),
+        namespace: options.namespace ?? 'market',
       });
   keyv.on('error', (err: unknown) => options.onError?.(err));
   return keyv;

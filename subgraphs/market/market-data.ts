@@ -89,10 +89,10 @@ export class MarketData {
       this.inFlight.set(key, p);
       return p;
     });
-    void Promise.all(perKey).then((results) => {
-      keys.forEach((key) => this.inFlight.delete(key));
-      void this.writeCache(keys, results);
-    });
+    // Stay registered until the cache has the values, so no request slips between the two and calls again.
+    void Promise.all(perKey)
+      .then((results) => this.writeCache(keys, results))
+      .finally(() => keys.forEach((key) => this.inFlight.delete(key)));
     return perKey;
   }
 
