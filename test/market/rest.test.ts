@@ -72,16 +72,20 @@ describe('ticker paths', () => {
   });
 
   test('GET /v1/full/{ticker} is quote + company + chart + news, from ONE provider batch', async () => {
-    const before = provider.calls.length;
-    const res = await get('/v1/full/BTC-USD?range=5D');
-    expect(res.status).toBe(200);
-    const body = res.body as Record<string, unknown>;
-    expect(Object.keys(body)).toEqual(['quote', 'company', 'chart', 'news']);
-    expect(body.quote).toEqual(STATIC_QUOTES['BTC-USD']);
-    expect(body.chart).toMatchObject({ previousClose: 66000 });
-    expect(provider.calls.length - before).toBe(1);
-    expect([...(provider.calls.at(-1) ?? [])].sort()).toEqual(
-      ['chart:BTC-USD:5D', 'company:BTC-USD', 'news:BTC-USD', 'quote:BTC-USD'].sort());
+    const own = new StaticProvider();
+    const fresh = await startSystem({}, { marketProvider: own });
+    try {
+      const res = await getJson(`${fresh.url}/v1/full/BTC-USD?range=5D`);
+      expect(res.status).toBe(200);
+      const body = res.body as Record<string, unknown>;
+      expect(Object.keys(body)).toEqual(['quote', 'company', 'chart', 'news']);
+      expect(body.quote).toEqual(STATIC_QUOTES['BTC-USD']);
+      expect(body.chart).toMatchObject({ previousClose: 66000 });
+      expect(own.calls).toHaveLength(1);
+      expect([...(own.calls[0] ?? [])].sort()).toEqual(['chart:BTC-USD:5D', 'company:BTC-USD', 'news:BTC-USD', 'quote:BTC-USD']);
+    } finally {
+      await fresh.close();
+    }
   });
 
   test('a repeated request is served from the cache: no provider call, and a Cache-Control max-age', async () => {

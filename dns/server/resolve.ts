@@ -1,0 +1,118 @@
+import { parentOf, type Node, type RR, type ZoneData, type ZoneIndex } from './zone-index';
+
+export type Rcode = 'NOERROR' | 'NXDOMAIN' | 'REFUSED';
+
+export interface Resolution {
+  rcode: Rcode;
+  /** Authoritative answer (false for a referral to a delegated child). */
+  aa: boolean;
+  answers: RR[];
+  authorities: RR[];
+  additionals: RR[];
+}
+
+/** Longest CNAME/DNAME chain we follow inside a zone (loops end here too). */
+const MAX_CHAIN = 16;
+
+function withOwner(records: readonly RR[], owner: string): RR[] {
+  return records.map((r) => (r.name === owner ? r : ({ ...r, name: owner } as RR)));
+}
+
+function negative(zone: ZoneData): RR {
+  return { ...zone.soa, ttl: zone.negativeTtl };
+}
+
+/** A/AAAA of in-zone name server targets: glue for a referral. */
+function glue(zone: ZoneData, ns: readonly RR[]): RR[] {
+  const out: RR[] = [];
+  for (const r of ns) {
+    const target = String(r.data).toLowerCase();
+    const node = zone.nodes.get(target);
+    if (!node) continue;
+    out.push(...(node.get('A') ?? []), ...(node.get('AAAA') ?? []));
+  }
+  return out;
+}
+
+/**
+ * Authoritative lookup (RFC 1034 §4.3.2) in the zones of `index`: delegations with glue, CNAME chains inside the
+ * zone, DNAME substitution (RFC 6672), wildcards (RFC 4592), NXDOMAIN vs NODATA with the SOA for negative caching,
+ * minimal answers to ANY (RFC 8482: one RRset). Names outside every zone are REFUSED.
+ */
+export function resolve(index: ZoneIndex, qname: string, qtype: string): Resolution {
+  const first = index.find(qname.toLowerCase());
+  if (!first) return { rcode: 'REFUSED', aa: false, answers: [], authorities: [], additionals: [] };
+  const zone: ZoneData = first;
+  const answers: RR[] = [];
+  let name = qname;
+
+  for (let step = 0; step < MAX_CHAIN; step++) {
+    const lower = name.toLowerCase();
+    if (lower !== zone.name && !lower.endsWith(`.${zone.name}`)) break; // chain left the zone: answer what we have
+
+    // Walk down from below the apex: a zone cut (NS) means a referral, a DNAME above the name rewrites it.
+    const labels = lower === zone.name ? [] : lower.slice(0, lower.length - zone.name.length - (zone.name ? 1 : 0)).split('.');
+    let rewritten: string | undefined;
+    for (let i = labels.length - 1; i >= 0; i--) {
+      const ancestor = zone.name ? `${labels.slice(i).join('.')}.${zone.name}` : labels.slice(i).join('.');
+      const node = zone.nodes.get(ancestor);
+      if (!node) continue;
+      const ns = node.get('NS');
+      if (ns && !(ancestor === lower && qtype === 'DS')) {
+        return { rcode: 'NOERROR', aa: answers.length > 0, answers, authorities: ns, additionals: glue(zone, ns) };
+      }
+      const dname = node.get('DNAME');
+      if (dname && ancestor !== lower) {
+        const target = String(dname[0]?.data).replace(/\.$/, '');
+        const synthesized = `${name.slice(0, name.length - ancestor.length)}${target}`;
+        answers.push(...dname, { name, type: 'CNAME', ttl: dname[0]?.ttl, class: 'IN', data: synthesized } as RR);
+        rewritten = synthesized;
+        break;
+      }
+    }
+    if (rewritten !== undefined) {
+      name = rewritten;
+      continue;
+    }
+
+    let node = zone.nodes.get(lower);
+    if (!node && !zone.names.has(lower)) {
+      node = wildcardFor(zone, lower);
+      if (!node) return { rcode: 'NXDOMAIN', aa: true, answers, authorities: [negative(zone)], additionals: [] };
+    }
+    if (!node) return nodata(zone, answers); // empty non-terminal
+
+    if (qtype === 'ANY') {
+      const firstSet = node.values().next().value;
+      if (firstSet) answers.push(...withOwner(firstSet, name));
+      return { rcode: 'NOERROR', aa: true, answers, authorities: [], additionals: [] };
+    }
+    const rrset = node.get(qtype);
+    if (rrset) {
+      answers.push(...withOwner(rrset, name));
+      return { rcode: 'NOERROR', aa: true, answers, authorities: [], additionals: [] };
+    }
+    const cname = node.get('CNAME');
+    if (cname && qtype !== 'CNAME') {
+      answers.push(...withOwner(cname, name));
+      name = String(cname[0]?.data).replace(/\.$/, '');
+      continue;
+    }
+    return nodata(zone, answers);
+  }
+  return { rcode: 'NOERROR', aa: true, answers, authorities: [], additionals: [] };
+}
+
+function nodata(zone: ZoneData, answers: RR[]): Resolution {
+  return { rcode: 'NOERROR', aa: true, answers, authorities: [negative(zone)], additionals: [] };
+}
+
+/** RFC 4592: the wildcard at the closest encloser answers for a name that does not exist. */
+function wildcardFor(zone: ZoneData, lower: string): Node | undefined {
+  let encloser = parentOf(lower);
+  while (!zone.names.has(encloser)) {
+    if (encloser === zone.name || encloser === '') break;
+    encloser = parentOf(encloser);
+  }
+  return zone.nodes.get(encloser ? `*.${encloser}` : '*');
+}

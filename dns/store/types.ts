@@ -1,0 +1,63 @@
+import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
+
+/**
+ * One change of a zone's records. All changes of one `ZoneStore.change` call are applied in one transaction:
+ * all or none, and the SOA serial rises once.
+ */
+export type RecordChange =
+  /** Adds a record; `id` may be given (e.g. to replay), else a UUID is made. */
+  | { op: 'add'; record: RecordData; id?: string }
+  /** Changes TTL and/or value of a record, keeping its id. */
+  | { op: 'update'; id: string; ttl?: number; value?: string }
+  | { op: 'delete'; id: string }
+  /** Deletes every record at `name` (of `type`, with `value` when given); matching none is not an error (RFC 2136). */
+  | { op: 'deleteMatching'; name: string; type?: RecordType; value?: string };
+
+export interface ChangeResult {
+  op: RecordChange['op'];
+  /** Id of the record added, updated or deleted; for deleteMatching, the ids deleted. */
+  ids: string[];
+  /** The record after the change (add, update). */
+  record?: StoredRecord;
+}
+
+export interface ChangeOutcome {
+  zone: Zone;
+  results: ChangeResult[];
+}
+
+export type StoreErrorCode = 'NOT_FOUND' | 'CONFLICT' | 'INVALID' | 'SERIAL_MISMATCH' | 'UNAVAILABLE';
+
+/** A refused store operation. Nothing was written. `index` names the failing change of a batch. */
+export class StoreError extends Error {
+  constructor(readonly code: StoreErrorCode, message: string, readonly index?: number) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+export interface ZoneChangeEvent {
+  zone: string;
+  serial: number;
+  kind: 'zone-created' | 'zone-updated' | 'zone-deleted' | 'records-changed';
+}
+
+/** The zone store: SQLite by default, PostgreSQL when DATABASE_URL is set. Both pass the same contract tests. */
+export interface ZoneStore {
+  readonly kind: 'sqlite' | 'postgres';
+  listZones(): Promise<Zone[]>;
+  getZone(name: string): Promise<Zone | null>;
+  /** Creates a zone with its initial records (e.g. NS, or an imported master file) in one transaction. */
+  createZone(name: string, settings: ZoneSettings, records?: RecordData[]): Promise<Zone>;
+  /** Changes zone settings; raises the serial. */
+  updateZone(name: string, patch: Partial<ZoneSettings>): Promise<Zone>;
+  /** Deletes the zone and all its records; false if there was none. */
+  deleteZone(name: string): Promise<boolean>;
+  listRecords(zone: string, filter?: { name?: string; type?: RecordType }): Promise<StoredRecord[]>;
+  getRecord(zone: string, id: string): Promise<StoredRecord | null>;
+  /** Applies changes atomically; `ifSerial` makes it conditional on the current serial (optimistic locking). */
+  change(zone: string, changes: RecordChange[], options?: { ifSerial?: number }): Promise<ChangeOutcome>;
+  /** Called after every committed change (by this process; PostgreSQL also relays other processes' changes). */
+  onChange(listener: (event: ZoneChangeEvent) => void): () => void;
+  close(): Promise<void>;
+}
