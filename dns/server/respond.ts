@@ -1,5 +1,8 @@
 import * as packet from 'dns-packet';
 import type { Answer, DecodedPacket, OptAnswer, Packet, Question } from 'dns-packet';
+import { signMessage, signResponse, verifyMessage, type VerifyResult } from '../tsig/tsig';
+import type { TsigKey } from '../tsig/keyfile';
+import { WireError } from '../tsig/wire-walk';
 import { resolve, type Resolution } from './resolve';
 import type { ZoneIndex } from './zone-index';
 import {
@@ -10,6 +13,8 @@ export interface Remote {
   address: string;
   port: number;
   transport: 'udp' | 'tcp';
+  /** The request's TSIG check (status 'ok' names the key that signed it). */
+  tsig?: VerifyResult;
 }
 
 /** Handles opcodes and transfer queries beyond plain lookups (dynamic update, zone transfer, notify). */
@@ -48,6 +53,22 @@ export function encodeResponse(query: DecodedPacket, body: Packet, rcode: number
   });
 }
 
+/** The query without its TSIG record, so the response does not echo it. */
+function withoutTsig(query: DecodedPacket): DecodedPacket {
+  const additionals = query.additionals?.filter((a) => (a.type as string) !== 'TSIG' && (a.type as string) !== 'UNKNOWN_250');
+  return additionals?.length === query.additionals?.length ? query : { ...query, additionals };
+}
+
+/** Signs each message of a response; messages after the first chain on the previous MAC (RFC 8945 §5.3.1). */
+function signStream(replies: Buffer[], tsig: Extract<VerifyResult, { status: 'ok' }>): Buffer[] {
+  let prior: Buffer | undefined;
+  return replies.map((reply, i) => {
+    const signed = i === 0 ? signResponse(reply, tsig) : signMessage(reply, tsig.key, { priorMac: prior, timersOnly: true, fudge: tsig.tsig.fudge });
+    prior = signed.mac;
+    return signed.message;
+  });
+}
+
 /** Largest UDP answer the client takes: 512 without EDNS, else its advertised size capped at ours. */
 function udpLimit(query: DecodedPacket): number {
   const opt = optOf(query);
@@ -59,7 +80,11 @@ function udpLimit(query: DecodedPacket): number {
  * packet with a readable header gets FORMERR, anything shorter than a header is dropped.
  */
 export class Responder {
-  constructor(private readonly index: ZoneIndex, private readonly handlers: ExtraHandlers = {}) {}
+  constructor(
+    private readonly index: ZoneIndex,
+    private readonly handlers: ExtraHandlers = {},
+    private readonly keys: ReadonlyMap<string, TsigKey> = new Map(),
+  ) {}
 
   async handle(raw: Buffer, remote: Remote): Promise<Buffer[]> {
     if (raw.length < 12) return [];
@@ -70,11 +95,24 @@ export class Responder {
     } catch {
       return [headerOnlyResponse(raw, RCODE.FORMERR)];
     }
+    let tsig: VerifyResult;
     try {
-      return await this.dispatch(query, raw, remote);
-    } catch {
-      return [headerOnlyResponse(raw, RCODE.SERVFAIL)];
+      tsig = verifyMessage(raw, this.keys);
+    } catch (err) {
+      if (err instanceof WireError) return [headerOnlyResponse(raw, RCODE.FORMERR)];
+      throw err;
     }
+    if (tsig.status === 'error') {
+      // RFC 8945 §5.2: NOTAUTH with the TSIG error; only BADTIME answers are signed.
+      return [signResponse(encodeResponse(withoutTsig(query), {}, RCODE.NOTAUTH), tsig).message];
+    }
+    let replies: Buffer[];
+    try {
+      replies = await this.dispatch(withoutTsig(query), raw, { ...remote, tsig });
+    } catch {
+      replies = [encodeResponse(withoutTsig(query), {}, RCODE.SERVFAIL)];
+    }
+    return tsig.status === 'ok' ? signStream(replies, tsig) : replies;
   }
 
   private async dispatch(query: DecodedPacket, raw: Buffer, remote: Remote): Promise<Buffer[]> {

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+
+/** TSIG algorithms we sign and verify with (RFC 8945 §6); names as on the wire, without trailing dot. */
+export const TSIG_ALGORITHMS = {
+  'hmac-md5.sig-alg.reg.int': 'md5',
+  'hmac-sha1': 'sha1',
+  'hmac-sha224': 'sha224',
+  'hmac-sha256': 'sha256',
+  'hmac-sha384': 'sha384',
+  'hmac-sha512': 'sha512',
+} as const;
+export type TsigAlgorithm = keyof typeof TSIG_ALGORITHMS;
+
+export interface TsigKey {
+  /** Key name, lower case, without trailing dot. */
+  name: string;
+  algorithm: TsigAlgorithm;
+  secret: Buffer;
+}
+
+export class KeyFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KeyFileError';
+  }
+}
+
+function algorithmName(raw: string): TsigAlgorithm {
+  const name = raw.toLowerCase().replace(/\.$/, '');
+  const alias = name === 'hmac-md5' ? 'hmac-md5.sig-alg.reg.int' : name;
+  if (!(alias in TSIG_ALGORITHMS)) {
+    throw new KeyFileError(`unsupported TSIG algorithm "${raw}": use one of ${Object.keys(TSIG_ALGORITHMS).join(', ')}`);
+  }
+  return alias as TsigAlgorithm;
+}
+
+function stripComments(text: string): string {
+  // BIND accepts #, // and /* */ comments; none of them can appear inside the quoted base64 secrets.
+  return text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(#|\/\/)[^\n]*/g, ' ');
+}
+
+/** Parses BIND's key syntax: `key "name" { algorithm hmac-sha256; secret "base64"; };` (several keys allowed). */
+export function parseKeyFile(text: string): TsigKey[] {
+  const body = stripComments(text);
+  const keys: TsigKey[] = [];
+  const re = /key\s+"?([^"\s{]+)"?\s*\{([^}]*)\}\s*;/g;
+  let consumed = 0;
+  for (let m = re.exec(body); m; m = re.exec(body)) {
+    if (body.slice(consumed, m.index).trim()) throw new KeyFileError(`unexpected text before key "${m[1]}": ${body.slice(consumed, m.index).trim().slice(0, 40)}`);
+    consumed = m.index + m[0].length;
+    const name = (m[1] as string).toLowerCase().replace(/\.$/, '');
+    const alg = /algorithm\s+"?([A-Za-z0-9.-]+)"?\s*;/.exec(m[2] as string);
+    const secret = /secret\s+"([A-Za-z0-9+/=\s]+)"\s*;/.exec(m[2] as string);
+    if (!alg) throw new KeyFileError(`key "${name}" has no algorithm`);
+    if (!secret) throw new KeyFileError(`key "${name}" has no base64 secret`);
+    const bytes = Buffer.from((secret[1] as string).replace(/\s+/g, ''), 'base64');
+    if (bytes.length === 0) throw new KeyFileError(`key "${name}" has an empty secret`);
+    if (keys.some((k) => k.name === name)) throw new KeyFileError(`key "${name}" is defined twice`);
+    keys.push({ name, algorithm: algorithmName(alg[1] as string), secret: bytes });
+  }
+  if (body.slice(consumed).trim()) throw new KeyFileError(`cannot read key file near: ${body.slice(consumed).trim().slice(0, 40)}`);
+  return keys;
+}
+
+export function readKeyFile(path: string): TsigKey[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new KeyFileError(`cannot read TSIG key file ${path}: ${(err as Error).message}`);
+  }
+  return parseKeyFile(text);
+}
