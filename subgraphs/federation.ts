@@ -1,7 +1,7 @@
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
-import { parse, type GraphQLSchema } from 'graphql';
+import { getNamedType, isEnumType, isInputObjectType, isObjectType, parse, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, type BuildSchemaOptions } from 'type-graphql';
 
 /** Federation 2 directives a subgraph may use; imported once here so every subgraph links the same spec. */
@@ -26,5 +26,24 @@ export async function buildFederatedSchema(
   for (const [typeName, fields] of Object.entries(referenceResolvers)) {
     resolvers[typeName] = { ...(resolvers[typeName] as object), ...(fields as object) } as GraphQLResolverMap<unknown>[string];
   }
-  return buildSubgraphSchema({ typeDefs, resolvers });
+  return remapEnumDefaults(buildSubgraphSchema({ typeDefs, resolvers }));
+}
+
+/**
+ * A schema built from SDL reads `arg: E = VALUE_NAME` defaults as the enum value's NAME, and @apollo/subgraph
+ * does not remap them when it attaches enum resolvers: a resolver would get "ONE_MONTH" instead of "1M" whenever
+ * the client leaves the argument out. Defaults (arguments and input fields) are turned into internal values here.
+ */
+function remapEnumDefaults(schema: GraphQLSchema): GraphQLSchema {
+  const remap = (holder: { type: Parameters<typeof getNamedType>[0]; defaultValue?: unknown }): void => {
+    const named = getNamedType(holder.type);
+    if (!isEnumType(named) || holder.defaultValue === undefined) return;
+    const toInternal = (v: unknown): unknown => (typeof v === 'string' ? named.getValue(v)?.value ?? v : v);
+    holder.defaultValue = Array.isArray(holder.defaultValue) ? holder.defaultValue.map(toInternal) : toInternal(holder.defaultValue);
+  };
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isObjectType(type)) for (const field of Object.values(type.getFields())) field.args.forEach(remap);
+    if (isInputObjectType(type)) Object.values(type.getFields()).forEach(remap);
+  }
+  return schema;
 }

@@ -148,3 +148,20 @@ test('the Quote entity resolves by its key in the subgraph (_entities), prefetch
   expect(own.calls).toHaveLength(1);
   await market.close();
 });
+
+test('arguments left out take their documented defaults (enum defaults reach resolvers as internal values)', async () => {
+  const own = new StaticProvider();
+  const fresh = await startSystem({}, { marketProvider: own });
+  try {
+    const res = await graphql(fresh.url, `{ chart(ticker: "AAPL:NASDAQ") { previousClose } movers { ticker }
+      financials(ticker: "AAPL:NASDAQ") { fiscalEnd } quote(ticker: "BTC-USD") { chart { previousClose } financials { fiscalEnd } } }`);
+    expect(res.body.errors).toBeUndefined();
+    expect(own.calls.flat().sort()).toEqual(
+      ['chart:AAPL:NASDAQ:1M', 'chart:BTC-USD:1M', 'financials:AAPL:NASDAQ', 'financials:BTC-USD', 'movers:most-active:10:0', 'quote:BTC-USD']);
+    const data = res.body.data as { financials: Array<{ fiscalEnd: string }>; quote: { financials: Array<{ fiscalEnd: string }> } };
+    expect(data.financials.map((f) => f.fiscalEnd)).toEqual(['2026-Q3', '2025']); // ALL: quarterly and annual
+    expect(data.quote.financials.map((f) => f.fiscalEnd)).toEqual(['2026-Q3', '2025']);
+  } finally {
+    await fresh.close();
+  }
+});

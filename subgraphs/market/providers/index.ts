@@ -1,5 +1,6 @@
 import { createGoogleProvider } from './google';
 import type { MarketProvider } from './provider';
+import { createSimulatedProvider } from './simulated';
 
 export interface ProviderSettings {
   provider: 'simulated' | 'google';
@@ -16,7 +17,5 @@ export function createMarketProvider(settings: ProviderSettings): MarketProvider
     return createGoogleProvider({ baseUrl: settings.googleBaseUrl, timeoutMs: settings.timeoutMs, retries: settings.retries });
   }
   const fixed = settings.fixedTime;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- TEMP
-  const { createSimulatedProvider } = require('./simulated');
   return createSimulatedProvider({ seed: settings.seed, now: fixed === undefined ? Date.now : () => fixed });
 }

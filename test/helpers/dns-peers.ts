@@ -1,0 +1,112 @@
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+import { freePort } from '../bench/processes';
+
+const run = promisify(execFile);
+
+/** Debian package of each peer tool, for the error that says how to get it. */
+const PACKAGE_OF: Record<string, string> = {
+  dig: 'bind9-dnsutils', nsupdate: 'bind9-dnsutils', delv: 'bind9-dnsutils', kdig: 'knot-dnsutils', named: 'bind9',
+  'named-checkzone': 'bind9-utils', 'dnssec-dsfromkey': 'bind9-utils', 'ldns-verify-zone': 'ldnsutils', dnsperf: 'dnsperf',
+};
+
+/** A real peer must be installed: a missing one fails the test (CI installs them), it never skips. */
+export function requireTool(name: string): string {
+  const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+  const path = found.stdout.trim();
+  if (found.status !== 0 || !path) {
+    throw new Error(`${name} is not installed: apt-get install -y ${PACKAGE_OF[name] ?? name} (.ci/run installs it)`);
+  }
+  return path;
+}
+
+export interface DigAnswer {
+  status: string;
+  flags: string[];
+  answer: string[];
+  authority: string[];
+  additional: string[];
+  raw: unknown;
+}
+
+/** Queries with BIND's dig and returns the sections as zone-file lines (normalised whitespace). */
+export async function dig(server: { host: string; port: number }, args: string[]): Promise<DigAnswer> {
+  requireTool('dig');
+  const { stdout } = await run('dig', ['+yaml', '+norec', '+time=2', '+tries=1', `@${server.host}`, '-p', String(server.port), ...args], { timeout: 10_000 });
+  const doc = parseYaml(stdout) as Array<{ type: string; message?: { response_message_data?: Record<string, unknown> } }>;
+  const msg = doc.find((d) => d.type === 'MESSAGE')?.message?.response_message_data ?? {};
+  const lines = (k: string): string[] => ((msg[k] as string[] | undefined) ?? []).map((l) => l.replace(/\s+/g, ' ').trim());
+  return {
+    status: String(msg.status),
+    flags: String(msg.flags ?? '').split(/\s+/).filter(Boolean),
+    answer: lines('ANSWER_SECTION'),
+    authority: lines('AUTHORITY_SECTION'),
+    additional: lines('ADDITIONAL_SECTION'),
+    raw: doc,
+  };
+}
+
+export interface Named {
+  host: string;
+  port: number;
+  dir: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface NamedZone {
+  name: string;
+  /** Master file text. */
+  text: string;
+  /** named.conf statements inside the zone block, e.g. `allow-update { key k; };` or `type secondary; primaries …`. */
+  options?: string;
+}
+
+/** Starts BIND 9 named in the foreground on 127.0.0.1 with the given zones and waits until it answers. */
+export async function startNamed(zones: NamedZone[], extra = ''): Promise<Named> {
+  requireTool('named');
+  const dir = mkdtempSync(join(tmpdir(), 'named-'));
+  const port = await freePort();
+  const zoneBlocks = zones.map((z, i) => {
+    const file = join(dir, `zone${i}.db`);
+    writeFileSync(file, z.text);
+    return `zone "${z.name}" { ${z.options ?? 'type primary;'} file "${file}"; };`;
+  });
+  writeFileSync(join(dir, 'named.conf'), `
+options {
+  directory "${dir}";
+  listen-on port ${port} { 127.0.0.1; };
+  listen-on-v6 { none; };
+  pid-file "${join(dir, 'named.pid')}";
+  recursion no;
+  minimal-responses yes;
+  dnssec-validation no;
+  notify no;
+};
+${extra}
+${zoneBlocks.join('\n')}
+`);
+  const child = spawn('named', ['-g', '-c', join(dir, 'named.conf'), '-n', '1', '-u', process.getuid?.() === 0 ? 'root' : String(process.getuid?.())], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr?.on('data', (d: Buffer) => { log += d.toString(); });
+  const named: Named = {
+    host: '127.0.0.1', port, dir, process: child,
+    stop: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+    }),
+  };
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`named exited: ${log.slice(-2000)}`);
+    if (log.includes('running')) return named;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await named.stop();
+  throw new Error(`named did not start within 10 s: ${log.slice(-2000)}`);
+}
