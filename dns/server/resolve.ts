@@ -90,7 +90,8 @@ export function resolve(index: ZoneIndex, qname: string, qtype: string): Resolut
     const rrset = node.get(qtype);
     if (rrset) {
       answers.push(...withOwner(rrset, name));
-      return { rcode: 'NOERROR', aa: true, answers, authorities: [], additionals: [] };
+      // as BIND does even with minimal-responses: addresses of in-zone name servers come along with an NS answer
+      return { rcode: 'NOERROR', aa: true, answers, authorities: [], additionals: qtype === 'NS' ? glue(zone, rrset) : [] };
     }
     const cname = node.get('CNAME');
     if (cname && qtype !== 'CNAME') {

@@ -3,6 +3,7 @@ import type { Answer, DecodedPacket, OptAnswer, Packet, Question } from 'dns-pac
 import { signMessage, signResponse, verifyMessage, type VerifyResult } from '../tsig/tsig';
 import type { TsigKey } from '../tsig/keyfile';
 import { WireError } from '../tsig/wire-walk';
+import { decodeMessage } from '../wire/message';
 import { resolve, type Resolution } from './resolve';
 import type { ZoneIndex } from './zone-index';
 import {
@@ -91,7 +92,7 @@ export class Responder {
     if (raw.readUInt16BE(2) & 0x8000) return []; // a response: never answer it (no reflection loops)
     let query: DecodedPacket;
     try {
-      query = packet.decode(raw);
+      query = decodeMessage(raw) as unknown as DecodedPacket;
     } catch {
       return [headerOnlyResponse(raw, RCODE.FORMERR)];
     }

@@ -1,0 +1,152 @@
+/**
+ * Domain names in the model form: absolute, lower case, ASCII (internationalised labels as punycode), without the
+ * trailing dot; the root is "". `normalizeName` turns user and zone-file input into that form.
+ */
+import { domainToASCII } from 'node:url';
+
+/** Longest name in presentation form without the trailing dot (255 octets on the wire). */
+export const MAX_NAME_LENGTH = 253;
+/** Longest label in octets. */
+export const MAX_LABEL_LENGTH = 63;
+
+/** A name that cannot be used. `reason` is the message without the leading `Invalid name "…":`. */
+export class NameError extends Error {
+  override readonly name = 'NameError';
+  readonly field = 'name';
+  constructor(
+    readonly input: string,
+    readonly reason: string,
+  ) {
+    super(`Invalid name ${JSON.stringify(input)}: ${reason}`);
+  }
+}
+
+/**
+ * How names without a trailing dot are read.
+ * - `api` (default): `@` is the origin; a name that already ends with the origin (or equals it) is taken as
+ *   absolute; any other name without a trailing dot is relative to the origin.
+ * - `master`: RFC 1035 master-file rules: every name without a trailing dot is relative to the origin.
+ * Without an origin, every name is absolute.
+ */
+export type NameSyntax = 'api' | 'master';
+
+export interface NameOptions {
+  syntax?: NameSyntax;
+}
+
+const LABEL_RE = /^[a-z0-9_-]+$/;
+const ALLOWED = 'allowed are letters, digits, hyphen, underscore, and "*" alone as the leftmost label (wildcard)';
+
+function convertLabel(input: string, label: string): string {
+  if (label === '') throw new NameError(input, 'empty label (two dots in a row, or a leading dot)');
+  let ascii = label;
+  // eslint-disable-next-line no-control-regex
+  if (/[^\x00-\x7f]/.test(label)) {
+    ascii = domainToASCII(label);
+    if (ascii === '') throw new NameError(input, `label ${JSON.stringify(label)} is not a valid internationalised label`);
+  } else {
+    ascii = label.toLowerCase();
+  }
+  if (ascii === '*') return ascii;
+  if (ascii.includes('*')) {
+    throw new NameError(input, `"*" is only allowed as a whole label, the leftmost one (wildcard), not in ${JSON.stringify(label)}`);
+  }
+  if (!LABEL_RE.test(ascii)) {
+    const bad = [...ascii].find((c) => !/[a-z0-9_-]/.test(c)) ?? '?';
+    throw new NameError(input, `label ${JSON.stringify(label)} contains ${JSON.stringify(bad)}, which is not allowed; ${ALLOWED}`);
+  }
+  if (ascii.length > MAX_LABEL_LENGTH) {
+    throw new NameError(input, `label ${JSON.stringify(label)} is ${ascii.length} octets long; at most ${MAX_LABEL_LENGTH} are allowed`);
+  }
+  if (ascii.startsWith('-') || ascii.endsWith('-')) {
+    throw new NameError(input, `label ${JSON.stringify(label)} must not start or end with a hyphen`);
+  }
+  return ascii;
+}
+
+/** The labels of `text` (no trailing dot), converted to lower-case ASCII and checked one by one. */
+function convertLabels(input: string, text: string): string[] {
+  return text.split('.').map((label) => convertLabel(input, label));
+}
+
+function normalizeOrigin(origin: string | undefined): string | undefined {
+  if (origin === undefined) return undefined;
+  if (origin === '' || origin === '.') return '';
+  return normalizeName(origin);
+}
+
+/**
+ * Normalises a name: `@` (the origin), a name relative to `origin`, or an absolute name with or without the
+ * trailing dot (see {@link NameSyntax}). Returns the model form (no trailing dot, root = ""). Throws
+ * {@link NameError} naming what is wrong.
+ */
+export function normalizeName(input: string, origin?: string, options: NameOptions = {}): string {
+  if (typeof input !== 'string') throw new NameError(typeof input === 'object' || typeof input === 'function' ? `(${typeof input})` : String(input), 'a name must be a string');
+  if (input === '') throw new NameError(input, 'the name is empty');
+  const base = normalizeOrigin(origin);
+  if (input === '@') {
+    if (base === undefined) throw new NameError(input, '"@" stands for the zone origin, and there is none here');
+    return base;
+  }
+  if (input === '.') return '';
+  if (input.includes('\\')) {
+    throw new NameError(input, 'escaped characters (\\) are not supported in names');
+  }
+  const absolute = input.endsWith('.');
+  const labels = convertLabels(input, absolute ? input.slice(0, -1) : input);
+  let name = labels.join('.');
+  if (!absolute && base !== undefined && base !== '') {
+    const syntax = options.syntax ?? 'api';
+    const alreadyAbsolute = syntax === 'api' && isInZone(name, base);
+    if (!alreadyAbsolute) name = `${name}.${base}`;
+  }
+  const all = splitLabels(name);
+  const star = all.indexOf('*', 1);
+  if (star > 0) {
+    throw new NameError(input, `the wildcard "*" must be the leftmost label (it is label ${star + 1} of "${name}")`);
+  }
+  if (name.length > MAX_NAME_LENGTH) {
+    throw new NameError(input, `the name is ${name.length} characters long; at most ${MAX_NAME_LENGTH} are allowed (255 octets on the wire)`);
+  }
+  return name;
+}
+
+/** `true` when `name` is `zone` or below it (both in model form). Every name is in the root zone "". */
+export function isInZone(name: string, zone: string): boolean {
+  return zone === '' || name === zone || name.endsWith(`.${zone}`);
+}
+
+/** `name` relative to `zone`: `@` for the apex, the relative part inside the zone, else the FQDN with its dot. */
+export function relativeName(name: string, zone: string): string {
+  if (name === zone) return '@';
+  if (!isInZone(name, zone)) return toFqdn(name);
+  return zone === '' ? name : name.slice(0, -(zone.length + 1));
+}
+
+/** The ancestors of `name`, nearest first, without `name` itself and without the root. */
+export function parentNames(name: string): string[] {
+  const labels = splitLabels(name);
+  const out: string[] = [];
+  for (let i = 1; i < labels.length; i++) out.push(labels.slice(i).join('.'));
+  return out;
+}
+
+/** Adds the trailing dot: `example.com` → `example.com.`, root → `.`. */
+export function toFqdn(name: string): string {
+  return name === '' ? '.' : `${name}.`;
+}
+
+/** Labels of a model-form name, leftmost first; the root has none. */
+export function splitLabels(name: string): string[] {
+  return name === '' ? [] : name.split('.');
+}
+
+/** Inverse of {@link splitLabels}. */
+export function joinLabels(labels: readonly string[]): string {
+  return labels.join('.');
+}
+
+/** `true` for `*.something`. */
+export function isWildcardName(name: string): boolean {
+  return name === '*' || name.startsWith('*.');
+}

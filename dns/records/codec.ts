@@ -1,0 +1,124 @@
+/**
+ * The shape every record type implements, and the small helpers the per-family modules share: presentation
+ * tokens, numbers, names inside values, wire names.
+ */
+import type { Answer } from 'dns-packet';
+import type { RecordType } from '../model';
+import { NameError, normalizeName, type NameSyntax } from '../names';
+import { RecordValueError, show } from './errors';
+
+/** One presentation token: its text as written (quotes removed for quoted strings) and its decoded octets. */
+export interface Token {
+  /** The token as written, without the surrounding quotes of a quoted string. */
+  raw: string;
+  quoted: boolean;
+  /** Octets after `\X` / `\DDD` escapes are applied (UTF-8 for other characters). */
+  bytes: Buffer;
+}
+
+export interface ParseContext {
+  type: RecordType;
+  /** The whole value as given, for messages. */
+  text: string;
+  /** Model-form origin for relative names ("" = root: names are absolute). */
+  origin: string;
+  syntax: NameSyntax;
+}
+
+/** Renders a model-form name inside a value: absolute with trailing dot, or relative to a zone. */
+export type NameFormat = (name: string) => string;
+
+/** Base of an answer for dns-packet. */
+export interface AnswerBase {
+  name: string;
+  ttl: number;
+  class: 'IN';
+}
+
+/** One record type: presentation ⇄ fields ⇄ dns-packet data. */
+export interface TypeCodec<F> {
+  /** The presentation syntax, for messages: `<preference 0-65535> <exchange name>`. */
+  usage: string;
+  /** Parses `ctx.text` (most codecs through `tokens(ctx)`). */
+  parse(ctx: ParseContext): F;
+  format(fields: F, name: NameFormat): string;
+  toAnswer(fields: F, base: AnswerBase): Answer;
+  /** Fields from dns-packet `data` (already decoded by dns-packet for the types it knows). */
+  fromData(data: unknown): F;
+}
+
+/** Throws the generic "<TYPE> value must be …" error. */
+export function usageError(ctx: ParseContext, usage: string, detail?: string): never {
+  throw new RecordValueError(
+    `${ctx.type} value must be "${usage}" (got ${JSON.stringify(ctx.text)})${detail ? `: ${detail}` : ''}`,
+  );
+}
+
+export function expectTokens(tokens: Token[], count: number, ctx: ParseContext, usage: string): void {
+  if (tokens.length < count) usageError(ctx, usage, `${count - tokens.length} field(s) missing`);
+  if (tokens.length > count) usageError(ctx, usage, `unexpected ${JSON.stringify(tokens[count].raw)} after the last field`);
+}
+
+/** An unsigned decimal integer field in [min, max]. */
+export function uintField(token: Token, ctx: ParseContext, field: string, max: number, min = 0): number {
+  const ok = !token.quoted && /^[0-9]{1,10}$/.test(token.raw);
+  const n = ok ? Number(token.raw) : NaN;
+  if (!ok || n < min || n > max) {
+    throw new RecordValueError(`${ctx.type} ${field} must be an integer from ${min} to ${max} (got ${JSON.stringify(token.raw)})`);
+  }
+  return n;
+}
+
+/** A name inside a value, normalised (model form). */
+export function nameField(token: Token, ctx: ParseContext, field: string): string {
+  if (token.quoted) throw new RecordValueError(`${ctx.type} ${field} must be a domain name, not a quoted string (got "${token.raw}")`);
+  try {
+    return normalizeName(token.raw, ctx.origin, { syntax: ctx.syntax });
+  } catch (e) {
+    if (e instanceof NameError) throw new RecordValueError(`${ctx.type} ${field} ${JSON.stringify(token.raw)} is not a valid name: ${e.reason}`);
+    throw e;
+  }
+}
+
+/** Model-form name as dns-packet wants it (no trailing dot; "." for the root). */
+export function wireName(name: string): string {
+  return name === '' ? '.' : name;
+}
+
+/** A name decoded by dns-packet (no trailing dot, "." for the root) → model form. */
+export function nameFromWire(value: unknown, type: RecordType, field: string): string {
+  if (typeof value !== 'string') throw new RecordValueError(`${type} ${field} from the wire is not a name`);
+  if (value === '.' || value === '') return '';
+  try {
+    return normalizeName(value.endsWith('.') ? value : `${value}.`);
+  } catch (e) {
+    if (e instanceof NameError) throw new RecordValueError(`${type} ${field} from the wire is not a valid name: ${e.reason}`);
+    throw e;
+  }
+}
+
+export function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x) && !Buffer.isBuffer(x);
+}
+
+export function dataObject(data: unknown, type: RecordType): Record<string, unknown> {
+  if (!isObject(data)) throw new RecordValueError(`${type} data from the wire is not an object`);
+  return data;
+}
+
+export function uintFromWire(value: unknown, type: RecordType, field: string, max: number, min = 0): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new RecordValueError(`${type} ${field} from the wire must be an integer from ${min} to ${max} (got ${show(value)})`);
+  }
+  return value;
+}
+
+export function bufferFromWire(value: unknown, type: RecordType, field: string): Buffer {
+  if (!Buffer.isBuffer(value)) throw new RecordValueError(`${type} ${field} from the wire is not binary data`);
+  return value;
+}
+
+export function stringFromWire(value: unknown, type: RecordType, field: string): string {
+  if (typeof value !== 'string') throw new RecordValueError(`${type} ${field} from the wire is not a string`);
+  return value;
+}

@@ -1,0 +1,39 @@
+/**
+ * Opens the zone store the configuration asks for: PostgreSQL when a database URL is given, else SQLite at
+ * `<dataDir>/zones.sqlite` (the directory is created when missing).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openPostgresStore } from './postgres';
+import type { Clock } from './rules';
+import { openSqliteStore } from './sqlite';
+import { StoreError, type ZoneStore } from './types';
+
+export interface OpenZoneStoreOptions {
+  /** Data directory; the SQLite file lives here. */
+  dataDir: string;
+  /** `postgres://…` (e.g. DATABASE_URL): use PostgreSQL instead of SQLite. */
+  databaseUrl?: string;
+  /** PostgreSQL schema (default `public`). */
+  schema?: string;
+  /** Clock for serials and timestamps (tests). */
+  now?: Clock;
+}
+
+export const SQLITE_FILE_NAME = 'zones.sqlite';
+
+export async function openZoneStore(options: OpenZoneStoreOptions): Promise<ZoneStore> {
+  const url = options.databaseUrl?.trim();
+  if (url) return openPostgresStore({ url, schema: options.schema, now: options.now });
+  try {
+    mkdirSync(options.dataDir, { recursive: true });
+  } catch (err) {
+    throw new StoreError('UNAVAILABLE', `cannot create the data directory ${options.dataDir}: ${(err as Error).message}`);
+  }
+  return openSqliteStore({ file: join(options.dataDir, SQLITE_FILE_NAME), now: options.now });
+}
+
+export { openPostgresStore, type PostgresStoreOptions } from './postgres';
+export { openSqliteStore, type SqliteStoreOptions } from './sqlite';
+export { nextSerial, initialSerial, MAX_CHANGES_PER_CALL, MAX_VALUE_LENGTH, type Clock } from './rules';
+export * from './types';

@@ -1,0 +1,542 @@
+/**
+ * The zone store on PostgreSQL (`pg.Pool`), chosen when a database URL is configured; for several server
+ * processes sharing one database.
+ *
+ * - All tables live in one schema (option `schema`, default `public`); every statement names it explicitly,
+ *   so the store does not depend on `search_path`.
+ * - Numbered migrations in `<schema>.schema_migrations`, the same numbers as the SQLite store, applied under an
+ *   advisory lock so processes starting together do not race.
+ * - Every write is one transaction that first locks the zone row (`SELECT … FOR UPDATE`): concurrent changes
+ *   of one zone, from this process or others, run one after the other and the serial rises once per change.
+ * - Change events: each committed write also sends `NOTIFY zone_changes` (in the same transaction, so it is
+ *   delivered only on commit) with `{schema, origin, zone, serial, kind}`. Every store instance LISTENs on a
+ *   connection of its own and relays to its `onChange` listeners the events of OTHER instances (another process,
+ *   or another store object in this one) on the same schema; its own changes it reports directly, right after
+ *   the commit and before the call resolves. If the listening connection drops, it reconnects with backoff;
+ *   events committed while it was down are not replayed (a listener that must not miss any re-reads the zones
+ *   it cares about, e.g. comparing serials, after a reconnect).
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
+import {
+  ChangeEmitter,
+  checkAnyType,
+  checkChangeCount,
+  checkName,
+  checkSettings,
+  checkSettingsPatch,
+  closedError,
+  collectKeys,
+  initialSerial,
+  isKey,
+  nextSerial,
+  pickSettings,
+  planChanges,
+  planCreate,
+  systemClock,
+  timestamp,
+  type Clock,
+  type Plan,
+  type RecordRow,
+} from './rules';
+import { StoreError, type ChangeOutcome, type RecordChange, type ZoneChangeEvent, type ZoneStore } from './types';
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database` */
+  url: string;
+  /** Schema holding the tables (created when missing); default `public`. */
+  schema?: string;
+  /** Clock for serials and timestamps (tests inject one). */
+  now?: Clock;
+  /** Relay other processes' changes to onChange listeners (default true; uses one extra connection). */
+  listen?: boolean;
+  /** Pool size (default 10). */
+  poolSize?: number;
+}
+
+/** The NOTIFY channel; the payload names the schema, so stores on different schemas ignore each other. */
+export const NOTIFY_CHANNEL = 'zone_changes';
+
+/** Schema versions, numbered like the SQLite store's. Append new ones; never edit an applied one. */
+export function postgresMigrations(s: string): readonly { version: number; name: string; sql: string }[] {
+  return [
+    {
+      version: 1,
+      name: 'zones and records',
+      // COLLATE "C": ORDER BY compares bytes, like SQLite's BINARY, whatever the database's locale.
+      // No unique index on (zone, name, type, value): values may be 65 535 characters (beyond a B-tree entry),
+      // and duplicates are judged on the state after a whole batch, under the zone row lock.
+      sql: `
+        CREATE TABLE ${s}.zones (
+          name        text COLLATE "C" NOT NULL PRIMARY KEY,
+          admin_email text        NOT NULL,
+          primary_ns  text        NOT NULL,
+          refresh     integer     NOT NULL,
+          retry       integer     NOT NULL,
+          expire      integer     NOT NULL,
+          minimum     integer     NOT NULL,
+          default_ttl integer     NOT NULL,
+          serial      bigint      NOT NULL,
+          created_at  timestamptz NOT NULL,
+          updated_at  timestamptz NOT NULL
+        );
+        CREATE TABLE ${s}.records (
+          id         text COLLATE "C" NOT NULL PRIMARY KEY,
+          zone       text COLLATE "C" NOT NULL REFERENCES ${s}.zones(name) ON DELETE CASCADE,
+          name       text COLLATE "C" NOT NULL,
+          type       text COLLATE "C" NOT NULL,
+          ttl        integer     NOT NULL CHECK (ttl >= 0),
+          value      text COLLATE "C" NOT NULL,
+          created_at timestamptz NOT NULL,
+          updated_at timestamptz NOT NULL
+        );
+        CREATE INDEX records_zone_name_type ON ${s}.records (zone, name, type);
+      `,
+    },
+  ];
+}
+
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+const quoteIdent = (id: string) => `"${id.replace(/"/g, '""')}"`;
+const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const INSERT_CHUNK = 5_000;
+
+interface ZoneRow {
+  name: string;
+  admin_email: string;
+  primary_ns: string;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+  default_ttl: number;
+  serial: string;
+  created_at: string;
+  updated_at: string;
+  records_count: number;
+}
+
+function toZone(r: ZoneRow): Zone {
+  return {
+    name: r.name,
+    adminEmail: r.admin_email,
+    primaryNs: r.primary_ns,
+    refresh: r.refresh,
+    retry: r.retry,
+    expire: r.expire,
+    minimum: r.minimum,
+    defaultTtl: r.default_ttl,
+    serial: Number(r.serial),
+    recordsCount: r.records_count,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable database URL)';
+  }
+}
+
+const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
+
+function isConnectionError(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (CONNECTION_ERRNOS.has(code)) return true;
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
+    if (code === '28P01' || code === '28000' || code === '3D000') return true; // authentication, unknown database
+  }
+  const message = err instanceof Error ? err.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+}
+
+const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
+
+/** Translates driver errors; StoreErrors pass through. */
+function mapError(err: unknown): unknown {
+  if (err instanceof StoreError) return err;
+  if (isConnectionError(err)) return new StoreError('UNAVAILABLE', `PostgreSQL is unavailable: ${(err as Error).message}`);
+  const code = (err as { code?: unknown }).code;
+  if (code === '23505') return new StoreError('CONFLICT', (err as Error).message);
+  if (code === '23503') return new StoreError('NOT_FOUND', (err as Error).message);
+  return err;
+}
+
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<ZoneStore> {
+  const schema = options.schema ?? 'public';
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new StoreError('INVALID', `schema ${JSON.stringify(schema)} must be a plain identifier (letters, digits, _; at most 63)`);
+  }
+  const where = redactUrl(options.url);
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 10_000,
+    application_name: 'zone-store',
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const store = new PostgresZoneStore(pool, options, schema);
+  try {
+    (await pool.connect()).release(); // reachable at all? (raw driver error for the message below)
+    await store.migrate();
+    if (options.listen !== false) await store.startListening();
+  } catch (err) {
+    await store.close().catch(() => {});
+    if (err instanceof StoreError) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    if (isConnectionError(err)) {
+      throw new StoreError('UNAVAILABLE', `PostgreSQL at ${where} is unreachable or refused the connection: ${message}`);
+    }
+    throw new StoreError('UNAVAILABLE', `cannot prepare the zone store in PostgreSQL at ${where} (schema ${schema}): ${message}`);
+  }
+  return store;
+}
+
+class PostgresZoneStore implements ZoneStore {
+  readonly kind = 'postgres' as const;
+  private readonly events = new ChangeEmitter();
+  private readonly origin = randomUUID();
+  private readonly clock: Clock;
+  private readonly s: string;
+  private closed = false;
+  private listener: pg.Client | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private reconnectDelay = 250;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: PostgresStoreOptions,
+    private readonly schema: string,
+  ) {
+    this.clock = options.now ?? systemClock;
+    this.s = quoteIdent(schema);
+  }
+
+  // -- setup --------------------------------------------------------------------------------------------------
+
+  async migrate(): Promise<void> {
+    await this.tx(async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`zone-store:${this.schema}`]);
+      // Only when missing: CREATE SCHEMA needs the CREATE privilege on the database even with IF NOT EXISTS.
+      const present = await c.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
+      if (present.rowCount === 0) await c.query(`CREATE SCHEMA ${this.s}`);
+      await c.query(`CREATE TABLE IF NOT EXISTS ${this.s}.schema_migrations (
+        version integer NOT NULL PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      const applied = new Set((await c.query<{ version: number }>(`SELECT version FROM ${this.s}.schema_migrations`)).rows.map((r) => r.version));
+      const migrations = postgresMigrations(this.s);
+      const known = Math.max(...migrations.map((m) => m.version));
+      const newest = Math.max(0, ...applied);
+      if (newest > known) {
+        throw new StoreError('UNAVAILABLE', `the database has schema version ${newest}, newer than this software knows (${known})`);
+      }
+      for (const m of migrations) {
+        if (applied.has(m.version)) continue;
+        await c.query(m.sql);
+        await c.query(`INSERT INTO ${this.s}.schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+      }
+    }, false);
+  }
+
+  async startListening(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.options.url, application_name: 'zone-store-listener' });
+    client.on('notification', (msg) => {
+      if (msg.channel !== NOTIFY_CHANNEL || !msg.payload) return;
+      let p: { schema?: unknown; origin?: unknown; zone?: unknown; serial?: unknown; kind?: unknown };
+      try {
+        p = JSON.parse(msg.payload);
+      } catch {
+        return;
+      }
+      if (p.schema !== this.schema || p.origin === this.origin) return;
+      if (typeof p.zone !== 'string' || typeof p.serial !== 'number' || typeof p.kind !== 'string') return;
+      this.events.emit({ zone: p.zone, serial: p.serial, kind: p.kind as ZoneChangeEvent['kind'] });
+    });
+    const lost = () => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      client.end().catch(() => {});
+      this.scheduleReconnect();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    this.listener = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    } catch (err) {
+      this.listener = null;
+      client.end().catch(() => {});
+      throw err;
+    }
+    this.reconnectDelay = 250;
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnectTimer) return;
+    const delay = this.reconnectDelay;
+    this.reconnectDelay = Math.min(this.reconnectDelay * 2, 30_000);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      if (this.closed) return;
+      this.startListening().catch(() => this.scheduleReconnect());
+    }, delay);
+    this.reconnectTimer.unref();
+  }
+
+  // -- plumbing -----------------------------------------------------------------------------------------------
+
+  /** Runs `fn` in one transaction; retried (up to 3 times) on serialization failures and deadlocks. */
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>, checkOpen = true): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      if (checkOpen && this.closed) throw closedError();
+      let client: pg.PoolClient;
+      try {
+        client = await this.pool.connect();
+      } catch (err) {
+        throw mapError(err);
+      }
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const result = await fn(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
+        const code = (err as { code?: unknown }).code;
+        if (typeof code === 'string' && RETRYABLE.has(code) && attempt < 3) continue;
+        throw mapError(err);
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
+  private async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
+    if (this.closed) throw closedError();
+    try {
+      return (await this.pool.query<R>(sql, params)).rows;
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  private zoneSql(where: string): string {
+    return `SELECT z.name, z.admin_email, z.primary_ns, z.refresh, z.retry, z.expire, z.minimum, z.default_ttl, z.serial,
+      ${iso('z.created_at')} AS created_at, ${iso('z.updated_at')} AS updated_at,
+      (SELECT count(*) FROM ${this.s}.records r WHERE r.zone = z.name)::integer AS records_count
+      FROM ${this.s}.zones z ${where}`;
+  }
+
+  private get recordColumns(): string {
+    return `id, zone, name, type, ttl, value, ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt"`;
+  }
+
+  private async readZone(c: pg.PoolClient, name: string): Promise<Zone | null> {
+    const row = (await c.query<ZoneRow>(this.zoneSql('WHERE z.name = $1'), [name])).rows[0];
+    return row ? toZone(row) : null;
+  }
+
+  private async notify(c: pg.PoolClient, event: ZoneChangeEvent): Promise<void> {
+    const payload = JSON.stringify({ schema: this.schema, origin: this.origin, ...event });
+    await c.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, payload]);
+  }
+
+  /**
+   * Inserts rows in chunks of one statement each (column arrays through unnest). Chunks of a few thousand rows
+   * keep the set-returning function's tuple store in work_mem, which measured faster than one huge statement.
+   */
+  private async insert(c: pg.PoolClient, rows: readonly RecordRow[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+      const chunk = rows.slice(i, i + INSERT_CHUNK);
+      await c.query(
+        `INSERT INTO ${this.s}.records (id, zone, name, type, ttl, value, created_at, updated_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::timestamptz[], $8::timestamptz[])`,
+        [
+          chunk.map((r) => r.id),
+          chunk.map((r) => r.zone),
+          chunk.map((r) => r.name),
+          chunk.map((r) => r.type),
+          chunk.map((r) => r.ttl),
+          chunk.map((r) => r.value),
+          chunk.map((r) => r.createdAt),
+          chunk.map((r) => r.updatedAt),
+        ],
+      );
+    }
+  }
+
+  private async apply(c: pg.PoolClient, plan: Plan): Promise<void> {
+    if (plan.deletes.length > 0) await c.query(`DELETE FROM ${this.s}.records WHERE id = ANY($1::text[])`, [plan.deletes]);
+    await this.insert(c, plan.inserts);
+    if (plan.updates.length > 0) {
+      await c.query(
+        `UPDATE ${this.s}.records r SET ttl = u.ttl, value = u.value, updated_at = u.updated_at
+         FROM unnest($1::text[], $2::integer[], $3::text[], $4::timestamptz[]) AS u(id, ttl, value, updated_at)
+         WHERE r.id = u.id`,
+        [plan.updates.map((r) => r.id), plan.updates.map((r) => r.ttl), plan.updates.map((r) => r.value), plan.updates.map((r) => r.updatedAt)],
+      );
+    }
+  }
+
+  // -- ZoneStore ----------------------------------------------------------------------------------------------
+
+  async listZones(): Promise<Zone[]> {
+    return (await this.query<ZoneRow>(this.zoneSql('ORDER BY z.name'))).map(toZone);
+  }
+
+  async getZone(name: string): Promise<Zone | null> {
+    if (!isKey(name)) return null;
+    const row = (await this.query<ZoneRow>(this.zoneSql('WHERE z.name = $1'), [name]))[0];
+    return row ? toZone(row) : null;
+  }
+
+  async createZone(name: string, settings: ZoneSettings, records: RecordData[] = []): Promise<Zone> {
+    checkName(name, 'zone name');
+    const clean = checkSettings(settings);
+    const now = this.clock();
+    const plan = planCreate(name, records, now);
+    const ts = timestamp(now);
+    const zone = await this.tx(async (c) => {
+      const inserted = await c.query(
+        `INSERT INTO ${this.s}.zones (name, admin_email, primary_ns, refresh, retry, expire, minimum, default_ttl, serial, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (name) DO NOTHING`,
+        [name, clean.adminEmail, clean.primaryNs, clean.refresh, clean.retry, clean.expire, clean.minimum, clean.defaultTtl, initialSerial(now), ts],
+      );
+      if (inserted.rowCount === 0) throw new StoreError('CONFLICT', `zone ${name} already exists`);
+      await this.insert(c, plan.inserts);
+      const z = (await this.readZone(c, name))!;
+      await this.notify(c, { zone: name, serial: z.serial, kind: 'zone-created' });
+      return z;
+    });
+    this.events.emit({ zone: name, serial: zone.serial, kind: 'zone-created' });
+    return zone;
+  }
+
+  async updateZone(name: string, patch: Partial<ZoneSettings>): Promise<Zone> {
+    const clean = checkSettingsPatch(patch);
+    const now = this.clock();
+    const zone = await this.tx(async (c) => {
+      const locked = isKey(name) ? (await c.query<{ serial: string }>(`SELECT serial FROM ${this.s}.zones WHERE name = $1 FOR UPDATE`, [name])).rows[0] : undefined;
+      if (!locked) throw new StoreError('NOT_FOUND', `no zone ${name}`);
+      const current = (await this.readZone(c, name))!;
+      const next: ZoneSettings = { ...pickSettings(current), ...clean };
+      await c.query(
+        `UPDATE ${this.s}.zones SET admin_email = $2, primary_ns = $3, refresh = $4, retry = $5, expire = $6, minimum = $7,
+           default_ttl = $8, serial = $9, updated_at = $10 WHERE name = $1`,
+        [name, next.adminEmail, next.primaryNs, next.refresh, next.retry, next.expire, next.minimum, next.defaultTtl,
+          nextSerial(Number(locked.serial), now), timestamp(now)],
+      );
+      const z = (await this.readZone(c, name))!;
+      await this.notify(c, { zone: name, serial: z.serial, kind: 'zone-updated' });
+      return z;
+    });
+    this.events.emit({ zone: name, serial: zone.serial, kind: 'zone-updated' });
+    return zone;
+  }
+
+  async deleteZone(name: string): Promise<boolean> {
+    if (!isKey(name)) return false;
+    const serial = await this.tx(async (c) => {
+      const row = (await c.query<{ serial: string }>(`DELETE FROM ${this.s}.zones WHERE name = $1 RETURNING serial`, [name])).rows[0];
+      if (!row) return null;
+      await this.notify(c, { zone: name, serial: Number(row.serial), kind: 'zone-deleted' });
+      return Number(row.serial);
+    });
+    if (serial === null) return false;
+    this.events.emit({ zone: name, serial, kind: 'zone-deleted' });
+    return true;
+  }
+
+  async listRecords(zone: string, filter: { name?: string; type?: RecordType } = {}): Promise<StoredRecord[]> {
+    if (filter.type !== undefined) checkAnyType(filter.type);
+    if (filter.name !== undefined && typeof filter.name !== 'string') throw new StoreError('INVALID', 'name filter must be a string');
+    if (!isKey(zone) || (await this.query(`SELECT 1 FROM ${this.s}.zones WHERE name = $1`, [zone])).length === 0) {
+      throw new StoreError('NOT_FOUND', `no zone ${zone}`);
+    }
+    if (filter.name !== undefined && !isKey(filter.name)) return [];
+    const params: unknown[] = [zone];
+    let where = 'zone = $1';
+    if (filter.name !== undefined) where += ` AND name = $${params.push(filter.name)}`;
+    if (filter.type !== undefined) where += ` AND type = $${params.push(filter.type)}`;
+    return this.query<StoredRecord>(`SELECT ${this.recordColumns} FROM ${this.s}.records WHERE ${where} ORDER BY name, type, value, id`, params);
+  }
+
+  async getRecord(zone: string, id: string): Promise<StoredRecord | null> {
+    if (!isKey(zone) || !isKey(id)) return null;
+    const rows = await this.query<StoredRecord>(`SELECT ${this.recordColumns} FROM ${this.s}.records WHERE zone = $1 AND id = $2`, [zone, id]);
+    return rows[0] ?? null;
+  }
+
+  async change(zone: string, changes: RecordChange[], options: { ifSerial?: number } = {}): Promise<ChangeOutcome> {
+    checkChangeCount(changes);
+    const now = this.clock();
+    const outcome = await this.tx(async (c) => {
+      const locked = isKey(zone)
+        ? (await c.query<{ serial: string }>(`SELECT serial FROM ${this.s}.zones WHERE name = $1 FOR UPDATE`, [zone])).rows[0]
+        : undefined;
+      if (!locked) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
+      const serial = Number(locked.serial);
+      if (options.ifSerial !== undefined && options.ifSerial !== serial) {
+        throw new StoreError('SERIAL_MISMATCH', `zone ${zone} has serial ${serial}, not ${options.ifSerial}`);
+      }
+      const keys = collectKeys(changes);
+      const rows = new Map<string, RecordRow>();
+      const foreignIds = new Set<string>();
+      const names = new Set(keys.names);
+      if (keys.ids.length > 0) {
+        const found = await c.query<RecordRow>(`SELECT ${this.recordColumns} FROM ${this.s}.records WHERE id = ANY($1::text[])`, [keys.ids]);
+        for (const r of found.rows) {
+          if (r.zone === zone) {
+            rows.set(r.id, r);
+            names.add(r.name);
+          } else foreignIds.add(r.id);
+        }
+      }
+      if (names.size > 0) {
+        const found = await c.query<RecordRow>(
+          `SELECT ${this.recordColumns} FROM ${this.s}.records WHERE zone = $1 AND name = ANY($2::text[])`,
+          [zone, [...names]],
+        );
+        for (const r of found.rows) rows.set(r.id, r);
+      }
+      const plan = planChanges({ zone, changes, rows: rows.values(), foreignIds, now });
+      if (!plan.effective) return { plan, zone: (await this.readZone(c, zone))! };
+      await this.apply(c, plan);
+      await c.query(`UPDATE ${this.s}.zones SET serial = $2, updated_at = $3 WHERE name = $1`, [zone, nextSerial(serial, now), timestamp(now)]);
+      const z = (await this.readZone(c, zone))!;
+      await this.notify(c, { zone, serial: z.serial, kind: 'records-changed' });
+      return { plan, zone: z };
+    });
+    if (outcome.plan.effective) this.events.emit({ zone, serial: outcome.zone.serial, kind: 'records-changed' });
+    return { zone: outcome.zone, results: outcome.plan.results };
+  }
+
+  onChange(listener: (event: ZoneChangeEvent) => void): () => void {
+    return this.events.on(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.events.clear();
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    const listener = this.listener;
+    this.listener = null;
+    await Promise.all([listener?.end().catch(() => {}), this.pool.end().catch(() => {})]);
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The shared rules on their own: createZone's bulk planner must judge initial records exactly like change()
+ * judges the same records as adds (same code, index and message), and the byte-order comparison must agree
+ * with the databases' (UTF-8 byte order).
+ */
+import fc from 'fast-check';
+import type { RecordData, RecordType } from '../model';
+import { cmp, nextSerial, planChanges, planCreate } from './rules';
+import { StoreError, type RecordChange } from './types';
+
+const ZONE = 'example.com';
+const now = new Date('2024-03-05T10:00:00Z');
+
+function outcome(run: () => unknown): string {
+  try {
+    run();
+    return 'ok';
+  } catch (err) {
+    if (!(err instanceof StoreError)) throw err;
+    return `${err.code} ${err.index} ${err.message}`;
+  }
+}
+
+const recordArb: fc.Arbitrary<RecordData> = fc.record({
+  name: fc.constantFrom(ZONE, `www.${ZONE}`, `mail.${ZONE}`, 'www.other.org'),
+  type: fc.constantFrom<RecordType>('A', 'CNAME', 'TXT', 'MX', 'SOA'),
+  ttl: fc.constantFrom(0, 300, -1),
+  value: fc.constantFrom('192.0.2.1', '192.0.2.2', 'target.example.', ''),
+});
+
+test('planCreate and planChanges (adds only) agree on every batch of records', () => {
+  fc.assert(
+    fc.property(fc.array(recordArb, { maxLength: 8 }), (records) => {
+      const viaCreate = outcome(() => planCreate(ZONE, records, now));
+      const changes: RecordChange[] = records.map((record) => ({ op: 'add', record }));
+      const viaChange = outcome(() => planChanges({ zone: ZONE, changes, rows: [], foreignIds: new Set(), now }));
+      expect(viaCreate).toBe(viaChange);
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+test('planCreate names the record that completed a violation', () => {
+  const r = (name: string, type: RecordType, value: string): RecordData => ({ name, type, ttl: 60, value });
+  expect(outcome(() => planCreate(ZONE, [r(`a.${ZONE}`, 'A', '1'), r(`b.${ZONE}`, 'A', '1'), r(`a.${ZONE}`, 'A', '1')], now))).toBe(
+    `CONFLICT 2 a.${ZONE} A 1 already exists in zone ${ZONE}`,
+  );
+  expect(outcome(() => planCreate(ZONE, [r(`w.${ZONE}`, 'CNAME', 'x.'), r(`v.${ZONE}`, 'A', '1'), r(`w.${ZONE}`, 'TXT', '"t"')], now))).toBe(
+    `INVALID 2 CNAME may not share its name with any other record (w.${ZONE} has TXT)`,
+  );
+  expect(planCreate(ZONE, [r(`a.${ZONE}`, 'A', '1'), r(`a.${ZONE}`, 'A', '2')], now).inserts).toHaveLength(2);
+});
+
+test('cmp is UTF-8 byte order', () => {
+  fc.assert(
+    fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (a, b) => {
+      expect(Math.sign(cmp(a, b))).toBe(Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))));
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+test('nextSerial is max(current + 1, date·100) on the UTC date', () => {
+  expect(nextSerial(2024030599, new Date('2024-03-05T23:59:59Z'))).toBe(2024030600);
+  expect(nextSerial(2024030512, new Date('2024-03-06T00:00:00Z'))).toBe(2024030600);
+  expect(nextSerial(2024030512, new Date('2024-03-05T23:00:00-05:00'))).toBe(2024030600); // 04:00 UTC on the 6th
+  expect(nextSerial(2024123100, new Date('2024-01-01T00:00:00Z'))).toBe(2024123101);
+});

@@ -1,0 +1,357 @@
+/**
+ * The zone store on SQLite (better-sqlite3): the default, one file `<dataDir>/zones.sqlite` (or ':memory:').
+ *
+ * - WAL journal, `foreign_keys=ON`, `busy_timeout` (another process holding the write lock makes us wait, not
+ *   fail at once), `synchronous=NORMAL` (durable at WAL checkpoints, safe against corruption).
+ * - Numbered migrations in `schema_migrations`; the same numbers as the PostgreSQL store.
+ * - Every write runs in one `BEGIN IMMEDIATE` transaction, so concurrent writers (other processes on the same
+ *   file) serialise and the serial rises exactly once per change.
+ * - `onChange` hears the changes of THIS store instance only; SQLite has no notification channel, so changes
+ *   other processes make to the same file are not relayed (use PostgreSQL for several writers).
+ *
+ * better-sqlite3 is synchronous: the async methods run their statements at once and resolve afterwards.
+ */
+import Database from 'better-sqlite3';
+import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
+import {
+  ChangeEmitter,
+  checkAnyType,
+  checkChangeCount,
+  checkName,
+  checkSettings,
+  checkSettingsPatch,
+  closedError,
+  isKey,
+  pickSettings,
+  collectKeys,
+  initialSerial,
+  nextSerial,
+  planChanges,
+  planCreate,
+  systemClock,
+  timestamp,
+  type Clock,
+  type Plan,
+  type RecordRow,
+} from './rules';
+import { StoreError, type ChangeOutcome, type RecordChange, type ZoneChangeEvent, type ZoneStore } from './types';
+
+export interface SqliteStoreOptions {
+  /** Database file, or ':memory:'. */
+  file: string;
+  /** Clock for serials and timestamps (tests inject one). */
+  now?: Clock;
+  /** How long to wait for another process's write lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+/** Schema versions, numbered like the PostgreSQL store's. Append new ones; never edit an applied one. */
+export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'zones and records',
+    sql: `
+      CREATE TABLE zones (
+        name        TEXT    NOT NULL PRIMARY KEY,
+        admin_email TEXT    NOT NULL,
+        primary_ns  TEXT    NOT NULL,
+        refresh     INTEGER NOT NULL,
+        retry       INTEGER NOT NULL,
+        expire      INTEGER NOT NULL,
+        minimum     INTEGER NOT NULL,
+        default_ttl INTEGER NOT NULL,
+        serial      INTEGER NOT NULL,
+        created_at  TEXT    NOT NULL,
+        updated_at  TEXT    NOT NULL
+      ) STRICT;
+      CREATE TABLE records (
+        id         TEXT    NOT NULL PRIMARY KEY,
+        zone       TEXT    NOT NULL REFERENCES zones(name) ON DELETE CASCADE,
+        name       TEXT    NOT NULL,
+        type       TEXT    NOT NULL,
+        ttl        INTEGER NOT NULL CHECK (ttl BETWEEN 0 AND 2147483647),
+        value      TEXT    NOT NULL,
+        created_at TEXT    NOT NULL,
+        updated_at TEXT    NOT NULL
+      ) STRICT;
+      CREATE INDEX records_zone_name_type ON records (zone, name, type);
+    `,
+  },
+];
+
+interface ZoneRow {
+  name: string;
+  admin_email: string;
+  primary_ns: string;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+  default_ttl: number;
+  serial: number;
+  created_at: string;
+  updated_at: string;
+  records_count: number;
+}
+
+const ZONE_SELECT = `
+  SELECT z.*, (SELECT COUNT(*) FROM records r WHERE r.zone = z.name) AS records_count FROM zones z`;
+const RECORD_COLUMNS = `id, zone, name, type, ttl, value, created_at AS createdAt, updated_at AS updatedAt`;
+
+function toZone(r: ZoneRow): Zone {
+  return {
+    name: r.name,
+    adminEmail: r.admin_email,
+    primaryNs: r.primary_ns,
+    refresh: r.refresh,
+    retry: r.retry,
+    expire: r.expire,
+    minimum: r.minimum,
+    defaultTtl: r.default_ttl,
+    serial: r.serial,
+    recordsCount: r.records_count,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function migrate(db: Database.Database): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`);
+  db.transaction(() => {
+    const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
+    const known = Math.max(...SQLITE_MIGRATIONS.map((m) => m.version));
+    const newest = Math.max(0, ...applied);
+    if (newest > known) {
+      throw new StoreError('UNAVAILABLE', `the database has schema version ${newest}, newer than this software knows (${known})`);
+    }
+    const mark = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const m of SQLITE_MIGRATIONS) {
+      if (applied.has(m.version)) continue;
+      db.exec(m.sql);
+      mark.run(m.version, m.name, new Date().toISOString());
+    }
+  }).immediate();
+}
+
+/** Translates driver errors; StoreErrors pass through. */
+function mapError(err: unknown): unknown {
+  if (err instanceof StoreError) return err;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+      return new StoreError('UNAVAILABLE', `the zone database is busy: ${(err as Error).message}`);
+    }
+    if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE') {
+      return new StoreError('CONFLICT', (err as Error).message);
+    }
+  }
+  return err;
+}
+
+export async function openSqliteStore(options: SqliteStoreOptions): Promise<ZoneStore> {
+  let db: Database.Database;
+  try {
+    db = new Database(options.file);
+  } catch (err) {
+    throw new StoreError('UNAVAILABLE', `cannot open the zone database ${options.file}: ${(err as Error).message}`);
+  }
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('cache_size = -16384'); // 16 MiB of page cache: bulk imports of large zones
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    migrate(db);
+  } catch (err) {
+    db.close();
+    throw mapError(err);
+  }
+  return new SqliteZoneStore(db, options.now ?? systemClock);
+}
+
+class SqliteZoneStore implements ZoneStore {
+  readonly kind = 'sqlite' as const;
+  private readonly events = new ChangeEmitter();
+  private closed = false;
+  private readonly s;
+  /** listRecords statements by filter shape (4 at most). */
+  private readonly listStatements = new Map<string, Database.Statement>();
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly clock: Clock,
+  ) {
+    this.s = {
+      zone: db.prepare(`${ZONE_SELECT} WHERE z.name = ?`),
+      zones: db.prepare(`${ZONE_SELECT} ORDER BY z.name`),
+      zoneExists: db.prepare('SELECT serial FROM zones WHERE name = ?'),
+      insertZone: db.prepare(`INSERT INTO zones (name, admin_email, primary_ns, refresh, retry, expire, minimum, default_ttl, serial,
+        created_at, updated_at) VALUES (@name, @adminEmail, @primaryNs, @refresh, @retry, @expire, @minimum, @defaultTtl, @serial,
+        @createdAt, @updatedAt)`),
+      updateZone: db.prepare(`UPDATE zones SET admin_email = @adminEmail, primary_ns = @primaryNs, refresh = @refresh, retry = @retry,
+        expire = @expire, minimum = @minimum, default_ttl = @defaultTtl, serial = @serial, updated_at = @updatedAt WHERE name = @name`),
+      bumpZone: db.prepare('UPDATE zones SET serial = ?, updated_at = ? WHERE name = ?'),
+      deleteZone: db.prepare('DELETE FROM zones WHERE name = ?'),
+      record: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE zone = ? AND id = ?`),
+      recordsByIds: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE id IN (SELECT value FROM json_each(?))`),
+      recordsByNames: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE zone = ? AND name IN (SELECT value FROM json_each(?))`),
+      insertRecord: db.prepare(`INSERT INTO records (id, zone, name, type, ttl, value, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      updateRecord: db.prepare('UPDATE records SET ttl = @ttl, value = @value, updated_at = @updatedAt WHERE id = @id'),
+      deleteRecord: db.prepare('DELETE FROM records WHERE id = ?'),
+    };
+  }
+
+  private run<T>(fn: () => T): T {
+    if (this.closed) throw closedError();
+    try {
+      return fn();
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  /** Runs `fn` in one BEGIN IMMEDIATE transaction (rolled back when it throws). */
+  private write<T>(fn: () => T): T {
+    return this.run(() => this.db.transaction(fn).immediate());
+  }
+
+  private readZone(name: string): Zone | null {
+    const row = this.s.zone.get(name) as ZoneRow | undefined;
+    return row ? toZone(row) : null;
+  }
+
+  async listZones(): Promise<Zone[]> {
+    return this.run(() => (this.s.zones.all() as ZoneRow[]).map(toZone));
+  }
+
+  async getZone(name: string): Promise<Zone | null> {
+    return this.run(() => (isKey(name) ? this.readZone(name) : null));
+  }
+
+  async createZone(name: string, settings: ZoneSettings, records: RecordData[] = []): Promise<Zone> {
+    checkName(name, 'zone name');
+    const clean = checkSettings(settings);
+    const now = this.clock();
+    const plan = planCreate(name, records, now);
+    const zone = this.write(() => {
+      if (this.s.zoneExists.get(name)) throw new StoreError('CONFLICT', `zone ${name} already exists`);
+      const ts = timestamp(now);
+      this.s.insertZone.run({ name, ...clean, serial: initialSerial(now), createdAt: ts, updatedAt: ts });
+      this.insert(plan.inserts);
+      return this.readZone(name)!;
+    });
+    this.events.emit({ zone: name, serial: zone.serial, kind: 'zone-created' });
+    return zone;
+  }
+
+  async updateZone(name: string, patch: Partial<ZoneSettings>): Promise<Zone> {
+    const clean = checkSettingsPatch(patch);
+    const now = this.clock();
+    const zone = this.write(() => {
+      const current = isKey(name) ? this.readZone(name) : null;
+      if (!current) throw new StoreError('NOT_FOUND', `no zone ${name}`);
+      const settings: ZoneSettings = { ...pickSettings(current), ...clean };
+      this.s.updateZone.run({ ...settings, name, serial: nextSerial(current.serial, now), updatedAt: timestamp(now) });
+      return this.readZone(name)!;
+    });
+    this.events.emit({ zone: name, serial: zone.serial, kind: 'zone-updated' });
+    return zone;
+  }
+
+  async deleteZone(name: string): Promise<boolean> {
+    const serial = this.write(() => {
+      const row = isKey(name) ? (this.s.zoneExists.get(name) as { serial: number } | undefined) : undefined;
+      if (!row) return null;
+      this.s.deleteZone.run(name);
+      return row.serial;
+    });
+    if (serial === null) return false;
+    this.events.emit({ zone: name, serial, kind: 'zone-deleted' });
+    return true;
+  }
+
+  async listRecords(zone: string, filter: { name?: string; type?: RecordType } = {}): Promise<StoredRecord[]> {
+    if (filter.type !== undefined) checkAnyType(filter.type);
+    if (filter.name !== undefined && typeof filter.name !== 'string') throw new StoreError('INVALID', 'name filter must be a string');
+    return this.run(() => {
+      if (!isKey(zone) || !this.s.zoneExists.get(zone)) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
+      if (filter.name !== undefined && !isKey(filter.name)) return [];
+      let sql = `SELECT ${RECORD_COLUMNS} FROM records WHERE zone = ?`;
+      const params: unknown[] = [zone];
+      if (filter.name !== undefined) {
+        sql += ' AND name = ?';
+        params.push(filter.name);
+      }
+      if (filter.type !== undefined) {
+        sql += ' AND type = ?';
+        params.push(filter.type);
+      }
+      sql += ' ORDER BY name, type, value, id';
+      let stmt = this.listStatements.get(sql);
+      if (!stmt) this.listStatements.set(sql, (stmt = this.db.prepare(sql)));
+      return stmt.all(...params) as StoredRecord[];
+    });
+  }
+
+  async getRecord(zone: string, id: string): Promise<StoredRecord | null> {
+    return this.run(() => (isKey(zone) && isKey(id) ? ((this.s.record.get(zone, id) as StoredRecord | undefined) ?? null) : null));
+  }
+
+  async change(zone: string, changes: RecordChange[], options: { ifSerial?: number } = {}): Promise<ChangeOutcome> {
+    checkChangeCount(changes);
+    const now = this.clock();
+    const outcome = this.write(() => {
+      const current = isKey(zone) ? (this.s.zoneExists.get(zone) as { serial: number } | undefined) : undefined;
+      if (!current) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
+      if (options.ifSerial !== undefined && options.ifSerial !== current.serial) {
+        throw new StoreError('SERIAL_MISMATCH', `zone ${zone} has serial ${current.serial}, not ${options.ifSerial}`);
+      }
+      const keys = collectKeys(changes);
+      const rows = new Map<string, RecordRow>();
+      const foreignIds = new Set<string>();
+      const names = new Set(keys.names);
+      if (keys.ids.length > 0) {
+        for (const r of this.s.recordsByIds.all(JSON.stringify(keys.ids)) as RecordRow[]) {
+          if (r.zone === zone) {
+            rows.set(r.id, r);
+            names.add(r.name);
+          } else foreignIds.add(r.id);
+        }
+      }
+      if (names.size > 0) {
+        for (const r of this.s.recordsByNames.all(zone, JSON.stringify([...names])) as RecordRow[]) rows.set(r.id, r);
+      }
+      const plan = planChanges({ zone, changes, rows: rows.values(), foreignIds, now });
+      if (!plan.effective) return { plan, zone: this.readZone(zone)! };
+      this.apply(plan);
+      this.s.bumpZone.run(nextSerial(current.serial, now), timestamp(now), zone);
+      return { plan, zone: this.readZone(zone)! };
+    });
+    if (outcome.plan.effective) this.events.emit({ zone, serial: outcome.zone.serial, kind: 'records-changed' });
+    return { zone: outcome.zone, results: outcome.plan.results };
+  }
+
+  private apply(plan: Plan): void {
+    for (const id of plan.deletes) this.s.deleteRecord.run(id);
+    this.insert(plan.inserts);
+    for (const r of plan.updates) this.s.updateRecord.run({ id: r.id, ttl: r.ttl, value: r.value, updatedAt: r.updatedAt });
+  }
+
+  private insert(rows: readonly RecordRow[]): void {
+    const stmt = this.s.insertRecord;
+    for (const r of rows) stmt.run(r.id, r.zone, r.name, r.type, r.ttl, r.value, r.createdAt, r.updatedAt);
+  }
+
+  onChange(listener: (event: ZoneChangeEvent) => void): () => void {
+    return this.events.on(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.events.clear();
+    this.db.close();
+  }
+}

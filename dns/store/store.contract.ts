@@ -1,0 +1,760 @@
+/**
+ * The one contract every ZoneStore implementation passes (SQLite: sqlite.test.ts, PostgreSQL: postgres.test.ts).
+ *
+ * `open` opens a store on the test file's database (the same database every time it is called: a temp SQLite
+ * file, or a PostgreSQL schema made for the run), optionally with an injected clock. Tests use zone names of
+ * their own, so they do not see each other. Every store `open` returned is closed before `cleanup` runs.
+ */
+import { randomUUID } from 'node:crypto';
+import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
+import { StoreError, type RecordChange, type StoreErrorCode, type ZoneChangeEvent, type ZoneStore } from './types';
+
+export interface ContractOpenOptions {
+  now?: () => Date;
+}
+
+/** A clock the test moves by hand. */
+export class TestClock {
+  private t: number;
+  constructor(iso: string) {
+    this.t = Date.parse(iso);
+  }
+  readonly now = (): Date => new Date(this.t);
+  set(iso: string): void {
+    this.t = Date.parse(iso);
+  }
+  tick(ms = 1000): void {
+    this.t += ms;
+  }
+  iso(): string {
+    return new Date(this.t).toISOString();
+  }
+}
+
+export const SETTINGS: ZoneSettings = {
+  adminEmail: 'hostmaster@example.com',
+  primaryNs: 'ns1.example.com',
+  refresh: 10800,
+  retry: 3600,
+  expire: 604800,
+  minimum: 3600,
+  defaultTtl: 3600,
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+
+/** Awaits a promise that must reject with a StoreError of `code` (and `index` / `message` when given). */
+export async function expectStoreError(
+  promise: Promise<unknown>,
+  code: StoreErrorCode,
+  expected: { index?: number | undefined; message?: string | RegExp } = {},
+): Promise<StoreError> {
+  let caught: unknown = undefined;
+  let resolved = false;
+  try {
+    await promise;
+    resolved = true;
+  } catch (err) {
+    caught = err;
+  }
+  if (resolved) throw new Error(`expected a StoreError ${code}, but the call succeeded`);
+  if (!(caught instanceof StoreError)) throw new Error(`expected a StoreError ${code}, got ${String(caught)}`);
+  expect({ code: caught.code, message: caught.message }).toEqual({ code, message: expect.anything() });
+  if ('index' in expected) expect(caught.index).toBe(expected.index);
+  if (expected.message !== undefined) {
+    if (typeof expected.message === 'string') expect(caught.message).toBe(expected.message);
+    else expect(caught.message).toMatch(expected.message);
+  }
+  return caught;
+}
+
+const rec = (name: string, type: RecordType, value: string, ttl = 300): RecordData => ({ name, type, ttl, value });
+const add = (name: string, type: RecordType, value: string, ttl = 300): RecordChange => ({ op: 'add', record: rec(name, type, value, ttl) });
+const strip = (r: StoredRecord) => ({ name: r.name, type: r.type, ttl: r.ttl, value: r.value });
+
+export function describeZoneStoreContract(
+  name: string,
+  open: (options?: ContractOpenOptions) => Promise<ZoneStore>,
+  cleanup: () => Promise<void>,
+): void {
+  describe(`ZoneStore contract: ${name}`, () => {
+    const opened: ZoneStore[] = [];
+    const clock = new TestClock('2024-03-05T10:00:00.123Z');
+    let store: ZoneStore;
+    let seq = 0;
+    /** A zone name of the test's own. */
+    const zoneName = (label: string) => `${label}-${++seq}.example`;
+    const openTracked = async (options?: ContractOpenOptions) => {
+      const s = await open(options);
+      opened.push(s);
+      return s;
+    };
+    const snapshot = async (s: ZoneStore, zone: string) => ({ zone: await s.getZone(zone), records: await s.listRecords(zone) });
+
+    beforeAll(async () => {
+      store = await openTracked({ now: clock.now });
+    });
+    afterAll(async () => {
+      for (const s of opened) await s.close();
+      await cleanup();
+    });
+    beforeEach(() => clock.set('2024-03-05T10:00:00.123Z'));
+
+    // ----------------------------------------------------------------------------------------------------------
+    describe('zones', () => {
+      test('createZone stores the settings, starts the serial at today·100 and stamps ISO UTC times', async () => {
+        const zn = zoneName('create');
+        const zone = await store.createZone(zn, SETTINGS);
+        const expected: Zone = {
+          name: zn,
+          ...SETTINGS,
+          serial: 2024030500,
+          recordsCount: 0,
+          createdAt: '2024-03-05T10:00:00.123Z',
+          updatedAt: '2024-03-05T10:00:00.123Z',
+        };
+        expect(zone).toEqual(expected);
+        expect(await store.getZone(zn)).toEqual(expected);
+        expect(store.kind).toMatch(/^(sqlite|postgres)$/);
+      });
+
+      test('the serial of a new zone follows the real UTC date when no clock is injected', async () => {
+        const real = await openTracked();
+        const zn = zoneName('realclock');
+        const before = new Date();
+        const zone = await real.createZone(zn, SETTINGS);
+        const after = new Date();
+        const ymd = (d: Date) => Number(d.toISOString().slice(0, 10).replace(/-/g, '')) * 100;
+        expect([ymd(before), ymd(after)]).toContain(zone.serial);
+        expect(zone.createdAt).toMatch(ISO_Z);
+        expect(Date.parse(zone.createdAt)).toBeGreaterThanOrEqual(before.getTime() - 1);
+        expect(Date.parse(zone.createdAt)).toBeLessThanOrEqual(after.getTime() + 1);
+      });
+
+      test('getZone of a missing zone is null; listZones is ordered by name and counts records', async () => {
+        expect(await store.getZone('missing.example')).toBeNull();
+        const b = `b-${++seq}.list.example`;
+        const a = `a-${++seq}.list.example`;
+        await store.createZone(b, SETTINGS, [rec(`www.${b}`, 'A', '192.0.2.1'), rec(`www.${b}`, 'A', '192.0.2.2')]);
+        await store.createZone(a, SETTINGS);
+        const mine = (await store.listZones()).filter((z) => z.name.endsWith('.list.example'));
+        expect(mine.map((z) => [z.name, z.recordsCount])).toEqual([
+          [a, 0],
+          [b, 2],
+        ]);
+      });
+
+      test('createZone of an existing zone is CONFLICT and keeps the first', async () => {
+        const zn = zoneName('dup');
+        await store.createZone(zn, SETTINGS, [rec(zn, 'TXT', '"first"')]);
+        await expectStoreError(store.createZone(zn, { ...SETTINGS, refresh: 1 }, [rec(zn, 'TXT', '"second"')]), 'CONFLICT', {
+          message: new RegExp(zn),
+        });
+        const zone = await store.getZone(zn);
+        expect(zone?.refresh).toBe(SETTINGS.refresh);
+        expect((await store.listRecords(zn)).map((r) => r.value)).toEqual(['"first"']);
+      });
+
+      test('createZone stores its initial records in one go', async () => {
+        const zn = zoneName('initial');
+        const zone = await store.createZone(zn, SETTINGS, [
+          rec(`www.${zn}`, 'A', '192.0.2.1'),
+          rec(zn, 'NS', 'ns1.example.com.', 86400),
+          rec(`mail.${zn}`, 'MX', `10 mx.${zn}.`),
+        ]);
+        expect(zone.recordsCount).toBe(3);
+        expect(zone.serial).toBe(2024030500);
+        const records = await store.listRecords(zn);
+        expect(records.map(strip)).toEqual([
+          rec(zn, 'NS', 'ns1.example.com.', 86400),
+          rec(`mail.${zn}`, 'MX', `10 mx.${zn}.`),
+          rec(`www.${zn}`, 'A', '192.0.2.1'),
+        ]);
+        for (const r of records) {
+          expect(r.id).toMatch(UUID);
+          expect(r.zone).toBe(zn);
+          expect(r.createdAt).toBe('2024-03-05T10:00:00.123Z');
+          expect(r.updatedAt).toBe('2024-03-05T10:00:00.123Z');
+          expect(await store.getRecord(zn, r.id)).toEqual(r);
+        }
+        expect(new Set(records.map((r) => r.id)).size).toBe(3);
+      });
+
+      test('createZone refuses a bad initial record with its index and creates nothing', async () => {
+        const zn = zoneName('badinit');
+        await expectStoreError(
+          store.createZone(zn, SETTINGS, [rec(`a.${zn}`, 'A', '192.0.2.1'), rec(`b.${zn}`, 'A', '192.0.2.2'), rec('www.other.org', 'A', '192.0.2.3')]),
+          'INVALID',
+          { index: 2, message: `record name www.other.org is not in zone ${zn}` },
+        );
+        expect(await store.getZone(zn)).toBeNull();
+        await expectStoreError(store.createZone(zn, SETTINGS, [rec(`a.${zn}`, 'A', '192.0.2.1'), rec(`a.${zn}`, 'A', '192.0.2.1')]), 'CONFLICT', {
+          index: 1,
+        });
+        await expectStoreError(store.createZone(zn, SETTINGS, [rec(`w.${zn}`, 'A', '192.0.2.1'), rec(`w.${zn}`, 'CNAME', 'x.example.')]), 'INVALID', {
+          index: 1,
+          message: `CNAME may not share its name with any other record (w.${zn} has A)`,
+        });
+        await expectStoreError(store.createZone(zn, SETTINGS, [rec(`a.${zn}`, 'SOA', 'x')]), 'INVALID', { index: 0 });
+        expect(await store.getZone(zn)).toBeNull();
+      });
+
+      test.each([
+        ['upper case', 'Example.com'],
+        ['trailing dot', 'example.com.'],
+        ['empty label', 'a..example'],
+        ['not a string', 42],
+      ])('createZone refuses a zone name with %s', async (_label, bad) => {
+        await expectStoreError(store.createZone(bad as string, SETTINGS), 'INVALID', { message: /zone name/ });
+      });
+
+      test.each([
+        ['refresh', -1],
+        ['retry', 1.5],
+        ['expire', 2147483648],
+        ['defaultTtl', '3600'],
+        ['adminEmail', ''],
+        ['primaryNs', undefined],
+      ])('createZone refuses the setting %s = %p', async (key, bad) => {
+        const zn = zoneName('badsettings');
+        await expectStoreError(store.createZone(zn, { ...SETTINGS, [key]: bad }), 'INVALID', { message: new RegExp(key) });
+        expect(await store.getZone(zn)).toBeNull();
+      });
+
+      test('updateZone changes settings, raises the serial, moves updatedAt and keeps createdAt', async () => {
+        const zn = zoneName('update');
+        const created = await store.createZone(zn, SETTINGS);
+        clock.tick(5000);
+        const updated = await store.updateZone(zn, { refresh: 7200, adminEmail: 'dns@example.com' });
+        expect(updated).toEqual({
+          ...created,
+          refresh: 7200,
+          adminEmail: 'dns@example.com',
+          serial: created.serial + 1,
+          updatedAt: '2024-03-05T10:00:05.123Z',
+        });
+        expect(await store.getZone(zn)).toEqual(updated);
+      });
+
+      test('updateZone of a missing zone is NOT_FOUND; bad or unknown settings are INVALID and change nothing', async () => {
+        await expectStoreError(store.updateZone('nope.example', { refresh: 1 }), 'NOT_FOUND', { message: /nope\.example/ });
+        const zn = zoneName('updatebad');
+        const created = await store.createZone(zn, SETTINGS);
+        await expectStoreError(store.updateZone(zn, { refresh: 1.5 }), 'INVALID', { message: /refresh/ });
+        await expectStoreError(store.updateZone(zn, { serial: 1 } as unknown as Partial<ZoneSettings>), 'INVALID', { message: /serial/ });
+        await expectStoreError(store.updateZone(zn, { minimum: -5 }), 'INVALID', { message: /minimum/ });
+        expect(await store.getZone(zn)).toEqual(created);
+      });
+
+      test('deleteZone removes the zone and its records; a second delete is false', async () => {
+        const zn = zoneName('delete');
+        await store.createZone(zn, SETTINGS, [rec(`www.${zn}`, 'A', '192.0.2.1')]);
+        const [r] = await store.listRecords(zn);
+        expect(await store.deleteZone(zn)).toBe(true);
+        expect(await store.getZone(zn)).toBeNull();
+        expect(await store.getRecord(zn, r!.id)).toBeNull();
+        await expectStoreError(store.listRecords(zn), 'NOT_FOUND');
+        await expectStoreError(store.change(zn, [add(`x.${zn}`, 'A', '192.0.2.9')]), 'NOT_FOUND');
+        expect(await store.deleteZone(zn)).toBe(false);
+        // The records went with the zone (a new zone of the same name starts empty).
+        const again = await store.createZone(zn, SETTINGS);
+        expect(again.recordsCount).toBe(0);
+        expect(await store.listRecords(zn)).toEqual([]);
+        expect(await store.getRecord(zn, r!.id)).toBeNull();
+      });
+
+      test('nested zones are separate: each record belongs to the zone it was added to', async () => {
+        const parent = zoneName('parent');
+        const child = `sub.${parent}`;
+        await store.createZone(parent, SETTINGS, [rec(`www.${parent}`, 'A', '192.0.2.1')]);
+        await store.createZone(child, SETTINGS, [rec(`www.${child}`, 'A', '192.0.2.2')]);
+        // A name below the child may still be added to the parent: it belongs to the parent.
+        await store.change(parent, [add(`other.${child}`, 'TXT', '"in parent"')]);
+        expect((await store.listRecords(parent)).map((r) => r.name)).toEqual([`other.${child}`, `www.${parent}`]);
+        expect((await store.listRecords(child)).map((r) => r.name)).toEqual([`www.${child}`]);
+        expect((await store.getZone(parent))?.recordsCount).toBe(2);
+        expect((await store.getZone(child))?.recordsCount).toBe(1);
+        const [childRecord] = await store.listRecords(child);
+        expect(await store.getRecord(parent, childRecord!.id)).toBeNull();
+        await expectStoreError(store.change(parent, [{ op: 'delete', id: childRecord!.id }]), 'NOT_FOUND', { index: 0 });
+        await expectStoreError(store.change(child, [add(`www.${parent}`, 'A', '192.0.2.3')]), 'INVALID', {
+          index: 0,
+          message: `record name www.${parent} is not in zone ${child}`,
+        });
+      });
+    });
+
+    // ----------------------------------------------------------------------------------------------------------
+    describe('records', () => {
+      test('add, update and delete: results, stable ids, timestamps and recordsCount', async () => {
+        const zn = zoneName('crud');
+        await store.createZone(zn, SETTINGS);
+        clock.tick(1000);
+        const added = await store.change(zn, [add(`www.${zn}`, 'A', '192.0.2.1'), add(`www.${zn}`, 'A', '192.0.2.2')]);
+        expect(added.zone.recordsCount).toBe(2);
+        expect(added.zone.serial).toBe(2024030501);
+        expect(added.zone.updatedAt).toBe('2024-03-05T10:00:01.123Z');
+        expect(added.results).toHaveLength(2);
+        const [r1, r2] = added.results.map((r) => r.record!);
+        expect(added.results.map((r) => [r.op, r.ids])).toEqual([
+          ['add', [r1!.id]],
+          ['add', [r2!.id]],
+        ]);
+        expect(r1).toEqual({
+          id: expect.stringMatching(UUID),
+          zone: zn,
+          ...rec(`www.${zn}`, 'A', '192.0.2.1'),
+          createdAt: '2024-03-05T10:00:01.123Z',
+          updatedAt: '2024-03-05T10:00:01.123Z',
+        });
+        expect(await store.getRecord(zn, r1!.id)).toEqual(r1);
+
+        clock.tick(1000);
+        const updated = await store.change(zn, [{ op: 'update', id: r1!.id, ttl: 60 }]);
+        expect(updated.results).toEqual([
+          { op: 'update', ids: [r1!.id], record: { ...r1, ttl: 60, updatedAt: '2024-03-05T10:00:02.123Z' } },
+        ]);
+        clock.tick(1000);
+        const revalued = await store.change(zn, [{ op: 'update', id: r1!.id, value: '192.0.2.10' }]);
+        expect(revalued.results[0]!.record).toEqual({ ...r1, ttl: 60, value: '192.0.2.10', updatedAt: '2024-03-05T10:00:03.123Z' });
+        expect(await store.getRecord(zn, r1!.id)).toEqual(revalued.results[0]!.record);
+        expect(revalued.zone.serial).toBe(2024030503);
+
+        const deleted = await store.change(zn, [{ op: 'delete', id: r2!.id }]);
+        expect(deleted.results).toEqual([{ op: 'delete', ids: [r2!.id] }]);
+        expect(deleted.zone.recordsCount).toBe(1);
+        expect(await store.getRecord(zn, r2!.id)).toBeNull();
+        expect((await store.listRecords(zn)).map((r) => r.id)).toEqual([r1!.id]);
+        expect((await store.getZone(zn))?.createdAt).toBe('2024-03-05T10:00:00.123Z');
+      });
+
+      test('an add may carry its id; a taken id is CONFLICT (in this zone or another)', async () => {
+        const zn = zoneName('ids');
+        const other = zoneName('ids-other');
+        await store.createZone(zn, SETTINGS);
+        await store.createZone(other, SETTINGS);
+        const id = randomUUID();
+        const out = await store.change(zn, [{ op: 'add', id, record: rec(`a.${zn}`, 'A', '192.0.2.1') }]);
+        expect(out.results[0]!.ids).toEqual([id]);
+        expect((await store.getRecord(zn, id))?.value).toBe('192.0.2.1');
+        await expectStoreError(store.change(zn, [add(`b.${zn}`, 'A', '192.0.2.2'), { op: 'add', id, record: rec(`c.${zn}`, 'A', '192.0.2.3') }]), 'CONFLICT', {
+          index: 1,
+          message: new RegExp(id),
+        });
+        await expectStoreError(store.change(other, [{ op: 'add', id, record: rec(`c.${other}`, 'A', '192.0.2.3') }]), 'CONFLICT', { index: 0 });
+        // Deleting and adding the same id again in one batch replaces the record.
+        const replaced = await store.change(zn, [{ op: 'delete', id }, { op: 'add', id, record: rec(`d.${zn}`, 'TXT', '"again"') }]);
+        expect(replaced.zone.recordsCount).toBe(1);
+        expect(await store.getRecord(zn, id)).toMatchObject({ id, name: `d.${zn}`, type: 'TXT', value: '"again"' });
+        expect(await store.listRecords(other)).toEqual([]);
+      });
+
+      test('listRecords orders by name, type, value (byte order) and filters by name and/or type', async () => {
+        const zn = zoneName('order');
+        const input = [
+          rec(`b.${zn}`, 'TXT', '"b"'),
+          rec(`b.${zn}`, 'TXT', '"B"'),
+          rec(`b.${zn}`, 'A', '192.0.2.2'),
+          rec(`a.${zn}`, 'TXT', '"z"'),
+          rec(`b.${zn}`, 'TXT', '"a"'),
+          rec(`b.${zn}`, 'AAAA', '2001:db8::1'),
+          rec(`b.${zn}`, 'A', '192.0.2.10'),
+          rec(zn, 'NS', 'ns1.example.com.'),
+          rec(`_dmarc.${zn}`, 'TXT', '"v=DMARC1"'),
+          rec(`b.${zn}`, 'TXT', '"é"'),
+          rec(`b.${zn}`, 'TXT', '"~"'),
+        ];
+        await store.createZone(zn, SETTINGS, input);
+        const expected = [
+          rec(`_dmarc.${zn}`, 'TXT', '"v=DMARC1"'),
+          rec(`a.${zn}`, 'TXT', '"z"'),
+          rec(`b.${zn}`, 'A', '192.0.2.10'),
+          rec(`b.${zn}`, 'A', '192.0.2.2'),
+          rec(`b.${zn}`, 'AAAA', '2001:db8::1'),
+          rec(`b.${zn}`, 'TXT', '"B"'),
+          rec(`b.${zn}`, 'TXT', '"a"'),
+          rec(`b.${zn}`, 'TXT', '"b"'),
+          rec(`b.${zn}`, 'TXT', '"~"'),
+          rec(`b.${zn}`, 'TXT', '"é"'),
+          rec(zn, 'NS', 'ns1.example.com.'),
+        ];
+        expect((await store.listRecords(zn)).map(strip)).toEqual(expected);
+        expect((await store.listRecords(zn, { name: `b.${zn}` })).map(strip)).toEqual(expected.filter((r) => r.name === `b.${zn}`));
+        expect((await store.listRecords(zn, { type: 'TXT' })).map(strip)).toEqual(expected.filter((r) => r.type === 'TXT'));
+        expect((await store.listRecords(zn, { name: `b.${zn}`, type: 'A' })).map(strip)).toEqual([
+          rec(`b.${zn}`, 'A', '192.0.2.10'),
+          rec(`b.${zn}`, 'A', '192.0.2.2'),
+        ]);
+        expect(await store.listRecords(zn, { name: `none.${zn}` })).toEqual([]);
+        expect(await store.listRecords(zn, { type: 'SOA' })).toEqual([]);
+        await expectStoreError(store.listRecords(zn, { type: 'BOGUS' as RecordType }), 'INVALID', { message: /BOGUS/ });
+        await expectStoreError(store.listRecords('absent.example'), 'NOT_FOUND', { message: /absent\.example/ });
+      });
+
+      const MAX = 2147483647;
+      test.each<[string, (zn: string) => RecordChange, RegExp | string]>([
+        ['a name outside the zone', () => add('www.other.org', 'A', '192.0.2.1'), /record name www\.other\.org is not in zone /],
+        ['a name that only ends like the zone', (zn) => add(`evil${zn}`, 'A', '192.0.2.1'), /is not in zone/],
+        ['a name with a trailing dot', (zn) => add(`www.${zn}.`, 'A', '192.0.2.1'), /trailing dot/],
+        ['an upper-case name', (zn) => add(`WWW.${zn}`, 'A', '192.0.2.1'), /lower-case/],
+        ['TTL -1', (zn) => add(`www.${zn}`, 'A', '192.0.2.1', -1), /TTL must be an integer from 0 to 2147483647 \(got -1\)/],
+        ['TTL 1.5', (zn) => add(`www.${zn}`, 'A', '192.0.2.1', 1.5), /\(got 1\.5\)/],
+        ['TTL 2^31', (zn) => add(`www.${zn}`, 'A', '192.0.2.1', MAX + 1), /\(got 2147483648\)/],
+        ['TTL as a string', (zn) => ({ op: 'add', record: { ...rec(`www.${zn}`, 'A', '1.2.3.4'), ttl: '300' as unknown as number } }), /TTL/],
+        ['an unknown type', (zn) => add(`www.${zn}`, 'FOO' as RecordType, 'x'), /record type "FOO" is not one of/],
+        ['a lower-case type', (zn) => add(`www.${zn}`, 'a' as RecordType, '192.0.2.1'), /record type "a"/],
+        ['an SOA row', (zn) => add(zn, 'SOA', `ns1.example.com. hostmaster.example.com. 1 2 3 4 5`), /SOA is not stored as a record/],
+        ['a value of 65 536 characters', (zn) => add(`www.${zn}`, 'TXT', 'x'.repeat(65536)), /65536 characters long; the limit is 65535/],
+        ['an empty value', (zn) => add(`www.${zn}`, 'TXT', ''), /must not be empty/],
+        ['a value with NUL', (zn) => add(`www.${zn}`, 'TXT', '"a\u0000b"'), /NUL/],
+        ['an unknown op', () => ({ op: 'upsert' } as unknown as RecordChange), /unknown op "upsert"/],
+        ['an update with TTL -5', () => ({ op: 'update', id: 'ID', ttl: -5 }), /\(got -5\)/],
+        ['an update with a too long value', () => ({ op: 'update', id: 'ID', value: 'y'.repeat(65536) }), /limit is 65535/],
+        ['an update with neither ttl nor value', () => ({ op: 'update', id: 'ID' }), /neither ttl nor value/],
+        ['deleteMatching outside the zone', () => ({ op: 'deleteMatching', name: 'other.org' }), /not in zone/],
+        ['deleteMatching of an unknown type', (zn) => ({ op: 'deleteMatching', name: zn, type: 'XYZ' as RecordType }), /"XYZ"/],
+      ])('change refuses %s with INVALID at its index and writes nothing', async (_label, make, message) => {
+        const zn = zoneName('invalid');
+        await store.createZone(zn, SETTINGS, [rec(`keep.${zn}`, 'A', '192.0.2.1')]);
+        const [keep] = await store.listRecords(zn);
+        let bad = make(zn);
+        if ('id' in bad && bad.id === 'ID') bad = { ...bad, id: keep!.id } as RecordChange; // an existing record
+        const before = await snapshot(store, zn);
+        await expectStoreError(store.change(zn, [add(`ok.${zn}`, 'A', '192.0.2.2'), bad]), 'INVALID', { index: 1, message });
+        expect(await snapshot(store, zn)).toEqual(before);
+      });
+
+      test('the bounds themselves are accepted: TTL 0 and 2147483647, a value of 65 535 characters', async () => {
+        const zn = zoneName('bounds');
+        await store.createZone(zn, SETTINGS);
+        const long = `"${'x'.repeat(65533)}"`;
+        expect(long).toHaveLength(65535);
+        const out = await store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.1', 0), add(`b.${zn}`, 'A', '192.0.2.1', 2147483647), add(`c.${zn}`, 'TXT', long)]);
+        expect(out.zone.recordsCount).toBe(3);
+        expect((await store.listRecords(zn)).map((r) => [r.ttl, r.value.length])).toEqual([
+          [0, 9],
+          [2147483647, 9],
+          [300, 65535],
+        ]);
+      });
+
+      test('a change of more than 10 000 changes is INVALID and says the limit; 10 000 pass', async () => {
+        const zn = zoneName('limit');
+        await store.createZone(zn, SETTINGS);
+        const many = Array.from({ length: 10001 }, (_, i) => add(`h${i}.${zn}`, 'A', '192.0.2.1'));
+        await expectStoreError(store.change(zn, many), 'INVALID', { message: /at most 10000 changes \(got 10001\)/ });
+        expect((await store.getZone(zn))?.recordsCount).toBe(0);
+        const out = await store.change(zn, many.slice(0, 10000));
+        expect(out.zone.recordsCount).toBe(10000);
+        expect(out.zone.serial).toBe(2024030501);
+      });
+
+      test('the same (name, type, value) twice is CONFLICT: against the zone, inside a batch, and by update', async () => {
+        const zn = zoneName('dupes');
+        await store.createZone(zn, SETTINGS, [rec(`www.${zn}`, 'A', '192.0.2.1')]);
+        const before = await snapshot(store, zn);
+        await expectStoreError(store.change(zn, [add(`www.${zn}`, 'A', '192.0.2.1', 60)]), 'CONFLICT', {
+          index: 0,
+          message: `www.${zn} A 192.0.2.1 already exists in zone ${zn}`,
+        });
+        await expectStoreError(store.change(zn, [add(`x.${zn}`, 'A', '192.0.2.7'), add(`y.${zn}`, 'A', '192.0.2.7'), add(`x.${zn}`, 'A', '192.0.2.7')]), 'CONFLICT', {
+          index: 2,
+        });
+        const [existing] = before.records;
+        const other = await store.change(zn, [add(`www.${zn}`, 'A', '192.0.2.2')]);
+        await expectStoreError(store.change(zn, [{ op: 'update', id: other.results[0]!.ids[0]!, value: '192.0.2.1' }]), 'CONFLICT', { index: 0 });
+        // Not duplicates: same value with another type or name; and a batch that removes one first.
+        await store.change(zn, [add(`www.${zn}`, 'TXT', '192.0.2.1'), add(`web.${zn}`, 'A', '192.0.2.1')]);
+        await store.change(zn, [{ op: 'delete', id: existing!.id }, add(`www.${zn}`, 'A', '192.0.2.1', 120)]);
+        // Judged on the state after the batch: adding a twin and deleting the original later is fine.
+        const [current] = await store.listRecords(zn, { name: `www.${zn}`, type: 'A' });
+        await store.change(zn, [add(`www.${zn}`, 'A', current!.value, 30), { op: 'delete', id: current!.id }]);
+        expect((await store.listRecords(zn, { name: `www.${zn}`, type: 'A' })).map((r) => [r.value, r.ttl])).toEqual([
+          ['192.0.2.1', 30],
+          ['192.0.2.2', 300],
+        ]);
+      });
+
+      test('CNAME may not share its name with other data, nor with another CNAME (INVALID, with the message)', async () => {
+        const zn = zoneName('cname');
+        await store.createZone(zn, SETTINGS, [rec(`www.${zn}`, 'A', '192.0.2.1'), rec(`alias.${zn}`, 'CNAME', 'target.example.')]);
+        const before = await snapshot(store, zn);
+        await expectStoreError(store.change(zn, [add(`www.${zn}`, 'CNAME', 'target.example.')]), 'INVALID', {
+          index: 0,
+          message: `CNAME may not share its name with any other record (www.${zn} has A)`,
+        });
+        await expectStoreError(store.change(zn, [add(`ok.${zn}`, 'A', '192.0.2.5'), add(`alias.${zn}`, 'MX', '10 mx.example.'), add(`alias.${zn}`, 'TXT', '"t"')]), 'INVALID', {
+          index: 2,
+          message: `CNAME may not share its name with any other record (alias.${zn} has MX, TXT)`,
+        });
+        await expectStoreError(store.change(zn, [add(`alias.${zn}`, 'CNAME', 'other.example.')]), 'INVALID', {
+          index: 0,
+          message: new RegExp(`only one CNAME.*alias\\.${zn.replace(/[.-]/g, '\\$&')} has 2`),
+        });
+        expect(await snapshot(store, zn)).toEqual(before);
+
+        // Judged after all changes of the call: delete the A and add the CNAME, in either order.
+        const [a] = before.records.filter((r) => r.type === 'A');
+        await store.change(zn, [add(`www.${zn}`, 'CNAME', 'target.example.'), { op: 'delete', id: a!.id }]);
+        await store.change(zn, [{ op: 'deleteMatching', name: `alias.${zn}`, type: 'CNAME' }, add(`alias.${zn}`, 'A', '192.0.2.9')]);
+        await store.change(zn, [add(`alias2.${zn}`, 'TXT', '"x"'), add(`alias2.${zn}`, 'CNAME', 'y.example.'), { op: 'deleteMatching', name: `alias2.${zn}`, type: 'TXT' }]);
+        expect((await store.listRecords(zn)).map((r) => `${r.name} ${r.type}`)).toEqual([
+          `alias.${zn} A`,
+          `alias2.${zn} CNAME`,
+          `www.${zn} CNAME`,
+        ]);
+      });
+
+      test('unknown zone and unknown record ids are NOT_FOUND, with the index of the change', async () => {
+        const zn = zoneName('notfound');
+        await store.createZone(zn, SETTINGS, [rec(`www.${zn}`, 'A', '192.0.2.1')]);
+        const [r] = await store.listRecords(zn);
+        const before = await snapshot(store, zn);
+        await expectStoreError(store.change('missing.example', [add('www.missing.example', 'A', '192.0.2.1')]), 'NOT_FOUND', {
+          message: /missing\.example/,
+        });
+        const ghost = randomUUID();
+        await expectStoreError(store.change(zn, [{ op: 'update', id: r!.id, ttl: 5 }, { op: 'update', id: ghost, ttl: 5 }]), 'NOT_FOUND', {
+          index: 1,
+          message: new RegExp(ghost),
+        });
+        await expectStoreError(store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.2'), add(`b.${zn}`, 'A', '192.0.2.2'), { op: 'delete', id: ghost }]), 'NOT_FOUND', {
+          index: 2,
+        });
+        // A record deleted earlier in the batch is gone for the later changes.
+        await expectStoreError(store.change(zn, [{ op: 'delete', id: r!.id }, { op: 'update', id: r!.id, ttl: 1 }]), 'NOT_FOUND', { index: 1 });
+        expect(await snapshot(store, zn)).toEqual(before);
+      });
+
+      test('ifSerial: a stale serial is SERIAL_MISMATCH and writes nothing; the current one passes', async () => {
+        const zn = zoneName('ifserial');
+        const zone = await store.createZone(zn, SETTINGS);
+        await expectStoreError(store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.1')], { ifSerial: zone.serial - 1 }), 'SERIAL_MISMATCH', {
+          message: new RegExp(String(zone.serial)),
+        });
+        expect(await store.getZone(zn)).toEqual(zone);
+        const out = await store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.1')], { ifSerial: zone.serial });
+        expect(out.zone.serial).toBe(zone.serial + 1);
+        await expectStoreError(store.change(zn, [add(`b.${zn}`, 'A', '192.0.2.1')], { ifSerial: zone.serial }), 'SERIAL_MISMATCH');
+        expect((await store.getZone(zn))?.recordsCount).toBe(1);
+      });
+
+      test('atomicity: a batch whose 3rd change fails leaves the zone exactly as before', async () => {
+        const zn = zoneName('atomic');
+        await store.createZone(zn, SETTINGS, [rec(`a.${zn}`, 'A', '192.0.2.1'), rec(`b.${zn}`, 'A', '192.0.2.2'), rec(`c.${zn}`, 'TXT', '"c"')]);
+        clock.tick(60_000);
+        const before = await snapshot(store, zn);
+        const [a, b] = before.records;
+        // A per-change failure (unknown id) ...
+        await expectStoreError(
+          store.change(zn, [{ op: 'update', id: a!.id, value: '192.0.2.100' }, { op: 'delete', id: b!.id }, { op: 'delete', id: randomUUID() }, add(`d.${zn}`, 'A', '192.0.2.4')]),
+          'NOT_FOUND',
+          { index: 2 },
+        );
+        expect(await snapshot(store, zn)).toEqual(before);
+        // ... and a failure on the state after the batch (a duplicate made by the 3rd change).
+        await expectStoreError(
+          store.change(zn, [{ op: 'deleteMatching', name: `c.${zn}` }, add(`e.${zn}`, 'A', '192.0.2.5'), add(`b.${zn}`, 'A', '192.0.2.2'), { op: 'update', id: a!.id, ttl: 1 }]),
+          'CONFLICT',
+          { index: 2 },
+        );
+        expect(await snapshot(store, zn)).toEqual(before);
+      });
+
+      test('deleteMatching by name, by name and type, by name, type and value; no match is not an error', async () => {
+        const zn = zoneName('match');
+        await store.createZone(zn, SETTINGS, [
+          rec(`m.${zn}`, 'A', '192.0.2.1'),
+          rec(`m.${zn}`, 'A', '192.0.2.2'),
+          rec(`m.${zn}`, 'TXT', '"t"'),
+          rec(`n.${zn}`, 'A', '192.0.2.1'),
+          rec(`o.${zn}`, 'A', '192.0.2.1'),
+          rec(`o.${zn}`, 'MX', '10 mx.example.'),
+        ]);
+        const all = await store.listRecords(zn);
+        const idOf = (name: string, type: string, value: string) => all.find((r) => r.name === name && r.type === type && r.value === value)!.id;
+        const out = await store.change(zn, [
+          { op: 'deleteMatching', name: `m.${zn}`, type: 'A', value: '192.0.2.2' },
+          { op: 'deleteMatching', name: `m.${zn}`, type: 'A' },
+          { op: 'deleteMatching', name: `o.${zn}` },
+          { op: 'deleteMatching', name: `nothing.${zn}` },
+          { op: 'deleteMatching', name: `n.${zn}`, type: 'A', value: '192.0.2.99' },
+        ]);
+        expect(out.results).toEqual([
+          { op: 'deleteMatching', ids: [idOf(`m.${zn}`, 'A', '192.0.2.2')] },
+          { op: 'deleteMatching', ids: [idOf(`m.${zn}`, 'A', '192.0.2.1')] },
+          { op: 'deleteMatching', ids: [idOf(`o.${zn}`, 'A', '192.0.2.1'), idOf(`o.${zn}`, 'MX', '10 mx.example.')] },
+          { op: 'deleteMatching', ids: [] },
+          { op: 'deleteMatching', ids: [] },
+        ]);
+        expect(out.zone.serial).toBe(2024030501);
+        expect((await store.listRecords(zn)).map((r) => `${r.name} ${r.type}`)).toEqual([`m.${zn} TXT`, `n.${zn} A`]);
+      });
+
+      test('a call that changes nothing (only unmatched deleteMatching, or no changes) keeps the serial and emits nothing', async () => {
+        const zn = zoneName('noop');
+        const zone = await store.createZone(zn, SETTINGS, [rec(`a.${zn}`, 'A', '192.0.2.1')]);
+        const events: ZoneChangeEvent[] = [];
+        const off = store.onChange((e) => e.zone === zn && events.push(e));
+        clock.tick(1000);
+        const out = await store.change(zn, [
+          { op: 'deleteMatching', name: `b.${zn}` },
+          { op: 'deleteMatching', name: `a.${zn}`, type: 'AAAA' },
+        ]);
+        expect(out.results).toEqual([
+          { op: 'deleteMatching', ids: [] },
+          { op: 'deleteMatching', ids: [] },
+        ]);
+        expect(out.zone).toEqual(zone);
+        expect((await store.change(zn, [])).zone).toEqual(zone);
+        expect(await store.getZone(zn)).toEqual(zone);
+        // One effective change among them raises it once.
+        const mixed = await store.change(zn, [{ op: 'deleteMatching', name: `b.${zn}` }, { op: 'deleteMatching', name: `a.${zn}` }]);
+        expect(mixed.zone.serial).toBe(zone.serial + 1);
+        off();
+        expect(events.map((e) => e.serial)).toEqual([zone.serial + 1]);
+      });
+    });
+
+    // ----------------------------------------------------------------------------------------------------------
+    describe('serial', () => {
+      test('same day increments, a new day resets to date·100, more than 99 a day keep counting, never backwards', async () => {
+        const zn = zoneName('serial');
+        const bump = async (i: number) => (await store.change(zn, [add(`h${i}.${zn}`, 'TXT', `"${i}"`)])).zone.serial;
+        clock.set('2024-03-05T23:59:59.000Z');
+        expect((await store.createZone(zn, SETTINGS)).serial).toBe(2024030500);
+        expect(await bump(1)).toBe(2024030501);
+        expect((await store.updateZone(zn, { retry: 600 })).serial).toBe(2024030502);
+        clock.set('2024-03-06T00:00:00.000Z');
+        expect(await bump(2)).toBe(2024030600);
+        expect(await bump(3)).toBe(2024030601);
+        // 99 changes in a day roll past nn = 99 by just incrementing (into "tomorrow's" numbers).
+        let serial = 0;
+        for (let i = 4; i < 4 + 99; i++) serial = await bump(i);
+        expect(serial).toBe(2024030700);
+        expect(await bump(200)).toBe(2024030701);
+        // The real next day: max(current + 1, date·100) = current + 1 while the counter is ahead.
+        clock.set('2024-03-07T12:00:00.000Z');
+        expect(await bump(201)).toBe(2024030702);
+        // A clock that goes backwards never lowers the serial.
+        clock.set('2024-01-01T00:00:00.000Z');
+        expect(await bump(202)).toBe(2024030703);
+        // Days later: back to date·100.
+        clock.set('2024-12-31T08:00:00.000Z');
+        expect(await bump(203)).toBe(2024123100);
+        expect((await store.getZone(zn))?.serial).toBe(2024123100);
+      });
+    });
+
+    // ----------------------------------------------------------------------------------------------------------
+    describe('events', () => {
+      test('onChange reports every committed change with its kind and serial, and nothing for failures', async () => {
+        const zn = zoneName('events');
+        const events: ZoneChangeEvent[] = [];
+        const off = store.onChange((e) => {
+          if (e.zone === zn) events.push(e);
+        });
+        const created = await store.createZone(zn, SETTINGS);
+        expect(events).toEqual([{ zone: zn, serial: created.serial, kind: 'zone-created' }]);
+        const changed = await store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.1')]);
+        await expectStoreError(store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.1')]), 'CONFLICT');
+        await expectStoreError(store.updateZone(zn, { refresh: -1 }), 'INVALID');
+        const updated = await store.updateZone(zn, { refresh: 60 });
+        await store.deleteZone(zn);
+        await store.deleteZone(zn);
+        expect(events).toEqual([
+          { zone: zn, serial: created.serial, kind: 'zone-created' },
+          { zone: zn, serial: changed.zone.serial, kind: 'records-changed' },
+          { zone: zn, serial: updated.serial, kind: 'zone-updated' },
+          { zone: zn, serial: updated.serial, kind: 'zone-deleted' },
+        ]);
+        off();
+        await store.createZone(zn, SETTINGS);
+        expect(events).toHaveLength(4);
+      });
+
+      test('a listener that throws does not fail the change nor silence other listeners', async () => {
+        const zn = zoneName('throwing');
+        await store.createZone(zn, SETTINGS);
+        const heard: number[] = [];
+        const off1 = store.onChange(() => {
+          throw new Error('listener bug');
+        });
+        const off2 = store.onChange((e) => e.zone === zn && heard.push(e.serial));
+        const out = await store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.1')]);
+        off1();
+        off2();
+        expect(heard).toEqual([out.zone.serial]);
+        expect((await store.getZone(zn))?.recordsCount).toBe(1);
+      });
+    });
+
+    // ----------------------------------------------------------------------------------------------------------
+    describe('concurrency and lifecycle', () => {
+      test('10 parallel change() calls all land and the serial rises by exactly 10', async () => {
+        const zn = zoneName('parallel');
+        const zone = await store.createZone(zn, SETTINGS);
+        const serials: number[] = [];
+        const off = store.onChange((e) => e.zone === zn && e.kind === 'records-changed' && serials.push(e.serial));
+        const outs = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => store.change(zn, [add(`p${i}.${zn}`, 'A', `192.0.2.${i + 1}`), add(`q.${zn}`, 'TXT', `"${i}"`)])),
+        );
+        off();
+        const final = await store.getZone(zn);
+        expect(final?.serial).toBe(zone.serial + 10);
+        expect(final?.recordsCount).toBe(20);
+        expect(outs.map((o) => o.zone.serial).sort()).toEqual(Array.from({ length: 10 }, (_, i) => zone.serial + 1 + i));
+        expect([...serials].sort()).toEqual(Array.from({ length: 10 }, (_, i) => zone.serial + 1 + i));
+      });
+
+      test('opening the same database again re-runs no migration and sees the same data', async () => {
+        const zn = zoneName('reopen');
+        await store.createZone(zn, SETTINGS, [rec(`a.${zn}`, 'A', '192.0.2.1')]);
+        const second = await openTracked({ now: clock.now });
+        const third = await openTracked();
+        expect(await second.getZone(zn)).toEqual(await store.getZone(zn));
+        expect(await third.listRecords(zn)).toEqual(await store.listRecords(zn));
+        // A write through one instance is seen by the others, and the serial rule holds across them.
+        const out = await second.change(zn, [add(`b.${zn}`, 'A', '192.0.2.2')]);
+        expect((await store.getZone(zn))?.serial).toBe(out.zone.serial);
+        await expectStoreError(third.createZone(zn, SETTINGS), 'CONFLICT');
+      });
+
+      test('a closed store refuses calls with UNAVAILABLE', async () => {
+        const extra = await open();
+        await extra.close();
+        await expectStoreError(extra.listZones(), 'UNAVAILABLE');
+        await expectStoreError(extra.change('x.example', []), 'UNAVAILABLE');
+        await extra.close(); // twice is fine
+      });
+
+      test('a zone of 100 000 records: create and list (times printed)', async () => {
+        const zn = zoneName('big');
+        const records = Array.from({ length: 100_000 }, (_, i) => rec(`host${i}.${zn}`, 'A', `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`));
+        const t0 = performance.now();
+        const zone = await store.createZone(zn, SETTINGS, records);
+        const t1 = performance.now();
+        const listed = await store.listRecords(zn);
+        const t2 = performance.now();
+        const filtered = await store.listRecords(zn, { name: `host99999.${zn}` });
+        const t3 = performance.now();
+        const changed = await store.change(zn, [add(`host5.${zn}`, 'TXT', '"x"'), { op: 'deleteMatching', name: `host6.${zn}` }]);
+        const t4 = performance.now();
+        console.log(
+          `[${name}] 100 000-record zone: createZone ${(t1 - t0).toFixed(0)} ms, listRecords ${(t2 - t1).toFixed(0)} ms, ` +
+            `listRecords by name ${(t3 - t2).toFixed(1)} ms, change ${(t4 - t3).toFixed(1)} ms`,
+        );
+        expect(zone.recordsCount).toBe(100_000);
+        expect(listed).toHaveLength(100_000);
+        expect(listed[0]!.name).toBe(`host0.${zn}`);
+        expect(listed[1]!.name).toBe(`host1.${zn}`);
+        expect(listed[2]!.name).toBe(`host10.${zn}`);
+        expect(listed[99_999]!.name).toBe(`host99999.${zn}`);
+        expect(filtered.map(strip)).toEqual([rec(`host99999.${zn}`, 'A', '10.1.134.159')]);
+        expect(changed.zone.recordsCount).toBe(100_000);
+        expect(await store.deleteZone(zn)).toBe(true);
+      }, 60_000);
+    });
+  });
+}

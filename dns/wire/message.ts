@@ -1,0 +1,114 @@
+import * as packet from 'dns-packet';
+import type { Answer, DecodedPacket, Question } from 'dns-packet';
+
+
+/**
+ * Decoding of whole DNS messages that also holds for dynamic updates: RFC 2136 uses records with empty RDATA
+ * (class ANY / NONE, "delete this RRset"), which dns-packet's message decoder misreads (it decodes an A record's
+ * four bytes whatever the RDLENGTH says). Each record is framed by its own RDLENGTH here; dns-packet decodes the
+ * RDATA only when there is some, and a decoder that reads a different length than declared is a FORMERR.
+ */
+
+interface Codec<T> {
+  decode: ((buf: Buffer, offset: number) => T) & { bytes: number };
+}
+const { answer: answerCodec, question: questionCodec, name: nameCodec } = packet as unknown as {
+  answer: Codec<Answer>;
+  question: Codec<Question>;
+  name: Codec<string>;
+};
+
+export class FormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FormatError';
+  }
+}
+
+/** A decoded record: `data` is null when the RDATA is empty (RRset and name deletions, prerequisites). */
+export interface WireRecord {
+  name: string;
+  /** Mnemonic as dns-packet names it ('A', 'ANY', 'UNKNOWN_99', …). */
+  type: string;
+  /** 'IN', 'ANY', 'NONE', … */
+  class: string;
+  ttl: number;
+  data: unknown;
+  rdlength: number;
+}
+
+export interface Message extends Omit<DecodedPacket, 'answers' | 'authorities' | 'additionals'> {
+  opcodeNumber: number;
+  answers: WireRecord[];
+  authorities: WireRecord[];
+  additionals: WireRecord[];
+}
+
+function decodeRecord(buf: Buffer, offset: number): { record: WireRecord; next: number } {
+  const owner = nameCodec.decode(buf, offset);
+  const at = offset + nameCodec.decode.bytes;
+  if (at + 10 > buf.length) throw new FormatError('record header runs past the message');
+  const rdlength = buf.readUInt16BE(at + 8);
+  const next = at + 10 + rdlength;
+  if (next > buf.length) throw new FormatError('record data runs past the message');
+  if (rdlength === 0 && buf.readUInt16BE(at) !== 41 /* OPT */) {
+    const rawClass = buf.readUInt16BE(at + 2);
+    const klass = rawClass === 255 ? 'ANY' : rawClass === 254 ? 'NONE' : rawClass === 1 ? 'IN' : `CLASS${rawClass}`;
+    const type = typeName(buf.readUInt16BE(at));
+    return { record: { name: owner, type, class: klass, ttl: buf.readUInt32BE(at + 4), data: null, rdlength }, next };
+  }
+  const record = answerCodec.decode(buf, offset) as unknown as WireRecord;
+  if (offset + answerCodec.decode.bytes !== next) throw new FormatError(`${record.type} record data does not match its length`);
+  if (buf.readUInt16BE(at + 2) === 254) record.class = 'NONE'; // dns-packet has no name for it
+  record.rdlength = rdlength;
+  return { record, next };
+}
+
+/** Type mnemonic of a number, as dns-packet names it ('A', 'ANY', 'UNKNOWN_99'). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- dns-packet's type table has no typings
+const typeName = (require('dns-packet/types') as { toString(n: number): string }).toString;
+
+export function decodeMessage(buf: Buffer): Message {
+  if (buf.length < 12) throw new FormatError('message shorter than a header');
+  try {
+    const flags = buf.readUInt16BE(2);
+    const counts = [4, 6, 8, 10].map((o) => buf.readUInt16BE(o)) as [number, number, number, number];
+    let offset = 12;
+    const questions: Question[] = [];
+    for (let i = 0; i < counts[0]; i++) {
+      questions.push(questionCodec.decode(buf, offset));
+      offset += questionCodec.decode.bytes;
+      if (offset > buf.length) throw new FormatError('question runs past the message');
+    }
+    const sections: WireRecord[][] = [[], [], []];
+    for (let s = 0; s < 3; s++) {
+      for (let i = 0; i < (counts[s + 1] as number); i++) {
+        const { record, next } = decodeRecord(buf, offset);
+        (sections[s] as WireRecord[]).push(record);
+        offset = next;
+      }
+    }
+    const opcodeNumber = (flags >> 11) & 0xf;
+    return {
+      id: buf.readUInt16BE(0),
+      type: flags & 0x8000 ? 'response' : 'query',
+      flags: flags & 0x7fff,
+      opcodeNumber,
+      flag_qr: (flags & 0x8000) !== 0,
+      flag_aa: (flags & 0x400) !== 0,
+      flag_tc: (flags & 0x200) !== 0,
+      flag_rd: (flags & 0x100) !== 0,
+      flag_ra: (flags & 0x80) !== 0,
+      flag_z: (flags & 0x40) !== 0,
+      flag_ad: (flags & 0x20) !== 0,
+      flag_cd: (flags & 0x10) !== 0,
+      questions,
+      answers: sections[0] as WireRecord[],
+      authorities: sections[1] as WireRecord[],
+      additionals: sections[2] as WireRecord[],
+    };
+  } catch (err) {
+    if (err instanceof FormatError) throw err;
+    throw new FormatError(`malformed message: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,39 @@
+import type { Zone } from './model';
+import { emailToRname, rnameToEmail } from './records';
+import type { ZoneStore } from './store/types';
+import { formatZoneFile, parseZoneFile } from './zonefile';
+
+/**
+ * Moving zones in and out of the store as RFC 1035 master files, so a BIND zone comes in and goes out unchanged.
+ * The SOA's fields become the zone's settings; its TTL the zone's default TTL. The store keeps its own serial
+ * (YYYYMMDDnn, raised on every change), so an imported serial is not kept.
+ */
+export async function importZoneFile(store: ZoneStore, name: string, text: string): Promise<Zone> {
+  const parsed = parseZoneFile(text, { origin: name });
+  if (!parsed.soa) throw new Error(`zone file for ${name || '.'} has no SOA record`);
+  const { soa } = parsed;
+  return store.createZone(name.toLowerCase().replace(/\.$/, ''), {
+    adminEmail: rnameToEmail(soa.rname),
+    primaryNs: soa.mname,
+    refresh: soa.refresh,
+    retry: soa.retry,
+    expire: soa.expire,
+    minimum: soa.minimum,
+    defaultTtl: soa.ttl,
+  }, parsed.records);
+}
+
+export async function exportZoneFile(store: ZoneStore, name: string): Promise<string> {
+  const zone = await store.getZone(name);
+  if (!zone) throw new Error(`no zone ${name}`);
+  const records = await store.listRecords(name);
+  return formatZoneFile({
+    origin: zone.name,
+    ttl: zone.defaultTtl,
+    soa: {
+      mname: zone.primaryNs, rname: emailToRname(zone.adminEmail).replace(/\.$/, ''), serial: zone.serial, refresh: zone.refresh,
+      retry: zone.retry, expire: zone.expire, minimum: zone.minimum, ttl: zone.defaultTtl,
+    },
+    records,
+  });
+}

@@ -1,0 +1,121 @@
+/** RFC 1035 master files → SOA + validated records. */
+import { RECORD_TYPES, type RecordData } from '../model';
+import { NameError, normalizeName, toFqdn } from '../names';
+import { RecordValueError, parseSoa, parseTtl, parseType, parseValue, validateRecord, validateTtl, type SoaFields } from '../records';
+import { lexZoneFile, ZoneFileError, type Entry } from './lexer';
+
+export { ZoneFileError } from './lexer';
+
+export interface ZoneSoa extends SoaFields {
+  ttl: number;
+}
+
+export interface ParsedZone {
+  soa: ZoneSoa | null;
+  records: RecordData[];
+}
+
+export interface ParseZoneOptions {
+  /** The zone (model form or with trailing dot); also the initial `$ORIGIN`. */
+  origin: string;
+  /** TTL for records without one, as if the file started with `$TTL defaultTtl`. */
+  defaultTtl?: number;
+}
+
+const CLASSES = new Set(['IN', 'CH', 'CS', 'HS', 'ANY', 'NONE']);
+
+function wrap<T>(line: number, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof ZoneFileError) throw e;
+    if (e instanceof RecordValueError || e instanceof NameError) throw new ZoneFileError(line, e.message);
+    throw e;
+  }
+}
+
+/**
+ * Parses a master file. Supports `$ORIGIN`, `$TTL`, `@`, relative names, a blank owner (= the previous one), TTL
+ * and class in either order, parentheses, comments, quoted strings, TTL units. Refuses `$INCLUDE`, `$GENERATE`,
+ * classes other than IN and unsupported types. TTL of a record without one: `$TTL` (or `defaultTtl`), else the
+ * last TTL given (RFC 1035), else an error. Every record is validated; errors are {@link ZoneFileError}s naming
+ * the line.
+ */
+export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZone {
+  const zone = wrap(0, () => normalizeName(options.origin.endsWith('.') || options.origin === '' ? options.origin || '.' : `${options.origin}.`));
+  let origin = zone;
+  let defaultTtl: number | undefined = options.defaultTtl === undefined ? undefined : wrap(0, () => validateTtl(options.defaultTtl));
+  let lastTtl: number | undefined;
+  let previousOwner: string | undefined;
+  let soa: ZoneSoa | null = null;
+  const records: RecordData[] = [];
+
+  const directive = (e: Entry): void => {
+    const [head, ...args] = e.tokens;
+    const name = head.text.toUpperCase();
+    const one = (): string => {
+      if (args.length !== 1) throw new ZoneFileError(e.line, `${name} takes exactly one argument (got ${args.length})`);
+      return args[0].text;
+    };
+    if (name === '$ORIGIN') origin = wrap(e.line, () => normalizeName(one(), origin, { syntax: 'master' }));
+    else if (name === '$TTL') defaultTtl = wrap(e.line, () => parseTtl(one()));
+    else if (name === '$INCLUDE') throw new ZoneFileError(e.line, '$INCLUDE is not supported: put the included records into this file');
+    else throw new ZoneFileError(e.line, `directive ${head.text} is not supported (supported: $ORIGIN, $TTL)`);
+  };
+
+  for (const e of lexZoneFile(text)) {
+    if (!e.blankOwner && e.tokens[0].text.startsWith('$') && !e.tokens[0].quoted) {
+      directive(e);
+      continue;
+    }
+    const toks = e.tokens;
+    let i = 0;
+    let owner: string;
+    if (e.blankOwner) {
+      if (previousOwner === undefined) throw new ZoneFileError(e.line, 'no owner name: the first record must start with a name in the first column');
+      owner = previousOwner;
+    } else {
+      const ownerText = toks[0];
+      if (ownerText.quoted) throw new ZoneFileError(e.line, `the owner name must not be quoted (got ${ownerText.text})`);
+      owner = wrap(e.line, () => normalizeName(ownerText.text, origin, { syntax: 'master' }));
+      i = 1;
+    }
+    let ttl: number | undefined;
+    let klass: string | undefined;
+    while (i < toks.length && (ttl === undefined || klass === undefined)) {
+      const t = toks[i].text;
+      if (ttl === undefined && /^[0-9]/.test(t)) ttl = wrap(e.line, () => parseTtl(t));
+      else if (klass === undefined && CLASSES.has(t.toUpperCase())) {
+        klass = t.toUpperCase();
+        if (klass !== 'IN') throw new ZoneFileError(e.line, `class ${t} is not supported; only IN is`);
+      } else break;
+      i++;
+    }
+    const typeTok = toks[i];
+    if (typeTok === undefined) throw new ZoneFileError(e.line, 'the record type is missing');
+    if (typeTok.quoted || !(RECORD_TYPES as readonly string[]).includes(typeTok.text.toUpperCase())) {
+      throw new ZoneFileError(e.line, `record type ${typeTok.text} is not supported; supported types are ${RECORD_TYPES.join(', ')}`);
+    }
+    const type = parseType(typeTok.text);
+    const valueText = toks
+      .slice(i + 1)
+      .map((t) => t.text)
+      .join(' ');
+    if (valueText === '') throw new ZoneFileError(e.line, `the ${type} record has no value`);
+    if (ttl !== undefined) lastTtl = ttl;
+    const effectiveTtl = ttl ?? defaultTtl ?? lastTtl;
+    if (effectiveTtl === undefined) throw new ZoneFileError(e.line, 'no TTL: give one on the record, or a $TTL directive before it');
+    previousOwner = owner;
+
+    const value = wrap(e.line, () => parseValue(type, valueText, origin, { syntax: 'master' }));
+    const record = wrap(e.line, () => validateRecord({ name: toFqdn(owner), type, ttl: effectiveTtl, value }, zone, { syntax: 'master' }));
+    if (type === 'SOA') {
+      if (soa !== null) throw new ZoneFileError(e.line, 'a second SOA record; a zone has exactly one');
+      const fields = wrap(e.line, () => parseSoa(record.value, '', { syntax: 'master' }));
+      soa = { ...fields, ttl: record.ttl };
+    } else {
+      records.push(record);
+    }
+  }
+  return { soa, records };
+}
