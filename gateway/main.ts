@@ -6,10 +6,12 @@ import { createLogger } from './logger';
 import { createSystem } from './system';
 import { VERSION } from './version';
 
-function collectPairs(value: string, previous: Record<string, string>): Record<string, string> {
-  const eq = value.indexOf('=');
-  if (eq <= 0) throw new ConfigError(`--subgraph expects NAME=URL (got "${value}")`);
-  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+function pairs(flag: string, what: string) {
+  return (value: string, previous: Record<string, string> = {}): Record<string, string> => {
+    const eq = value.indexOf('=');
+    if (eq <= 0) throw new ConfigError(`${flag} expects ${what} (got "${value}")`);
+    return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+  };
 }
 
 function parseFlags(argv: string[]): Partial<Record<keyof Config, unknown>> & { config?: string } {
@@ -30,7 +32,13 @@ function parseFlags(argv: string[]): Partial<Record<keyof Config, unknown>> & { 
     .addOption(new Option('--live-interval-ms <ms>', 'live price interval [LIVE_INTERVAL_MS, default 15000]'))
     .addOption(new Option('--cors-origins <list>', 'allowed CORS origins, comma-separated or * [CORS_ORIGINS]'))
     .addOption(new Option('--no-response-cache', 'disable the whole-response cache [RESPONSE_CACHE=false]'))
-    .addOption(new Option('--subgraph <name=url>', 'use a remote subgraph instead of the in-process one (repeatable)').argParser(collectPairs))
+    .addOption(new Option('--dns-host <addr>', 'embedded DNS server address [DNS_HOST, default 127.0.0.1]'))
+    .addOption(new Option('--dns-port <n>', 'embedded DNS server port, UDP and TCP; 0 turns it off [DNS_PORT, default 5353]'))
+    .addOption(new Option('--database-url <url>', 'postgres:// URL for the zone store [DATABASE_URL, default SQLite in the data dir]'))
+    .addOption(new Option('--zone <name=file>', 'load a zone from an RFC 1035 master file at start, if the store lacks it (repeatable)').argParser(pairs('--zone', 'NAME=FILE')))
+    .addOption(new Option('--tsig-keyfile <file>', 'TSIG keys in BIND key-file format, for dynamic update and transfer [TSIG_KEYFILE]'))
+    .addOption(new Option('--notify <host:port>', 'secondary to NOTIFY after changes, comma-separated [NOTIFY_TARGETS]'))
+    .addOption(new Option('--subgraph <name=url>', 'use a remote subgraph instead of the in-process one (repeatable)').argParser(pairs('--subgraph', 'NAME=URL')))
     .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent [LOG_LEVEL]'))
     .parse(argv);
   const o = program.opts<Record<string, unknown>>();
@@ -41,6 +49,8 @@ function parseFlags(argv: string[]): Partial<Record<keyof Config, unknown>> & { 
     liveIntervalMs: o.liveIntervalMs, corsOrigins: o.corsOrigins, logLevel: o.logLevel,
     responseCache: o.responseCache === false ? false : undefined,
     subgraphUrls: o.subgraph,
+    dnsHost: o.dnsHost, dnsPort: o.dnsPort, databaseUrl: o.databaseUrl, zoneFiles: o.zone, tsigKeyFile: o.tsigKeyfile,
+    notifyTargets: o.notify,
   };
 }
 
@@ -51,6 +61,10 @@ async function main(): Promise<void> {
   const system = await createSystem(config, log);
   const address = await system.app.listen({ port: config.port, host: config.host });
   log.info({ address, marketProvider: config.marketProvider }, `gateway listening: GraphQL ${address}/graphql, market REST ${address}/v1/…`);
+  if (system.dns.engine.server) {
+    const { host, port } = system.dns.engine.server;
+    log.info({ host, port }, `DNS server answering on ${host}:${port} (UDP and TCP): dig @${host} -p ${port} www.example.test`);
+  }
 
   const shutdown = (signal: string): void => {
     log.info({ signal }, 'shutting down');

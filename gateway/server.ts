@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
-import type { Subgraph } from '../subgraphs/subgraph';
+import type { Subgraph, SubgraphHealth } from '../subgraphs/subgraph';
 import type { GatewayContext } from './context';
 import type { Graph } from './graph';
 import type { Logger } from './logger';
@@ -16,6 +16,8 @@ export interface ServerOptions {
   log: Logger;
   corsOrigins: string;
   bodyLimit?: number;
+  /** Health of parts that are not subgraphs (the DNS engine), shown in /healthz. */
+  parts?: Record<string, () => Promise<SubgraphHealth>>;
 }
 
 function corsOrigin(setting: string): string | string[] {
@@ -61,14 +63,17 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   registerMarketRest(app, graph);
 
   app.get('/healthz', async (_req, reply) => {
-    const parts: Record<string, unknown> = {};
     let ok = true;
-    for (const [name, subgraph] of options.subgraphs) {
-      const health = await subgraph.health().catch((err: unknown) => ({ status: 'down', error: String(err) }));
-      parts[name] = health;
+    const check = async (probe: () => Promise<SubgraphHealth>): Promise<SubgraphHealth> => {
+      const health = await probe().catch((err: unknown): SubgraphHealth => ({ status: 'down', error: String(err) }));
       if (health.status === 'down') ok = false;
-    }
-    return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', version: VERSION, subgraphs: parts });
+      return health;
+    };
+    const subgraphs: Record<string, SubgraphHealth> = {};
+    for (const [name, subgraph] of options.subgraphs) subgraphs[name] = await check(() => subgraph.health());
+    const parts: Record<string, SubgraphHealth> = {};
+    for (const [name, probe] of Object.entries(options.parts ?? {})) parts[name] = await check(probe);
+    return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', version: VERSION, subgraphs, ...parts });
   });
 
   return app;

@@ -6,6 +6,7 @@ import { createMarketProvider } from '../subgraphs/market/providers';
 import type { MarketProvider } from '../subgraphs/market/providers/provider';
 import type { Subgraph } from '../subgraphs/subgraph';
 import type { Config } from './config/schema';
+import { startDns, type DnsPart } from './dns';
 import { Graph } from './graph';
 import { createLogger, type Logger } from './logger';
 import { SUPERGRAPH_FILE } from './paths';
@@ -17,6 +18,7 @@ export interface System {
   app: FastifyInstance;
   graph: Graph;
   subgraphs: Map<string, Subgraph>;
+  dns: DnsPart;
   /** Stops accepting, finishes in-flight requests, closes subgraphs and caches. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -60,6 +62,7 @@ export async function createSystem(
   overrides: SystemOverrides = {},
 ): Promise<System> {
   const subgraphs = await createLocalSubgraphs(config, log, overrides);
+  const dns = await startDns(config, log);
   const graph = new Graph({
     supergraphSdl: readFileSync(config.supergraphFile ?? SUPERGRAPH_FILE, 'utf8'),
     local: subgraphs,
@@ -68,15 +71,16 @@ export async function createSystem(
     log,
   });
   await graph.start();
-  const app = await buildServer({ graph, subgraphs, log, corsOrigins: config.corsOrigins });
+  const app = await buildServer({ graph, subgraphs, log, corsOrigins: config.corsOrigins, parts: { dns: () => dns.health() } });
   let closing: Promise<void> | undefined;
   return {
-    config, log, app, graph, subgraphs,
+    config, log, app, graph, subgraphs, dns,
     close() {
       closing ??= (async () => {
         await app.close();
         await graph.stop();
         for (const s of subgraphs.values()) await s.close();
+        await dns.close();
       })();
       return closing;
     },

@@ -1,12 +1,16 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../gateway/paths';
 import { freePort } from './bench/processes';
 
 /** The built entry point as `npm start` runs it (npm test builds first). */
 const MAIN = join(PROJECT_ROOT, 'dist', 'gateway', 'main.js');
-const baseEnv = { ...process.env, LOG_LEVEL: 'info', DNS_PORT: '0', DNS_API_PORT: '0', MARKET_CLOCK: '2026-11-20T18:00:00Z' };
+const baseEnv = {
+  ...process.env, LOG_LEVEL: 'info', DNS_PORT: '0', DNS_API_PORT: '0', MARKET_CLOCK: '2026-11-20T18:00:00Z',
+  DATA_DIR: mkdtempSync(join(tmpdir(), 'onegraph-cli-')),
+};
 
 beforeAll(() => {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build (npm test does it)`);
@@ -15,7 +19,9 @@ beforeAll(() => {
 test('--help lists the flags with their environment variables', () => {
   const out = spawnSync(process.execPath, [MAIN, '--help'], { encoding: 'utf8' });
   expect(out.status).toBe(0);
-  for (const flag of ['--port', '--config', '--market-provider', '--redis-url', '--subgraph', '--no-response-cache']) expect(out.stdout).toContain(flag);
+  for (const flag of ['--port', '--config', '--market-provider', '--redis-url', '--subgraph', '--no-response-cache', '--zone', '--tsig-keyfile', '--dns-port', '--database-url', '--notify']) {
+    expect(out.stdout).toContain(flag);
+  }
   expect(out.stdout).toContain('[MARKET_PROVIDER]');
 });
 

@@ -50,6 +50,25 @@ export const ConfigSchema = z
     corsOrigins: z.string().min(1).default('*'),
     maxQuotesPerRequest: z.coerce.number().int().min(1).max(1_000).default(50),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** TSIG keys in BIND's key-file format; every key may update and transfer every zone unless dnsAccess narrows it. */
+    tsigKeyFile: z.string().min(1).optional(),
+    /** `name=file` pairs: master files loaded at start into zones the store does not hold yet. */
+    zoneFiles: z.record(z.string(), z.string().min(1)).default({}),
+    /** Secondaries told by NOTIFY after every change, as host:port. */
+    notifyTargets: z.preprocess(
+      (v) => (typeof v === 'string' ? v.split(',').map((t) => t.trim()).filter(Boolean) : v),
+      z.array(z.string().regex(/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be host:port (comma-separated)')),
+    ).default([]),
+    dnsAccess: z
+      .object({
+        updateKeys: z.record(z.string(), z.array(z.string())).optional(),
+        transferKeys: z.record(z.string(), z.array(z.string())).optional(),
+        transferFromLoopback: z.boolean().optional(),
+      })
+      .strict()
+      .default({}),
+    /** Seed a demo zone when the store holds no zone at all (first start). */
+    seedDemo: bool.default(true),
     /** `name=url` pairs: serve that subgraph from a remote URL instead of in-process. */
     subgraphUrls: z.record(z.string(), z.url({ protocol: /^https?$/ })).default({}),
     supergraphFile: z.string().min(1).optional(),
@@ -81,4 +100,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   corsOrigins: 'CORS_ORIGINS',
   maxQuotesPerRequest: 'MAX_QUOTES_PER_REQUEST',
   logLevel: 'LOG_LEVEL',
+  tsigKeyFile: 'TSIG_KEYFILE',
+  notifyTargets: 'NOTIFY_TARGETS',
+  seedDemo: 'SEED_DEMO',
 };

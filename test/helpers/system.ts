@@ -1,4 +1,7 @@
 import 'reflect-metadata';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig } from '../../gateway/config/load';
 import { createLogger } from '../../gateway/logger';
 import { createSystem, type System, type SystemOverrides } from '../../gateway/system';
@@ -9,10 +12,13 @@ export interface RunningSystem {
   close(): Promise<void>;
 }
 
-/** Starts the whole gateway on an ephemeral 127.0.0.1 port with test-friendly settings (no DNS listeners, silent logs). */
+/** Starts the whole gateway on an ephemeral 127.0.0.1 port with test-friendly settings (own data dir, no DNS listeners, silent logs). */
 export async function startSystem(env: Record<string, string> = {}, overrides: SystemOverrides = {}): Promise<RunningSystem> {
   const config = loadConfig({
-    env: { PORT: '0', DNS_PORT: '0', DNS_API_PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...env },
+    env: {
+      PORT: '0', DNS_PORT: '0', DNS_API_PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'onegraph-test-')), ...env,
+    },
   });
   const system = await createSystem(config, createLogger(config.logLevel), overrides);
   const url = await system.app.listen({ port: 0, host: '127.0.0.1' });

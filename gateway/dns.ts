@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import { DnsEngine } from '../dns/engine';
+import type { NotifyTarget } from '../dns/server/notify';
+import { openZoneStore } from '../dns/store';
+import type { ZoneStore } from '../dns/store/types';
+import { readKeyFile } from '../dns/tsig/keyfile';
+import { importZoneFile } from '../dns/zone-files';
+import type { SubgraphHealth } from '../subgraphs/subgraph';
+import type { Config } from './config/schema';
+import type { Logger } from './logger';
+
+export interface DnsPart {
+  store: ZoneStore;
+  engine: DnsEngine;
+  health(): Promise<SubgraphHealth>;
+  close(): Promise<void>;
+}
+
+/** A small zone so that a first start has something to query (`dig @127.0.0.1 -p 5353 www.example.test`). */
+const DEMO_ZONE = `$ORIGIN example.test.
+$TTL 3600
+@     IN SOA ns1.example.test. hostmaster.example.test. ( 1 10800 3600 604800 300 )
+      IN NS  ns1.example.test.
+      IN MX  10 mail.example.test.
+      IN TXT "v=spf1 mx -all"
+ns1   IN A   127.0.0.1
+mail  IN A   192.0.2.25
+www   IN A   192.0.2.10
+      IN AAAA 2001:db8::10
+api   IN CNAME www
+`;
+
+function parseTarget(text: string): NotifyTarget {
+  const m = /^\[?([^\]]+)\]?:(\d+)$/.exec(text) as RegExpExecArray;
+  return { host: m[1] as string, port: Number(m[2]) };
+}
+
+/** Opens the zone store, loads `--zone` files and the demo zone on first start, and starts the DNS engine. */
+export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
+  const dnsLog = log.child({ part: 'dns' });
+  const store = await openZoneStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  try {
+    const existing = new Set((await store.listZones()).map((z) => z.name));
+    for (const [rawName, file] of Object.entries(config.zoneFiles)) {
+      const name = rawName.toLowerCase().replace(/\.$/, '');
+      if (existing.has(name)) {
+        dnsLog.warn({ zone: name, file }, 'zone already in the store: kept as it is (the store is the source of truth once loaded)');
+        continue;
+      }
+      const zone = await importZoneFile(store, name, readFileSync(file, 'utf8'));
+      existing.add(name);
+      dnsLog.info({ zone: name, file, records: zone.recordsCount }, 'zone loaded from master file');
+    }
+    if (existing.size === 0 && config.seedDemo) {
+      const zone = await importZoneFile(store, 'example.test', DEMO_ZONE);
+      dnsLog.info({ zone: zone.name, records: zone.recordsCount }, 'first start: demo zone example.test created');
+    }
+    const keys = config.tsigKeyFile ? readKeyFile(config.tsigKeyFile) : [];
+    const engine = await DnsEngine.start({
+      store,
+      host: config.dnsHost,
+      port: config.dnsPort,
+      listen: config.dnsPort !== 0,
+      keys,
+      access: config.dnsAccess,
+      notify: config.notifyTargets.map(parseTarget),
+      log: dnsLog,
+    });
+    if (keys.length === 0 && config.dnsPort !== 0) dnsLog.info({}, 'no TSIG keys configured (--tsig-keyfile): dynamic updates are refused');
+    return {
+      store,
+      engine,
+      async health() {
+        const zones = await store.listZones();
+        return { status: 'ok', store: store.kind, zones: zones.length, listening: engine.server ? `${engine.server.host}:${engine.server.port}` : null };
+      },
+      async close() {
+        await engine.close();
+        await store.close();
+      },
+    };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
