@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
+import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type GraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -7,6 +7,7 @@ import type { FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { Subgraph } from '../subgraphs/subgraph';
 import { createGatewayContext, type GatewayContext } from './context';
 import { InProcessDataSource } from './federation/in-process-data-source';
+import { RemoteSubgraphDataSource } from './federation/remote-data-source';
 import type { Logger } from './logger';
 import { ResponseCache, type CachedResponse } from './response-cache';
 
@@ -50,6 +51,8 @@ export class Graph {
   readonly server: ApolloServer<GatewayContext>;
   readonly cache: ResponseCache;
   private readonly gateway: ApolloGateway;
+  /** Subgraphs fetched over HTTP, by name → URL (for health probes). */
+  readonly remote = new Map<string, string>();
 
   constructor(private readonly options: GraphOptions) {
     this.cache = new ResponseCache(options.responseCacheEntries);
@@ -57,7 +60,11 @@ export class Graph {
       supergraphSdl: options.supergraphSdl,
       buildService: ({ name, url }): GraphQLDataSource => {
         const local = options.urls?.[name] ? undefined : options.local.get(name);
-        return local ? new InProcessDataSource(local) : new RemoteGraphQLDataSource({ url: options.urls?.[name] ?? url });
+        if (local) return new InProcessDataSource(local);
+        const target = options.urls?.[name] ?? url;
+        if (!target) throw new Error(`subgraph ${name} has no URL: give one with --subgraph ${name}=URL`);
+        this.remote.set(name, target);
+        return new RemoteSubgraphDataSource({ url: target });
       },
       logger: options.log.child({ part: 'gateway' }),
     });

@@ -16,6 +16,8 @@ export interface ServerOptions {
   log: Logger;
   corsOrigins: string;
   bodyLimit?: number;
+  /** Health probes of subgraphs served over HTTP, by name. */
+  remoteSubgraphs?: Record<string, () => Promise<SubgraphHealth>>;
   /** Health of parts that are not subgraphs (the DNS engine), shown in /healthz. */
   parts?: Record<string, () => Promise<SubgraphHealth>>;
 }
@@ -71,6 +73,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     };
     const subgraphs: Record<string, SubgraphHealth> = {};
     for (const [name, subgraph] of options.subgraphs) subgraphs[name] = await check(() => subgraph.health());
+    for (const [name, probe] of Object.entries(options.remoteSubgraphs ?? {})) subgraphs[name] = await check(probe);
     const parts: Record<string, SubgraphHealth> = {};
     for (const [name, probe] of Object.entries(options.parts ?? {})) parts[name] = await check(probe);
     return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', version: VERSION, subgraphs, ...parts });

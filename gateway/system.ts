@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { createMarketSubgraph } from '../subgraphs/market';
-import { createMarketCache } from '../subgraphs/market/cache';
-import { createMarketProvider } from '../subgraphs/market/providers';
-import type { MarketProvider } from '../subgraphs/market/providers/provider';
 import type { Subgraph } from '../subgraphs/subgraph';
 import type { Config } from './config/schema';
 import { startDns, type DnsPart } from './dns';
+import { SUBGRAPHS } from './federation/registry';
 import { Graph } from './graph';
+import { probeRemoteSubgraph } from './federation/remote-health';
+import { createSubgraph, type SystemOverrides } from './subgraphs';
+
+export type { SystemOverrides };
 import { createLogger, type Logger } from './logger';
 import { SUPERGRAPH_FILE } from './paths';
 import { buildServer } from './server';
@@ -23,34 +24,10 @@ export interface System {
   close(): Promise<void>;
 }
 
-/** Parts a test or an embedding program may supply instead of building them from the configuration. */
-export interface SystemOverrides {
-  marketProvider?: MarketProvider;
-}
-
 async function createLocalSubgraphs(config: Config, log: Logger, overrides: SystemOverrides): Promise<Map<string, Subgraph>> {
   const subgraphs = new Map<string, Subgraph>();
-  if (!config.subgraphUrls.market) {
-    const provider = overrides.marketProvider ?? createMarketProvider({
-      provider: config.marketProvider,
-      seed: config.marketSeed,
-      fixedTime: config.marketClock ? Date.parse(config.marketClock) : undefined,
-      googleBaseUrl: config.googleFinanceUrl,
-      timeoutMs: config.upstreamTimeoutMs,
-      retries: config.upstreamRetries,
-    });
-    const cache = createMarketCache({
-      redisUrl: config.redisUrl,
-      onError: (err) => log.warn({ err }, 'market cache error'),
-    });
-    const marketLog = log.child({ subgraph: 'market' });
-    subgraphs.set('market', await createMarketSubgraph({
-      provider,
-      cache,
-      ttls: config.marketCacheTtl,
-      limits: { maxQuotesPerRequest: config.maxQuotesPerRequest },
-      log: marketLog,
-    }));
+  for (const { name } of SUBGRAPHS) {
+    if (!config.subgraphUrls[name]) subgraphs.set(name, await createSubgraph(name, config, log, overrides));
   }
   return subgraphs;
 }
@@ -71,7 +48,8 @@ export async function createSystem(
     log,
   });
   await graph.start();
-  const app = await buildServer({ graph, subgraphs, log, corsOrigins: config.corsOrigins, parts: { dns: () => dns.health() } });
+  const remoteHealth = Object.fromEntries([...graph.remote].map(([name, url]) => [name, () => probeRemoteSubgraph(url)]));
+  const app = await buildServer({ graph, subgraphs, remoteSubgraphs: remoteHealth, log, corsOrigins: config.corsOrigins, parts: { dns: () => dns.health() } });
   let closing: Promise<void> | undefined;
   return {
     config, log, app, graph, subgraphs, dns,

@@ -4,7 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../gateway/config/load';
 import { createLogger } from '../../gateway/logger';
+import { buildSubgraphServer } from '../../gateway/subgraph-server';
+import { createSubgraph } from '../../gateway/subgraphs';
 import { createSystem, type System, type SystemOverrides } from '../../gateway/system';
+import { SUBGRAPHS } from '../../gateway/federation/registry';
+
+/**
+ * SUBGRAPH_MODE=remote runs every subgraph as its own HTTP service (as `npm run subgraph` does) and points the
+ * gateway at them with subgraph URLs; the same tests must pass in both modes.
+ */
+export const SUBGRAPH_MODE = process.env.SUBGRAPH_MODE === 'remote' ? 'remote' : 'in-process';
 
 export interface RunningSystem {
   url: string;
@@ -14,15 +23,35 @@ export interface RunningSystem {
 
 /** Starts the whole gateway on an ephemeral 127.0.0.1 port with test-friendly settings (own data dir, no DNS listeners, silent logs). */
 export async function startSystem(env: Record<string, string> = {}, overrides: SystemOverrides = {}): Promise<RunningSystem> {
-  const config = loadConfig({
+  const base = loadConfig({
     env: {
       PORT: '0', DNS_PORT: '0', DNS_API_PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       DATA_DIR: mkdtempSync(join(tmpdir(), 'onegraph-test-')), ...env,
     },
   });
-  const system = await createSystem(config, createLogger(config.logLevel), overrides);
+  const log = createLogger(base.logLevel);
+  const remotes: Array<{ close(): Promise<unknown> }> = [];
+  const subgraphUrls: Record<string, string> = { ...base.subgraphUrls };
+  if (SUBGRAPH_MODE === 'remote') {
+    for (const { name } of SUBGRAPHS) {
+      if (subgraphUrls[name]) continue;
+      const subgraph = await createSubgraph(name, base, log, overrides);
+      const { app } = await buildSubgraphServer(subgraph, log);
+      subgraphUrls[name] = `${await app.listen({ port: 0, host: '127.0.0.1' })}/graphql`;
+      remotes.push({ close: () => app.close().then(() => subgraph.close()) });
+    }
+  }
+  const config = { ...base, subgraphUrls };
+  const system = await createSystem(config, log, overrides);
   const url = await system.app.listen({ port: 0, host: '127.0.0.1' });
-  return { url, system, close: () => system.close() };
+  return {
+    url,
+    system,
+    close: async () => {
+      await system.close();
+      for (const r of remotes) await r.close();
+    },
+  };
 }
 
 export interface GraphQLResponse<T = Record<string, unknown>> {

@@ -1,5 +1,5 @@
 import { StaticProvider, STATIC_QUOTES } from '../fixtures/static-provider';
-import { getJson, startSystem, type RunningSystem } from '../helpers/system';
+import { getJson, startSystem, SUBGRAPH_MODE, type RunningSystem } from '../helpers/system';
 
 /** The market REST adapter over HTTP: every documented path, its parameters, defaults and errors. */
 let sys: RunningSystem;
@@ -125,7 +125,8 @@ describe('market paths', () => {
   test('GET /healthz reports status, version and the market subgraph', async () => {
     const res = await get('/healthz');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'ok', version: expect.any(String), subgraphs: { market: { status: 'ok', provider: 'static' } } });
+    const market = SUBGRAPH_MODE === 'remote' ? { status: 'ok', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/graphql$/) } : { status: 'ok', provider: 'static' };
+    expect(res.body).toMatchObject({ status: 'ok', version: expect.any(String), subgraphs: { market } });
   });
 });
 

@@ -1,0 +1,38 @@
+import { createMarketSubgraph } from '../subgraphs/market';
+import { createMarketCache } from '../subgraphs/market/cache';
+import { createMarketProvider } from '../subgraphs/market/providers';
+import type { MarketProvider } from '../subgraphs/market/providers/provider';
+import type { Subgraph } from '../subgraphs/subgraph';
+import type { Config } from './config/schema';
+import type { Logger } from './logger';
+
+/** Parts a test or an embedding program may supply instead of building them from the configuration. */
+export interface SystemOverrides {
+  marketProvider?: MarketProvider;
+}
+
+/** Builds one subgraph (in-process, or to serve alone with `npm run subgraph`) from the configuration. */
+export async function createSubgraph(name: string, config: Config, log: Logger, overrides: SystemOverrides = {}): Promise<Subgraph> {
+  switch (name) {
+    case 'market': {
+      const provider = overrides.marketProvider ?? createMarketProvider({
+        provider: config.marketProvider,
+        seed: config.marketSeed,
+        fixedTime: config.marketClock ? Date.parse(config.marketClock) : undefined,
+        googleBaseUrl: config.googleFinanceUrl,
+        timeoutMs: config.upstreamTimeoutMs,
+        retries: config.upstreamRetries,
+      });
+      const cache = createMarketCache({ redisUrl: config.redisUrl, onError: (err) => log.warn({ err }, 'market cache error') });
+      return createMarketSubgraph({
+        provider,
+        cache,
+        ttls: config.marketCacheTtl,
+        limits: { maxQuotesPerRequest: config.maxQuotesPerRequest },
+        log: log.child({ subgraph: 'market' }),
+      });
+    }
+    default:
+      throw new Error(`unknown subgraph "${name}"`);
+  }
+}
