@@ -38,6 +38,7 @@ function parseFlags(argv: string[]): Partial<Record<keyof Config, unknown>> & { 
     .addOption(new Option('--zone <name=file>', 'load a zone from an RFC 1035 master file at start, if the store lacks it (repeatable)').argParser(pairs('--zone', 'NAME=FILE')))
     .addOption(new Option('--tsig-keyfile <file>', 'TSIG keys in BIND key-file format, for dynamic update and transfer [TSIG_KEYFILE]'))
     .addOption(new Option('--notify <host:port>', 'secondary to NOTIFY after changes, comma-separated [NOTIFY_TARGETS]'))
+    .addOption(new Option('--supergraph <file>', 'serve this Federation 2 supergraph (remote subgraphs, URLs from the file) as a general gateway'))
     .addOption(new Option('--subgraph <name=url>', 'use a remote subgraph instead of the in-process one (repeatable)').argParser(pairs('--subgraph', 'NAME=URL')))
     .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent [LOG_LEVEL]'))
     .parse(argv);
@@ -48,7 +49,7 @@ function parseFlags(argv: string[]): Partial<Record<keyof Config, unknown>> & { 
     marketClock: o.marketClock, googleFinanceUrl: o.googleFinanceUrl, redisUrl: o.redisUrl,
     liveIntervalMs: o.liveIntervalMs, corsOrigins: o.corsOrigins, logLevel: o.logLevel,
     responseCache: o.responseCache === false ? false : undefined,
-    subgraphUrls: o.subgraph,
+    subgraphUrls: o.subgraph, supergraphFile: o.supergraph,
     dnsHost: o.dnsHost, dnsPort: o.dnsPort, databaseUrl: o.databaseUrl, zoneFiles: o.zone, tsigKeyFile: o.tsigKeyfile,
     notifyTargets: o.notify,
   };
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
   const system = await createSystem(config, log);
   const address = await system.app.listen({ port: config.port, host: config.host });
   log.info({ address, marketProvider: config.marketProvider }, `gateway listening: GraphQL ${address}/graphql, market REST ${address}/v1/…`);
-  if (system.dns.engine.server) {
+  if (system.dns?.engine.server) {
     const { host, port } = system.dns.engine.server;
     log.info({ host, port }, `DNS server answering on ${host}:${port} (UDP and TCP): dig @${host} -p ${port} www.example.test`);
   }

@@ -16,6 +16,8 @@ export interface ServerOptions {
   log: Logger;
   corsOrigins: string;
   bodyLimit?: number;
+  /** Serve the REST adapters (off for a foreign supergraph). Default true. */
+  rest?: boolean;
   /** Health probes of subgraphs served over HTTP, by name. */
   remoteSubgraphs?: Record<string, () => Promise<SubgraphHealth>>;
   /** Health of parts that are not subgraphs (the DNS engine), shown in /healthz. */
@@ -62,7 +64,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     handler: fastifyApolloHandler<GatewayContext>(graph.server, { context: async (req) => graph.context(req.id) }),
   });
 
-  registerMarketRest(app, graph);
+  if (options.rest !== false) registerMarketRest(app, graph);
 
   app.get('/healthz', async (_req, reply) => {
     let ok = true;

@@ -19,7 +19,8 @@ export interface System {
   app: FastifyInstance;
   graph: Graph;
   subgraphs: Map<string, Subgraph>;
-  dns: DnsPart;
+  /** The DNS engine; absent when serving a foreign supergraph (--supergraph). */
+  dns?: DnsPart;
   /** Stops accepting, finishes in-flight requests, closes subgraphs and caches. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -38,8 +39,16 @@ export async function createSystem(
   log: Logger = createLogger(config.logLevel),
   overrides: SystemOverrides = {},
 ): Promise<System> {
-  const subgraphs = await createLocalSubgraphs(config, log, overrides);
-  const dns = await startDns(config, log);
+  // --supergraph FILE: a general gateway over remote subgraphs; our own subgraphs, DNS and REST stay off.
+  const general = config.supergraphFile !== undefined;
+  const subgraphs = general ? new Map<string, Subgraph>() : await createLocalSubgraphs(config, log, overrides);
+  let dns: DnsPart | undefined;
+  try {
+    dns = general ? undefined : await startDns(config, log);
+  } catch (err) {
+    for (const s of subgraphs.values()) await s.close();
+    throw err;
+  }
   const graph = new Graph({
     supergraphSdl: readFileSync(config.supergraphFile ?? SUPERGRAPH_FILE, 'utf8'),
     local: subgraphs,
@@ -49,7 +58,10 @@ export async function createSystem(
   });
   await graph.start();
   const remoteHealth = Object.fromEntries([...graph.remote].map(([name, url]) => [name, () => probeRemoteSubgraph(url)]));
-  const app = await buildServer({ graph, subgraphs, remoteSubgraphs: remoteHealth, log, corsOrigins: config.corsOrigins, parts: { dns: () => dns.health() } });
+  const app = await buildServer({
+    graph, subgraphs, remoteSubgraphs: remoteHealth, log, corsOrigins: config.corsOrigins, rest: !general,
+    parts: dns ? { dns: () => (dns as DnsPart).health() } : {},
+  });
   let closing: Promise<void> | undefined;
   return {
     config, log, app, graph, subgraphs, dns,
@@ -58,7 +70,7 @@ export async function createSystem(
         await app.close();
         await graph.stop();
         for (const s of subgraphs.values()) await s.close();
-        await dns.close();
+        await dns?.close();
       })();
       return closing;
     },

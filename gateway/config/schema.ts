@@ -101,6 +101,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   maxQuotesPerRequest: 'MAX_QUOTES_PER_REQUEST',
   logLevel: 'LOG_LEVEL',
   tsigKeyFile: 'TSIG_KEYFILE',
+  supergraphFile: 'SUPERGRAPH_FILE',
   notifyTargets: 'NOTIFY_TARGETS',
   seedDemo: 'SEED_DEMO',
 };
