@@ -9,8 +9,16 @@ export interface GatewayContext {
   cachePolicy: CacheHint;
   /** Set when the response came from the response cache. */
   fromCache?: boolean;
+  /** Subgraph fetches made for this request (for the request log line). */
+  fetches: SubgraphFetch[];
+}
+
+export interface SubgraphFetch {
+  subgraph: string;
+  ms: number;
+  ok: boolean;
 }
 
 export function createGatewayContext(requestId: string, log: Logger): GatewayContext {
-  return { requestId, log, cachePolicy: new CacheHint() };
+  return { requestId, log, cachePolicy: new CacheHint(), fetches: [] };
 }

@@ -8,6 +8,10 @@ import type { Subgraph } from '../subgraphs/subgraph';
 import { createGatewayContext, type GatewayContext } from './context';
 import { InProcessDataSource } from './federation/in-process-data-source';
 import { RemoteSubgraphDataSource } from './federation/remote-data-source';
+import { TimedDataSource } from './federation/timed-data-source';
+import { operationLimitsRule, type OperationLimits } from './limits';
+import type { GatewayMetrics } from './metrics';
+import { observabilityPlugin } from './observability';
 import type { Logger } from './logger';
 import { ResponseCache, type CachedResponse } from './response-cache';
 
@@ -29,6 +33,11 @@ export interface GraphOptions {
   /** Overrides of subgraph URLs (`--subgraph NAME=URL`). */
   urls?: Readonly<Record<string, string>>;
   responseCacheEntries: number;
+  limits: OperationLimits;
+  /** Longest a subgraph fetch may take before the request goes on without it. */
+  subgraphTimeoutMs: number;
+  introspection: boolean;
+  metrics: GatewayMetrics;
   log: Logger;
 }
 
@@ -42,7 +51,7 @@ export interface RunResult {
 function formatError(formatted: GraphQLFormattedError): GraphQLFormattedError {
   const ext = formatted.extensions ?? {};
   const extensions: Record<string, unknown> = { code: ext.code ?? 'INTERNAL_SERVER_ERROR' };
-  for (const k of ['field', 'serviceName']) if (ext[k] !== undefined) extensions[k] = ext[k];
+  for (const k of ['field', 'serviceName', 'limit']) if (ext[k] !== undefined) extensions[k] = ext[k];
   return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions };
 }
 
@@ -60,11 +69,13 @@ export class Graph {
       supergraphSdl: options.supergraphSdl,
       buildService: ({ name, url }): GraphQLDataSource => {
         const local = options.urls?.[name] ? undefined : options.local.get(name);
-        if (local) return new InProcessDataSource(local);
+        const timed = (inner: GraphQLDataSource<GatewayContext>) => new TimedDataSource(name, inner, options.subgraphTimeoutMs, options.metrics);
+        if (local) return timed(new InProcessDataSource(local));
         const target = options.urls?.[name] ?? url;
         if (!target) throw new Error(`subgraph ${name} has no URL: give one with --subgraph ${name}=URL`);
         this.remote.set(name, target);
-        return new RemoteSubgraphDataSource({ url: target });
+        // Node's fetch (undici) keeps connections alive; Apollo's default fetcher is much slower.
+        return timed(new RemoteSubgraphDataSource({ url: target, fetcher: fetch as never }));
       },
       logger: options.log.child({ part: 'gateway' }),
     });
@@ -72,8 +83,13 @@ export class Graph {
       gateway: this.gateway,
       formatError,
       includeStacktraceInErrorResponses: false,
+      introspection: options.introspection,
+      validationRules: [operationLimitsRule(options.limits)],
       logger: options.log.child({ part: 'apollo' }),
-      plugins: [ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled(), this.cache.plugin()],
+      plugins: [
+        ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled(), this.cache.plugin(),
+        observabilityPlugin(options.metrics),
+      ],
     });
   }
 

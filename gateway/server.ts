@@ -6,6 +6,7 @@ import type { Subgraph, SubgraphHealth } from '../subgraphs/subgraph';
 import type { GatewayContext } from './context';
 import type { Graph } from './graph';
 import type { Logger } from './logger';
+import type { GatewayMetrics } from './metrics';
 import { RestError, statusText } from './rest/errors';
 import { registerMarketRest } from './rest/market';
 import { VERSION } from './version';
@@ -16,6 +17,7 @@ export interface ServerOptions {
   log: Logger;
   corsOrigins: string;
   bodyLimit?: number;
+  metrics: GatewayMetrics;
   /** Serve the REST adapters (off for a foreign supergraph). Default true. */
   rest?: boolean;
   /** Health probes of subgraphs served over HTTP, by name. */
@@ -44,6 +46,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(cors, { origin: corsOrigin(options.corsOrigins), methods: ['GET', 'POST', 'OPTIONS'] });
 
   app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    options.metrics.httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });
+    options.metrics.httpDuration.observe({ route }, reply.elapsedTime / 1000);
     req.log.info({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
   });
 
@@ -53,6 +58,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     }
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) req.log.error({ err }, 'unhandled error');
+    if (status === 413) {
+      const message = `request body exceeds the limit of ${options.bodyLimit ?? 1024 * 1024} bytes (maxBodyBytes)`;
+      if (req.url.startsWith('/graphql')) return reply.status(413).send({ errors: [{ message, extensions: { code: 'PAYLOAD_TOO_LARGE', limit: 'maxBodyBytes' } }] });
+      return reply.status(413).send({ error: statusText(413), message });
+    }
     return reply.status(status).send({ error: statusText(status), message: status === 500 ? 'internal error' : err.message });
   });
   app.setNotFoundHandler((req, reply) =>
@@ -65,6 +75,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   });
 
   if (options.rest !== false) registerMarketRest(app, graph);
+
+  app.get('/metrics', async (_req, reply) =>
+    reply.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics()));
 
   app.get('/healthz', async (_req, reply) => {
     let ok = true;

@@ -5,6 +5,7 @@ import type { Config } from './config/schema';
 import { startDns, type DnsPart } from './dns';
 import { SUBGRAPHS } from './federation/registry';
 import { Graph } from './graph';
+import { GatewayMetrics } from './metrics';
 import { probeRemoteSubgraph } from './federation/remote-health';
 import { createSubgraph, type SystemOverrides } from './subgraphs';
 
@@ -49,17 +50,23 @@ export async function createSystem(
     for (const s of subgraphs.values()) await s.close();
     throw err;
   }
+  const metrics = new GatewayMetrics();
   const graph = new Graph({
     supergraphSdl: readFileSync(config.supergraphFile ?? SUPERGRAPH_FILE, 'utf8'),
     local: subgraphs,
     urls: config.subgraphUrls,
     responseCacheEntries: config.responseCache ? config.responseCacheEntries : 0,
+    limits: { maxQueryDepth: config.maxQueryDepth, maxAliases: config.maxAliases, maxFields: config.maxFields },
+    subgraphTimeoutMs: config.subgraphTimeoutMs,
+    introspection: config.introspection,
+    metrics,
     log,
   });
   await graph.start();
   const remoteHealth = Object.fromEntries([...graph.remote].map(([name, url]) => [name, () => probeRemoteSubgraph(url)]));
   const app = await buildServer({
-    graph, subgraphs, remoteSubgraphs: remoteHealth, log, corsOrigins: config.corsOrigins, rest: !general,
+    graph, subgraphs, remoteSubgraphs: remoteHealth, log, corsOrigins: config.corsOrigins, rest: !general, metrics,
+    bodyLimit: config.maxBodyBytes,
     parts: dns ? { dns: () => (dns as DnsPart).health() } : {},
   });
   let closing: Promise<void> | undefined;

@@ -42,10 +42,23 @@ test('starts, logs JSON with a request id per request, and exits 0 on SIGTERM af
     expect(stdout).toContain('gateway listening');
     const res = await fetch(`http://127.0.0.1:${port}/v1/quote/AAPL:NASDAQ`, { headers: { 'x-request-id': 'test-req-42', authorization: 'Bearer secret-xyz' } });
     expect(res.status).toBe(200);
-    for (let i = 0; i < 50 && !stdout.includes('test-req-42'); i++) await new Promise((r) => setTimeout(r, 50));
-    const line = stdout.split('\n').find((l) => l.includes('test-req-42'));
-    expect(JSON.parse(line as string)).toMatchObject({ reqId: 'test-req-42', method: 'GET', status: 200, msg: 'request' });
+    const requestLogged = () => stdout.split('\n').some((l) => l.includes('test-req-42') && l.includes('"msg":"request"'));
+    for (let i = 0; i < 50 && !requestLogged(); i++) await new Promise((r) => setTimeout(r, 50));
+    const lines = stdout.split('\n').filter((l) => l.includes('test-req-42')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toContainEqual(expect.objectContaining({ reqId: 'test-req-42', method: 'GET', status: 200, msg: 'request' }));
+    // the REST path ran its fixed GraphQL operation under the same request id
+    expect(lines).toContainEqual(expect.objectContaining({ reqId: 'test-req-42', msg: 'graphql', operationName: 'RestQuote' }));
     expect(stdout).not.toContain('secret-xyz');
+    const gql = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'gql-req-7' },
+      body: JSON.stringify({ query: 'query LogProbe($t: String!) { quote(ticker: $t) { price } }', variables: { t: 'MSFT:NASDAQ' } }),
+    });
+    expect(gql.status).toBe(200);
+    for (let i = 0; i < 50 && !stdout.includes('"LogProbe"'); i++) await new Promise((r) => setTimeout(r, 50));
+    const opLine = JSON.parse(stdout.split('\n').find((l) => l.includes('"LogProbe"')) as string);
+    expect(opLine).toMatchObject({ msg: 'graphql', reqId: 'gql-req-7', operationName: 'LogProbe', type: 'query', cached: false,
+      fetches: [{ subgraph: 'market', ok: true, ms: expect.any(Number) }] });
+    expect(stdout).not.toContain('MSFT:NASDAQ'); // variables are never logged
   } finally {
     child.kill('SIGTERM');
   }

@@ -1,0 +1,44 @@
+import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/types';
+import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
+import type { GatewayContext } from '../context';
+import type { GatewayMetrics } from '../metrics';
+
+/**
+ * Wraps a subgraph data source: bounds each fetch by the subgraph timeout (the request goes on with the other
+ * subgraphs' data and an error naming this one), and records the fetch in the metrics and the request's log line.
+ */
+export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
+  constructor(
+    private readonly name: string,
+    private readonly inner: GraphQLDataSource<GatewayContext>,
+    private readonly timeoutMs: number,
+    private readonly metrics?: GatewayMetrics,
+  ) {}
+
+  async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<GatewayGraphQLResponse>((resolve) => {
+      timer = setTimeout(() => resolve({
+        errors: [{
+          message: `subgraph ${this.name} did not answer within ${this.timeoutMs} ms (subgraphTimeoutMs)`,
+          extensions: { code: 'SUBGRAPH_TIMEOUT', serviceName: this.name },
+        }],
+      } as GatewayGraphQLResponse), this.timeoutMs);
+    });
+    let ok = false;
+    try {
+      const result = await Promise.race([this.inner.process(options), timeout]);
+      ok = !result.errors?.length;
+      return result;
+    } finally {
+      clearTimeout(timer);
+      const ms = performance.now() - started;
+      this.metrics?.subgraphFetch.observe({ subgraph: this.name, outcome: ok ? 'ok' : 'error' }, ms / 1000);
+      if (options.kind === GraphQLDataSourceRequestKind.INCOMING_OPERATION) {
+        options.context.fetches?.push({ subgraph: this.name, ms: Math.round(ms * 10) / 10, ok });
+      }
+    }
+  }
+}

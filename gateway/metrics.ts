@@ -1,0 +1,39 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Prometheus metrics of one gateway process, served at /metrics. */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly httpRequests = new Counter({
+    name: 'http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'] as const, registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds', help: 'HTTP request duration by route', labelNames: ['route'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [this.registry],
+  });
+  readonly operationDuration = new Histogram({
+    name: 'graphql_operation_duration_seconds', help: 'GraphQL operation duration by operation name and type',
+    labelNames: ['operation', 'type', 'cached'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [this.registry],
+  });
+  readonly subgraphFetch = new Histogram({
+    name: 'subgraph_fetch_duration_seconds', help: 'Subgraph fetch duration by subgraph and outcome', labelNames: ['subgraph', 'outcome'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [this.registry],
+  });
+  readonly errors = new Counter({
+    name: 'graphql_errors_total', help: 'GraphQL errors by extensions.code', labelNames: ['code'] as const, registers: [this.registry],
+  });
+  private readonly operationNames = new Set<string>();
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Operation names are client-chosen: keep the label set bounded. */
+  operationLabel(name: string | null | undefined): string {
+    if (!name) return 'anonymous';
+    if (this.operationNames.has(name)) return name;
+    if (this.operationNames.size >= 200 || !/^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(name)) return 'other';
+    this.operationNames.add(name);
+    return name;
+  }
+}

@@ -1,0 +1,102 @@
+import type { MarketProvider } from '../../subgraphs/market/providers/provider';
+import { StaticProvider } from '../fixtures/static-provider';
+import { graphql, startSystem, type RunningSystem } from '../helpers/system';
+
+/** Every limit of the gateway: the over-limit request gets a clear error naming the limit. */
+async function withSystem(env: Record<string, string>, fn: (sys: RunningSystem) => Promise<void>, provider: MarketProvider = new StaticProvider()): Promise<void> {
+  const sys = await startSystem(env, { marketProvider: provider });
+  try {
+    await fn(sys);
+  } finally {
+    await sys.close();
+  }
+}
+
+test('query depth over maxQueryDepth is refused before any subgraph is asked', async () => {
+  const provider = new StaticProvider();
+  await withSystem({ MAX_QUERY_DEPTH: '2' }, async (sys) => {
+    expect((await graphql(sys.url, '{ quote(ticker: "AAPL:NASDAQ") { company { ceo } } }')).body.errors).toBeDefined();
+    const res = await graphql(sys.url, '{ quote(ticker: "AAPL:NASDAQ") { ticker } }');
+    expect(res.body.errors).toBeUndefined();
+    const deep = await graphql(sys.url, 'query Deep { quote(ticker: "AAPL:NASDAQ") { chart { points { date } } } }');
+    expect(deep.status).toBe(400);
+    expect(deep.body.errors?.[0]).toMatchObject({
+      message: 'query depth 4 exceeds the limit of 2 (maxQueryDepth)', extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: 'maxQueryDepth' },
+    });
+  }, provider);
+  expect(provider.calls).toHaveLength(1); // only the query within the limit reached the provider
+});
+
+test('fragments count toward depth and field limits', async () => {
+  await withSystem({ MAX_FIELDS: '4' }, async (sys) => {
+    const res = await graphql(sys.url, 'query F { quote(ticker: "AAPL:NASDAQ") { ...Q } } fragment Q on Quote { ticker price change name }');
+    expect(res.body.errors?.[0]).toMatchObject({ message: 'number of fields 5 exceeds the limit of 4 (maxFields)', extensions: { limit: 'maxFields' } });
+  });
+});
+
+test('aliases over maxAliases are refused', async () => {
+  await withSystem({ MAX_ALIASES: '2' }, async (sys) => {
+    const ok = await graphql(sys.url, '{ a: headline { title } b: headline { title } }');
+    expect(ok.body.errors).toBeUndefined();
+    const res = await graphql(sys.url, '{ a: headline { title } b: headline { title } c: headline { title } }');
+    expect(res.body.errors?.[0]).toMatchObject({ message: 'number of aliases 3 exceeds the limit of 2 (maxAliases)', extensions: { limit: 'maxAliases' } });
+  });
+});
+
+test('a body over maxBodyBytes is a 413 naming the limit', async () => {
+  await withSystem({ MAX_BODY_BYTES: '2048' }, async (sys) => {
+    const query = `{ headline { title } } # ${'x'.repeat(3000)}`;
+    const res = await fetch(`${sys.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ errors: [{ message: 'request body exceeds the limit of 2048 bytes (maxBodyBytes)', extensions: { code: 'PAYLOAD_TOO_LARGE', limit: 'maxBodyBytes' } }] });
+  });
+});
+
+test('introspection can be turned off', async () => {
+  await withSystem({ INTROSPECTION: 'false' }, async (sys) => {
+    const res = await graphql(sys.url, '{ __schema { queryType { name } } }');
+    expect(res.body.errors?.[0]?.message).toMatch(/introspection is not allowed/i);
+  });
+  await withSystem({}, async (sys) => {
+    expect((await graphql(sys.url, '{ __schema { queryType { name } } }')).body.data).toEqual({ __schema: { queryType: { name: 'Query' } } });
+  });
+});
+
+test('a subgraph slower than subgraphTimeoutMs gives an error naming it and the limit; the gateway answers on time', async () => {
+  const slow: MarketProvider = {
+    name: 'slow',
+    fetch: (requests) => new Promise((resolve) => { setTimeout(() => resolve(requests.map(() => ({ ok: true, value: null }))), 1_500).unref(); }),
+  };
+  await withSystem({ SUBGRAPH_TIMEOUT_MS: '200' }, async (sys) => {
+    const started = Date.now();
+    const res = await graphql(sys.url, '{ headline { title } }');
+    expect(Date.now() - started).toBeLessThan(1_200);
+    expect(res.body.errors?.[0]).toMatchObject({
+      message: 'subgraph market did not answer within 200 ms (subgraphTimeoutMs)', extensions: { code: 'SUBGRAPH_TIMEOUT', serviceName: 'market' },
+    });
+  }, slow);
+});
+
+test('CORS origins are configurable', async () => {
+  await withSystem({ CORS_ORIGINS: 'https://app.example' }, async (sys) => {
+    const allowed = await fetch(`${sys.url}/v1/quote/AAPL:NASDAQ`, { headers: { origin: 'https://app.example' } });
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    const other = await fetch(`${sys.url}/v1/quote/AAPL:NASDAQ`, { headers: { origin: 'https://evil.example' } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+test('/metrics exposes request, operation, subgraph-fetch and error metrics in Prometheus format', async () => {
+  await withSystem({}, async (sys) => {
+    await graphql(sys.url, 'query MetricsProbe { quote(ticker: "AAPL:NASDAQ") { price } }');
+    await graphql(sys.url, 'query Missing { quote(ticker: "NOPE:NASDAQ") { price } }');
+    await fetch(`${sys.url}/v1/quote/AAPL:NASDAQ`);
+    const res = await fetch(`${sys.url}/metrics`);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    const text = await res.text();
+    expect(text).toMatch(/graphql_operation_duration_seconds_count\{operation="MetricsProbe",type="query",cached="false"\} 1/);
+    expect(text).toMatch(/subgraph_fetch_duration_seconds_count\{subgraph="market",outcome="ok"\} [1-9]/);
+    expect(text).toMatch(/graphql_errors_total\{code="NOT_FOUND"\} 1/);
+    expect(text).toMatch(/http_requests_total\{route="\/v1\/quote\/:ticker",method="GET",status="200"\} 1/);
+  });
+});
