@@ -7,6 +7,7 @@ import type { GatewayContext } from './context';
 import type { Graph } from './graph';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './metrics';
+import { registerPlayground } from './playground';
 import { RestError, statusText } from './rest/errors';
 import { registerMarketRest } from './rest/market';
 import { VERSION } from './version';
@@ -43,6 +44,17 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return503OnClosing: true,
   });
 
+  // Graceful shutdown: requests in flight finish, and their keep-alive connections close after the answer (an
+  // idle keep-alive socket would otherwise hold close() open until its timeout).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
+
   await app.register(cors, { origin: corsOrigin(options.corsOrigins), methods: ['GET', 'POST', 'OPTIONS'] });
 
   app.addHook('onResponse', async (req, reply) => {
@@ -73,6 +85,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     method: ['GET', 'POST'],
     handler: fastifyApolloHandler<GatewayContext>(graph.server, { context: async (req) => graph.context(req.id) }),
   });
+  registerPlayground(app, { graphqlPath: '/graphql' }); // GET / and browsers' GET /graphql: the offline GraphiQL page
 
   if (options.rest !== false) registerMarketRest(app, graph);
 

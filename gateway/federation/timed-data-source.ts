@@ -16,6 +16,14 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
     private readonly metrics?: GatewayMetrics,
   ) {}
 
+  /** A fetch that failed outright (connection refused, reset, bad answer) as an error naming the subgraph. */
+  private unavailable(err: unknown): GatewayGraphQLResponse {
+    const reason = err instanceof Error ? err.message : String(err);
+    return {
+      errors: [{ message: `subgraph ${this.name} is unavailable: ${reason}`, extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName: this.name } }],
+    } as GatewayGraphQLResponse;
+  }
+
   async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
@@ -29,7 +37,7 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
     });
     let ok = false;
     try {
-      const result = await Promise.race([this.inner.process(options), timeout]);
+      const result = await Promise.race([this.inner.process(options).catch((err: unknown) => this.unavailable(err)), timeout]);
       ok = !result.errors?.length;
       return result;
     } finally {

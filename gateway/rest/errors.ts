@@ -25,6 +25,8 @@ const STATUS_OF_CODE: Record<string, number> = {
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UPSTREAM_UNAVAILABLE: 502,
+  SUBGRAPH_UNAVAILABLE: 503,
+  SUBGRAPH_TIMEOUT: 504,
 };
 
 export function statusOfGraphQLError(error: GraphQLFormattedError): number {
