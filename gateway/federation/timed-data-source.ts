@@ -18,7 +18,9 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
 
   /** A fetch that failed outright (connection refused, reset, bad answer) as an error naming the subgraph. */
   private unavailable(err: unknown): GatewayGraphQLResponse {
-    const reason = err instanceof Error ? err.message : String(err);
+    // fetch reports "fetch failed" and keeps the reason (e.g. "connect ECONNREFUSED …") in its cause chain
+    let reason = err instanceof Error ? err.message : String(err);
+    for (let cause: unknown = err instanceof Error ? err.cause : undefined; cause instanceof Error; cause = cause.cause) reason = cause.message;
     return {
       errors: [{ message: `subgraph ${this.name} is unavailable: ${reason}`, extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName: this.name } }],
     } as GatewayGraphQLResponse;
