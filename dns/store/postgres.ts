@@ -18,6 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { toZone, type ZoneRow } from './rows';
 import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
 import {
   ChangeEmitter,
@@ -102,37 +103,7 @@ const quoteIdent = (id: string) => `"${id.replace(/"/g, '""')}"`;
 const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const INSERT_CHUNK = 5_000;
 
-interface ZoneRow {
-  name: string;
-  admin_email: string;
-  primary_ns: string;
-  refresh: number;
-  retry: number;
-  expire: number;
-  minimum: number;
-  default_ttl: number;
-  serial: string;
-  created_at: string;
-  updated_at: string;
-  records_count: number;
-}
 
-function toZone(r: ZoneRow): Zone {
-  return {
-    name: r.name,
-    adminEmail: r.admin_email,
-    primaryNs: r.primary_ns,
-    refresh: r.refresh,
-    retry: r.retry,
-    expire: r.expire,
-    minimum: r.minimum,
-    defaultTtl: r.default_ttl,
-    serial: Number(r.serial),
-    recordsCount: r.records_count,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
 
 /** The URL without its password, for messages. */
 export function redactUrl(url: string): string {

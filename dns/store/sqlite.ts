@@ -12,6 +12,7 @@
  * better-sqlite3 is synchronous: the async methods run their statements at once and resolve afterwards.
  */
 import Database from 'better-sqlite3';
+import { toZone, type ZoneRow } from './rows';
 import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
 import {
   ChangeEmitter,
@@ -79,41 +80,11 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
   },
 ];
 
-interface ZoneRow {
-  name: string;
-  admin_email: string;
-  primary_ns: string;
-  refresh: number;
-  retry: number;
-  expire: number;
-  minimum: number;
-  default_ttl: number;
-  serial: number;
-  created_at: string;
-  updated_at: string;
-  records_count: number;
-}
 
 const ZONE_SELECT = `
   SELECT z.*, (SELECT COUNT(*) FROM records r WHERE r.zone = z.name) AS records_count FROM zones z`;
 const RECORD_COLUMNS = `id, zone, name, type, ttl, value, created_at AS createdAt, updated_at AS updatedAt`;
 
-function toZone(r: ZoneRow): Zone {
-  return {
-    name: r.name,
-    adminEmail: r.admin_email,
-    primaryNs: r.primary_ns,
-    refresh: r.refresh,
-    retry: r.retry,
-    expire: r.expire,
-    minimum: r.minimum,
-    defaultTtl: r.default_ttl,
-    serial: r.serial,
-    recordsCount: r.records_count,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
 
 function migrate(db: Database.Database): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (

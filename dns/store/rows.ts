@@ -1,0 +1,34 @@
+import type { Zone } from '../model';
+
+/** A zone row as both SQL dialects return it (PostgreSQL gives the bigint serial as a string). */
+export interface ZoneRow {
+  name: string;
+  admin_email: string;
+  primary_ns: string;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+  default_ttl: number;
+  serial: number | string;
+  created_at: string;
+  updated_at: string;
+  records_count: number;
+}
+
+export function toZone(r: ZoneRow): Zone {
+  return {
+    name: r.name,
+    adminEmail: r.admin_email,
+    primaryNs: r.primary_ns,
+    refresh: r.refresh,
+    retry: r.retry,
+    expire: r.expire,
+    minimum: r.minimum,
+    defaultTtl: r.default_ttl,
+    serial: Number(r.serial),
+    recordsCount: r.records_count,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
