@@ -13,7 +13,7 @@ async function main(): Promise<void> {
     .name('npm run subgraph --')
     .description(`Runs one subgraph alone; point the gateway at it with --subgraph NAME=http://HOST:PORT/graphql.\nSubgraphs: ${names.join(', ')}. The configuration (file, environment) is the gateway's.`)
     .argument('<name>', `subgraph to run: ${names.join(', ')}`)
-    .addOption(new Option('--port <n>', 'HTTP port (default: the one in the supergraph, e.g. 4101 for market)'))
+    .addOption(new Option('--port <n>', 'HTTP port [PORT, default: the one in the supergraph, e.g. 4101 for market]'))
     .addOption(new Option('--host <addr>', 'address to listen on [HOST, default 127.0.0.1]'))
     .addOption(new Option('--config <file>', 'YAML or JSON config file [CONFIG]'))
     .parse(process.argv);
@@ -21,7 +21,8 @@ async function main(): Promise<void> {
   const entry = SUBGRAPHS.find((s) => s.name === name);
   if (!entry) throw new ConfigError(`unknown subgraph "${name}": use one of ${names.join(', ')}`);
   const o = program.opts<{ port?: string; host?: string; config?: string }>();
-  const config = loadConfig({ file: o.config, flags: { port: o.port ?? new URL(entry.defaultUrl).port, host: o.host } });
+  const port = o.port ?? process.env.PORT ?? new URL(entry.defaultUrl).port;
+  const config = loadConfig({ file: o.config, flags: { port, host: o.host } });
   const log = createLogger(config.logLevel).child({ subgraph: name });
   const subgraph = await createSubgraph(name, config, log);
   const { app } = await buildSubgraphServer(subgraph, log);

@@ -9,17 +9,25 @@ export interface Resolution {
   answers: RR[];
   authorities: RR[];
   additionals: RR[];
+  /** The zone that answered (none for REFUSED). */
+  zone?: ZoneData;
 }
 
 /** Longest CNAME/DNAME chain we follow inside a zone (loops end here too). */
 const MAX_CHAIN = 16;
 
+/**
+ * On a copy of a zone's record made to answer under another owner name (the name as asked, a wildcard's match):
+ * the record it copies, whose wire form after the owner name is the copy's too.
+ */
+export const ORIGIN: unique symbol = Symbol('origin');
+
 function withOwner(records: readonly RR[], owner: string): RR[] {
-  return records.map((r) => (r.name === owner ? r : ({ ...r, name: owner } as RR)));
+  return records.map((r) => (r.name === owner ? r : ({ ...r, name: owner, [ORIGIN]: r } as unknown as RR)));
 }
 
 function negative(zone: ZoneData): RR {
-  return { ...zone.soa, ttl: zone.negativeTtl };
+  return zone.negativeSoa;
 }
 
 /** A/AAAA of in-zone name server targets: glue for a referral. */
@@ -40,21 +48,31 @@ function glue(zone: ZoneData, ns: readonly RR[]): RR[] {
  * minimal answers to ANY (RFC 8482: one RRset). Names outside every zone are REFUSED.
  */
 export function resolve(index: ZoneIndex, qname: string, qtype: string): Resolution {
-  const first = index.find(qname.toLowerCase());
-  if (!first) return { rcode: 'REFUSED', aa: false, answers: [], authorities: [], additionals: [] };
-  const zone: ZoneData = first;
+  const zone = index.find(qname.toLowerCase());
+  if (!zone) return { rcode: 'REFUSED', aa: false, answers: [], authorities: [], additionals: [] };
+  const result = resolveIn(zone, qname, qtype);
+  result.zone = zone;
+  return result;
+}
+
+function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
   const answers: RR[] = [];
   let name = qname;
 
   for (let step = 0; step < MAX_CHAIN; step++) {
     const lower = name.toLowerCase();
-    if (lower !== zone.name && !lower.endsWith(`.${zone.name}`)) break; // chain left the zone: answer what we have
+    if (!inZone(lower, zone.name)) break; // chain left the zone: answer what we have
 
-    // Walk down from below the apex: a zone cut (NS) means a referral, a DNAME above the name rewrites it.
-    const labels = lower === zone.name ? [] : lower.slice(0, lower.length - zone.name.length - (zone.name ? 1 : 0)).split('.');
+    // Walk down from below the apex: a zone cut (NS) means a referral, a DNAME above the name rewrites it. The
+    // ancestors are the suffixes of the name after each dot left of the apex, the highest first, then the name.
+    // Only names with NS or DNAME matter there: none in most zones.
     let rewritten: string | undefined;
-    for (let i = labels.length - 1; i >= 0; i--) {
-      const ancestor = zone.name ? `${labels.slice(i).join('.')}.${zone.name}` : labels.slice(i).join('.');
+    const special = zone.cutsAndDnames;
+    for (let p = lower === zone.name || special.size === 0 ? -1 : lower.length - zone.name.length - (zone.name ? 1 : 0); p >= 0;) {
+      const dot = p > 0 ? lower.lastIndexOf('.', p - 1) : -1;
+      const ancestor = dot < 0 ? lower : lower.slice(dot + 1);
+      p = dot;
+      if (!special.has(ancestor)) continue;
       const node = zone.nodes.get(ancestor);
       if (!node) continue;
       const ns = node.get('NS');
@@ -102,6 +120,13 @@ export function resolve(index: ZoneIndex, qname: string, qtype: string): Resolut
     return nodata(zone, answers);
   }
   return { rcode: 'NOERROR', aa: true, answers, authorities: [], additionals: [] };
+}
+
+/** `lower` is the zone's name or below it. */
+function inZone(lower: string, zone: string): boolean {
+  if (lower === zone) return true;
+  const dot = lower.length - zone.length - 1;
+  return dot >= 0 && lower.charCodeAt(dot) === 46 && lower.endsWith(zone);
 }
 
 function nodata(zone: ZoneData, answers: RR[]): Resolution {

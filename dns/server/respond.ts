@@ -4,8 +4,9 @@ import { signMessage, signResponse, verifyMessage, type VerifyResult } from '../
 import type { TsigKey } from '../tsig/keyfile';
 import { WireError } from '../tsig/wire-walk';
 import { decodeMessage } from '../wire/message';
+import { encodePlainAnswer, nameText, plainName } from './answer-wire';
 import { resolve, type Resolution } from './resolve';
-import type { ZoneIndex } from './zone-index';
+import type { ZoneData, ZoneIndex } from './zone-index';
 import {
   CLASSIC_UDP_SIZE, EDNS_UDP_SIZE, FLAG_AA, FLAG_CD, FLAG_RD, FLAG_TC, headerOnlyResponse, OPCODE, opcodeOf, RCODE,
 } from './wire';
@@ -136,13 +137,270 @@ export class Responder {
   }
 
   private answer(query: DecodedPacket, question: Question, remote: Remote): Buffer {
+    const answer = this.lookup(query, question);
+    return remote.transport === 'udp' && answer.full.length > udpLimit(query) ? (answer.truncated as Buffer) : answer.full;
+  }
+
+  /** The full answer to a question, and (when longer than the smallest UDP limit) its truncated form. */
+  private lookup(query: DecodedPacket, question: Question): Answered {
     const result: Resolution = resolve(this.index, question.name, question.type);
     const rcode = RCODE[result.rcode];
     const flags = result.aa ? FLAG_AA : 0;
     const full = encodeResponse(query, result, rcode, flags);
-    if (remote.transport === 'udp' && full.length > udpLimit(query)) {
-      return encodeResponse(query, {}, rcode, flags | FLAG_TC); // the client retries over TCP
-    }
-    return full;
+    // the client retries over TCP
+    const truncated = full.length > CLASSIC_UDP_SIZE ? encodeResponse(query, {}, rcode, flags | FLAG_TC) : undefined;
+    return { full, truncated, zone: result.zone };
   }
+
+  /**
+   * The answer to a plain query (opcode QUERY, one question, no other records but an EDNS version 0 OPT without
+   * options dns-packet interprets; no TSIG), computed here and now: from the answer cache, else by the same steps as
+   * `handle` (whose result it equals byte for byte), then cached. Undefined for every other message: those go
+   * through `handle`.
+   *
+   * The buffer returned may be the cache's own, with this query's ID, RD and CD written in: send (or copy) it before
+   * the next call, and call `detach()` if the transport still holds it afterwards (a send left queued).
+   */
+  answerNow(raw: Buffer, transport: 'udp' | 'tcp'): Buffer | undefined {
+    this.lent = undefined;
+    if (!scanPlainQuery(raw)) return undefined;
+    const end = scanned.questionEnd;
+    const edns = scanned.edns;
+    const hash = questionHash(raw, end, edns);
+    const cache = this.cache;
+    const found = answerCache.maxEntries > 0 ? cache.find(raw, end, edns, hash) : undefined;
+    const index = this.index;
+    if (found !== undefined && found.layout === index.layout && (found.zone === undefined || !found.zone.retired)) {
+      const truncated = transport === 'udp' && found.full.length > scanned.udpLimit;
+      const out = truncated ? (found.truncated as Buffer) : found.full;
+      // this query's ID, RD and CD (the rest of the header depends on the question alone)
+      out[0] = raw[0] as number;
+      out[1] = raw[1] as number;
+      out[2] = ((out[2] as number) & ~0x01) | ((raw[2] as number) & 0x01);
+      out[3] = ((out[3] as number) & ~0x10) | ((raw[3] as number) & 0x10);
+      this.lent = found;
+      this.lentTruncated = truncated;
+      return out;
+    }
+    const layout = index.layout;
+    let answer = this.lookupPlain(raw, end, edns);
+    if (answer === undefined) {
+      let query: DecodedPacket;
+      try {
+        query = decodeMessage(raw) as unknown as DecodedPacket;
+      } catch {
+        return undefined; // `handle` answers it (FORMERR)
+      }
+      const question = query.questions?.[0] as Question;
+      try {
+        answer = (question.class ?? 'IN') === 'IN' ? this.lookup(query, question) : { full: encodeResponse(query, {}, RCODE.REFUSED) };
+      } catch {
+        return encodeResponse(query, {}, RCODE.SERVFAIL);
+      }
+    }
+    const truncated = transport === 'udp' && answer.full.length > scanned.udpLimit;
+    const out = truncated ? (answer.truncated as Buffer) : answer.full;
+    if (answerCache.maxEntries > 0) {
+      let entry = found;
+      if (entry === undefined) {
+        // the answer's question section is the query's bytes (name as sent) but for odd names: then it keeps its own
+        const length = end - 12;
+        const echoed = answer.full.length >= end && raw.compare(answer.full, 12, end, 12, end) === 0;
+        entry = { question: echoed ? undefined : Buffer.from(raw.subarray(12, end)), length, edns, full: answer.full, layout, next: undefined };
+        cache.insert(entry, hash, answer.full.length + (answer.truncated?.length ?? 0));
+      } else {
+        if (entry.question === undefined && answer.full.compare(entry.full, 12, end, 12, end) !== 0) entry.question = Buffer.from(raw.subarray(12, end));
+        cache.grow(answer.full.length + (answer.truncated?.length ?? 0) - entry.full.length - (entry.truncated?.length ?? 0));
+      }
+      entry.full = answer.full;
+      entry.truncated = answer.truncated;
+      entry.zone = answer.zone;
+      entry.layout = layout;
+      this.lent = entry;
+      this.lentTruncated = truncated;
+    }
+    return out;
+  }
+
+  /**
+   * `lookup` for a plain query of class IN whose name dns-packet would give back unchanged: resolved and encoded
+   * without decoding the message (see answer-wire.ts); undefined when that does not apply, or on any error (the
+   * dns-packet path then answers, SERVFAIL included).
+   */
+  private lookupPlain(raw: Buffer, questionEnd: number, edns: number): Answered | undefined {
+    const nameEnd = questionEnd - 4;
+    if (raw[questionEnd - 2] !== 0 || raw[questionEnd - 1] !== 1 || !plainName(raw, nameEnd)) return undefined;
+    try {
+      const qname = nameText(raw, nameEnd);
+      const result = resolve(this.index, qname, typeName((raw[nameEnd] as number) << 8 | (raw[nameEnd + 1] as number)));
+      const rcode = RCODE[result.rcode];
+      const flags = result.aa ? FLAG_AA : 0;
+      const full = encodePlainAnswer(raw, nameEnd, questionEnd, qname, result, rcode, flags, edns);
+      if (full === undefined) return undefined;
+      const truncated = full.length > CLASSIC_UDP_SIZE ? encodePlainAnswer(raw, nameEnd, questionEnd, qname, NO_RECORDS, rcode, flags | FLAG_TC, edns) : undefined;
+      return { full, truncated, zone: result.zone };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The buffer `answerNow` returned last is still in use: the cache keeps a copy of its own from now on. */
+  detach(): void {
+    const entry = this.lent;
+    if (entry === undefined) return;
+    if (this.lentTruncated) entry.truncated = Buffer.from(entry.truncated as Buffer);
+    else entry.full = Buffer.from(entry.full);
+    this.lent = undefined;
+  }
+
+  private readonly cache = new AnswerCache();
+  /** The cache entry whose buffer `answerNow` returned last (and which one: full or truncated). */
+  private lent: CachedAnswer | undefined;
+  private lentTruncated = false;
+}
+
+const NO_RECORDS = { answers: [], authorities: [], additionals: [] };
+
+/** Type mnemonic of a number, as dns-packet names it ('A', 'ANY', 'UNKNOWN_99'). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- dns-packet's type table has no typings
+const typeName = (require('dns-packet/types') as { toString(n: number): string }).toString;
+
+/**
+ * Answer cache settings: entries and bytes of answers held at most (the cache is emptied when either is reached);
+ * maxEntries 0 turns it off.
+ */
+export const answerCache = { maxEntries: 50_000, maxBytes: 32 * 1024 * 1024 };
+
+interface Answered {
+  full: Buffer;
+  truncated?: Buffer;
+  zone?: ZoneData;
+}
+
+interface CachedAnswer extends Answered {
+  /**
+   * The question section as received (name as sent: the answer echoes its case; type; class) when it differs from
+   * the answer's question section (bytes 12 to 12 + length of `full`), which holds it otherwise.
+   */
+  question: Buffer | undefined;
+  length: number;
+  /** 0 no EDNS, 1 EDNS, 2 EDNS with DO. */
+  edns: number;
+  /** `ZoneIndex.layout` when computed. */
+  layout: number;
+  /** Next entry of the same hash bucket. */
+  next: CachedAnswer | undefined;
+}
+
+/** FNV-1a over the question section and the EDNS state, folded to a small integer. */
+function questionHash(raw: Buffer, end: number, edns: number): number {
+  let h = 0x811c9dc5 ^ edns;
+  for (let i = 12; i < end; i++) h = Math.imul(h ^ (raw[i] as number), 0x01000193);
+  return (h ^ (h >>> 15)) & 0x3fffffff;
+}
+
+/**
+ * Encoded answers to plain queries by the exact bytes of their question section and their EDNS state (none, EDNS,
+ * EDNS with DO), in a hash table of chained buckets. Each answer is kept whole and, when longer than 512 bytes,
+ * truncated (TC) as well; ID, RD and CD are the query's on the way out. An entry is used while its zone is the
+ * index's current copy and no zone was added or removed since (a new child zone changes which zone answers), so a
+ * zone reload invalidates that zone's answers only. When full, the cache starts over empty.
+ */
+class AnswerCache {
+  private table: Array<CachedAnswer | undefined> = [];
+  private mask = -1;
+  private size = 0;
+
+  find(raw: Buffer, end: number, edns: number, hash: number): CachedAnswer | undefined {
+    if (this.mask < 0) return undefined;
+    next: for (let e = this.table[hash & this.mask]; e !== undefined; e = e.next) {
+      if (e.edns !== edns || e.length !== end - 12) continue;
+      const q = e.question;
+      if (q === undefined) {
+        const full = e.full;
+        for (let i = 12; i < end; i++) if (full[i] !== raw[i]) continue next;
+      } else {
+        for (let i = 12; i < end; i++) if (q[i - 12] !== raw[i]) continue next;
+      }
+      return e;
+    }
+    return undefined;
+  }
+
+  private bytes = 0;
+
+  insert(entry: CachedAnswer, hash: number, bytes: number): void {
+    if (this.mask < 0 || this.size >= answerCache.maxEntries || this.bytes + bytes > answerCache.maxBytes) {
+      let buckets = 1024;
+      while (buckets < answerCache.maxEntries) buckets *= 2;
+      this.table = new Array<CachedAnswer | undefined>(buckets).fill(undefined);
+      this.mask = buckets - 1;
+      this.size = 0;
+      this.bytes = 0;
+    }
+    const slot = hash & this.mask;
+    entry.next = this.table[slot];
+    this.table[slot] = entry;
+    this.size++;
+    this.bytes += bytes;
+  }
+
+  /** An entry's answer was computed again (its zone changed): its new size counts instead of the old. */
+  grow(bytes: number): void {
+    this.bytes += bytes;
+  }
+}
+
+/** What `scanPlainQuery` found (module scope: no allocation per packet). */
+const scanned = { questionEnd: 0, edns: 0 as 0 | 1 | 2, udpLimit: CLASSIC_UDP_SIZE };
+
+/** OPT option codes dns-packet decodes beyond their bytes (ECS, KEEPALIVE, KEY-TAG): their messages take `handle`. */
+const INTERPRETED_OPTIONS = new Set([8, 11, 14]);
+
+/**
+ * Is `raw` a plain query `answerNow` may answer: QR 0, opcode QUERY, QDCOUNT 1, ANCOUNT 0, NSCOUNT 0, ARCOUNT 0 or 1
+ * (an OPT at the root, EDNS version 0, options well framed), an uncompressed question name dns-packet decodes (labels
+ * up to 63 bytes, 254 in all), not AXFR/IXFR, and nothing after the last record.
+ */
+function scanPlainQuery(raw: Buffer): boolean {
+  const len = raw.length;
+  if (len < 17 || ((raw[2] as number) & 0xf8) !== 0) return false;
+  if (raw[4] !== 0 || raw[5] !== 1 || raw[6] !== 0 || raw[7] !== 0 || raw[8] !== 0 || raw[9] !== 0 || raw[10] !== 0) return false;
+  const arcount = raw[11] as number;
+  if (arcount > 1) return false;
+  let o = 12;
+  let total = 0;
+  for (;;) {
+    const label = raw[o] as number;
+    if (label === 0) break;
+    if (label > 63) return false; // compression pointer or extended label type
+    total += label + 1;
+    if (total > 254) return false;
+    o += label + 1;
+    if (o >= len) return false;
+  }
+  const end = o + 5;
+  if (end > len) return false;
+  const qtype = ((raw[o + 1] as number) << 8) | (raw[o + 2] as number);
+  if (qtype === 251 || qtype === 252) return false; // IXFR, AXFR
+  scanned.questionEnd = end;
+  if (arcount === 0) {
+    if (end !== len) return false;
+    scanned.edns = 0;
+    scanned.udpLimit = CLASSIC_UDP_SIZE;
+    return true;
+  }
+  // OPT: root owner, type 41, class = payload size, TTL = extended rcode, version, flags; then RDLENGTH and options
+  if (end + 11 > len || raw[end] !== 0 || raw[end + 1] !== 0 || raw[end + 2] !== 41 || raw[end + 6] !== 0) return false;
+  const rdEnd = end + 11 + raw.readUInt16BE(end + 9);
+  if (rdEnd !== len) return false;
+  for (let p = end + 11; p < rdEnd;) {
+    if (p + 4 > rdEnd || INTERPRETED_OPTIONS.has(raw.readUInt16BE(p))) return false;
+    p += 4 + raw.readUInt16BE(p + 2);
+    if (p > rdEnd) return false;
+  }
+  const size = raw.readUInt16BE(end + 3);
+  scanned.edns = (raw[end + 7] as number) & 0x80 ? 2 : 1;
+  scanned.udpLimit = Math.max(CLASSIC_UDP_SIZE, Math.min(size || CLASSIC_UDP_SIZE, EDNS_UDP_SIZE));
+  return true;
 }

@@ -15,6 +15,10 @@ export class ZoneData {
   readonly nodes = new Map<string, Node>();
   /** Every name that exists in the tree, including empty non-terminals (they give NODATA, not NXDOMAIN). */
   readonly names = new Set<string>();
+  /** Names below the apex with NS (zone cuts) or DNAME records: the only ones a lookup must check on its way down. */
+  readonly cutsAndDnames = new Set<string>();
+  /** Set when the index replaced or dropped this copy: answers computed from it (cached ones) are stale. */
+  retired = false;
 
   constructor(readonly name: string, readonly soa: SoaAnswer, records: readonly RR[]) {
     this.add(soa);
@@ -31,6 +35,7 @@ export class ZoneData {
     const list = node.get(record.type);
     if (list) list.push(record);
     else node.set(record.type, [record]);
+    if ((record.type === 'NS' || record.type === 'DNAME') && owner !== this.name) this.cutsAndDnames.add(owner);
     // the owner and every ancestor down from the apex exist
     for (let n = owner; ; n = parentOf(n)) {
       this.names.add(n);
@@ -42,6 +47,13 @@ export class ZoneData {
   get negativeTtl(): number {
     return Math.min(this.soa.ttl ?? 0, this.soa.data.minimum ?? 0);
   }
+
+  /** The SOA as NXDOMAIN and NODATA answers carry it: with the negative TTL (one object per zone copy). */
+  get negativeSoa(): RR {
+    return (this.negative ??= { ...this.soa, ttl: this.negativeTtl });
+  }
+
+  private negative?: RR;
 }
 
 export function parentOf(name: string): string {
@@ -52,13 +64,26 @@ export function parentOf(name: string): string {
 /** All zones this server is authoritative for; finds the closest enclosing zone of a name. */
 export class ZoneIndex {
   private readonly zones = new Map<string, ZoneData>();
+  /**
+   * Raised whenever a zone is added or removed (which zone encloses a name may change); replacing a zone's data
+   * retires the old copy instead. Cached answers are valid while both their layout and their zone are current.
+   */
+  layout = 0;
 
   set(zone: ZoneData): void {
+    const previous = this.zones.get(zone.name);
     this.zones.set(zone.name, zone);
+    if (previous === zone) return;
+    if (previous) previous.retired = true;
+    else this.layout++;
   }
 
   delete(name: string): void {
+    const previous = this.zones.get(name);
+    if (!previous) return;
     this.zones.delete(name);
+    previous.retired = true;
+    this.layout++;
   }
 
   get(name: string): ZoneData | undefined {
