@@ -7,7 +7,6 @@ import type { GatewayContext } from './context';
 import type { Graph } from './graph';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './metrics';
-import { registerPlayground } from './playground';
 import { RestError, statusText } from './rest/errors';
 import { registerMarketRest } from './rest/market';
 import { VERSION } from './version';
@@ -85,7 +84,6 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     method: ['GET', 'POST'],
     handler: fastifyApolloHandler<GatewayContext>(graph.server, { context: async (req) => graph.context(req.id) }),
   });
-  registerPlayground(app, { graphqlPath: '/graphql' }); // GET / and browsers' GET /graphql: the offline GraphiQL page
 
   if (options.rest !== false) registerMarketRest(app, graph);
 
