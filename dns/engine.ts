@@ -1,6 +1,6 @@
 import type { DecodedPacket, SoaAnswer } from 'dns-packet';
 import { isIPv4, isIPv6 } from 'node:net';
-import type { Zone } from './model';
+import type { StoredRecord, Zone } from './model';
 import { emailToRname, toPacketAnswer } from './records';
 import { encodeResponse, Responder, type Remote } from './server/respond';
 import { sendNotify, type NotifyTarget } from './server/notify';
@@ -45,6 +45,24 @@ export interface DnsEngineOptions {
 function isLoopback(address: string): boolean {
   const a = address.replace(/^::ffff:/, '');
   return (isIPv4(a) && a.startsWith('127.')) || (isIPv6(a) && a === '::1');
+}
+
+/**
+ * Records with one TTL per RRset, the lowest of its records. RFC 2181 §5.2 gives an RRset one TTL; the store can
+ * hold different ones (one record's TTL changed alone), and BIND, once it has transferred such a zone, answers
+ * every record of the set with the lowest, so we serve (and transfer) exactly that.
+ */
+function withRrsetTtls(records: readonly StoredRecord[]): StoredRecord[] {
+  const lowest = new Map<string, number>();
+  for (const r of records) {
+    const key = `${r.name}\u0000${r.type}`;
+    const ttl = lowest.get(key);
+    if (ttl === undefined || r.ttl < ttl) lowest.set(key, r.ttl);
+  }
+  return records.map((r) => {
+    const ttl = lowest.get(`${r.name}\u0000${r.type}`) as number;
+    return ttl === r.ttl ? r : { ...r, ttl };
+  });
 }
 
 /** The zone's SOA as the server answers it: SOA fields from the zone settings, TTL the zone's default TTL. */
@@ -106,7 +124,7 @@ export class DnsEngine {
         return;
       }
       const records = await this.options.store.listRecords(name);
-      this.index.set(new ZoneData(zone.name, soaAnswer(zone), records.map((r) => toPacketAnswer(r) as RR)));
+      this.index.set(new ZoneData(zone.name, soaAnswer(zone), withRrsetTtls(records).map((r) => toPacketAnswer(r) as RR)));
     }).catch((err: unknown) => this.options.log?.warn({ err, zone: name }, 'zone reload failed; answering from the previous copy'));
     this.reloads.set(name, next);
     void next.finally(() => { if (this.reloads.get(name) === next) this.reloads.delete(name); });

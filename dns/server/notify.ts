@@ -3,7 +3,7 @@ import { isIPv6 } from 'node:net';
 import * as packet from 'dns-packet';
 import { signMessage } from '../tsig/tsig';
 import type { TsigKey } from '../tsig/keyfile';
-import { FLAG_AA, OPCODE } from './wire';
+import { FLAG_AA, OPCODE, opcodeOf, RCODE } from './wire';
 
 export interface NotifyTarget {
   host: string;
@@ -12,7 +12,8 @@ export interface NotifyTarget {
 
 /**
  * Sends a NOTIFY (RFC 1996) for `zone` to one secondary over UDP and waits for its answer, retrying a few times.
- * Resolves true when the secondary acknowledged.
+ * Resolves true when the secondary acknowledged: a NOTIFY response with rcode NOERROR (§4.7). An error answer
+ * (NOTAUTH for a zone it does not serve or a TSIG it rejects, REFUSED, …) is final: false, without retrying.
  */
 export async function sendNotify(zone: string, target: NotifyTarget, options: { key?: TsigKey; tries?: number; timeoutMs?: number } = {}): Promise<boolean> {
   const id = Math.floor(Math.random() * 65536);
@@ -24,19 +25,19 @@ export async function sendNotify(zone: string, target: NotifyTarget, options: { 
   const socket = createSocket(isIPv6(target.host) ? 'udp6' : 'udp4');
   try {
     for (let attempt = 0; attempt < (options.tries ?? 3); attempt++) {
-      const acked = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => { socket.off('message', onMessage); resolve(false); }, options.timeoutMs ?? 2000);
+      const answer = await new Promise<number | undefined>((resolve) => {
+        const timer = setTimeout(() => { socket.off('message', onMessage); resolve(undefined); }, options.timeoutMs ?? 2000);
         function onMessage(msg: Buffer): void {
-          if (msg.length >= 12 && msg.readUInt16BE(0) === id && msg.readUInt16BE(2) & 0x8000) {
+          if (msg.length >= 12 && msg.readUInt16BE(0) === id && msg.readUInt16BE(2) & 0x8000 && opcodeOf(msg) === OPCODE.NOTIFY) {
             clearTimeout(timer);
             socket.off('message', onMessage);
-            resolve(true);
+            resolve(msg.readUInt16BE(2) & 0xf);
           }
         }
         socket.on('message', onMessage);
         socket.send(message, target.port, target.host);
       });
-      if (acked) return true;
+      if (answer !== undefined) return answer === RCODE.NOERROR;
     }
     return false;
   } finally {

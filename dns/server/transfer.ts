@@ -8,11 +8,29 @@ import type { RR, ZoneData } from './zone-index';
 const RECORDS_PER_MESSAGE = 100;
 const MAX_MESSAGE_BYTES = 60_000;
 
+/** RFC 1982 serial arithmetic: `a` is the same version as `b` or a newer one. */
+function serialAtLeast(a: number, b: number): boolean {
+  const diff = (a - b) >>> 0;
+  return diff === 0 || diff < 0x80000000;
+}
+
+/** The serial of the client's copy that an IXFR request names in its authority section (RFC 1995 §3). */
+function ixfrClientSerial(query: DecodedPacket): number | undefined {
+  const soa = (query.authorities ?? []).find((r) => r.type === 'SOA');
+  const serial = (soa?.data as { serial?: unknown } | null | undefined)?.serial;
+  return typeof serial === 'number' ? serial : undefined;
+}
+
 /**
  * AXFR (RFC 5936): SOA, every other record, SOA again, in as many messages as needed. IXFR requests get the same
- * full transfer (RFC 1995 §4 allows it when no incremental history is kept).
+ * full transfer (RFC 1995 §4 allows it when no incremental history is kept), except when the client already has
+ * the current version or a newer one: then the answer is our SOA alone (RFC 1995 §2), as BIND answers.
  */
 export function zoneTransfer(query: DecodedPacket, zone: ZoneData): Buffer[] {
+  const clientSerial = query.questions?.[0]?.type === 'IXFR' ? ixfrClientSerial(query) : undefined;
+  if (clientSerial !== undefined && serialAtLeast(clientSerial, zone.soa.data.serial ?? 0)) {
+    return [encodeResponse(query, { answers: [zone.soa] }, RCODE.NOERROR, FLAG_AA)];
+  }
   const records: RR[] = [];
   for (const node of zone.nodes.values()) {
     for (const [type, rrs] of node) if (type !== 'SOA') records.push(...rrs);

@@ -44,13 +44,75 @@ export interface Message extends Omit<DecodedPacket, 'answers' | 'authorities' |
   additionals: WireRecord[];
 }
 
+const TSIG = 250;
+
+/**
+ * Names are handled as dns-packet's dotted text, which cannot hold every label: a "." inside a label would split
+ * it in two, and bytes that are not UTF-8 would come back as U+FFFD (three other bytes). Such a name would be
+ * echoed (or updated) as a different name, and a response with it cannot even be decoded: a FORMERR instead.
+ * Call after dns-packet decoded the name at `offset` (so its labels and pointers are known to be in bounds).
+ */
+function checkNameText(buf: Buffer, offset: number): void {
+  let o = offset;
+  for (let hops = 0; hops < 256; hops++) {
+    const len = buf[o] as number;
+    if (len === 0) return;
+    if ((len & 0xc0) === 0xc0) {
+      o = buf.readUInt16BE(o) & 0x3fff;
+      continue;
+    }
+    let ascii = true;
+    for (let i = o + 1; i <= o + len; i++) {
+      const b = buf[i] as number;
+      if (b === 0x2e) throw new FormatError('a label with a "." in it is not supported');
+      if (b >= 0x80) ascii = false;
+    }
+    if (!ascii) {
+      const label = buf.subarray(o + 1, o + 1 + len);
+      if (!Buffer.from(label.toString('utf8'), 'utf8').equals(label)) throw new FormatError('a label that is not UTF-8 is not supported');
+    }
+    o += 1 + len;
+  }
+  throw new FormatError('name too long');
+}
+
+/**
+ * A TSIG record's RDATA (RFC 8945 §4.2) must hold its fields exactly: algorithm name, time signed (6), fudge (2),
+ * MAC size (2), MAC, original ID (2), error (2), other length (2), other data. The TSIG check reads these fields
+ * from the raw message, so a record that claims more than its RDATA holds is a FORMERR here, before it is read.
+ */
+function checkTsigRdata(buf: Buffer, start: number, end: number): void {
+  let o = start;
+  for (;;) {
+    if (o >= end) throw new FormatError('TSIG algorithm name runs past its RDATA');
+    const len = buf[o] as number;
+    if (len === 0) {
+      o += 1;
+      break;
+    }
+    if ((len & 0xc0) === 0xc0) {
+      o += 2;
+      break;
+    }
+    if (len & 0xc0) throw new FormatError('TSIG algorithm name has a bad label type');
+    o += 1 + len;
+  }
+  if (o + 10 > end) throw new FormatError('TSIG RDATA too short for its fixed fields');
+  o += 10 + buf.readUInt16BE(o + 8);
+  if (o + 6 > end) throw new FormatError('TSIG MAC runs past its RDATA');
+  o += 6 + buf.readUInt16BE(o + 4);
+  if (o !== end) throw new FormatError('TSIG RDATA length does not match its fields');
+}
+
 function decodeRecord(buf: Buffer, offset: number): { record: WireRecord; next: number } {
   const owner = nameCodec.decode(buf, offset);
   const at = offset + nameCodec.decode.bytes;
+  checkNameText(buf, offset);
   if (at + 10 > buf.length) throw new FormatError('record header runs past the message');
   const rdlength = buf.readUInt16BE(at + 8);
   const next = at + 10 + rdlength;
   if (next > buf.length) throw new FormatError('record data runs past the message');
+  if (buf.readUInt16BE(at) === TSIG) checkTsigRdata(buf, at + 10, next);
   if (rdlength === 0 && buf.readUInt16BE(at) !== 41 /* OPT */) {
     const rawClass = buf.readUInt16BE(at + 2);
     const klass = rawClass === 255 ? 'ANY' : rawClass === 254 ? 'NONE' : rawClass === 1 ? 'IN' : `CLASS${rawClass}`;
@@ -76,7 +138,11 @@ export function decodeMessage(buf: Buffer): Message {
     let offset = 12;
     const questions: Question[] = [];
     for (let i = 0; i < counts[0]; i++) {
-      questions.push(questionCodec.decode(buf, offset));
+      const question = questionCodec.decode(buf, offset);
+      checkNameText(buf, offset);
+      // dns-packet names only classes IN, CS, CH, HS and ANY; any other it would echo as class 0, a different question
+      if (String(question.class).startsWith('UNKNOWN_')) throw new FormatError(`question class ${String(question.class).slice(8)} is not supported`);
+      questions.push(question);
       offset += questionCodec.decode.bytes;
       if (offset > buf.length) throw new FormatError('question runs past the message');
     }

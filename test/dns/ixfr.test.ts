@@ -1,0 +1,181 @@
+import { execFile } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { promisify } from 'node:util';
+import * as packet from 'dns-packet';
+import { DnsEngine } from '../../dns/engine';
+import { openSqliteStore } from '../../dns/store';
+import type { ZoneStore } from '../../dns/store/types';
+import { parseKeyFile } from '../../dns/tsig/keyfile';
+import { exportZoneFile, importZoneFile } from '../../dns/zone-files';
+import { requireTool, startNamed, type Named } from '../helpers/dns-peers';
+
+/**
+ * IXFR and AXFR policy of our server, with BIND's `dig` as the client and BIND 9 `named` (serving the same zone, same
+ * serial, no journal) as the reference: IXFR from an older serial falls back to a full AXFR-style answer, IXFR from
+ * the current (or a newer) serial is our SOA alone, transfers over UDP are refused, and with
+ * `transferFromLoopback: false` only a key allowed for the zone gets it. The zone needs several messages, so TSIG
+ * signing of a multi-message transfer is checked by dig as well.
+ */
+const run = promisify(execFile);
+const SECRET = 'aXhmci10ZXN0LXNlY3JldC1peGZyLXRlc3Qtc2VjcmV0';
+const KEYS = parseKeyFile(`key "xfr-key" { algorithm hmac-sha256; secret "${SECRET}"; };
+key "other-key" { algorithm hmac-sha256; secret "${SECRET}"; };`);
+const HOSTS = 250; // > 2 × 100 records per message: three messages
+const ZONE_TEXT = `$ORIGIN ixfr.test.
+$TTL 3600
+@ IN SOA ns1.ixfr.test. hostmaster.ixfr.test. 1 7200 900 1209600 300
+@ IN NS ns1.ixfr.test.
+ns1 IN A 192.0.2.1
+${Array.from({ length: HOSTS }, (_, i) => `h${i} IN A 10.0.${i >> 8}.${i & 255}`).join('\n')}
+`;
+
+let store: ZoneStore;
+let open: DnsEngine; // unsigned transfers from loopback allowed (the default)
+let closed: DnsEngine; // transferFromLoopback: false
+let named: Named;
+let oldSerial: number;
+let serial: number;
+const at = (engine: DnsEngine) => ({ host: '127.0.0.1', port: engine.server?.port as number });
+
+beforeAll(async () => {
+  requireTool('dig');
+  store = await openSqliteStore({ file: ':memory:' });
+  oldSerial = (await importZoneFile(store, 'ixfr.test', ZONE_TEXT)).serial;
+  serial = (await store.change('ixfr.test', [
+    { op: 'add', record: { name: 'added.ixfr.test', type: 'TXT', ttl: 60, value: '"after the old serial"' } },
+    { op: 'deleteMatching', name: 'h7.ixfr.test' },
+  ])).zone.serial;
+  const access = { transferKeys: { 'ixfr.test': ['xfr-key'] } };
+  open = await DnsEngine.start({ store, host: '127.0.0.1', port: 0, keys: KEYS, access });
+  closed = await DnsEngine.start({ store, host: '127.0.0.1', port: 0, keys: KEYS, access: { ...access, transferFromLoopback: false } });
+  // BIND serves the zone as it is now, with our serial, and has no journal: it cannot answer incrementally either
+  named = await startNamed([{ name: 'ixfr.test', text: await exportZoneFile(store, 'ixfr.test'), options: 'type primary; allow-transfer { 127.0.0.1; };' }]);
+}, 30_000);
+afterAll(async () => {
+  await open?.close();
+  await closed?.close();
+  await store?.close();
+  await named?.stop();
+});
+
+interface Xfr { lines: string[]; messages: number; failed: boolean; out: string }
+
+/** A transfer with dig: the records (normalised lines), how many messages, whether dig saw it fail. */
+async function xfr(server: { host: string; port: number }, args: string[]): Promise<Xfr> {
+  let out: string;
+  try {
+    out = (await run('dig', ['+norec', '+time=3', '+tries=1', '+nocmd', '+noquestion', '+stats', `@${server.host}`, '-p', String(server.port), ...args], { timeout: 15_000 })).stdout;
+  } catch (err) {
+    out = `${(err as { stdout?: string }).stdout ?? ''}${(err as { stderr?: string }).stderr ?? ''} FAILED`;
+  }
+  const lines = out.split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter((l) => l && !l.startsWith(';') && !/ TSIG /.test(l));
+  const messages = Number(/XFR size: \d+ records \(messages (\d+)/.exec(out)?.[1] ?? 0);
+  const comments = out.split('\n').filter((l) => l.startsWith(';') || l.includes('FAILED')).join('\n');
+  return { lines, messages, failed: /Transfer failed|FAILED|tsig|couldn't|refused|timed out|error/i.test(comments), out };
+}
+
+const soaLine = (s: number) => new RegExp(`^ixfr\\.test\\. 3600 IN SOA ns1\\.ixfr\\.test\\. hostmaster\\.ixfr\\.test\\. ${s} 7200 900 1209600 300$`);
+
+test(`dig ixfr=<old serial> gets the whole zone AXFR-style: SOA, every record once, SOA — like BIND without a journal`, async () => {
+  const [mine, theirs, axfr] = await Promise.all([
+    xfr(at(open), ['ixfr.test', `IXFR=${oldSerial}`]), xfr(named, ['ixfr.test', `IXFR=${oldSerial}`]), xfr(at(open), ['ixfr.test', 'AXFR']),
+  ]);
+  expect(mine.failed).toBe(false);
+  expect(mine.lines[0]).toMatch(soaLine(serial));
+  expect(mine.lines.at(-1)).toBe(mine.lines[0]);
+  expect(mine.lines.filter((l) => / SOA /.test(l))).toHaveLength(2); // AXFR-style, not a sequence of differences
+  expect(mine.lines).toHaveLength((await store.listRecords('ixfr.test')).length + 2);
+  expect(mine.lines).toContain('added.ixfr.test. 60 IN TXT "after the old serial"');
+  expect(mine.lines.some((l) => l.startsWith('h7.ixfr.test.'))).toBe(false);
+  expect(mine.messages).toBeGreaterThanOrEqual(3);
+  expect([...mine.lines].sort()).toEqual([...axfr.lines].sort());
+  expect(theirs.lines[0]).toBe(mine.lines[0]);
+  expect([...mine.lines].sort()).toEqual([...theirs.lines].sort());
+});
+
+test.each([
+  ['the current serial', 0],
+  ['a newer serial', 5],
+  ['the newest serial RFC 1982 allows (ours + 2^31 − 1)', 0x7fffffff],
+])('dig ixfr=<%s> gets our SOA alone, as from BIND', async (_label, delta) => {
+  const asked = (serial + delta) % 2 ** 32;
+  const [mine, theirs] = await Promise.all([xfr(at(open), ['ixfr.test', `IXFR=${asked}`]), xfr(named, ['ixfr.test', `IXFR=${asked}`])]);
+  expect(mine.lines).toHaveLength(1);
+  expect(mine.lines[0]).toMatch(soaLine(serial));
+  expect(mine.lines).toEqual(theirs.lines);
+});
+
+test.each([
+  ['one below ours', -1],
+  ['numerically above ours but older in RFC 1982 arithmetic (ours + 2^31 + 1)', 0x80000001],
+])('dig ixfr=<a serial %s> still gets the whole zone, as from BIND', async (_label, delta) => {
+  const asked = (serial + delta) % 2 ** 32;
+  const [mine, theirs] = await Promise.all([xfr(at(open), ['ixfr.test', `IXFR=${asked}`]), xfr(named, ['ixfr.test', `IXFR=${asked}`])]);
+  expect(mine.lines).toHaveLength((await store.listRecords('ixfr.test')).length + 2);
+  expect([...mine.lines].sort()).toEqual([...theirs.lines].sort());
+});
+
+/** One query over UDP with dns-packet; resolves with the decoded answer (or fails after 2 s). */
+function udpQuery(port: number, question: packet.Question): Promise<packet.DecodedPacket> {
+  const socket = createSocket('udp4');
+  const id = Math.floor(Math.random() * 65536);
+  return new Promise<packet.DecodedPacket>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no answer over UDP within 2 s')), 2000);
+    socket.on('message', (msg) => {
+      const res = packet.decode(msg);
+      if (res.id !== id) return;
+      clearTimeout(timer);
+      resolve(res);
+    });
+    socket.send(packet.encode({ type: 'query', id, questions: [question] }), port, '127.0.0.1');
+  }).finally(() => socket.close());
+}
+
+test('AXFR over UDP is REFUSED with no records (RFC 5936 §4.2: TCP only)', async () => {
+  const res = await udpQuery(at(open).port, { name: 'ixfr.test', type: 'AXFR', class: 'IN' });
+  expect(res.type).toBe('response');
+  expect((res as { rcode?: string }).rcode).toBe('REFUSED');
+  expect(res.answers).toEqual([]);
+  // a normal query on the same path is answered: the refusal is about the transfer, not the transport
+  const soa = await udpQuery(at(open).port, { name: 'ixfr.test', type: 'SOA', class: 'IN' });
+  expect((soa as { rcode?: string }).rcode).toBe('NOERROR');
+  expect((soa.answers?.[0] as packet.SoaAnswer | undefined)?.data.serial).toBe(serial);
+});
+
+test('a transfer of a zone we do not serve, or of a name below the apex, is NOTAUTH, like BIND', async () => {
+  for (const zone of ['other.test', 'h1.ixfr.test']) {
+    const [mine, theirs] = await Promise.all([xfr(at(open), ['+comments', zone, 'AXFR']), xfr(named, ['+comments', zone, 'AXFR'])]);
+    expect(theirs.out).toMatch(/status: NOTAUTH/);
+    expect(mine.out).toMatch(/status: NOTAUTH/);
+    expect(mine.lines).toEqual([]);
+  }
+});
+
+describe('transferFromLoopback: false', () => {
+  test.each(['AXFR', 'IXFR=1'])('an unsigned %s from loopback is REFUSED', async (type) => {
+    const res = await xfr(at(closed), ['+comments', 'ixfr.test', type]);
+    expect(res.out).toMatch(/status: REFUSED/);
+    expect(res.lines).toEqual([]);
+  });
+
+  test('a valid key not allowed for the zone is REFUSED', async () => {
+    const res = await xfr(at(closed), ['+comments', '-y', `hmac-sha256:other-key:${SECRET}`, 'ixfr.test', 'AXFR']);
+    expect(res.out).toMatch(/status: REFUSED/);
+    expect(res.lines).toEqual([]);
+  });
+
+  test('a wrong secret for the allowed key gets nothing', async () => {
+    const res = await xfr(at(closed), ['-y', `hmac-sha256:xfr-key:${Buffer.from('a wrong secret, a wrong one').toString('base64')}`, 'ixfr.test', 'AXFR']);
+    expect(res.lines).toEqual([]);
+  });
+
+  test('the allowed key gets the whole zone, every message signed and verified by dig', async () => {
+    for (const type of ['AXFR', `IXFR=${oldSerial}`]) {
+      const res = await xfr(at(closed), ['-y', `hmac-sha256:xfr-key:${SECRET}`, 'ixfr.test', type]);
+      expect({ type, failed: res.failed }).toEqual({ type, failed: false });
+      expect(res.out).not.toMatch(/could not be validated|failure|expected a TSIG/i);
+      expect(res.messages).toBeGreaterThanOrEqual(3);
+      expect(res.lines).toHaveLength((await store.listRecords('ixfr.test')).length + 2);
+    }
+  });
+});
