@@ -122,13 +122,20 @@ export class Responder {
     if (opcode === OPCODE.UPDATE) {
       return this.handlers.update ? [await this.handlers.update(query, raw, remote)] : [encodeResponse(query, {}, RCODE.REFUSED)];
     }
-    if (opcode !== OPCODE.QUERY) return [encodeResponse(query, {}, RCODE.NOTIMP)];
+    // An error answer repeats at most one question: echoing many could exceed the 512-byte UDP limit.
+    const oneQuestion = (query.questions?.length ?? 0) > 1 ? { ...query, questions: [] } : query;
+    if (opcode !== OPCODE.QUERY) return [encodeResponse(oneQuestion, {}, RCODE.NOTIMP)];
     const opt = optOf(query);
     if (opt && opt.ednsVersion > 0) return [encodeResponse(query, {}, 16)]; // BADVERS (RFC 6891 §6.1.3)
     const questions = query.questions ?? [];
-    if (questions.length !== 1) return [encodeResponse(query, {}, RCODE.FORMERR)];
+    if (questions.length !== 1) return [encodeResponse(oneQuestion, {}, RCODE.FORMERR)];
     const question = questions[0] as Question;
     if ((question.class ?? 'IN') !== 'IN') return [encodeResponse(query, {}, RCODE.REFUSED)];
+    if (question.type === 'IXFR' && remote.transport === 'udp') {
+      // RFC 1995 §2: over UDP an IXFR gets our SOA alone, which tells the client to come back over TCP
+      const zone = this.index.get(question.name === '.' ? '' : question.name.toLowerCase());
+      return [zone ? encodeResponse(query, { answers: [zone.soa] }, RCODE.NOERROR, FLAG_AA) : encodeResponse(query, {}, RCODE.NOTAUTH)];
+    }
     if (question.type === 'AXFR' || question.type === 'IXFR') {
       if (remote.transport !== 'tcp' || !this.handlers.transfer) return [encodeResponse(query, {}, RCODE.REFUSED)];
       return this.handlers.transfer(query, raw, remote);

@@ -179,3 +179,38 @@ describe('transferFromLoopback: false', () => {
     }
   });
 });
+
+describe('respond.ts edge cases found by the interop work', () => {
+  test('IXFR over UDP gets the SOA alone (RFC 1995 §2), like BIND', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const run = promisify(execFile);
+    const args = (port: number) => ['+notcp', '+norec', '+noall', '+answer', '+comments', '@127.0.0.1', '-p', String(port), 'ixfr.test', 'IXFR=1'];
+    const ours = (await run('dig', args(open.server?.port as number))).stdout;
+    expect(ours).toMatch(/status: NOERROR/);
+    const answers = ours.split('\n').filter((l) => /\tIN\t/.test(l));
+    expect(answers).toHaveLength(1);
+    expect(answers[0]).toMatch(/\tSOA\t/);
+  });
+
+  test('an error answer over UDP to many questions stays under 512 bytes', async () => {
+    const dnsPacket = await import('dns-packet');
+    const { createSocket } = await import('node:dgram');
+    const questions = Array.from({ length: 30 }, (_, i) => ({ name: `${'x'.repeat(60)}${i}.ixfr.test`, type: 'A' as const, class: 'IN' as const }));
+    const query = dnsPacket.encode({ type: 'query', id: 4242, questions });
+    expect(query.length).toBeGreaterThan(1500);
+    const socket = createSocket('udp4');
+    try {
+      const reply = await new Promise<Buffer>((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error('no answer')), 2000);
+        socket.once('message', (m) => { clearTimeout(t); resolve(m); });
+        socket.send(query, open.server?.port as number, '127.0.0.1');
+      });
+      expect(reply.length).toBeLessThanOrEqual(512);
+      const decoded = dnsPacket.decode(reply);
+      expect(decoded).toMatchObject({ id: 4242, rcode: 'FORMERR' });
+    } finally {
+      socket.close();
+    }
+  });
+});
