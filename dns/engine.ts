@@ -86,6 +86,10 @@ export class DnsEngine {
   server?: DnsServer;
   private readonly keys: Map<string, TsigKey>;
   private readonly reloads = new Map<string, Promise<void>>();
+  /** A reload queued behind the running one: later requests join it (it will read the newest state anyway). */
+  private readonly queued = new Map<string, Promise<void>>();
+  /** Per zone, each record's wire form by id, updatedAt and effective TTL: a reload converts only what changed. */
+  private readonly converted = new Map<string, Map<string, { key: string; rr: RR }>>();
   private unsubscribe?: () => void;
 
   private constructor(private readonly options: DnsEngineOptions) {
@@ -114,21 +118,43 @@ export class DnsEngine {
     return engine;
   }
 
-  /** Rebuilds one zone of the index from the store (serialised per zone, so the last change always wins). */
+  /**
+   * Rebuilds one zone of the index from the store. Reloads of a zone run one at a time; requests that arrive while
+   * one runs share a single follow-up reload, so a burst of changes costs two reloads, not one per change.
+   */
   reload(name: string): Promise<void> {
+    const waiting = this.queued.get(name);
+    if (waiting) return waiting;
     const previous = this.reloads.get(name) ?? Promise.resolve();
     const next = previous.then(async () => {
-      const zone = await this.options.store.getZone(name);
-      if (!zone) {
-        this.index.delete(name);
-        return;
-      }
-      const records = await this.options.store.listRecords(name);
-      this.index.set(new ZoneData(zone.name, soaAnswer(zone), withRrsetTtls(records).map((r) => toPacketAnswer(r) as RR)));
+      this.queued.delete(name);
+      await this.rebuild(name);
     }).catch((err: unknown) => this.options.log?.warn({ err, zone: name }, 'zone reload failed; answering from the previous copy'));
+    this.queued.set(name, next);
     this.reloads.set(name, next);
     void next.finally(() => { if (this.reloads.get(name) === next) this.reloads.delete(name); });
     return next;
+  }
+
+  private async rebuild(name: string): Promise<void> {
+    const zone = await this.options.store.getZone(name);
+    if (!zone) {
+      this.index.delete(name);
+      this.converted.delete(name);
+      return;
+    }
+    const records = withRrsetTtls(await this.options.store.listRecords(name));
+    const before = this.converted.get(name) ?? new Map<string, { key: string; rr: RR }>();
+    const after = new Map<string, { key: string; rr: RR }>();
+    const answers = records.map((r) => {
+      const key = `${r.updatedAt}\u0000${r.ttl}`;
+      const known = before.get(r.id);
+      const entry = known && known.key === key ? known : { key, rr: toPacketAnswer(r) as RR };
+      after.set(r.id, entry);
+      return entry.rr;
+    });
+    this.converted.set(name, after);
+    this.index.set(new ZoneData(zone.name, soaAnswer(zone), answers));
   }
 
   private notifySecondaries(zone: string): void {
@@ -160,7 +186,8 @@ export class DnsEngine {
       prerequisites: (query.answers ?? []) as unknown as WireRecord[],
       updates: (query.authorities ?? []) as unknown as WireRecord[],
     });
-    if (outcome.changed) await this.reload(zone);
+    // The store announced the change after committing it, which started a reload that reads it: wait for that one.
+    if (outcome.changed) await (this.reloads.get(zone) ?? this.reload(zone));
     this.options.log?.info({ zone, key: remote.tsig.key.name, rcode: outcome.rcode, reason: outcome.reason }, 'dynamic update');
     return encodeResponse(query, {}, outcome.rcode);
   }
