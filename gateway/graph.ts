@@ -105,6 +105,25 @@ export class Graph {
     return createGatewayContext(requestId, this.options.log);
   }
 
+  /**
+   * The serialised body of a cached response to a POSTed query, if there is a fresh one (null otherwise). Lets the
+   * HTTP layer answer a cache hit without Apollo Server's pipeline re-serialising the same result each time.
+   */
+  cachedBody(query: string, operationName: unknown, variables: unknown): { body: string; maxAge: number } | null {
+    if (!this.cache.enabled) return null;
+    if ((operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+      || (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables)))) return null;
+    const hash = createHash('sha256').update(query).digest('hex');
+    const entry = this.cache.get(ResponseCache.key(hash, operationName as string | undefined, (variables ?? undefined) as Record<string, unknown> | undefined));
+    if (!entry) return null;
+    let body = entry.derived.get('graphql');
+    if (body === undefined) {
+      body = `${JSON.stringify(entry.result)}\n`;
+      entry.derived.set('graphql', body);
+    }
+    return { body, maxAge: this.cache.remaining(entry) };
+  }
+
   /** Runs a fixed operation through the same pipeline as /graphql (limits, logging, caching). */
   async run(op: PreparedOperation, variables: Record<string, unknown>, requestId: string): Promise<RunResult> {
     const key = ResponseCache.key(op.hash, op.name, variables);

@@ -58,7 +58,7 @@ export class ResponseCache {
         return {
           async responseForOperation(rc) {
             if (!cache.enabled || rc.operation.operation !== 'query' || !rc.queryHash) return null;
-            key = ResponseCache.key(rc.queryHash, rc.operationName, rc.request.variables);
+            key = ResponseCache.key(rc.queryHash, rc.request.operationName, rc.request.variables);
             const hit = cache.get(key);
             if (!hit) return null;
             rc.contextValue.fromCache = true;

@@ -165,3 +165,18 @@ test('arguments left out take their documented defaults (enum defaults reach res
     await fresh.close();
   }
 });
+
+test('a cache hit answers byte for byte what Apollo Server answered on the miss', async () => {
+  const body = JSON.stringify({ query: 'query Same($t: String!) { quote(ticker: $t) { ticker price afterHours { price } } }', variables: { t: 'AAPL:NASDAQ' } });
+  const post = () => fetch(`${sys.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const miss = await post();
+  const before = provider.calls.length;
+  const hit = await post();
+  expect(provider.calls.length).toBe(before);
+  expect(hit.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+  expect(hit.headers.get('content-type')).toBe(miss.headers.get('content-type'));
+  expect(await hit.text()).toBe(await miss.text());
+  // other variables are another entry
+  const other = await fetch(`${sys.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body.replace('AAPL:NASDAQ', 'BTC-USD') });
+  expect(((await other.json()) as { data: { quote: { ticker: string } } }).data.quote.ticker).toBe('BTC-USD');
+});

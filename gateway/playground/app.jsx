@@ -1,0 +1,45 @@
+// Browser entry of the playground, bundled by scripts/build-playground.mjs into dist/playground/.
+// A .jsx file on purpose: tsc (which only picks up .ts/.tsx) leaves it to esbuild.
+//
+// Build-time constants (esbuild `define`):
+//   __PLAYGROUND_WORKERS__  file names of the Monaco web workers, relative to this bundle
+//   __PLAYGROUND_TABS__     the example tabs from gateway/playground/examples/
+import { createGraphiQLFetcher } from '@graphiql/toolkit';
+import { GraphiQL } from 'graphiql';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import 'graphiql/style.css';
+import './playground.css';
+
+/* global __PLAYGROUND_WORKERS__, __PLAYGROUND_TABS__ */
+const workers = __PLAYGROUND_WORKERS__;
+
+// Monaco runs its language services in web workers. They are bundled next to this file and loaded from the
+// same origin (no blob: or CDN URLs, so the page's Content-Security-Policy can stay `worker-src 'self'`).
+globalThis.MonacoEnvironment = {
+  getWorker(_workerId, label) {
+    const file = label === 'json' ? workers.json : label === 'graphql' ? workers.graphql : workers.editor;
+    return new Worker(new URL(file, import.meta.url), { name: `monaco-${label}` });
+  },
+};
+
+const root = document.getElementById('playground');
+const graphqlPath = root.dataset.graphqlPath || '/graphql';
+
+// createGraphiQLFetcher posts `content-type: application/json`, which Apollo's CSRF prevention accepts.
+const fetcher = createGraphiQLFetcher({ url: new URL(graphqlPath, window.location.href).toString() });
+
+createRoot(root).render(
+  <StrictMode>
+    <GraphiQL
+      fetcher={fetcher}
+      defaultTabs={__PLAYGROUND_TABS__}
+      defaultQuery={__PLAYGROUND_TABS__[0].query}
+      isHeadersEditorEnabled
+      shouldPersistHeaders={false}
+      defaultEditorToolsVisibility="variables"
+    >
+      <GraphiQL.Logo>onegraph</GraphiQL.Logo>
+    </GraphiQL>
+  </StrictMode>,
+);
