@@ -74,8 +74,7 @@ export class Graph {
         const target = options.urls?.[name] ?? url;
         if (!target) throw new Error(`subgraph ${name} has no URL: give one with --subgraph ${name}=URL`);
         this.remote.set(name, target);
-        // Node's fetch (undici) keeps connections alive; Apollo's default fetcher is much slower.
-        return timed(new RemoteSubgraphDataSource({ url: target, fetcher: fetch as never }));
+        return timed(new RemoteSubgraphDataSource({ url: target }));
       },
       logger: options.log.child({ part: 'gateway' }),
     });
