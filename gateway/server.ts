@@ -7,6 +7,7 @@ import type { GatewayContext } from './context';
 import type { Graph } from './graph';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './metrics';
+import { registerPlayground } from './playground';
 import { RestError, statusText } from './rest/errors';
 import { registerMarketRest } from './rest/market';
 import { VERSION } from './version';
@@ -97,6 +98,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       return apollo.call(this, req as Parameters<typeof apollo>[0], reply as Parameters<typeof apollo>[1]);
     },
   });
+  registerPlayground(app, { graphqlPath: '/graphql' }); // GET / and browsers' GET /graphql: the offline GraphiQL page
 
   if (options.rest !== false) registerMarketRest(app, graph);
 

@@ -3,8 +3,9 @@
 // with esbuild: no CDN, no external URL at run time. Run by `npm run build`.
 //
 // Output (every name but manifest.json carries a content hash, so the server can cache them for a year):
-//   app-HASH.js, app-HASH.css          the page's script (ES module) and style sheet (fonts inlined as data: URLs)
+//   app-HASH.js, app-HASH.css          the page's script (ES module) and style sheet
 //   editor.worker-HASH.js, json.worker-HASH.js, graphql.worker-HASH.js   Monaco's web workers
+//   font-HASH.woff2|woff|ttf           Roboto, Fira Code and Monaco's codicon, taken out of GraphiQL's style sheet
 //   favicon-HASH.svg                   the tab icon
 //   *.LEGAL.txt                        license comments of the bundled packages, moved out of the bundles
 //   *.gz, *.br                         precompressed copies the server sends when the browser accepts them

@@ -29,12 +29,24 @@ const graphqlPath = root.dataset.graphqlPath || '/graphql';
 // createGraphiQLFetcher posts `content-type: application/json`, which Apollo's CSRF prevention accepts.
 const fetcher = createGraphiQLFetcher({ url: new URL(graphqlPath, window.location.href).toString() });
 
+const tabs = __PLAYGROUND_TABS__;
+// GraphiQL 5.4 opens the first default tab with its query but not its variables or headers (it only takes them from
+// the initial* props or from storage), so hand them over on a first visit; later visits restore the stored tabs.
+const firstVisit = (() => {
+  try {
+    return window.localStorage.getItem('graphiql:tabState') === null;
+  } catch {
+    return true; // storage blocked: GraphiQL starts from the default tabs every time
+  }
+})();
+
 createRoot(root).render(
   <StrictMode>
     <GraphiQL
       fetcher={fetcher}
-      defaultTabs={__PLAYGROUND_TABS__}
-      defaultQuery={__PLAYGROUND_TABS__[0].query}
+      defaultTabs={tabs}
+      initialVariables={firstVisit ? tabs[0].variables : undefined}
+      initialHeaders={firstVisit ? tabs[0].headers : undefined}
       isHeadersEditorEnabled
       shouldPersistHeaders={false}
       defaultEditorToolsVisibility="variables"

@@ -29,16 +29,20 @@ export interface PlaygroundManifest {
 export const ASSET_PREFIX = '/playground/';
 
 /**
- * The page's Content-Security-Policy: everything from the gateway's own origin, nothing else.
- * `style-src 'unsafe-inline'` is the one allowance, and GraphiQL needs it: Monaco injects <style> elements for its
- * themes and decorations, and React sets style attributes for pane sizes (no script is ever inline).
+ * The page's Content-Security-Policy: everything from the gateway's own origin, nothing else. Two allowances, both
+ * needed by GraphiQL's editor (Monaco) and neither able to run script or reach another host:
+ * - `style-src 'unsafe-inline'`: Monaco injects <style> elements for themes and decorations, React sets style
+ *   attributes for pane sizes (blocked, the editors render broken);
+ * - `img-src data:`: Monaco draws error squiggles with `data:image/svg+xml` backgrounds it generates at run time
+ *   in the theme's colours (so they cannot be extracted at build time as the fonts are).
+ * Scripts, workers, fonts and fetches: 'self' only, never inline, never eval.
  */
 export const PLAYGROUND_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "font-src 'self'",
-  "img-src 'self'",
+  "img-src 'self' data:",
   "connect-src 'self'",
   "worker-src 'self'",
   "manifest-src 'self'",

@@ -1,0 +1,121 @@
+/**
+ * The playground in a real browser: Debian's headless Chromium driven by playwright-core (never a downloaded
+ * browser). Needs `npm run build` (the bundle) and `apt-get install -y chromium`; a missing one FAILS, never skips.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { PROJECT_ROOT } from '../../gateway/paths';
+import { startSystem, type RunningSystem } from '../helpers/system';
+
+/** The little of the DOM the page functions below use (the project compiles without lib "dom"). */
+declare const document: { querySelector(selector: string): { textContent: string | null; childElementCount: number } | null };
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = join(PROJECT_ROOT, 'test-artifacts');
+const SCREENSHOT = join(ARTIFACTS, 'playground.png');
+const QUERY = '{ quote(ticker: "AAPL:NASDAQ") { ticker name price } }';
+
+/** Monaco draws text with non-breaking spaces; compare as plain text. */
+const editorText = (page: Page, selector: string): Promise<string> =>
+  page.$eval(selector, (el) => (el.textContent ?? '').replace(/\u00a0/g, ' '));
+
+describe('playground in headless Chromium', () => {
+  let sys: RunningSystem | undefined;
+  let browser: Browser | undefined;
+  let context: BrowserContext | undefined;
+  let page: Page;
+  const problems: string[] = [];
+  const offOrigin: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`Chromium is missing at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (the playground browser test never skips)`);
+    }
+    if (!existsSync(join(PROJECT_ROOT, 'dist', 'playground', 'manifest.json'))) {
+      throw new Error('the playground bundle is missing (dist/playground/manifest.json): run `npm run build` first');
+    }
+    sys = await startSystem({ MARKET_CLOCK: '2026-11-20T18:00:00Z' });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    });
+    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    page = await context.newPage();
+    const origin = new URL(sys.url).origin;
+    page.on('request', (req) => {
+      if (!req.url().startsWith(`${origin}/`)) offOrigin.push(req.url());
+    });
+    page.on('requestfailed', (req) => problems.push(`request failed: ${req.method()} ${req.url()} (${req.failure()?.errorText})`));
+    page.on('response', (res) => {
+      if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.request().method()} ${res.url()}`);
+    });
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
+    });
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  }, 30_000);
+
+  afterAll(async () => {
+    await context?.close().catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    await sys?.close();
+  });
+
+  it('loads from the gateway alone, with no failed request and no console error', async () => {
+    const res = await page.goto(`${sys!.url}/`, { waitUntil: 'load' });
+    expect(res?.status()).toBe(200);
+    expect(await page.title()).toBe('onegraph playground');
+    // The first example tab is open in the query editor, its variables in the variables editor.
+    await page.waitForFunction(() => document.querySelector('.graphiql-query-editor .view-lines')?.textContent?.includes('quote('), null, { timeout: 15_000 });
+    await page.waitForFunction(() => document.querySelector('.graphiql-editor-tool .view-lines')?.textContent?.includes('AAPL:NASDAQ'), null, { timeout: 10_000 });
+    await page.waitForLoadState('networkidle'); // schema introspection, Monaco's workers, fonts
+    const tabs = await page.$$eval('.graphiql-tab-button', (els) => els.map((el) => el.textContent?.trim()));
+    expect(tabs).toEqual(['Quote', 'Quotes', 'MarketLists']);
+    // Variables and request headers editors are both there.
+    expect(await page.locator('.graphiql-editor-tools button', { hasText: 'Variables' }).count()).toBe(1);
+    expect(await page.locator('.graphiql-editor-tools button', { hasText: 'Headers' }).count()).toBe(1);
+    expect(problems).toEqual([]);
+    expect(offOrigin).toEqual([]);
+  });
+
+  it('runs a query typed into the editor and shows the data', async () => {
+    // A new (empty) tab, so the examples stay as they are; then the query typed in.
+    await page.click('.graphiql-tab-add');
+    await page.waitForFunction(() => document.querySelector('.graphiql-tab-active #graphiql-session-tab-3') !== null, null, { timeout: 5_000 });
+    await page.click('.graphiql-query-editor .monaco-editor .view-lines');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText(QUERY);
+    expect((await editorText(page, '.graphiql-query-editor .view-lines')).trim()).toBe(QUERY);
+
+    await page.click('.graphiql-execute-button');
+    await page.waitForFunction(
+      () => /"ticker":\s*"AAPL:NASDAQ"[\s\S]*"price":\s*\d/.test((document.querySelector('.graphiql-response .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' ')),
+      null,
+      { timeout: 10_000 },
+    );
+    const response = await editorText(page, '.graphiql-response .view-lines');
+    expect(response).toMatch(/"name":\s*"Apple Inc\.?"/);
+    expect(response).not.toMatch(/"errors"/);
+
+    // Prettify (prettier, bundled too) spreads the one-liner over lines.
+    await page.click('button[aria-label^="Prettify query"]');
+    await page.waitForFunction(() => (document.querySelector('.graphiql-query-editor .view-lines')?.childElementCount ?? 0) >= 7, null, { timeout: 5_000 });
+    expect(problems).toEqual([]);
+  });
+
+  it('has the docs explorer, which lists the Query type', async () => {
+    await page.click('button[aria-label="Show Documentation Explorer"]');
+    await page.waitForSelector('.graphiql-doc-explorer', { timeout: 5_000 });
+    await page.waitForFunction(() => document.querySelector('.graphiql-doc-explorer')?.textContent?.includes('Query'), null, { timeout: 5_000 });
+    await page.click('.graphiql-doc-explorer a:text-is("Query")');
+    await page.waitForFunction(() => document.querySelector('.graphiql-doc-explorer')?.textContent?.includes('quotes'), null, { timeout: 5_000 });
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+    expect(existsSync(SCREENSHOT)).toBe(true);
+    expect(problems).toEqual([]);
+    expect(offOrigin).toEqual([]);
+  });
+});
