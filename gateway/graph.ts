@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
-import { ApolloServer, type GraphQLRequest } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import type { FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql';
 import type { Subgraph } from '../subgraphs/subgraph';
 import { createGatewayContext, type GatewayContext } from './context';
 import { InProcessDataSource } from './federation/in-process-data-source';
@@ -14,6 +14,7 @@ import type { GatewayMetrics } from './metrics';
 import { observabilityPlugin } from './observability';
 import type { Logger } from './logger';
 import { ResponseCache, type CachedResponse } from './response-cache';
+import { STREAM_PATH } from './subscriptions/sse-endpoint';
 
 /** A fixed operation (as the REST adapters run them), hashed once. */
 export interface PreparedOperation {
@@ -47,8 +48,24 @@ export interface RunResult {
   cached?: CachedResponse;
 }
 
+/** A subscription POSTed to /graphql gets a 400 that says where subscriptions are served (Apollo cannot run them). */
+function subscriptionsElsewherePlugin(): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation }) {
+          if (operation?.operation !== 'subscription') return;
+          throw new GraphQLError(`subscriptions are served over graphql-sse at ${STREAM_PATH} (POST the operation there with Accept: text/event-stream)`, {
+            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+          });
+        },
+      };
+    },
+  };
+}
+
 /** Only what a client should see of an error: message, location, path and the documented extensions. */
-function formatError(formatted: GraphQLFormattedError): GraphQLFormattedError {
+export function formatError(formatted: GraphQLFormattedError): GraphQLFormattedError {
   const ext = formatted.extensions ?? {};
   const extensions: Record<string, unknown> = { code: ext.code ?? 'INTERNAL_SERVER_ERROR' };
   for (const k of ['field', 'serviceName', 'limit']) if (ext[k] !== undefined) extensions[k] = ext[k];
@@ -60,16 +77,28 @@ export class Graph {
   readonly server: ApolloServer<GatewayContext>;
   readonly cache: ResponseCache;
   private readonly gateway: ApolloGateway;
-  /** Subgraphs fetched over HTTP, by name → URL (for health probes). */
+  /** Subgraphs fetched over HTTP, by name → URL (for health probes and subscriptions). */
   readonly remote = new Map<string, string>();
+  /** Every subgraph's data source as the gateway built it (subscriptions run the rest of their plans with them). */
+  readonly dataSources = new Map<string, GraphQLDataSource<GatewayContext>>();
+  /** Rules every operation is validated with beyond the specification's (limits; introspection when it is off). */
+  readonly validationRules: ValidationRule[];
 
   constructor(private readonly options: GraphOptions) {
     this.cache = new ResponseCache(options.responseCacheEntries);
+    this.validationRules = [operationLimitsRule(options.limits), ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+    // Apollo Gateway sends usage metrics to Apollo's servers unless told not to: a self-hosted gateway does not
+    // phone home (and an offline machine would hold shutdown on the export). APOLLO_TELEMETRY_DISABLED=false opts in.
+    process.env.APOLLO_TELEMETRY_DISABLED ??= 'true';
     this.gateway = new ApolloGateway({
       supergraphSdl: options.supergraphSdl,
       buildService: ({ name, url }): GraphQLDataSource => {
         const local = options.urls?.[name] ? undefined : options.local.get(name);
-        const timed = (inner: GraphQLDataSource<GatewayContext>) => new TimedDataSource(name, inner, options.subgraphTimeoutMs, options.metrics);
+        const timed = (inner: GraphQLDataSource<GatewayContext>) => {
+          const source = new TimedDataSource(name, inner, options.subgraphTimeoutMs, options.metrics);
+          this.dataSources.set(name, source);
+          return source;
+        };
         if (local) return timed(new InProcessDataSource(local));
         const target = options.urls?.[name] ?? url;
         if (!target) throw new Error(`subgraph ${name} has no URL: give one with --subgraph ${name}=URL`);
@@ -83,11 +112,11 @@ export class Graph {
       formatError,
       includeStacktraceInErrorResponses: false,
       introspection: options.introspection,
-      validationRules: [operationLimitsRule(options.limits)],
+      validationRules: [operationLimitsRule(options.limits)], // Apollo Server applies `introspection` itself
       logger: options.log.child({ part: 'apollo' }),
       plugins: [
         ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled(), this.cache.plugin(),
-        observabilityPlugin(options.metrics),
+        observabilityPlugin(options.metrics), subscriptionsElsewherePlugin(),
       ],
     });
   }
@@ -121,6 +150,13 @@ export class Graph {
       entry.derived.set('graphql', body);
     }
     return { body, maxAge: this.cache.remaining(entry) };
+  }
+
+  /** Runs one operation (e.g. a query sent over the stream endpoint) through the same pipeline as /graphql. */
+  async execute(query: string, operationName: string | undefined, variables: Record<string, unknown> | undefined, requestId: string): Promise<FormattedExecutionResult> {
+    const response = await this.server.executeOperation({ query, operationName, variables }, { contextValue: this.context(requestId) });
+    if (response.body.kind !== 'single') return { errors: [{ message: 'incremental delivery is not supported here', extensions: { code: 'BAD_REQUEST' } }] };
+    return response.body.singleResult;
   }
 
   /** Runs a fixed operation through the same pipeline as /graphql (limits, logging, caching). */

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Prometheus metrics of one gateway process, served at /metrics. */
 export class GatewayMetrics {
@@ -21,6 +21,14 @@ export class GatewayMetrics {
   });
   readonly errors = new Counter({
     name: 'graphql_errors_total', help: 'GraphQL errors by extensions.code', labelNames: ['code'] as const, registers: [this.registry],
+  });
+  readonly liveConnections = new Gauge({
+    name: 'live_connections', help: 'Open live streams by kind (graphql: subscriptions over SSE; rest: /v1/live)', labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  readonly subscriptions = new Gauge({ name: 'graphql_subscriptions', help: 'Active GraphQL subscriptions', registers: [this.registry] });
+  readonly subscriptionEvents = new Counter({
+    name: 'graphql_subscription_events_total', help: 'Subscription events delivered (before fan-out to identical subscriptions)', registers: [this.registry],
   });
   private readonly operationNames = new Set<string>();
 

@@ -10,7 +10,12 @@ import type { GatewayMetrics } from './metrics';
 import { registerPlayground } from './playground';
 import { RestError, statusText } from './rest/errors';
 import { registerMarketRest } from './rest/market';
+import { registerMarketLive } from './rest/market-live';
 import { VERSION } from './version';
+import type { ConnectionLimiter, StreamLimits } from './subscriptions/connection-limits';
+import type { FederatedSubscriptions } from './subscriptions/federated-subscriptions';
+import { createSubscriptionStream, STREAM_PATH, type SubscriptionStreamEndpoint } from './subscriptions/sse-endpoint';
+import type { GraphQLSchema } from 'graphql';
 
 export interface ServerOptions {
   graph: Graph;
@@ -25,6 +30,20 @@ export interface ServerOptions {
   remoteSubgraphs?: Record<string, () => Promise<SubgraphHealth>>;
   /** Health of parts that are not subgraphs (the DNS engine), shown in /healthz. */
   parts?: Record<string, () => Promise<SubgraphHealth>>;
+  /** Subscriptions at /graphql/stream (graphql-sse) and the limits of every live stream. */
+  live?: LiveOptions;
+}
+
+export interface LiveOptions {
+  subscriptions: FederatedSubscriptions;
+  /** The client-facing schema subscriptions are validated against. */
+  schema: GraphQLSchema;
+  limits: StreamLimits;
+  connections: ConnectionLimiter;
+  /** Comment lines on /v1/live streams keep idle connections open through proxies. */
+  heartbeatMs?: number;
+  /** Set by buildServer: the /graphql/stream endpoint (tests inspect it). */
+  endpoint?: SubscriptionStreamEndpoint;
 }
 
 function corsOrigin(setting: string): string | string[] {
@@ -49,13 +68,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+    await options.live?.endpoint?.closeStreams(); // open streams never finish by themselves
   });
   app.addHook('onSend', async (_req, reply, payload) => {
     if (closing) reply.header('connection', 'close');
     return payload;
   });
 
-  await app.register(cors, { origin: corsOrigin(options.corsOrigins), methods: ['GET', 'POST', 'OPTIONS'] });
+  // PUT and DELETE: graphql-sse's single-connection mode reserves streams and stops operations with them.
+  await app.register(cors, { origin: corsOrigin(options.corsOrigins), methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'] });
 
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
@@ -98,9 +119,29 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       return apollo.call(this, req as Parameters<typeof apollo>[0], reply as Parameters<typeof apollo>[1]);
     },
   });
+  if (options.live) {
+    const { subscriptions } = options.live;
+    const endpoint = createSubscriptionStream({
+      path: STREAM_PATH,
+      subscribe: (request) => subscriptions.subscribe(request),
+      execute: async (query, operationName, variables, requestId) => (await graph.execute(query, operationName, variables, requestId)),
+      schema: options.live.schema, validationRules: graph.validationRules, limits: options.live.limits,
+      connections: options.live.connections, log,
+      onConnection: (delta) => options.metrics.liveConnections.inc({ kind: 'graphql' }, delta),
+    });
+    options.live.endpoint = endpoint;
+    app.route({ url: STREAM_PATH, method: ['GET', 'POST', 'PUT', 'DELETE'], handler: endpoint.serve });
+  }
   registerPlayground(app, { graphqlPath: '/graphql' }); // GET / and browsers' GET /graphql: the offline GraphiQL page
 
-  if (options.rest !== false) registerMarketRest(app, graph);
+  if (options.rest !== false) {
+    registerMarketRest(app, graph);
+    if (options.live) {
+      const { subscriptions, schema, connections } = options.live;
+      const liveRest = registerMarketLive(app, { graph, subscriptions, schema, connections, metrics: options.metrics, log, heartbeatMs: options.live.heartbeatMs });
+      app.addHook('preClose', async () => liveRest.closeStreams());
+    }
+  }
 
   app.get('/metrics', async (_req, reply) =>
     reply.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics()));

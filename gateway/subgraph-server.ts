@@ -3,8 +3,12 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { print } from 'graphql';
 import { CacheHint, type Subgraph, type SubgraphContext } from '../subgraphs/subgraph';
 import type { Logger } from './logger';
+import { ConnectionLimiter } from './subscriptions/connection-limits';
+import { InProcessSubscriptions } from './subscriptions/in-process-stream';
+import { createSubscriptionStream, STREAM_PATH } from './subscriptions/sse-endpoint';
 
 /** Sends the subgraph's cache hint as Cache-Control, which the gateway's remote data source reads back. */
 function cacheHeaderPlugin(): ApolloServerPlugin<SubgraphContext> {
@@ -21,7 +25,15 @@ function cacheHeaderPlugin(): ApolloServerPlugin<SubgraphContext> {
   };
 }
 
-/** One subgraph alone as an HTTP service: GraphQL at /graphql, health at /healthz. */
+/**
+ * Its client is a gateway, which bounds its own clients: the subgraph only guards against runaway numbers.
+ */
+const SUBGRAPH_STREAM_LIMITS = { maxConnections: 100_000, maxConnectionsPerClient: 100_000, maxSubscriptionsPerConnection: 100_000 };
+
+/**
+ * One subgraph alone as an HTTP service: GraphQL at /graphql (subscriptions over graphql-sse on the same URL, for
+ * requests that accept `text/event-stream`, and at /graphql/stream), health at /healthz.
+ */
 export async function buildSubgraphServer(subgraph: Subgraph, log: Logger): Promise<{ app: FastifyInstance; server: ApolloServer<SubgraphContext> }> {
   const server = new ApolloServer<SubgraphContext>({
     schema: subgraph.schema,
@@ -36,12 +48,33 @@ export async function buildSubgraphServer(subgraph: Subgraph, log: Logger): Prom
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
   });
+  const apollo = fastifyApolloHandler<SubgraphContext>(server, {
+    context: async (req) => subgraph.createContext({ requestId: req.id, cacheHint: new CacheHint() }),
+  });
+  const subscriptions = new InProcessSubscriptions(subgraph);
+  const stream = createSubscriptionStream({
+    path: STREAM_PATH,
+    subscribe: (r) => subscriptions.open(r.query ?? print(r.document), r.variables ?? {}, r.requestId, r.shareKey ?? ''),
+    execute: async (query, operationName, variables, requestId) => {
+      const response = await server.executeOperation({ query, operationName, variables }, {
+        contextValue: subgraph.createContext({ requestId, cacheHint: new CacheHint() }),
+      });
+      return response.body.kind === 'single' ? response.body.singleResult : { errors: [{ message: 'incremental delivery is not supported here' }] };
+    },
+    schema: subgraph.schema, validationRules: [], limits: SUBGRAPH_STREAM_LIMITS,
+    connections: new ConnectionLimiter(SUBGRAPH_STREAM_LIMITS), log,
+  });
   app.route({
     url: '/graphql',
     method: ['GET', 'POST'],
-    handler: fastifyApolloHandler<SubgraphContext>(server, {
-      context: async (req) => subgraph.createContext({ requestId: req.id, cacheHint: new CacheHint() }),
-    }),
+    handler(req, reply) {
+      if (req.headers.accept === 'text/event-stream') return stream.serve(req, reply);
+      return apollo.call(this, req as Parameters<typeof apollo>[0], reply as Parameters<typeof apollo>[1]);
+    },
+  });
+  app.route({ url: STREAM_PATH, method: ['GET', 'POST', 'PUT', 'DELETE'], handler: stream.serve });
+  app.addHook('preClose', async () => {
+    await stream.closeStreams();
   });
   app.get('/healthz', async (_req, reply) => {
     const health = await subgraph.health().catch((err: unknown) => ({ status: 'down' as const, error: String(err) }));

@@ -9,6 +9,10 @@ import type { Logger } from './logger';
 /** Parts a test or an embedding program may supply instead of building them from the configuration. */
 export interface SystemOverrides {
   marketProvider?: MarketProvider;
+  /** More subgraphs to run beside ours (tests: a subgraph that extends Quote); their SDL must be in `supergraphSdl`. */
+  extraSubgraphs?: Subgraph[];
+  /** The supergraph to serve instead of schema/supergraph.graphql (composed with `extraSubgraphs`). */
+  supergraphSdl?: string;
 }
 
 /** Builds one subgraph (in-process, or to serve alone with `npm run subgraph`) from the configuration. */
@@ -28,7 +32,8 @@ export async function createSubgraph(name: string, config: Config, log: Logger, 
         provider,
         cache,
         ttls: config.marketCacheTtl,
-        limits: { maxQuotesPerRequest: config.maxQuotesPerRequest },
+        limits: { maxQuotesPerRequest: config.maxQuotesPerRequest, maxTickersPerSubscription: config.liveMaxTickersPerSubscription },
+        live: { intervalMs: config.liveIntervalMs, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix },
         log: log.child({ subgraph: 'market' }),
       });
     }

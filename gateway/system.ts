@@ -4,7 +4,7 @@ import type { Subgraph } from '../subgraphs/subgraph';
 import type { Config } from './config/schema';
 import { startDns, type DnsPart } from './dns';
 import { SUBGRAPHS } from './federation/registry';
-import { Graph } from './graph';
+import { formatError, Graph } from './graph';
 import { GatewayMetrics } from './metrics';
 import { probeRemoteSubgraph } from './federation/remote-health';
 import { createSubgraph, type SystemOverrides } from './subgraphs';
@@ -12,7 +12,11 @@ import { createSubgraph, type SystemOverrides } from './subgraphs';
 export type { SystemOverrides };
 import { createLogger, type Logger } from './logger';
 import { SUPERGRAPH_FILE } from './paths';
-import { buildServer } from './server';
+import { buildServer, type LiveOptions } from './server';
+import { ConnectionLimiter } from './subscriptions/connection-limits';
+import { FederatedSubscriptions } from './subscriptions/federated-subscriptions';
+import { InProcessSubscriptions } from './subscriptions/in-process-stream';
+import { SubscriptionPlanner } from './subscriptions/planner';
 
 export interface System {
   config: Config;
@@ -20,6 +24,8 @@ export interface System {
   app: FastifyInstance;
   graph: Graph;
   subgraphs: Map<string, Subgraph>;
+  /** Subscriptions, the live streams' limits and the /graphql/stream endpoint. */
+  live: LiveOptions;
   /** The DNS engine; absent when serving a foreign supergraph (--supergraph). */
   dns?: DnsPart;
   /** Stops accepting, finishes in-flight requests, closes subgraphs and caches. Safe to call twice. */
@@ -31,6 +37,7 @@ async function createLocalSubgraphs(config: Config, log: Logger, overrides: Syst
   for (const { name } of SUBGRAPHS) {
     if (!config.subgraphUrls[name]) subgraphs.set(name, await createSubgraph(name, config, log, overrides));
   }
+  for (const extra of overrides.extraSubgraphs ?? []) if (!config.subgraphUrls[extra.name]) subgraphs.set(extra.name, extra);
   return subgraphs;
 }
 
@@ -51,8 +58,9 @@ export async function createSystem(
     throw err;
   }
   const metrics = new GatewayMetrics();
+  const supergraphSdl = overrides.supergraphSdl ?? readFileSync(config.supergraphFile ?? SUPERGRAPH_FILE, 'utf8');
   const graph = new Graph({
-    supergraphSdl: readFileSync(config.supergraphFile ?? SUPERGRAPH_FILE, 'utf8'),
+    supergraphSdl,
     local: subgraphs,
     urls: config.subgraphUrls,
     responseCacheEntries: config.responseCache ? config.responseCacheEntries : 0,
@@ -63,15 +71,35 @@ export async function createSystem(
     log,
   });
   await graph.start();
+  const planner = new SubscriptionPlanner(supergraphSdl);
+  const subscriptions = new FederatedSubscriptions({
+    planner,
+    dataSources: graph.dataSources,
+    local: new Map([...subgraphs].map(([name, subgraph]) => [name, new InProcessSubscriptions(subgraph)])),
+    remote: graph.remote,
+    formatError,
+    log: log.child({ part: 'subscriptions' }),
+    onActive: (delta) => metrics.subscriptions.inc(delta),
+    onEvent: () => metrics.subscriptionEvents.inc(),
+  });
+  const liveLimits = {
+    maxConnections: config.liveMaxConnections,
+    maxConnectionsPerClient: config.liveMaxConnectionsPerClient,
+    maxSubscriptionsPerConnection: config.liveMaxSubscriptionsPerConnection,
+  };
+  const live: LiveOptions = {
+    subscriptions, schema: planner.apiSchema, limits: liveLimits, connections: new ConnectionLimiter(liveLimits), heartbeatMs: config.liveHeartbeatMs,
+  };
   const remoteHealth = Object.fromEntries([...graph.remote].map(([name, url]) => [name, () => probeRemoteSubgraph(url)]));
   const app = await buildServer({
     graph, subgraphs, remoteSubgraphs: remoteHealth, log, corsOrigins: config.corsOrigins, rest: !general, metrics,
     bodyLimit: config.maxBodyBytes,
     parts: dns ? { dns: () => (dns as DnsPart).health() } : {},
+    live,
   });
   let closing: Promise<void> | undefined;
   return {
-    config, log, app, graph, subgraphs, dns,
+    config, log, app, graph, subgraphs, dns, live,
     close() {
       closing ??= (async () => {
         await app.close();

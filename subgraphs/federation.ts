@@ -2,7 +2,7 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { getNamedType, isEnumType, isInputObjectType, isObjectType, parse, type GraphQLSchema } from 'graphql';
-import { buildSchema, createResolversMap, type BuildSchemaOptions } from 'type-graphql';
+import { buildSchema, createResolversMap, type BuildSchemaOptions, type PubSub } from 'type-graphql';
 
 /** Federation 2 directives a subgraph may use; imported once here so every subgraph links the same spec. */
 const FEDERATION_LINK =
@@ -10,6 +10,19 @@ const FEDERATION_LINK =
   'import: ["@key", "@shareable", "@external", "@requires", "@provides", "@override", "@inaccessible", "@interfaceObject"])';
 
 export type ReferenceResolvers = GraphQLResolverMap<unknown>;
+
+/**
+ * type-graphql insists on a PubSub as soon as a schema has a subscription, even when every subscription brings its
+ * own `subscribe` function (ours do: they open streams on the subgraph's own event source). This one refuses use.
+ */
+const NO_TOPICS: PubSub = {
+  publish: () => {
+    throw new Error('subscriptions here use their own subscribe function, not topics');
+  },
+  subscribe: () => {
+    throw new Error('subscriptions here use their own subscribe function, not topics');
+  },
+};
 
 /**
  * Turns type-graphql resolver classes into a Federation 2 subgraph schema: type-graphql builds the executable
@@ -20,7 +33,7 @@ export async function buildFederatedSchema(
   options: Omit<BuildSchemaOptions, 'skipCheck'>,
   referenceResolvers: ReferenceResolvers = {},
 ): Promise<GraphQLSchema> {
-  const schema = await buildSchema({ ...options, skipCheck: true });
+  const schema = await buildSchema({ pubSub: NO_TOPICS, ...options, skipCheck: true });
   const typeDefs = parse(`${FEDERATION_LINK}\n${printSchemaWithDirectives(schema)}`);
   const resolvers = createResolversMap(schema) as GraphQLResolverMap<unknown>;
   for (const [typeName, fields] of Object.entries(referenceResolvers)) {

@@ -47,6 +47,17 @@ export const ConfigSchema = z
     responseCache: bool.default(true),
     responseCacheEntries: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
     liveIntervalMs: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+    /** Open live streams (GraphQL subscriptions over SSE and /v1/live) in this process. */
+    liveMaxConnections: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+    liveMaxConnectionsPerClient: z.coerce.number().int().min(1).max(1_000_000).default(100),
+    /** Heartbeat comment lines on /v1/live streams (graphql-sse pings its own streams every 12 s). */
+    liveHeartbeatMs: z.coerce.number().int().min(100).max(600_000).default(15_000),
+    /** Operations one single-connection-mode graphql-sse stream may carry at once. */
+    liveMaxSubscriptionsPerConnection: z.coerce.number().int().min(1).max(10_000).default(100),
+    /** Tickers one live subscription (or /v1/live stream, or snapshot) may name. */
+    liveMaxTickersPerSubscription: z.coerce.number().int().min(1).max(1_000).default(50),
+    /** Prefix of the Redis keys and channel the replicas' shared live poller uses. */
+    redisPrefix: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1–64 letters, digits or . _ : -').default('onegraph'),
     corsOrigins: z.string().min(1).default('*'),
     maxQuotesPerRequest: z.coerce.number().int().min(1).max(1_000).default(50),
     maxQueryDepth: z.coerce.number().int().min(1).max(1_000).default(15),
@@ -103,6 +114,12 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   responseCache: 'RESPONSE_CACHE',
   responseCacheEntries: 'RESPONSE_CACHE_ENTRIES',
   liveIntervalMs: 'LIVE_INTERVAL_MS',
+  liveMaxConnections: 'LIVE_MAX_CONNECTIONS',
+  liveHeartbeatMs: 'LIVE_HEARTBEAT_MS',
+  liveMaxConnectionsPerClient: 'LIVE_MAX_CONNECTIONS_PER_CLIENT',
+  liveMaxSubscriptionsPerConnection: 'LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION',
+  liveMaxTickersPerSubscription: 'LIVE_MAX_TICKERS_PER_SUBSCRIPTION',
+  redisPrefix: 'REDIS_PREFIX',
   corsOrigins: 'CORS_ORIGINS',
   maxQuotesPerRequest: 'MAX_QUOTES_PER_REQUEST',
   maxQueryDepth: 'MAX_QUERY_DEPTH',

@@ -6,6 +6,8 @@
 //   __PLAYGROUND_TABS__     the example tabs from gateway/playground/examples/
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
 import { GraphiQL } from 'graphiql';
+import { getOperationAST, parse } from 'graphql';
+import { createClient } from 'graphql-sse';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import 'graphiql/style.css';
@@ -25,9 +27,37 @@ globalThis.MonacoEnvironment = {
 
 const root = document.getElementById('playground');
 const graphqlPath = root.dataset.graphqlPath || '/graphql';
+const streamPath = root.dataset.streamPath || `${graphqlPath}/stream`;
 
 // createGraphiQLFetcher posts `content-type: application/json`, which Apollo's CSRF prevention accepts.
-const fetcher = createGraphiQLFetcher({ url: new URL(graphqlPath, window.location.href).toString() });
+const httpFetcher = createGraphiQLFetcher({ url: new URL(graphqlPath, window.location.href).toString() });
+
+function isSubscription(query, operationName) {
+  try {
+    return getOperationAST(parse(query), operationName || undefined)?.operation === 'subscription';
+  } catch {
+    return false; // let the server report the syntax error
+  }
+}
+
+// Subscriptions go over graphql-sse (one stream per subscription, with the headers editor's headers); GraphiQL
+// shows each event as it arrives and stops the stream (the iterator's return) when the user stops it.
+function fetcher(params, options) {
+  if (!isSubscription(params.query, params.operationName)) return httpFetcher(params, options);
+  const client = createClient({
+    url: new URL(streamPath, window.location.href).toString(),
+    headers: options?.headers ?? {},
+    retryAttempts: 0,
+  });
+  const events = client.iterate({ query: params.query, variables: params.variables ?? undefined, operationName: params.operationName ?? undefined });
+  const stop = events.return.bind(events);
+  events.return = async (value) => {
+    const result = await stop(value);
+    client.dispose();
+    return result;
+  };
+  return events;
+}
 
 const tabs = __PLAYGROUND_TABS__;
 // GraphiQL 5.4 opens the first default tab with its query but not its variables or headers (it only takes them from

@@ -42,9 +42,13 @@ export class MarketData {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async fetchMany(requests: readonly MarketRequest[]): Promise<TimedResult[]> {
+  /**
+   * Results of a batch, in order. `fresh` skips the cache read (the live price hub polls for current prices) but
+   * still joins identical calls in flight and writes what it gets to the cache.
+   */
+  async fetchMany(requests: readonly MarketRequest[], options: { fresh?: boolean } = {}): Promise<TimedResult[]> {
     const keys = requests.map(requestKey);
-    const cached = await this.readCache(keys);
+    const cached = options.fresh ? [] : await this.readCache(keys);
     const now = this.now();
     const results: Array<TimedResult | Promise<TimedResult> | undefined> = new Array(requests.length);
     const missIndex = new Map<string, number>(); // key -> position in `misses` (duplicates in a batch share one)

@@ -2,6 +2,7 @@ import type { GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import { buildFederatedSchema, type ReferenceResolvers } from '../federation';
 import type { MarketContext } from './context';
 import { tickerArg } from './graphql/arguments';
+import { LiveResolver } from './graphql/live-resolver';
 import { MarketResolver } from './graphql/market-resolver';
 import { QuoteResolver, resolveQuote } from './graphql/quote-resolver';
 import { TickerResolver } from './graphql/ticker-resolver';
@@ -12,7 +13,7 @@ let built: Promise<GraphQLSchema> | undefined;
 /** The market subgraph schema; static, so built once per process. */
 export function buildMarketSchema(): Promise<GraphQLSchema> {
   built ??= buildFederatedSchema(
-    { resolvers: [QuoteResolver, TickerResolver, MarketResolver], validate: false },
+    { resolvers: [QuoteResolver, TickerResolver, MarketResolver, LiveResolver], validate: false },
     {
       Quote: {
         // Another subgraph hands us { ticker }; we answer with the whole quote, prefetching the selected fields.

@@ -20,7 +20,8 @@ async function main(): Promise<void> {
     provider: createMarketProvider({ provider: 'simulated', seed: config.marketSeed, fixedTime: config.marketClock ? Date.parse(config.marketClock) : undefined }),
     cache: createMarketCache(),
     ttls: config.marketCacheTtl,
-    limits: { maxQuotesPerRequest: config.maxQuotesPerRequest },
+    limits: { maxQuotesPerRequest: config.maxQuotesPerRequest, maxTickersPerSubscription: config.liveMaxTickersPerSubscription },
+    live: { intervalMs: config.liveIntervalMs },
   });
   const gateway = new ApolloGateway({
     supergraphSdl: readFileSync(SUPERGRAPH_FILE, 'utf8'),

@@ -45,7 +45,7 @@ export async function startNode(script: string, env: Record<string, string>, pro
     url,
     process: child,
     stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(); // ended (or killed) already
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
       setTimeout(() => child.kill('SIGKILL'), 5_000).unref();

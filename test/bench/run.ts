@@ -8,6 +8,7 @@ import {
 } from './common';
 import { dnsBenchmark } from './dns';
 import { gatewayVsPlain } from './gateway';
+import { liveBenchmark } from './live';
 import { startNode } from './processes';
 
 /**
@@ -74,13 +75,14 @@ async function upstreamEconomy(): Promise<string[]> {
 
 async function main(): Promise<void> {
   console.log(`bench: ${SECONDS} s per run, ${CONNECTIONS} connections, node ${process.version}`);
-  const only = process.env.BENCH_ONLY; // market | gateway | dns: run one part
+  const only = process.env.BENCH_ONLY; // market | gateway | dns | live: run one part
   if (!only || only === 'market') {
     for (const l of await upstreamEconomy()) console.log(l);
     for (const l of await throughput()) console.log(l);
   }
   if (!only || only === 'gateway') for (const l of await gatewayVsPlain()) console.log(l);
   if (!only || only === 'dns') for (const l of await dnsBenchmark()) console.log(l);
+  if (!only || only === 'live') for (const l of await liveBenchmark()) console.log(l);
 }
 
 main().catch((err: unknown) => {

@@ -177,8 +177,12 @@ describe('playground over HTTP', () => {
       const query = readFileSync(join(EXAMPLES, file), 'utf8');
       const varsFile = join(EXAMPLES, file.replace(/\.graphql$/, '.variables.json'));
       const variables = readdirSync(EXAMPLES).includes(file.replace(/\.graphql$/, '.variables.json')) ? JSON.parse(readFileSync(varsFile, 'utf8')) : undefined;
-      const res = await fetch(`${sys.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
-      const body = (await res.json()) as { data?: unknown; errors?: Array<{ extensions?: { code?: string } }> };
+      const subscription = /^\s*subscription\b/m.test(query);
+      // Subscriptions run at /graphql/stream: its first event stands for the result.
+      const res = await fetch(`${sys.url}${subscription ? '/graphql/stream' : '/graphql'}`, {
+        method: 'POST', headers: { 'content-type': 'application/json', ...(subscription ? { accept: 'text/event-stream' } : {}) }, body: JSON.stringify({ query, variables }),
+      });
+      const body = (subscription ? await firstEvent(res) : await res.json()) as { data?: unknown; errors?: Array<{ extensions?: { code?: string } }> };
       expect([file, res.status]).toEqual([file, 200]);
       expect([file, body.data]).not.toEqual([file, null]);
       // The only error an example may show is the deliberate unknown ticker of the "quotes" example.
@@ -186,6 +190,24 @@ describe('playground over HTTP', () => {
     }
   });
 });
+
+/** The data of the first `next` event of an event stream (the stream is cancelled after it). */
+async function firstEvent(res: Response): Promise<unknown> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended before its first event: ${text}`);
+      text += decoder.decode(value, { stream: true });
+      const event = /event: next\ndata: (.*)\n\n/.exec(text);
+      if (event) return JSON.parse(event[1] as string);
+    }
+  } finally {
+    await reader.cancel();
+  }
+}
 
 describe('playground without a bundle', () => {
   it('answers / with a 503 that says to run npm run build', async () => {

@@ -35,7 +35,7 @@ describe('playground in headless Chromium', () => {
     if (!existsSync(join(PROJECT_ROOT, 'dist', 'playground', 'manifest.json'))) {
       throw new Error('the playground bundle is missing (dist/playground/manifest.json): run `npm run build` first');
     }
-    sys = await startSystem({ MARKET_CLOCK: '2026-11-20T18:00:00Z' });
+    sys = await startSystem({ MARKET_CLOCK: '2026-11-20T18:00:00Z', LIVE_INTERVAL_MS: '400' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
@@ -46,7 +46,11 @@ describe('playground in headless Chromium', () => {
     page.on('request', (req) => {
       if (!req.url().startsWith(`${origin}/`)) offOrigin.push(req.url());
     });
-    page.on('requestfailed', (req) => problems.push(`request failed: ${req.method()} ${req.url()} (${req.failure()?.errorText})`));
+    page.on('requestfailed', (req) => {
+      // Stopping a subscription aborts its event stream's fetch: that is how a browser ends a stream, not a fault.
+      if (req.url() === `${origin}/graphql/stream` && req.failure()?.errorText === 'net::ERR_ABORTED') return;
+      problems.push(`request failed: ${req.method()} ${req.url()} (${req.failure()?.errorText})`);
+    });
     page.on('response', (res) => {
       if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.request().method()} ${res.url()}`);
     });
@@ -71,7 +75,7 @@ describe('playground in headless Chromium', () => {
     await page.waitForFunction(() => document.querySelector('.graphiql-editor-tool .view-lines')?.textContent?.includes('AAPL:NASDAQ'), null, { timeout: 10_000 });
     await page.waitForLoadState('networkidle'); // schema introspection, Monaco's workers, fonts
     const tabs = await page.$$eval('.graphiql-tab-button', (els) => els.map((el) => el.textContent?.trim()));
-    expect(tabs).toEqual(['Quote', 'Quotes', 'MarketLists']);
+    expect(tabs).toEqual(['Quote', 'Quotes', 'MarketLists', 'LivePrices']);
     // Variables and request headers editors are both there.
     expect(await page.locator('.graphiql-editor-tools button', { hasText: 'Variables' }).count()).toBe(1);
     expect(await page.locator('.graphiql-editor-tools button', { hasText: 'Headers' }).count()).toBe(1);
@@ -82,7 +86,7 @@ describe('playground in headless Chromium', () => {
   it('runs a query typed into the editor and shows the data', async () => {
     // A new (empty) tab, so the examples stay as they are; then the query typed in.
     await page.click('.graphiql-tab-add');
-    await page.waitForFunction(() => document.querySelector('.graphiql-tab-active #graphiql-session-tab-3') !== null, null, { timeout: 5_000 });
+    await page.waitForFunction(() => document.querySelector('.graphiql-tab-active #graphiql-session-tab-4') !== null, null, { timeout: 5_000 });
     await page.click('.graphiql-query-editor .monaco-editor .view-lines');
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.press('Delete');
@@ -103,6 +107,31 @@ describe('playground in headless Chromium', () => {
     await page.click('button[aria-label^="Prettify query"]');
     await page.waitForFunction(() => (document.querySelector('.graphiql-query-editor .view-lines')?.childElementCount ?? 0) >= 7, null, { timeout: 5_000 });
     expect(problems).toEqual([]);
+  });
+
+  it('runs the live-prices subscription and shows events as they arrive, until stopped', async () => {
+    const response = () => page.evaluate(() => (document.querySelector('.graphiql-response .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' '));
+    await page.click('.graphiql-tab-button:text-is("LivePrices")');
+    await page.waitForFunction(() => document.querySelector('.graphiql-query-editor .view-lines')?.textContent?.includes('priceTicks('), null, { timeout: 5_000 });
+    await page.click('.graphiql-execute-button');
+    // Each event replaces the shown one: the poll's sequence number must rise while we watch (three events at least).
+    const sequences = new Set<number>();
+    const until = Date.now() + 10_000;
+    while (sequences.size < 3 && Date.now() < until) {
+      const text = await response();
+      const sequence = /"sequence":\s*(\d+)/.exec(text)?.[1];
+      if (sequence !== undefined && text.includes('"AAPL:NASDAQ"') && text.includes('"BTC-USD"')) sequences.add(Number(sequence));
+      await page.waitForTimeout(50);
+    }
+    expect(sequences.size).toBeGreaterThanOrEqual(3);
+    expect(await response()).not.toMatch(/"errors"/);
+    // The same button stops it; the gateway then holds no subscription.
+    await page.click('.graphiql-execute-button');
+    const stopBy = Date.now() + 5_000;
+    while ((sys?.system.live.endpoint?.stats().operations ?? 0) > 0 && Date.now() < stopBy) await page.waitForTimeout(50);
+    expect(sys?.system.live.endpoint?.stats().operations).toBe(0);
+    expect(problems).toEqual([]);
+    expect(offOrigin).toEqual([]);
   });
 
   it('has the docs explorer, which lists the Query type', async () => {

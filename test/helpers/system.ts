@@ -8,6 +8,7 @@ import { buildSubgraphServer } from '../../gateway/subgraph-server';
 import { createSubgraph } from '../../gateway/subgraphs';
 import { createSystem, type System, type SystemOverrides } from '../../gateway/system';
 import { SUBGRAPHS } from '../../gateway/federation/registry';
+import type { Subgraph } from '../../subgraphs/subgraph';
 
 /**
  * SUBGRAPH_MODE=remote runs every subgraph as its own HTTP service (as `npm run subgraph` does) and points the
@@ -18,6 +19,10 @@ export const SUBGRAPH_MODE = process.env.SUBGRAPH_MODE === 'remote' ? 'remote' :
 export interface RunningSystem {
   url: string;
   system: System;
+  /** Every subgraph object, in this process or served by a subgraph server of this test (remote mode). */
+  subgraphs: Map<string, Subgraph>;
+  /** Stops the subgraph server of a remote subgraph (remote mode only), to test faults. */
+  remoteServers: Map<string, { url: string; stop(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -32,14 +37,23 @@ export async function startSystem(env: Record<string, string> = {}, overrides: S
   const log = createLogger(base.logLevel);
   const remotes: Array<{ close(): Promise<unknown> }> = [];
   const subgraphUrls: Record<string, string> = { ...base.subgraphUrls };
+  const remoteSubgraphs = new Map<string, Subgraph>();
+  const remoteServers = new Map<string, { url: string; stop(): Promise<void> }>();
   if (SUBGRAPH_MODE === 'remote') {
-    for (const { name } of SUBGRAPHS) {
-      if (subgraphUrls[name]) continue;
-      const subgraph = await createSubgraph(name, base, log, overrides);
+    const serve = async (subgraph: Subgraph) => {
       const { app } = await buildSubgraphServer(subgraph, log);
-      subgraphUrls[name] = `${await app.listen({ port: 0, host: '127.0.0.1' })}/graphql`;
-      remotes.push({ close: () => app.close().then(() => subgraph.close()) });
+      const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/graphql`;
+      subgraphUrls[subgraph.name] = url;
+      remoteSubgraphs.set(subgraph.name, subgraph);
+      let stopped: Promise<void> | undefined;
+      const stop = () => (stopped ??= app.close());
+      remoteServers.set(subgraph.name, { url, stop });
+      remotes.push({ close: () => stop().then(() => subgraph.close()) });
+    };
+    for (const { name } of SUBGRAPHS) {
+      if (!subgraphUrls[name]) await serve(await createSubgraph(name, base, log, overrides));
     }
+    for (const extra of overrides.extraSubgraphs ?? []) if (!subgraphUrls[extra.name]) await serve(extra);
   }
   const config = { ...base, subgraphUrls };
   const system = await createSystem(config, log, overrides);
@@ -47,6 +61,8 @@ export async function startSystem(env: Record<string, string> = {}, overrides: S
   return {
     url,
     system,
+    subgraphs: new Map([...system.subgraphs, ...remoteSubgraphs]),
+    remoteServers,
     close: async () => {
       await system.close();
       for (const r of remotes) await r.close();

@@ -132,7 +132,7 @@ test('the Quote entity resolves by its key in the subgraph (_entities), prefetch
   const own = new StaticProvider();
   const config = loadConfig({ env: {} });
   const market = await createMarketSubgraph({
-    provider: own, cache: createMarketCache(), ttls: config.marketCacheTtl, limits: { maxQuotesPerRequest: 50 },
+    provider: own, cache: createMarketCache(), ttls: config.marketCacheTtl, limits: { maxQuotesPerRequest: 50, maxTickersPerSubscription: 50 }, live: { intervalMs: 15_000 },
   });
   const result = await execute({
     schema: market.schema,

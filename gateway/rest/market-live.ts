@@ -1,0 +1,163 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parse, validate, type FormattedExecutionResult, type GraphQLSchema } from 'graphql';
+import { prepareOperation, type Graph } from '../graph';
+import type { Logger } from '../logger';
+import type { GatewayMetrics } from '../metrics';
+import type { ConnectionLimiter } from '../subscriptions/connection-limits';
+import type { FederatedSubscriptions } from '../subscriptions/federated-subscriptions';
+import { endStream } from '../subscriptions/sse-endpoint';
+import type { Stream } from '../../subgraphs/async-streams';
+import { RestError, restErrorFromGraphQL, statusText } from './errors';
+
+/** The original stream's item: `{ticker, name, price, change, changePercent, currency, type}`, in that order. */
+const LIVE_FIELDS = 'ticker name price change changePercent currency type';
+const STREAM_QUERY = `subscription RestLive($tickers: [String!]) { priceTicks(tickers: $tickers) { sequence quotes { ${LIVE_FIELDS} } } }`;
+const SNAPSHOT = prepareOperation('RestLiveSnapshot', `query RestLiveSnapshot($tickers: [String!]) { liveSnapshot(tickers: $tickers) { ${LIVE_FIELDS} } }`);
+
+export interface MarketLiveOptions {
+  graph: Graph;
+  subscriptions: FederatedSubscriptions;
+  schema: GraphQLSchema;
+  connections: ConnectionLimiter;
+  metrics: GatewayMetrics;
+  log: Logger;
+  /** Comment lines keep idle streams open through proxies; default 15 s. */
+  heartbeatMs?: number;
+}
+
+type Item = Record<string, unknown>;
+
+/** `?tickers=A,B`: absent or empty → the subgraph's default list (the original's eight). */
+function tickersParam(query: Record<string, string | string[] | undefined>): string[] | null {
+  const raw = query.tickers;
+  if (Array.isArray(raw)) throw new RestError(400, 'tickers may be given only once (a comma-separated list)');
+  if (raw === undefined || raw.trim() === '') return null;
+  return raw.split(',').map((t) => t.trim());
+}
+
+function restItem(quote: Item): Item {
+  return { ...quote, type: typeof quote.type === 'string' ? quote.type.toLowerCase() : null };
+}
+
+/**
+ * `GET /v1/live` (Server-Sent Events, the original's frames: `data: <JSON array>` per interval, plus an `id:` per
+ * frame and heartbeat comments) and `GET /v1/live/snapshot`. Both run GraphQL operations through the gateway: the
+ * stream is a `priceTicks` subscription, so it shares the price hub with every other subscriber.
+ */
+export function registerMarketLive(app: FastifyInstance, options: MarketLiveOptions): { closeStreams(): void; open(): number } {
+  const { graph, subscriptions, connections, log } = options;
+  const document = parse(STREAM_QUERY);
+  const invalid = validate(options.schema, document);
+  if (invalid.length) throw new Error(`the /v1/live operation does not fit the schema: ${invalid.map((e) => e.message).join('; ')}`);
+
+  // Frames are the same bytes for every client of the same event (results are shared per event): render once.
+  const frames = new WeakMap<object, string>();
+  const open = new Map<ServerResponse, () => void>();
+  let heartbeat: NodeJS.Timeout | undefined;
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+
+  /** One timer for every open stream, running only while there is one. */
+  function track(raw: ServerResponse, stop: () => void): void {
+    open.set(raw, stop);
+    heartbeat ??= setInterval(() => {
+      for (const res of open.keys()) if (res.writable) res.write(': heartbeat\n\n');
+    }, heartbeatMs);
+  }
+  function untrack(raw: ServerResponse): void {
+    open.delete(raw);
+    if (open.size === 0 && heartbeat) {
+      clearInterval(heartbeat);
+      heartbeat = undefined;
+    }
+  }
+
+  function frameOf(event: FormattedExecutionResult): string {
+    let frame = frames.get(event);
+    if (frame === undefined) {
+      const tick = (event.data as { priceTicks?: { sequence: number; quotes: Item[] } } | null | undefined)?.priceTicks;
+      frame = tick
+        ? `id: ${tick.sequence}\ndata: ${JSON.stringify(tick.quotes.map(restItem))}\n\n`
+        : `event: error\ndata: ${JSON.stringify({ error: 'Bad Gateway', message: event.errors?.map((e) => e.message).join('; ') ?? 'no data' })}\n\n`;
+      frames.set(event, frame);
+    }
+    return frame;
+  }
+
+  app.get('/v1/live', async (req: FastifyRequest<{ Querystring: Record<string, string | string[] | undefined> }>, reply: FastifyReply) => {
+    const tickers = tickersParam(req.query);
+    const slot = connections.tryOpen(req.ip);
+    if ('refused' in slot) {
+      log.warn({ client: req.ip, limit: slot.refused.limit }, 'live connection refused');
+      return reply.status(503).send({ error: statusText(503), message: slot.refused.message });
+    }
+    let stream: Stream<FormattedExecutionResult>;
+    let first: FormattedExecutionResult;
+    try {
+      const result = await subscriptions.subscribe({ document, query: STREAM_QUERY, operationName: 'RestLive', variables: { tickers }, requestId: req.id });
+      if (!('next' in result)) throw result.errors?.length ? restErrorFromGraphQL(result.errors) : new RestError(502, 'the live stream could not start');
+      stream = result;
+      // The first event comes at once; a stream that fails to open (a remote subgraph's errors arrive as an event)
+      // is still a plain JSON error with the REST status, not a stream.
+      const step = await stream.next();
+      if (step.done || !step.value.data) {
+        await stream.return(undefined);
+        const errors = step.done ? undefined : step.value.errors;
+        throw errors?.length ? restErrorFromGraphQL(errors) : new RestError(502, 'the live stream ended before its first frame');
+      }
+      first = step.value;
+    } catch (err) {
+      slot.release();
+      throw err;
+    }
+
+    reply.hijack();
+    const raw = reply.raw;
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+    raw.writeHead(200, {
+      ...headers,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no', // nginx: do not buffer the stream
+    });
+    raw.write(': live prices\n\n'); // headers reach the client now, before the first frame
+    options.metrics.liveConnections.inc({ kind: 'rest' });
+    const live = stream;
+    const stop = () => void live.return(undefined);
+    raw.once('close', stop);
+    track(raw, stop);
+    try {
+      raw.write(frameOf(first));
+      for await (const event of live) {
+        if (!raw.writable) break;
+        raw.write(frameOf(event));
+        if (!event.data) break; // the stream failed: the error frame was its last
+      }
+    } catch (err) {
+      log.warn({ err, requestId: req.id }, 'live stream failed');
+    } finally {
+      raw.off('close', stop);
+      untrack(raw);
+      slot.release();
+      options.metrics.liveConnections.dec({ kind: 'rest' });
+      endStream(raw);
+      log.info({ requestId: req.id, url: '/v1/live', client: req.ip, ms: Math.round(reply.elapsedTime) }, 'live stream closed');
+    }
+  });
+
+  app.get('/v1/live/snapshot', async (req: FastifyRequest<{ Querystring: Record<string, string | string[] | undefined> }>, reply) => {
+    const { result } = await graph.run(SNAPSHOT, { tickers: tickersParam(req.query) }, req.id);
+    if (result.errors?.length) throw restErrorFromGraphQL(result.errors);
+    const items = ((result.data as { liveSnapshot?: Item[] } | null)?.liveSnapshot ?? []).map(restItem);
+    return reply.header('cache-control', 'no-cache').send(items);
+  });
+
+  return {
+    closeStreams: () => {
+      for (const stop of open.values()) stop();
+    },
+    open: () => open.size,
+  };
+}

@@ -1,0 +1,196 @@
+import { executeQueryPlan, type GraphQLDataSource, type ServiceMap } from '@apollo/gateway';
+import type { FetchNode, QueryPlan } from '@apollo/query-planner';
+import type { GatewayGraphQLRequestContext, GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
+import { GraphQLError, type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
+import { LRUCache } from 'lru-cache';
+import { createGatewayContext, type GatewayContext } from '../context';
+import type { Logger } from '../logger';
+import { mapStream, type Stream } from '../../subgraphs/async-streams';
+import type { InProcessSubscriptions } from './in-process-stream';
+import type { SubscriptionPlan, SubscriptionPlanner } from './planner';
+import { openRemoteSubscription, subgraphUnavailable } from './remote-stream';
+
+/** How long a remote event's completed result may serve equal events of identical subscriptions. */
+const CONTENT_REUSE_MS = 1_000;
+
+/** The name under which each event enters the plan's execution (never a real subgraph's name). */
+const EVENT_SOURCE = '\u0000subscription-event';
+
+export interface SubscriptionRequest {
+  document: DocumentNode;
+  /** The operation's text (a plan cache key; printed from `document` when absent). */
+  query?: string;
+  operationName?: string | null;
+  variables?: Record<string, unknown> | null;
+  requestId: string;
+  /**
+   * Subscribers with the same share key may share the execution of an event (results memoised per event); the
+   * caller puts in it whatever may make results differ between callers (e.g. the credentials they present).
+   */
+  shareKey?: string;
+}
+
+export interface FederatedSubscriptionsOptions {
+  planner: SubscriptionPlanner;
+  /** Data sources of every subgraph, by name (the ones the gateway runs queries with). */
+  dataSources: ReadonlyMap<string, GraphQLDataSource<GatewayContext>>;
+  /** Subgraphs in this process that can open subscriptions, by name. */
+  local: ReadonlyMap<string, InProcessSubscriptions>;
+  /** URLs of remote subgraphs, by name. */
+  remote: ReadonlyMap<string, string>;
+  formatError: (error: GraphQLFormattedError) => GraphQLFormattedError;
+  log: Logger;
+  /** Told when a subscription starts (+1) and ends (-1), and of every event delivered. */
+  onActive?: (delta: 1 | -1) => void;
+  onEvent?: () => void;
+}
+
+/** One event as the plan's first fetch returns it: a data source that answers with the event. */
+class EventSource implements GraphQLDataSource<GatewayContext> {
+  constructor(private readonly event: ExecutionResult) {}
+
+  async process(): Promise<GatewayGraphQLResponse> {
+    // The plan's execution writes into the data it receives; the event may be shared by many subscribers.
+    const data = this.event.data ? structuredClone(this.event.data) : this.event.data;
+    return { data, errors: this.event.errors } as GatewayGraphQLResponse;
+  }
+}
+
+/**
+ * Subscriptions through the federated graph: each is planned by the query planner, its root field opened on the
+ * owning subgraph (in this process, or over graphql-sse), and every event completed with the fields other
+ * subgraphs add by executing the rest of the plan — Apollo's executor runs it, with the event standing in for the
+ * plan's first fetch. Results of one event are memoised per operation, so identical subscriptions share the work.
+ */
+export class FederatedSubscriptions {
+  private readonly eventPlans = new WeakMap<SubscriptionPlan, QueryPlan>();
+  private readonly results = new WeakMap<object, Map<string, Promise<FormattedExecutionResult>>>();
+  private readonly byContent = new LRUCache<string, Promise<FormattedExecutionResult>>({ max: 10_000, ttl: CONTENT_REUSE_MS });
+
+  constructor(private readonly options: FederatedSubscriptionsOptions) {}
+
+  async subscribe(request: SubscriptionRequest): Promise<Stream<FormattedExecutionResult> | FormattedExecutionResult> {
+    let plan: SubscriptionPlan;
+    try {
+      plan = this.options.planner.plan(request.document, request.operationName, request.query);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return { errors: [this.options.formatError({ message: `cannot plan the subscription: ${message}`, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })] };
+    }
+    const variables = request.variables ?? {};
+    const { primary } = plan;
+    const fetchVariables: Record<string, unknown> = {};
+    for (const name of primary.variableUsages ?? []) if (variables[name] !== undefined) fetchVariables[name] = variables[name];
+
+    const source = await this.open(primary, fetchVariables, request);
+    if (!isStream(source)) return this.complete(plan, source, request);
+
+    const started = performance.now();
+    let events = 0;
+    this.options.onActive?.(1);
+    const key = `${request.operationName ?? ''}\u0000${request.query ?? ''}\u0000${JSON.stringify(variables)}\u0000${request.shareKey ?? ''}`;
+    return mapStream(source, (event) => {
+      events++;
+      this.options.onEvent?.();
+      return this.resultOf(plan, event, request, key);
+    }, () => {
+      this.options.onActive?.(-1);
+      this.options.log.info({
+        requestId: request.requestId, operation: request.operationName ?? null, subgraph: primary.serviceName, events,
+        ms: Math.round(performance.now() - started),
+      }, 'subscription ended');
+    });
+  }
+
+  private async open(primary: FetchNode, variables: Record<string, unknown>, request: SubscriptionRequest): Promise<Stream<ExecutionResult> | ExecutionResult> {
+    const name = primary.serviceName;
+    const local = this.options.local.get(name);
+    try {
+      if (local) return await local.open(primary.operation, variables, request.requestId, request.shareKey ?? '');
+      const url = this.options.remote.get(name);
+      if (!url) return subgraphUnavailable(name, new Error('no URL is known for it'));
+      return openRemoteSubscription(url, name, primary.operation, variables, request.requestId);
+    } catch (err) {
+      this.options.log.warn({ err, subgraph: name }, 'opening a subscription failed');
+      return subgraphUnavailable(name, err);
+    }
+  }
+
+  /**
+   * The result of one event for one operation, computed once and shared by identical subscriptions: by the event
+   * object when the subgraph runs in this process (it hands every subscriber the same object), by the event's
+   * content when it is remote (each subscription has its own stream, so equal events are distinct objects). A
+   * content match is reused for CONTENT_REUSE_MS at most, so other subgraphs' fields are never staler than that.
+   */
+  private resultOf(plan: SubscriptionPlan, event: ExecutionResult, request: SubscriptionRequest, key: string): Promise<FormattedExecutionResult> {
+    let byOperation = this.results.get(event);
+    if (!byOperation) {
+      byOperation = new Map();
+      this.results.set(event, byOperation);
+    }
+    let result = byOperation.get(key);
+    if (result) return result;
+    const remote = !this.options.local.has(plan.primary.serviceName);
+    const contentKey = remote ? `${key}\u0000${JSON.stringify(event)}` : undefined;
+    result = contentKey === undefined ? undefined : this.byContent.get(contentKey);
+    if (!result) {
+      result = this.complete(plan, event, request);
+      if (contentKey !== undefined) this.byContent.set(contentKey, result);
+    }
+    byOperation.set(key, result);
+    return result;
+  }
+
+  /** Runs the rest of the plan on one event and shapes the result as the client's operation asked for it. */
+  private async complete(plan: SubscriptionPlan, event: ExecutionResult, request: SubscriptionRequest): Promise<FormattedExecutionResult> {
+    const primaryName = plan.primary.serviceName;
+    if (!event.data) {
+      const errors = (event.errors ?? [new GraphQLError('the subgraph sent an event without data')]).map((e) =>
+        this.options.formatError(withService(toFormatted(e), primaryName)));
+      return { errors };
+    }
+    const serviceMap: ServiceMap = Object.fromEntries(this.options.dataSources);
+    serviceMap[EVENT_SOURCE] = new EventSource(event);
+    const context = createGatewayContext(request.requestId, this.options.log);
+    const requestContext = {
+      request: { query: request.query, operationName: request.operationName ?? undefined, variables: request.variables ?? {} },
+      context,
+      logger: this.options.log,
+      metrics: {},
+      overallCachePolicy: {},
+    } as unknown as GatewayGraphQLRequestContext<GatewayContext>;
+    const planner = this.options.planner;
+    const response = await executeQueryPlan(this.eventPlan(plan), serviceMap, requestContext, plan.operationContext, planner.supergraphSchema, planner.api);
+    const result: FormattedExecutionResult = { data: response.data ?? null };
+    if (response.errors?.length) {
+      result.errors = response.errors.map((e) => {
+        const formatted = toFormatted(e);
+        return this.options.formatError(formatted.extensions?.serviceName === EVENT_SOURCE ? withService(formatted, primaryName) : formatted);
+      });
+    }
+    return result;
+  }
+
+  /** The plan every event runs: the event in place of the primary fetch, then the rest. */
+  private eventPlan(plan: SubscriptionPlan): QueryPlan {
+    let eventPlan = this.eventPlans.get(plan);
+    if (!eventPlan) {
+      const first: FetchNode = { ...plan.primary, serviceName: EVENT_SOURCE };
+      eventPlan = { kind: 'QueryPlan', node: plan.rest ? { kind: 'Sequence', nodes: [first, plan.rest] } : first };
+      this.eventPlans.set(plan, eventPlan);
+    }
+    return eventPlan;
+  }
+}
+
+function isStream<T>(value: Stream<T> | ExecutionResult): value is Stream<T> {
+  return typeof (value as Stream<T>).next === 'function';
+}
+
+function toFormatted(error: GraphQLError | GraphQLFormattedError): GraphQLFormattedError {
+  return error instanceof GraphQLError ? error.toJSON() : error;
+}
+
+function withService(error: GraphQLFormattedError, serviceName: string): GraphQLFormattedError {
+  return { ...error, extensions: { ...error.extensions, serviceName } };
+}

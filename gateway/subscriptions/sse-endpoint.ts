@@ -1,0 +1,275 @@
+import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import { GraphQLError, specifiedRules, validate, type ExecutionResult, type GraphQLSchema, type ValidationRule } from 'graphql';
+import { createHandler, TOKEN_HEADER_KEY, TOKEN_QUERY_KEY, type Request as SseRequest, type Response as SseResponse } from 'graphql-sse';
+import type { Logger } from '../logger';
+import { mapStream, type Stream } from '../../subgraphs/async-streams';
+import type { ConnectionLimiter, Refusal, StreamLimits } from './connection-limits';
+import type { SubscriptionRequest } from './federated-subscriptions';
+
+/** Where subscriptions are served (on the gateway and on a subgraph served alone); `/graphql` answers the rest. */
+export const STREAM_PATH = '/graphql/stream';
+
+/** What every operation of a stream request carries (a type alias: graphql-sse wants an index-signature type). */
+type StreamContext = {
+  requestId: string;
+  /** The operation's text as sent (plans are cached by it). */
+  query: string;
+  /** Subscribers presenting the same credentials may share event executions. */
+  shareKey: string;
+  /** The single-connection-mode stream the operation runs on, if any. */
+  token: string | null;
+};
+
+/** A result or a stream of results (graphql-js's and the formatted JSON shape are both accepted). */
+type Results = Stream<unknown> | object;
+
+export interface SubscriptionStreamOptions {
+  /** The path the endpoint answers on (single-connection reservations expire by addressing it). */
+  path: string;
+  subscribe(request: SubscriptionRequest): Promise<Results>;
+  /** Runs queries and mutations sent over the stream endpoint (the same pipeline as /graphql). */
+  execute(query: string, operationName: string | undefined, variables: Record<string, unknown> | undefined, requestId: string): Promise<object>;
+  schema: GraphQLSchema;
+  validationRules: readonly ValidationRule[];
+  limits: StreamLimits;
+  connections: ConnectionLimiter;
+  /** Told when an event stream opens (+1) and closes (-1). */
+  onConnection?: (delta: 1 | -1) => void;
+  log: Logger;
+  /** How long a single-connection-mode reservation (PUT) waits for its stream before it is dropped. */
+  reservationTimeoutMs?: number;
+}
+
+export interface SubscriptionStreamEndpoint {
+  /** The Fastify handler: route the endpoint's path (GET, POST, PUT, DELETE) to it. */
+  serve(req: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Ends every open stream (graceful shutdown). */
+  closeStreams(): Promise<void>;
+  /** Open streams, reservations and operations (tests check that a disconnect frees everything). */
+  stats(): { streams: number; reservations: number; operations: number };
+}
+
+/** An error response in GraphQL's shape, naming the limit that refused the request. */
+export function limitError(refusal: Refusal): { errors: Array<{ message: string; extensions: { code: string; limit: string } }> } {
+  return { errors: [{ message: refusal.message, extensions: { code: 'LIMIT_EXCEEDED', limit: refusal.limit } }] };
+}
+
+function isStream(value: Results): value is Stream<unknown> {
+  return typeof (value as Stream<unknown>).next === 'function';
+}
+
+function tokenOf(req: SseRequest): string | null {
+  const header = req.headers.get(TOKEN_HEADER_KEY);
+  if (header) return header;
+  return new URL(req.url, 'http://localhost/').searchParams.get(TOKEN_QUERY_KEY);
+}
+
+/**
+ * Ends an event stream's response and its connection, once the end is written. A stream ends when the client went
+ * away, at shutdown or on failure; a keep-alive socket left behind would hold the server's close() until the
+ * client's idle timeout, and an event-stream client opens a new connection for its next stream anyway.
+ */
+export function endStream(raw: ServerResponse): void {
+  const socket = raw.socket;
+  if (raw.writableEnded) socket?.destroy();
+  else raw.end(() => socket?.destroy());
+}
+
+/** Writes a stream body to the socket, honouring back-pressure, until it ends or the client goes away. */
+async function pipeStream(raw: ServerResponse, body: AsyncGenerator<string, void, undefined>): Promise<void> {
+  const stop = () => void body.return(undefined);
+  raw.once('close', stop);
+  try {
+    for await (const chunk of body) {
+      if (raw.destroyed || !raw.writable) break;
+      if (!raw.write(chunk)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            raw.off('drain', done);
+            raw.off('close', done);
+            resolve();
+          };
+          raw.once('drain', done);
+          raw.once('close', done);
+        });
+      }
+    }
+  } finally {
+    raw.off('close', stop);
+    endStream(raw);
+  }
+}
+
+/**
+ * GraphQL over Server-Sent Events (graphql-sse; both its distinct-connections and single-connection modes) at
+ * `path`: subscriptions run through the federated subscription engine, queries and mutations through the same
+ * Apollo pipeline as /graphql. Bounded by the stream limits; graphql-sse pings idle streams every 12 s.
+ */
+export function createSubscriptionStream(options: SubscriptionStreamOptions): SubscriptionStreamEndpoint {
+  const { limits, connections, log } = options;
+  const rules = [...specifiedRules, ...options.validationRules];
+  const validated = new LRUCache<string, readonly GraphQLError[]>({ max: 1_000 });
+  const operationsPerStream = new Map<string, number>();
+  const openBodies = new Set<AsyncGenerator<string, void, undefined>>();
+  const reservations = new Map<string, { client: string; timer: NodeJS.Timeout }>();
+  let operations = 0;
+
+  const handler = createHandler<FastifyRequest, undefined, StreamContext>({
+    schema: options.schema,
+    validate: (schema, document) => {
+      // The same operation text validates the same way: 10 000 subscribers of one operation validate it once.
+      const text = document.loc?.source.body;
+      const known = text === undefined ? undefined : validated.get(text);
+      if (known) return known;
+      const errors = validate(schema, document, rules);
+      if (text !== undefined) validated.set(text, errors);
+      return errors;
+    },
+    context: (req, params) => {
+      const auth = req.headers.get('authorization');
+      return {
+        requestId: req.raw.id,
+        query: params.query,
+        shareKey: auth ? createHash('sha256').update(auth).digest('base64url') : '',
+        token: tokenOf(req),
+      };
+    },
+    onSubscribe: (req) => {
+      const token = tokenOf(req);
+      if (token && (operationsPerStream.get(token) ?? 0) >= limits.maxSubscriptionsPerConnection) {
+        // `data` must be there: graphql-sse takes an object without it for execution arguments, not a result.
+        return {
+          data: null,
+          errors: [new GraphQLError(
+            `too many operations on one stream: at most ${limits.maxSubscriptionsPerConnection} (liveMaxSubscriptionsPerConnection)`,
+            { extensions: { code: 'LIMIT_EXCEEDED', limit: 'liveMaxSubscriptionsPerConnection' } },
+          )],
+        };
+      }
+      return undefined;
+    },
+    subscribe: async (args) => {
+      const ctx = args.contextValue;
+      const result = await options.subscribe({
+        document: args.document, query: ctx.query, operationName: args.operationName, variables: args.variableValues,
+        requestId: ctx.requestId, shareKey: ctx.shareKey,
+      });
+      if (!isStream(result)) return result as ExecutionResult;
+      // Count the operation against its stream until it ends, whichever way it ends.
+      const token = ctx.token;
+      operations++;
+      if (token) operationsPerStream.set(token, (operationsPerStream.get(token) ?? 0) + 1);
+      return mapStream(result, (value) => value as ExecutionResult, () => {
+        operations--;
+        if (!token) return;
+        const left = (operationsPerStream.get(token) ?? 1) - 1;
+        if (left > 0) operationsPerStream.set(token, left);
+        else operationsPerStream.delete(token);
+      }) as Stream<ExecutionResult>;
+    },
+    execute: async (args) => {
+      const ctx = args.contextValue;
+      return (await options.execute(ctx.query, args.operationName ?? undefined, args.variableValues ?? undefined, ctx.requestId)) as ExecutionResult;
+    },
+  });
+
+  /** Drops a single-connection reservation whose stream never came (graphql-sse keeps it until its stream ends). */
+  function expireReservation(token: string, req: FastifyRequest): void {
+    reservations.delete(token);
+    void handler({
+      method: 'GET', url: `${options.path}?${TOKEN_QUERY_KEY}=${encodeURIComponent(token)}`,
+      headers: { get: (key) => (key === 'accept' ? 'text/event-stream' : undefined) }, body: null, raw: req, context: undefined,
+    }).then(([body]) => {
+      if (body && typeof body !== 'string') void body.return(undefined);
+    });
+  }
+
+  async function serve(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const accept = req.headers.accept;
+    const sseRequest: SseRequest<FastifyRequest, undefined> = {
+      method: req.method,
+      url: req.url,
+      headers: {
+        get(key) {
+          const value = req.headers[key.toLowerCase()];
+          return Array.isArray(value) ? value.join(',') : value;
+        },
+      },
+      body: (req.body ?? null) as SseRequest['body'],
+      raw: req,
+      context: undefined,
+    };
+    const token = tokenOf(sseRequest);
+    let release: (() => void) | undefined;
+    if (accept === 'text/event-stream') {
+      const slot = connections.tryOpen(req.ip);
+      if ('refused' in slot) {
+        log.warn({ client: req.ip, limit: slot.refused.limit }, 'live connection refused');
+        await reply.status(slot.refused.limit === 'liveMaxConnections' ? 503 : 429).send(limitError(slot.refused));
+        return;
+      }
+      release = slot.release;
+      options.onConnection?.(1);
+      if (token) {
+        clearTimeout(reservations.get(token)?.timer);
+        reservations.delete(token);
+      }
+    } else if (req.method === 'PUT') {
+      const mine = [...reservations.values()].filter((r) => r.client === req.ip).length;
+      if (mine >= limits.maxConnectionsPerClient) {
+        const refusal: Refusal = { limit: 'liveMaxConnectionsPerClient', message: `too many reserved streams from ${req.ip}: at most ${limits.maxConnectionsPerClient} per client address (liveMaxConnectionsPerClient)` };
+        await reply.status(429).send(limitError(refusal));
+        return;
+      }
+    }
+
+    reply.hijack();
+    const raw = reply.raw;
+    let response: SseResponse | undefined;
+    try {
+      response = await handler(sseRequest);
+      const [body, init] = response;
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+      raw.writeHead(init.status, init.statusText, { ...headers, ...init.headers });
+      if (req.method === 'PUT' && init.status === 201 && typeof body === 'string') {
+        const timer = setTimeout(() => expireReservation(body, req), options.reservationTimeoutMs ?? 30_000);
+        timer.unref();
+        reservations.set(body, { client: req.ip, timer });
+      }
+      if (!body || typeof body === 'string') {
+        raw.end(body ?? undefined);
+        return;
+      }
+      openBodies.add(body);
+      try {
+        await pipeStream(raw, body);
+      } finally {
+        openBodies.delete(body);
+      }
+    } catch (err) {
+      log.error({ err, requestId: req.id }, 'event stream failed');
+      if (!raw.headersSent) raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+      if (!raw.writableEnded) raw.end(raw.headersSent ? undefined : JSON.stringify({ errors: [{ message: 'internal error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
+    } finally {
+      if (release) {
+        release();
+        options.onConnection?.(-1);
+      }
+      log.info({ requestId: req.id, method: req.method, url: req.url.split('?')[0], status: raw.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    }
+  }
+
+  return {
+    serve,
+    async closeStreams() {
+      for (const { timer } of reservations.values()) clearTimeout(timer);
+      reservations.clear();
+      await Promise.all([...openBodies].map((body) => body.return(undefined)));
+    },
+    stats: () => ({ streams: openBodies.size, reservations: reservations.size, operations }),
+  };
+}

@@ -1,0 +1,256 @@
+import { PushStream, type Stream } from '../../async-streams';
+import type { MarketData } from '../market-data';
+import type { Quote, Ticker } from '../model';
+import type { UpstreamError } from '../providers/provider';
+
+/** One poll of the watched tickers: the quotes it got (a ticker whose poll failed is absent). */
+export interface PriceTick {
+  /** Rises by one per poll (across replicas when they share a poller). */
+  sequence: number;
+  /** When the poll started. */
+  at: Date;
+  quotes: ReadonlyMap<Ticker, Quote>;
+}
+
+/** A `prices` event: one ticker's quote from one tick. The same object goes to every subscriber of the ticker. */
+export interface PriceEvent {
+  sequence: number;
+  at: Date;
+  quote: Quote;
+}
+
+/** A `priceTicks` event: every ticker of a subscription, in its order, at one tick (shared by equal lists). */
+export interface PriceTickEvent {
+  sequence: number;
+  at: Date;
+  quotes: Quote[];
+}
+
+/** Why opening a stream failed: a ticker without data, or the provider failing. */
+export type OpenFailure = { kind: 'not-found'; ticker: Ticker } | { kind: 'upstream'; error: UpstreamError };
+
+export class LiveOpenError extends Error {
+  constructor(readonly failure: OpenFailure) {
+    super(failure.kind === 'not-found' ? `no data for ticker ${failure.ticker}` : `market data upstream unavailable: ${failure.error.message}`);
+    this.name = 'LiveOpenError';
+  }
+}
+
+/** Where ticks come from: a poller in this process, or one shared by every replica (see tick-drivers.ts). */
+export interface TickDriver {
+  /** The hub tells the driver every time the set of watched tickers changes; an empty set stops polling. */
+  watch(tickers: ReadonlySet<Ticker>): void;
+  /** Timers the driver holds now (a hub nobody watches holds none). */
+  readonly timers: number;
+  /** `local`, or in a shared setup `leader` / `follower`; `idle` while nothing is watched. */
+  readonly role: string;
+  close(): Promise<void>;
+}
+
+type Listener =
+  | { kind: 'prices'; tickers: readonly Ticker[]; stream: PushStream<PriceEvent> }
+  | { kind: 'ticks'; tickers: readonly Ticker[]; key: string; stream: PushStream<PriceTickEvent> };
+
+export interface HubStats {
+  watchedTickers: number;
+  listeners: number;
+  timers: number;
+  ticks: number;
+  sequence: number;
+  role: string;
+}
+
+/** Events a subscriber may fall behind by before it loses the oldest (a stuck client never grows memory). */
+const MAX_QUEUED = 64;
+
+/**
+ * The one place live prices come from. It counts who watches which ticker, tells its driver (which polls only
+ * those, once per interval, in one batched provider call), keeps the latest quote of every watched ticker and
+ * fans each tick out to every subscriber. Event objects are built once per tick and shared, so the executions
+ * downstream can be shared too. A subscriber that goes away (its stream's `return()`) releases its tickers; the
+ * last one out stops the driver's timer and drops the ticker's snapshot.
+ */
+export class PriceHub {
+  private readonly listeners = new Set<Listener>();
+  private readonly watched = new Map<Ticker, number>();
+  private readonly latestQuote = new Map<Ticker, Quote>();
+  private readonly latestEvent = new Map<Ticker, PriceEvent>();
+  /** `priceTicks` events of the current tick, by ticker list (built on first use, dropped on the next tick). */
+  private tickEvents = new Map<string, PriceTickEvent>();
+  private sequence = 0;
+  private at = new Date(0);
+  private ticks = 0;
+  private driver?: TickDriver;
+
+  constructor(private readonly data: MarketData) {}
+
+  /** Set once at construction time by whoever builds the driver (the driver needs the hub to deliver to). */
+  attach(driver: TickDriver): void {
+    this.driver = driver;
+  }
+
+  get stats(): HubStats {
+    return {
+      watchedTickers: this.watched.size,
+      listeners: this.listeners.size,
+      timers: this.driver?.timers ?? 0,
+      ticks: this.ticks,
+      sequence: this.sequence,
+      role: this.driver?.role ?? 'none',
+    };
+  }
+
+  /** Current quotes of `tickers` from one batched fresh provider call (what a driver's poll runs). */
+  async poll(tickers: readonly Ticker[]): Promise<{ quotes: Map<Ticker, Quote>; failed: UpstreamError | undefined }> {
+    const results = await this.data.fetchMany(tickers.map((ticker) => ({ kind: 'quote' as const, ticker })), { fresh: true });
+    const quotes = new Map<Ticker, Quote>();
+    let failed: UpstreamError | undefined;
+    results.forEach((r, i) => {
+      if (!r.ok) failed ??= r.error;
+      else if (r.value) quotes.set(tickers[i] as Ticker, r.value as Quote);
+    });
+    return { quotes, failed };
+  }
+
+  /** Hands one tick to every subscriber whose tickers it carries. */
+  deliver(tick: PriceTick): void {
+    if (tick.sequence === this.sequence && this.ticks > 0) return; // the same tick twice (a replica's replay)
+    this.sequence = tick.sequence;
+    this.at = tick.at;
+    this.ticks++;
+    this.tickEvents = new Map();
+    const fresh = new Map<Ticker, PriceEvent>();
+    for (const [ticker, quote] of tick.quotes) {
+      if (!this.watched.has(ticker)) continue;
+      this.latestQuote.set(ticker, quote);
+      const event: PriceEvent = { sequence: tick.sequence, at: tick.at, quote };
+      this.latestEvent.set(ticker, event);
+      fresh.set(ticker, event);
+    }
+    if (fresh.size === 0) return;
+    for (const listener of this.listeners) {
+      if (listener.kind === 'prices') {
+        for (const ticker of listener.tickers) {
+          const event = fresh.get(ticker);
+          if (event) listener.stream.push(event);
+        }
+      } else if (listener.tickers.some((t) => fresh.has(t))) {
+        listener.stream.push(this.tickEvent(listener.key, listener.tickers));
+      }
+    }
+  }
+
+  /** One event per ticker per tick; first the current quote of each, at once. */
+  async prices(tickers: readonly Ticker[]): Promise<Stream<PriceEvent>> {
+    const stream = new PushStream<PriceEvent>(() => this.unlisten(listener), MAX_QUEUED);
+    const listener: Listener = { kind: 'prices', tickers, stream };
+    await this.open(listener, () => {
+      for (const ticker of tickers) {
+        stream.push(this.latestEvent.get(ticker) ?? this.initialEvent(ticker));
+      }
+    });
+    return stream;
+  }
+
+  /** One event per tick with every ticker of the list; first the current quotes, at once. */
+  async priceTicks(tickers: readonly Ticker[]): Promise<Stream<PriceTickEvent>> {
+    const key = tickers.join(',');
+    const stream = new PushStream<PriceTickEvent>(() => this.unlisten(listener), MAX_QUEUED);
+    const listener: Listener = { kind: 'ticks', tickers, key, stream };
+    await this.open(listener, () => stream.push(this.tickEvent(key, tickers)));
+    return stream;
+  }
+
+  /** The latest quotes of `tickers`: the hub's own for watched tickers, current ones through the cache for others. */
+  async snapshot(tickers: readonly Ticker[]): Promise<Quote[]> {
+    const missing = tickers.filter((t) => !this.latestQuote.has(t));
+    const fetched = new Map<Ticker, Quote>();
+    (await this.fetchQuotes(missing)).forEach((q, i) => fetched.set(missing[i] as Ticker, q));
+    return tickers.map((t) => (this.latestQuote.get(t) ?? fetched.get(t)) as Quote);
+  }
+
+  async close(): Promise<void> {
+    for (const listener of [...this.listeners]) listener.stream.end();
+    await this.driver?.close();
+  }
+
+  /**
+   * Watches the listener's tickers first (so no tick is missed), fetches (through the shared cache) the quotes of
+   * tickers the hub has none of yet, then lets `initial` push the first events. A ticker without data or a failing
+   * provider undoes it all and throws LiveOpenError.
+   */
+  private async open(listener: Listener, initial: () => void): Promise<void> {
+    this.listen(listener);
+    try {
+      const missing = listener.tickers.filter((t) => !this.latestQuote.has(t));
+      const quotes = await this.fetchQuotes(missing);
+      // A tick may have brought a newer quote while we waited: keep that one.
+      quotes.forEach((q, i) => {
+        const ticker = missing[i] as Ticker;
+        if (!this.latestQuote.has(ticker)) this.latestQuote.set(ticker, q);
+      });
+    } catch (err) {
+      listener.stream.end();
+      throw err;
+    }
+    initial();
+  }
+
+  /** Quotes of `tickers` through the shared cache, in order; LiveOpenError when one has no data or the provider fails. */
+  private async fetchQuotes(tickers: readonly Ticker[]): Promise<Quote[]> {
+    if (tickers.length === 0) return [];
+    const results = await this.data.fetchMany(tickers.map((ticker) => ({ kind: 'quote' as const, ticker })));
+    return results.map((r, i) => {
+      if (!r.ok) throw new LiveOpenError({ kind: 'upstream', error: r.error });
+      if (!r.value) throw new LiveOpenError({ kind: 'not-found', ticker: tickers[i] as Ticker });
+      return r.value as Quote;
+    });
+  }
+
+  /** A watched ticker's first event before any tick carried it (shared by everyone who joins until then). */
+  private initialEvent(ticker: Ticker): PriceEvent {
+    const event: PriceEvent = { sequence: this.sequence, at: this.ticks > 0 ? this.at : new Date(), quote: this.latestQuote.get(ticker) as Quote };
+    this.latestEvent.set(ticker, event);
+    return event;
+  }
+
+  private tickEvent(key: string, tickers: readonly Ticker[]): PriceTickEvent {
+    let event = this.tickEvents.get(key);
+    if (!event) {
+      event = { sequence: this.sequence, at: this.ticks > 0 ? this.at : new Date(), quotes: tickers.map((t) => this.latestQuote.get(t) as Quote) };
+      this.tickEvents.set(key, event);
+    }
+    return event;
+  }
+
+  private listen(listener: Listener): void {
+    this.listeners.add(listener);
+    let added = false;
+    for (const ticker of new Set(listener.tickers)) {
+      const n = this.watched.get(ticker) ?? 0;
+      this.watched.set(ticker, n + 1);
+      if (n === 0) added = true;
+    }
+    if (added) this.driver?.watch(new Set(this.watched.keys()));
+  }
+
+  private unlisten(listener: Listener): void {
+    if (!this.listeners.delete(listener)) return;
+    let removed = false;
+    for (const ticker of new Set(listener.tickers)) {
+      const n = (this.watched.get(ticker) ?? 1) - 1;
+      if (n > 0) {
+        this.watched.set(ticker, n);
+        continue;
+      }
+      this.watched.delete(ticker);
+      this.latestQuote.delete(ticker);
+      this.latestEvent.delete(ticker);
+      removed = true;
+    }
+    if (removed) {
+      this.tickEvents = new Map();
+      this.driver?.watch(new Set(this.watched.keys()));
+    }
+  }
+}
