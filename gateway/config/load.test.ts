@@ -47,6 +47,12 @@ test.each([
   [{ RESPONSE_CACHE: 'maybe' }, /RESPONSE_CACHE \(responseCache\)/],
   [{ GOOGLE_FINANCE_URL: 'ftp://x' }, /GOOGLE_FINANCE_URL \(googleFinanceUrl\)/],
   [{ UPSTREAM_RETRIES: '9' }, /UPSTREAM_RETRIES \(upstreamRetries\)/],
+  [{ LIVE_MAX_CONNECTIONS: '0' }, /LIVE_MAX_CONNECTIONS \(liveMaxConnections\)/],
+  [{ LIVE_MAX_CONNECTIONS_PER_CLIENT: 'many' }, /LIVE_MAX_CONNECTIONS_PER_CLIENT \(liveMaxConnectionsPerClient\)/],
+  [{ LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION: '0' }, /LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION \(liveMaxSubscriptionsPerConnection\)/],
+  [{ LIVE_MAX_TICKERS_PER_SUBSCRIPTION: '1001' }, /LIVE_MAX_TICKERS_PER_SUBSCRIPTION \(liveMaxTickersPerSubscription\)/],
+  [{ LIVE_HEARTBEAT_MS: '5' }, /LIVE_HEARTBEAT_MS \(liveHeartbeatMs\)/],
+  [{ REDIS_PREFIX: 'has space' }, /REDIS_PREFIX \(redisPrefix\): must be 1–64 letters, digits or \. _ : -/],
 ])('bad environment value %j stops start-up naming the key', (env, message) => {
   expect(() => loadConfig({ env })).toThrow(ConfigError);
   expect(() => loadConfig({ env })).toThrow(message);

@@ -139,6 +139,59 @@ describe(`subscriptions through the gateway (${SUBGRAPH_MODE} subgraphs)`, () =>
     }
   });
 
+  test.each([
+    ['an empty list', [], 'tickers', /at least one ticker/],
+    ['a malformed ticker at index 1', ['AAPL:NASDAQ', 'AAPL'], 'tickers[1]', /SYMBOL:EXCHANGE/],
+  ])('prices with %s is BAD_USER_INPUT naming %s', async (_label, tickers, field, message) => {
+    const c = client();
+    try {
+      const [r] = await take(c, PRICES, { t: tickers }, 1);
+      expect(r?.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
+      expect(r?.errors?.[0]?.message).toMatch(message);
+    } finally {
+      c.dispose();
+    }
+  });
+
+  test('an unknown ticker is NOT_FOUND before any event', async () => {
+    const c = client();
+    try {
+      const results = await take(c, PRICES, { t: ['AAPL:NASDAQ', 'ZZZZ:NASDAQ'] }, 2);
+      expect(results).toHaveLength(1);
+      expect(results[0]?.errors?.[0]).toMatchObject({ message: expect.stringContaining('ZZZZ:NASDAQ'), extensions: { code: 'NOT_FOUND' } });
+    } finally {
+      c.dispose();
+    }
+  });
+
+  test('priceTicks: no tickers means the original stream\'s eight; repeated tickers count once', async () => {
+    const c = client();
+    try {
+      const [all] = await take<{ priceTicks: { quotes: Quote[] } }>(c, 'subscription { priceTicks { quotes { ticker } } }', {}, 1);
+      expect(all?.data?.priceTicks.quotes.map((q) => q.ticker)).toEqual(['GOOGL:NASDAQ', 'AAPL:NASDAQ', 'MSFT:NASDAQ', 'BTC-USD', 'THYAO:IST', 'USD-TRY', 'EUR-TRY', 'EUR-USD']);
+      const [twice] = await take<{ priceTicks: { quotes: Quote[] } }>(c, 'subscription { priceTicks(tickers: ["BTC-USD", "BTC-USD"]) { quotes { ticker } } }', {}, 1);
+      expect(twice?.data?.priceTicks.quotes.map((q) => q.ticker)).toEqual(['BTC-USD']);
+    } finally {
+      c.dispose();
+    }
+  });
+
+  test('liveSnapshot (a query): current quotes in order; over the ticker limit or unknown is an error naming it', async () => {
+    const post = async (query: string) => (await (await fetch(`${sys.url}/graphql`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }),
+    })).json()) as { data?: { liveSnapshot: Quote[] } | null; errors?: Array<{ message: string; extensions: Record<string, unknown> }> };
+    const ok = await post('{ liveSnapshot(tickers: ["EUR-USD", "AAPL:NASDAQ"]) { ticker price watchNote } }');
+    expect(ok.data?.liveSnapshot.map((q) => [q.ticker, typeof q.price, q.watchNote])).toEqual([
+      ['EUR-USD', 'number', 'watching EUR-USD'], ['AAPL:NASDAQ', 'number', 'watching AAPL:NASDAQ'],
+    ]);
+    const many = JSON.stringify(Array.from({ length: 51 }, (_, i) => `T${i}:NASDAQ`));
+    const over = await post(`{ liveSnapshot(tickers: ${many}) { ticker } }`);
+    expect(over.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'tickers' });
+    expect(over.errors?.[0]?.message).toMatch(/at most 50 tickers/);
+    const unknown = await post('{ liveSnapshot(tickers: ["ZZZZ:NASDAQ"]) { ticker } }');
+    expect(unknown.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   test('an invalid subscription is refused by validation, naming the field', async () => {
     const res = await fetch(`${sys.url}/graphql/stream`, {
       method: 'POST',
