@@ -44,6 +44,10 @@ export function createMarketCache(options: MarketCacheOptions = {}): MarketCache
     : new Keyv<CachedMarketValue>({
         store: new BoundedMap<string, unknown>(options.maxEntries ?? 50_000),
         namespace: options.namespace ?? 'market',
+        // In memory the values are kept as they are, not as JSON text parsed again on every hit (it was the single
+        // largest cost of an uncached GraphQL request); MarketData freezes them, so no reader can change a shared one.
+        serialize: undefined,
+        deserialize: undefined,
       });
   keyv.on('error', (err: unknown) => options.onError?.(err));
   return keyv;

@@ -120,7 +120,7 @@ export class MarketData {
       const r = results[i];
       if (!r?.ok) return [];
       const ttl = r.expiresAt - this.now();
-      return ttl > 0 ? [{ key, value: { v: r.value, exp: r.expiresAt }, ttl }] : [];
+      return ttl > 0 ? [{ key, value: { v: deepFreeze(r.value), exp: r.expiresAt }, ttl }] : [];
     });
     if (entries.length === 0) return;
     try {
@@ -148,4 +148,13 @@ export class MarketData {
       { cacheKeyFn: requestKey, maxBatchSize: 200 },
     );
   }
+}
+
+/** Freezes a cached value and everything in it: the memory cache hands the same object to every reader. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
