@@ -7,6 +7,8 @@ import { GraphQLError, NoSchemaIntrospectionCustomRule, type FormattedExecutionR
 import type { Subgraph } from '../subgraphs/subgraph';
 import { createGatewayContext, type GatewayContext } from './context';
 import { InProcessDataSource } from './federation/in-process-data-source';
+import type { OperationPlanner } from './federation/operation-planner';
+import { SingleSubgraphExecutor } from './federation/single-subgraph-executor';
 import { RemoteSubgraphDataSource } from './federation/remote-data-source';
 import { TimedDataSource } from './federation/timed-data-source';
 import { operationLimitsRule, type OperationLimits } from './limits';
@@ -29,6 +31,8 @@ export function prepareOperation(name: string, query: string): PreparedOperation
 
 export interface GraphOptions {
   supergraphSdl: string;
+  /** The query planner over the same supergraph (operations one in-process subgraph answers skip Apollo's executor). */
+  planner: OperationPlanner;
   /** Subgraphs that run in this process, by name; every other subgraph is fetched over HTTP. */
   local: ReadonlyMap<string, Subgraph>;
   /** Overrides of subgraph URLs (`--subgraph NAME=URL`). */
@@ -81,6 +85,8 @@ export class Graph {
   readonly remote = new Map<string, string>();
   /** Every subgraph's data source as the gateway built it (subscriptions run the rest of their plans with them). */
   readonly dataSources = new Map<string, GraphQLDataSource<GatewayContext>>();
+  /** Runs operations one in-process subgraph answers whole, without Apollo's executor. */
+  readonly direct: SingleSubgraphExecutor;
   /** Rules every operation is validated with beyond the specification's (limits; introspection when it is off). */
   readonly validationRules: ValidationRule[];
 
@@ -90,6 +96,7 @@ export class Graph {
     // Apollo Gateway sends usage metrics to Apollo's servers unless told not to: a self-hosted gateway does not
     // phone home (and an offline machine would hold shutdown on the export). APOLLO_TELEMETRY_DISABLED=false opts in.
     process.env.APOLLO_TELEMETRY_DISABLED ??= 'true';
+    const inProcess = new Map<string, Subgraph>();
     this.gateway = new ApolloGateway({
       supergraphSdl: options.supergraphSdl,
       buildService: ({ name, url }): GraphQLDataSource => {
@@ -99,7 +106,10 @@ export class Graph {
           this.dataSources.set(name, source);
           return source;
         };
-        if (local) return timed(new InProcessDataSource(local));
+        if (local) {
+          inProcess.set(name, local);
+          return timed(new InProcessDataSource(local));
+        }
         const target = options.urls?.[name] ?? url;
         if (!target) throw new Error(`subgraph ${name} has no URL: give one with --subgraph ${name}=URL`);
         this.remote.set(name, target);
@@ -107,8 +117,19 @@ export class Graph {
       },
       logger: options.log.child({ part: 'gateway' }),
     });
+    const direct = new SingleSubgraphExecutor(options.planner, inProcess, this.dataSources);
+    this.direct = direct;
+    const gateway = this.gateway;
     this.server = new ApolloServer<GatewayContext>({
-      gateway: this.gateway,
+      // Apollo's gateway, with operations that one in-process subgraph answers whole run directly on it.
+      gateway: {
+        load: async (config) => {
+          const loaded = await gateway.load(config);
+          return { ...loaded, executor: direct.wrap(loaded.executor) };
+        },
+        onSchemaLoadOrUpdate: (callback) => gateway.onSchemaLoadOrUpdate(callback),
+        stop: () => gateway.stop(),
+      },
       formatError,
       includeStacktraceInErrorResponses: false,
       introspection: options.introspection,

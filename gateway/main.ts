@@ -1,3 +1,4 @@
+import './production-defaults';
 import 'reflect-metadata';
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from './config/load';

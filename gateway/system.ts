@@ -16,7 +16,7 @@ import { buildServer, type LiveOptions } from './server';
 import { ConnectionLimiter } from './subscriptions/connection-limits';
 import { FederatedSubscriptions } from './subscriptions/federated-subscriptions';
 import { InProcessSubscriptions } from './subscriptions/in-process-stream';
-import { SubscriptionPlanner } from './subscriptions/planner';
+import { OperationPlanner } from './federation/operation-planner';
 
 export interface System {
   config: Config;
@@ -59,8 +59,10 @@ export async function createSystem(
   }
   const metrics = new GatewayMetrics();
   const supergraphSdl = overrides.supergraphSdl ?? readFileSync(config.supergraphFile ?? SUPERGRAPH_FILE, 'utf8');
+  const planner = new OperationPlanner(supergraphSdl);
   const graph = new Graph({
     supergraphSdl,
+    planner,
     local: subgraphs,
     urls: config.subgraphUrls,
     responseCacheEntries: config.responseCache ? config.responseCacheEntries : 0,
@@ -71,7 +73,6 @@ export async function createSystem(
     log,
   });
   await graph.start();
-  const planner = new SubscriptionPlanner(supergraphSdl);
   const subscriptions = new FederatedSubscriptions({
     planner,
     dataSources: graph.dataSources,

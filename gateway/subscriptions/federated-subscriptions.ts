@@ -7,7 +7,7 @@ import { createGatewayContext, type GatewayContext } from '../context';
 import type { Logger } from '../logger';
 import { mapStream, type Stream } from '../../subgraphs/async-streams';
 import type { InProcessSubscriptions } from './in-process-stream';
-import type { SubscriptionPlan, SubscriptionPlanner } from './planner';
+import type { OperationPlanner, SubscriptionPlan } from '../federation/operation-planner';
 import { openRemoteSubscription, subgraphUnavailable } from './remote-stream';
 
 /** How long a remote event's completed result may serve equal events of identical subscriptions. */
@@ -31,7 +31,7 @@ export interface SubscriptionRequest {
 }
 
 export interface FederatedSubscriptionsOptions {
-  planner: SubscriptionPlanner;
+  planner: OperationPlanner;
   /** Data sources of every subgraph, by name (the ones the gateway runs queries with). */
   dataSources: ReadonlyMap<string, GraphQLDataSource<GatewayContext>>;
   /** Subgraphs in this process that can open subscriptions, by name. */
@@ -72,7 +72,7 @@ export class FederatedSubscriptions {
   async subscribe(request: SubscriptionRequest): Promise<Stream<FormattedExecutionResult> | FormattedExecutionResult> {
     let plan: SubscriptionPlan;
     try {
-      plan = this.options.planner.plan(request.document, request.operationName, request.query);
+      plan = this.options.planner.planSubscription(request.document, request.operationName, request.query);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       return { errors: [this.options.formatError({ message: `cannot plan the subscription: ${message}`, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })] };

@@ -13,6 +13,8 @@ export const GATEWAY = join(DIST, 'gateway', 'main.js');
 export const SUBGRAPH = join(DIST, 'gateway', 'subgraph-main.js');
 export const TICKER = 'AAPL:NASDAQ';
 export const FIXED_ENV = {
+  // Every process of a comparison (ours and the references) in the same mode; ours defaults to production anyway.
+  NODE_ENV: 'production',
   LOG_LEVEL: 'warn', MARKET_CLOCK: '2026-11-20T18:00:00Z', DNS_PORT: '0', DNS_API_PORT: '0',
   DATA_DIR: mkdtempSync(join(tmpdir(), 'bench-data-')),
 };

@@ -1,6 +1,6 @@
 import { buildOperationContext } from '@apollo/gateway';
 import { operationFromDocument, Supergraph, type Schema } from '@apollo/federation-internals';
-import { QueryPlanner, type FetchNode, type PlanNode } from '@apollo/query-planner';
+import { QueryPlanner, type FetchNode, type PlanNode, type QueryPlan } from '@apollo/query-planner';
 import { print, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { LRUCache } from 'lru-cache';
 
@@ -16,17 +16,18 @@ export interface SubscriptionPlan {
 }
 
 /**
- * Plans subscriptions with Apollo's query planner over the same supergraph the gateway serves. Apollo's Node
- * gateway plans them too but refuses to execute them; executing is ours (see federated-subscriptions.ts).
+ * Apollo's query planner over the supergraph the gateway serves, for what Apollo's Node gateway does not do itself:
+ * executing subscriptions (it plans them but refuses to run them; see subscriptions/federated-subscriptions.ts) and
+ * telling when a whole operation is one fetch of one subgraph (see single-subgraph-executor.ts).
  */
-export class SubscriptionPlanner {
+export class OperationPlanner {
   /** The supergraph as GraphQL-js sees it (for executing plan fetches). */
   readonly supergraphSchema: GraphQLSchema;
   /** The client-facing schema (what operations are validated against). */
   readonly apiSchema: GraphQLSchema;
   readonly api: Schema;
   private readonly planner: QueryPlanner;
-  private readonly plans = new LRUCache<string, SubscriptionPlan>({ max: 1_000 });
+  private readonly subscriptions = new LRUCache<string, SubscriptionPlan>({ max: 1_000 });
 
   constructor(supergraphSdl: string) {
     const supergraph = Supergraph.build(supergraphSdl);
@@ -36,26 +37,24 @@ export class SubscriptionPlanner {
     this.planner = new QueryPlanner(supergraph);
   }
 
-  /** True when the supergraph has a subscription root type. */
-  get hasSubscriptions(): boolean {
-    return this.apiSchema.getSubscriptionType() !== null && this.apiSchema.getSubscriptionType() !== undefined;
+  /** The query plan of a validated operation (not cached: callers keep what they derive from it). */
+  plan(document: DocumentNode, operationName: string | null | undefined): QueryPlan {
+    return this.planner.buildQueryPlan(operationFromDocument(this.api, document, { operationName: operationName ?? undefined }));
   }
 
   /** Plans a validated subscription document (cached by its text and operation name). */
-  plan(document: DocumentNode, operationName: string | null | undefined, key = print(document)): SubscriptionPlan {
+  planSubscription(document: DocumentNode, operationName: string | null | undefined, key = print(document)): SubscriptionPlan {
     const cacheKey = `${operationName ?? ''}\u0000${key}`;
-    const cached = this.plans.get(cacheKey);
+    const cached = this.subscriptions.get(cacheKey);
     if (cached) return cached;
-    const operation = operationFromDocument(this.api, document, { operationName: operationName ?? undefined });
-    const queryPlan = this.planner.buildQueryPlan(operation);
-    const node = queryPlan.node;
+    const node = this.plan(document, operationName).node;
     if (node?.kind !== 'Subscription') throw new Error('the operation is not a subscription');
     const plan: SubscriptionPlan = {
       primary: node.primary,
       rest: node.rest,
       operationContext: buildOperationContext({ schema: this.apiSchema, operationDocument: document, operationName: operationName ?? undefined }),
     };
-    this.plans.set(cacheKey, plan);
+    this.subscriptions.set(cacheKey, plan);
     return plan;
   }
 }
