@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { GraphQLError, specifiedRules, validate, type ExecutionResult, type GraphQLSchema, type ValidationRule } from 'graphql';
-import { createHandler, TOKEN_HEADER_KEY, TOKEN_QUERY_KEY, type Request as SseRequest, type Response as SseResponse } from 'graphql-sse';
+import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema, type ValidationRule } from 'graphql';
+import {
+  createHandler, TOKEN_HEADER_KEY, TOKEN_QUERY_KEY, type Request as SseRequest, type RequestParams, type Response as SseResponse,
+} from 'graphql-sse';
 import type { Logger } from '../logger';
 import { mapStream, type Stream } from '../../subgraphs/async-streams';
 import type { ConnectionLimiter, Refusal, StreamLimits } from './connection-limits';
@@ -117,6 +119,17 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
   const reservations = new Map<string, { client: string; timer: NodeJS.Timeout }>();
   let operations = 0;
 
+  const parsed = new LRUCache<string, DocumentNode>({ max: 1_000 });
+  const contextOf = (req: SseRequest<FastifyRequest, undefined>, params: RequestParams): StreamContext => {
+    const auth = req.headers.get('authorization');
+    return {
+      requestId: req.raw.id,
+      query: params.query,
+      shareKey: auth ? createHash('sha256').update(auth).digest('base64url') : '',
+      token: tokenOf(req),
+    };
+  };
+
   const handler = createHandler<FastifyRequest, undefined, StreamContext>({
     schema: options.schema,
     validate: (schema, document) => {
@@ -128,16 +141,8 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
       if (text !== undefined) validated.set(text, errors);
       return errors;
     },
-    context: (req, params) => {
-      const auth = req.headers.get('authorization');
-      return {
-        requestId: req.raw.id,
-        query: params.query,
-        shareKey: auth ? createHash('sha256').update(auth).digest('base64url') : '',
-        token: tokenOf(req),
-      };
-    },
-    onSubscribe: (req) => {
+    context: contextOf,
+    onSubscribe: (req, params) => {
       const token = tokenOf(req);
       if (token && (operationsPerStream.get(token) ?? 0) >= limits.maxSubscriptionsPerConnection) {
         // `data` must be there: graphql-sse takes an object without it for execution arguments, not a result.
@@ -149,7 +154,20 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
           )],
         };
       }
-      return undefined;
+      // One parsed document per operation text, shared by every subscriber of it (each subscription holds its
+      // document as long as it runs: 10 000 copies of the same tree were most of a subscriber's memory).
+      let document = parsed.get(params.query);
+      if (!document) {
+        try {
+          document = parse(params.query);
+        } catch {
+          return undefined; // graphql-sse parses it again and answers the syntax error
+        }
+        parsed.set(params.query, document);
+      }
+      return {
+        schema: options.schema, document, operationName: params.operationName, variableValues: params.variables, contextValue: contextOf(req, params),
+      };
     },
     subscribe: async (args) => {
       const ctx = args.contextValue;

@@ -116,6 +116,16 @@ async function metric(url: string, name: string): Promise<number> {
   return line ? Number(line.split(' ')[1]) : NaN;
 }
 
+/** The JS heap in use without most of its garbage: the least of a few samples spread over GC cycles. */
+async function settledHeap(url: string): Promise<number> {
+  let least = Infinity;
+  for (let i = 0; i < 8; i++) {
+    least = Math.min(least, await metric(url, 'nodejs_heap_size_used_bytes'));
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return least;
+}
+
 async function providerCalls(url: string): Promise<number> {
   const health = (await (await fetch(`${url}/healthz`)).json()) as { subgraphs: { market: { providerCalls: number } } };
   return health.subgraphs.market.providerCalls;
@@ -138,7 +148,7 @@ export async function liveBenchmark(): Promise<string[]> {
   const ours = await withChild(startNode(GATEWAY, env), async (gw) => {
     const url = new URL('/graphql/stream', gw.url);
     const rssBefore = await metric(gw.url, 'process_resident_memory_bytes');
-    const heapBefore = await metric(gw.url, 'nodejs_heap_size_used_bytes');
+    const heapBefore = await settledHeap(gw.url);
     let i = 0;
     const m = await hold(SUBSCRIBERS, (arrivals) => openStream(url, 'POST', JSON.stringify({ query: SUBSCRIPTION, variables: { t: [TICKERS[i++ % TICKERS.length]] } }), arrivals, (data) => {
       const tick = (JSON.parse(data) as { data?: { priceTicks?: { sequence: number; at: string } } }).data?.priceTicks;
@@ -148,7 +158,7 @@ export async function liveBenchmark(): Promise<string[]> {
     await new Promise((r) => setTimeout(r, INTERVAL_MS * TICKS));
     const calls = (await providerCalls(gw.url)) - callsBefore;
     const rssAfter = await metric(gw.url, 'process_resident_memory_bytes');
-    const heapAfter = await metric(gw.url, 'nodejs_heap_size_used_bytes');
+    const heapAfter = await settledHeap(gw.url);
     m.close();
     return { ...m, calls, rssPer: (rssAfter - rssBefore) / m.held, heapPer: (heapAfter - heapBefore) / m.held, rssAfter };
   });
