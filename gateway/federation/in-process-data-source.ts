@@ -1,12 +1,10 @@
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/types';
 import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
-import { execute, GraphQLError, parse, validate, type DocumentNode } from 'graphql';
-import { LRUCache } from 'lru-cache';
+import { execute } from 'graphql';
 import { CacheHint, type Subgraph, type SubgraphContext } from '../../subgraphs/subgraph';
 import type { GatewayContext } from '../context';
-
-type Prepared = { document: DocumentNode } | { errors: readonly GraphQLError[] };
+import { PreparedDocuments } from './prepared-documents';
 
 /**
  * Runs subgraph fetches in this process. Unlike @apollo/gateway's LocalGraphQLDataSource it parses and validates
@@ -14,14 +12,16 @@ type Prepared = { document: DocumentNode } | { errors: readonly GraphQLError[] }
  * and gives each incoming request one subgraph context, so loaders batch across all fetches of that request.
  */
 export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
-  private readonly prepared = new LRUCache<string, Prepared>({ max: 2_000 });
+  private readonly prepared: PreparedDocuments;
   private readonly contexts = new WeakMap<object, SubgraphContext>();
 
-  constructor(readonly subgraph: Subgraph) {}
+  constructor(readonly subgraph: Subgraph) {
+    this.prepared = new PreparedDocuments(subgraph.schema);
+  }
 
   async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {
     const { request } = options;
-    const prepared = this.prepare(request.query ?? '');
+    const prepared = this.prepared.get(request.query ?? '');
     if ('errors' in prepared) return { errors: prepared.errors };
     const incoming = options.kind === GraphQLDataSourceRequestKind.INCOMING_OPERATION ? options.context : undefined;
     const context = incoming ? this.contextFor(incoming) : this.subgraph.createContext({ requestId: 'internal', cacheHint: new CacheHint() });
@@ -35,21 +35,6 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
     // Whatever did not declare itself cacheable makes the whole response uncacheable.
     incoming?.cachePolicy.restrict(context.cacheHint.maxAge ?? 0);
     return result as GatewayGraphQLResponse;
-  }
-
-  private prepare(query: string): Prepared {
-    let prepared = this.prepared.get(query);
-    if (!prepared) {
-      try {
-        const document = parse(query);
-        const errors = validate(this.subgraph.schema, document);
-        prepared = errors.length ? { errors } : { document };
-      } catch (err) {
-        prepared = { errors: [err instanceof GraphQLError ? err : new GraphQLError(String(err))] };
-      }
-      this.prepared.set(query, prepared);
-    }
-    return prepared;
   }
 
   private contextFor(incoming: GatewayContext): SubgraphContext {

@@ -1,9 +1,7 @@
-import { createSourceEventStream, execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult } from 'graphql';
-import { LRUCache } from 'lru-cache';
+import { createSourceEventStream, execute, type DocumentNode, type ExecutionResult } from 'graphql';
 import { CacheHint, type Subgraph } from '../../subgraphs/subgraph';
 import { mapStream, type Stream } from '../../subgraphs/async-streams';
-
-type Prepared = { document: DocumentNode } | { errors: readonly GraphQLError[] };
+import { PreparedDocuments } from '../federation/prepared-documents';
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
@@ -16,13 +14,15 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
  * results are memoised by that object. 10 000 subscribers of one ticker cost one execution per tick, not 10 000.
  */
 export class InProcessSubscriptions {
-  private readonly prepared = new LRUCache<string, Prepared>({ max: 1_000 });
+  private readonly prepared: PreparedDocuments;
   private readonly results = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
 
-  constructor(readonly subgraph: Subgraph) {}
+  constructor(readonly subgraph: Subgraph) {
+    this.prepared = new PreparedDocuments(subgraph.schema);
+  }
 
   async open(operation: string, variables: Record<string, unknown>, requestId: string, shareKey: string): Promise<Stream<ExecutionResult> | ExecutionResult> {
-    const prepared = this.prepare(operation);
+    const prepared = this.prepared.get(operation);
     if ('errors' in prepared) return { errors: prepared.errors };
     const { document } = prepared;
     const source = await createSourceEventStream({
@@ -58,20 +58,5 @@ export class InProcessSubscriptions {
       byOperation.set(key, result);
     }
     return result;
-  }
-
-  private prepare(operation: string): Prepared {
-    let prepared = this.prepared.get(operation);
-    if (!prepared) {
-      try {
-        const document = parse(operation);
-        const errors = validate(this.subgraph.schema, document);
-        prepared = errors.length ? { errors } : { document };
-      } catch (err) {
-        prepared = { errors: [err instanceof GraphQLError ? err : new GraphQLError(String(err))] };
-      }
-      this.prepared.set(operation, prepared);
-    }
-    return prepared;
   }
 }

@@ -1,5 +1,6 @@
 import { createClient, type Client } from 'graphql-sse';
 import { startSystem, type RunningSystem } from '../helpers/system';
+import { waitFor } from '../helpers/sse';
 import { startFixture, type Fixture } from './fixture';
 import { publishReview, reviewListeners } from './fixture/reviews';
 
@@ -24,14 +25,6 @@ afterAll(async () => {
   await gateway?.close();
   await fixture?.close();
 });
-
-async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const QUERY = 'subscription { reviewAdded { id body author { name } product { sku name price inStock } } }';
 

@@ -39,7 +39,6 @@ async function readFrames(url: string, enough: (frames: Frame[]) => boolean, tim
   }
 }
 
-
 describe('/v1/live and /v1/live/snapshot', () => {
   let sys: RunningSystem;
   beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { createClient, type Client, type ExecutionResult } from 'graphql-sse';
 import { quoteExtensionSubgraph, supergraphWithExtension, type QuoteExtension } from '../fixtures/quote-extension';
 import { startSystem, SUBGRAPH_MODE, type RunningSystem } from '../helpers/system';
+import { waitFor } from '../helpers/sse';
 
 /**
  * Subscriptions through the federated gateway at /graphql/stream, with graphql-sse's own client: the market
@@ -49,14 +50,6 @@ async function take<T>(c: Client, query: string, variables: Record<string, unkno
     await it.return?.();
   }
   return results;
-}
-
-async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const PRICES = 'subscription P($t: [String!]!) { prices(tickers: $t) { ticker price watchNote priceInCents } }';
