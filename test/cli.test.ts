@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../gateway/paths';
 import { freePort } from './bench/processes';
+import { dataFrames, openStream, waitFor } from './helpers/sse';
 
 /** The built entry point as `npm start` runs it (npm test builds first). */
 const MAIN = join(PROJECT_ROOT, 'dist', 'gateway', 'main.js');
@@ -64,4 +65,30 @@ test('starts, logs JSON with a request id per request, and exits 0 on SIGTERM af
   }
   expect(await exited).toBe(0);
   expect(stdout).toContain('shutting down');
+});
+
+test('SIGTERM with live streams open: the streams end, the process exits 0 promptly', async () => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN], { env: { ...baseEnv, PORT: String(port), LIVE_INTERVAL_MS: '200' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    for (let i = 0; i < 100 && !stdout.includes('gateway listening'); i++) await new Promise((r) => setTimeout(r, 100));
+    const rest = await openStream(`http://127.0.0.1:${port}/v1/live?tickers=AAPL:NASDAQ`);
+    const graphql = await fetch(`http://127.0.0.1:${port}/graphql/stream`, {
+      method: 'POST', headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'subscription { prices(tickers: ["BTC-USD"]) { ticker } }' }),
+    });
+    const graphqlEnded = graphql.text(); // resolves when the server ends the stream
+    await waitFor(() => dataFrames(rest.frames).length >= 1, 5_000, 'a first /v1/live frame');
+    const started = Date.now();
+    child.kill('SIGTERM');
+    await Promise.all([rest.ended, graphqlEnded]);
+    expect(await exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await graphqlEnded).toContain('event: next');
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
 });
