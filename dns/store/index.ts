@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openPostgresStore } from './postgres';
+import type { PostgresStoreOptions } from './postgres';
 import type { Clock } from './rules';
 import { openSqliteStore } from './sqlite';
 import { StoreError, type ZoneStore } from './types';
@@ -33,7 +33,13 @@ export async function openZoneStore(options: OpenZoneStoreOptions): Promise<Zone
   return openSqliteStore({ file: join(options.dataDir, SQLITE_FILE_NAME), now: options.now });
 }
 
-export { openPostgresStore, type PostgresStoreOptions } from './postgres';
+/** Opens the PostgreSQL store; its driver is loaded only then (a SQLite-only process starts without it). */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<ZoneStore> {
+  const { openPostgresStore: open } = await import('./postgres');
+  return open(options);
+}
+
+export type { PostgresStoreOptions } from './postgres';
 export { openSqliteStore, type SqliteStoreOptions } from './sqlite';
 export { nextSerial, initialSerial, MAX_CHANGES_PER_CALL, MAX_VALUE_LENGTH, type Clock } from './rules';
 export * from './types';

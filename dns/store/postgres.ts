@@ -9,7 +9,8 @@
  * - Every write is one transaction that first locks the zone row (`SELECT … FOR UPDATE`): concurrent changes
  *   of one zone, from this process or others, run one after the other and the serial rises once per change.
  * - Change events: each committed write also sends `NOTIFY zone_changes` (in the same transaction, so it is
- *   delivered only on commit) with `{schema, origin, zone, serial, kind}`. Every store instance LISTENs on a
+ *   delivered only on commit) with `{schema, origin, zone, serial, kind}`, plus `names` (the owner names a
+ *   records change touched) when they fit the payload limit. Every store instance LISTENs on a
  *   connection of its own and relays to its `onChange` listeners the events of OTHER instances (another process,
  *   or another store object in this one) on the same schema; its own changes it reports directly, right after
  *   the commit and before the call resolves. If the listening connection drops, it reconnects with backoff;
@@ -18,13 +19,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { RecordCounts } from './counts';
 import { toZone, type ZoneRow } from './rows';
-import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
+import type { RecordData, StoredRecord, Zone, ZoneSettings } from '../model';
 import {
   ChangeEmitter,
   checkAnyType,
   checkChangeCount,
   checkName,
+  checkNamesFilter,
   checkSettings,
   checkSettingsPatch,
   closedError,
@@ -41,7 +44,7 @@ import {
   type Plan,
   type RecordRow,
 } from './rules';
-import { StoreError, type ChangeOutcome, type RecordChange, type ZoneChangeEvent, type ZoneStore } from './types';
+import { StoreError, type ChangeOutcome, type RecordChange, type RecordFilter, type ZoneChangeEvent, type ZoneChangeListener, type ZoneStore } from './types';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` */
@@ -102,6 +105,15 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const quoteIdent = (id: string) => `"${id.replace(/"/g, '""')}"`;
 const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const INSERT_CHUNK = 5_000;
+
+/** A zone row with its version for record counts (see zoneSql). */
+type VersionedRow = ZoneRow & { version: string };
+interface Versioned {
+  zone: Zone;
+  version: string;
+}
+/** NOTIFY payloads must stay under 8000 bytes: beyond this, `names` is left out (listeners then read everything). */
+const MAX_PAYLOAD_BYTES = 7_800;
 
 
 
@@ -175,6 +187,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 class PostgresZoneStore implements ZoneStore {
   readonly kind = 'postgres' as const;
   private readonly events = new ChangeEmitter();
+  private readonly counts = new RecordCounts();
   private readonly origin = randomUUID();
   private readonly clock: Clock;
   private readonly s: string;
@@ -221,7 +234,7 @@ class PostgresZoneStore implements ZoneStore {
     const client = new pg.Client({ connectionString: this.options.url, application_name: 'zone-store-listener' });
     client.on('notification', (msg) => {
       if (msg.channel !== NOTIFY_CHANNEL || !msg.payload) return;
-      let p: { schema?: unknown; origin?: unknown; zone?: unknown; serial?: unknown; kind?: unknown };
+      let p: { schema?: unknown; origin?: unknown; zone?: unknown; serial?: unknown; kind?: unknown; names?: unknown };
       try {
         p = JSON.parse(msg.payload);
       } catch {
@@ -229,7 +242,8 @@ class PostgresZoneStore implements ZoneStore {
       }
       if (p.schema !== this.schema || p.origin === this.origin) return;
       if (typeof p.zone !== 'string' || typeof p.serial !== 'number' || typeof p.kind !== 'string') return;
-      this.events.emit({ zone: p.zone, serial: p.serial, kind: p.kind as ZoneChangeEvent['kind'] });
+      const names = Array.isArray(p.names) && p.names.every((n) => typeof n === 'string') ? (p.names as string[]) : undefined;
+      this.events.emit({ zone: p.zone, serial: p.serial, kind: p.kind as ZoneChangeEvent['kind'] }, names);
     });
     const lost = () => {
       if (this.listener !== client) return;
@@ -305,10 +319,14 @@ class PostgresZoneStore implements ZoneStore {
     }
   }
 
-  private zoneSql(where: string): string {
+  /**
+   * Zone rows, with their record count unless `count` is false, and their version for record counts: the row's
+   * xmin (the transaction that wrote this version of it: every committed change of a zone writes its row).
+   */
+  private zoneSql(where: string, count = true): string {
     return `SELECT z.name, z.admin_email, z.primary_ns, z.refresh, z.retry, z.expire, z.minimum, z.default_ttl, z.serial,
-      ${iso('z.created_at')} AS created_at, ${iso('z.updated_at')} AS updated_at,
-      (SELECT count(*) FROM ${this.s}.records r WHERE r.zone = z.name)::integer AS records_count
+      ${iso('z.created_at')} AS created_at, ${iso('z.updated_at')} AS updated_at, z.xmin::text AS version
+      ${count ? `, (SELECT count(*) FROM ${this.s}.records r WHERE r.zone = z.name)::integer AS records_count` : ''}
       FROM ${this.s}.zones z ${where}`;
   }
 
@@ -316,13 +334,32 @@ class PostgresZoneStore implements ZoneStore {
     return `id, zone, name, type, ttl, value, ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt"`;
   }
 
-  private async readZone(c: pg.PoolClient, name: string): Promise<Zone | null> {
-    const row = (await c.query<ZoneRow>(this.zoneSql('WHERE z.name = $1'), [name])).rows[0];
-    return row ? toZone(row) : null;
+  /**
+   * The zone with its record count: the count known for this version of the row (`count`: one the caller knows), else
+   * counted along with the row in one statement, and kept when `remember` (only for committed state: a version
+   * written by a transaction that then rolls back could be committed later with other rows).
+   */
+  private async readZone(c: pg.Pool | pg.PoolClient, name: string, remember: boolean, count?: number): Promise<Versioned | null> {
+    const row = (await c.query<Omit<VersionedRow, 'records_count'>>(this.zoneSql('WHERE z.name = $1', false), [name])).rows[0];
+    if (!row) return null;
+    const known = count ?? this.counts.get(name, row.version);
+    if (known !== undefined) return { zone: toZone({ ...row, records_count: known }), version: row.version };
+    const full = (await c.query<VersionedRow>(this.zoneSql('WHERE z.name = $1'), [name])).rows[0];
+    if (!full) return null;
+    if (remember) this.counts.set(name, full.version, full.records_count);
+    return { zone: toZone(full), version: full.version };
   }
 
-  private async notify(c: pg.PoolClient, event: ZoneChangeEvent): Promise<void> {
-    const payload = JSON.stringify({ schema: this.schema, origin: this.origin, ...event });
+  /** Remembers the count of a committed zone version. */
+  private committed({ zone, version }: Versioned): Zone {
+    this.counts.set(zone.name, version, zone.recordsCount);
+    return zone;
+  }
+
+  private async notify(c: pg.PoolClient, event: ZoneChangeEvent, names?: readonly string[]): Promise<void> {
+    const base = { schema: this.schema, origin: this.origin, ...event };
+    let payload = JSON.stringify(names ? { ...base, names } : base);
+    if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) payload = JSON.stringify(base);
     await c.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, payload]);
   }
 
@@ -366,13 +403,17 @@ class PostgresZoneStore implements ZoneStore {
   // -- ZoneStore ----------------------------------------------------------------------------------------------
 
   async listZones(): Promise<Zone[]> {
-    return (await this.query<ZoneRow>(this.zoneSql('ORDER BY z.name'))).map(toZone);
+    return (await this.query<VersionedRow>(this.zoneSql('ORDER BY z.name'))).map((r) => this.committed({ zone: toZone(r), version: r.version }));
   }
 
   async getZone(name: string): Promise<Zone | null> {
     if (!isKey(name)) return null;
-    const row = (await this.query<ZoneRow>(this.zoneSql('WHERE z.name = $1'), [name]))[0];
-    return row ? toZone(row) : null;
+    if (this.closed) throw closedError();
+    try {
+      return (await this.readZone(this.pool, name, true))?.zone ?? null;
+    } catch (err) {
+      throw mapError(err);
+    }
   }
 
   async createZone(name: string, settings: ZoneSettings, records: RecordData[] = []): Promise<Zone> {
@@ -381,7 +422,7 @@ class PostgresZoneStore implements ZoneStore {
     const now = this.clock();
     const plan = planCreate(name, records, now);
     const ts = timestamp(now);
-    const zone = await this.tx(async (c) => {
+    const written = await this.tx(async (c) => {
       const inserted = await c.query(
         `INSERT INTO ${this.s}.zones (name, admin_email, primary_ns, refresh, retry, expire, minimum, default_ttl, serial, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (name) DO NOTHING`,
@@ -389,10 +430,11 @@ class PostgresZoneStore implements ZoneStore {
       );
       if (inserted.rowCount === 0) throw new StoreError('CONFLICT', `zone ${name} already exists`);
       await this.insert(c, plan.inserts);
-      const z = (await this.readZone(c, name))!;
-      await this.notify(c, { zone: name, serial: z.serial, kind: 'zone-created' });
+      const z = (await this.readZone(c, name, false, plan.inserts.length))!;
+      await this.notify(c, { zone: name, serial: z.zone.serial, kind: 'zone-created' });
       return z;
     });
+    const zone = this.committed(written);
     this.events.emit({ zone: name, serial: zone.serial, kind: 'zone-created' });
     return zone;
   }
@@ -400,10 +442,10 @@ class PostgresZoneStore implements ZoneStore {
   async updateZone(name: string, patch: Partial<ZoneSettings>): Promise<Zone> {
     const clean = checkSettingsPatch(patch);
     const now = this.clock();
-    const zone = await this.tx(async (c) => {
+    const written = await this.tx(async (c) => {
       const locked = isKey(name) ? (await c.query<{ serial: string }>(`SELECT serial FROM ${this.s}.zones WHERE name = $1 FOR UPDATE`, [name])).rows[0] : undefined;
       if (!locked) throw new StoreError('NOT_FOUND', `no zone ${name}`);
-      const current = (await this.readZone(c, name))!;
+      const current = (await this.readZone(c, name, false))!.zone;
       const next: ZoneSettings = { ...pickSettings(current), ...clean };
       await c.query(
         `UPDATE ${this.s}.zones SET admin_email = $2, primary_ns = $3, refresh = $4, retry = $5, expire = $6, minimum = $7,
@@ -411,10 +453,11 @@ class PostgresZoneStore implements ZoneStore {
         [name, next.adminEmail, next.primaryNs, next.refresh, next.retry, next.expire, next.minimum, next.defaultTtl,
           nextSerial(Number(locked.serial), now), timestamp(now)],
       );
-      const z = (await this.readZone(c, name))!;
-      await this.notify(c, { zone: name, serial: z.serial, kind: 'zone-updated' });
+      const z = (await this.readZone(c, name, false, current.recordsCount))!; // settings only: the same records
+      await this.notify(c, { zone: name, serial: z.zone.serial, kind: 'zone-updated' });
       return z;
     });
+    const zone = this.committed(written);
     this.events.emit({ zone: name, serial: zone.serial, kind: 'zone-updated' });
     return zone;
   }
@@ -428,22 +471,39 @@ class PostgresZoneStore implements ZoneStore {
       return Number(row.serial);
     });
     if (serial === null) return false;
+    this.counts.delete(name);
     this.events.emit({ zone: name, serial, kind: 'zone-deleted' });
     return true;
   }
 
-  async listRecords(zone: string, filter: { name?: string; type?: RecordType } = {}): Promise<StoredRecord[]> {
+  async listRecords(zone: string, filter: RecordFilter = {}): Promise<StoredRecord[]> {
     if (filter.type !== undefined) checkAnyType(filter.type);
     if (filter.name !== undefined && typeof filter.name !== 'string') throw new StoreError('INVALID', 'name filter must be a string');
+    const names = filter.names === undefined ? undefined : checkNamesFilter(filter.names);
     if (!isKey(zone) || (await this.query(`SELECT 1 FROM ${this.s}.zones WHERE name = $1`, [zone])).length === 0) {
       throw new StoreError('NOT_FOUND', `no zone ${zone}`);
     }
     if (filter.name !== undefined && !isKey(filter.name)) return [];
+    if (names?.length === 0) return [];
     const params: unknown[] = [zone];
     let where = 'zone = $1';
     if (filter.name !== undefined) where += ` AND name = $${params.push(filter.name)}`;
+    if (names !== undefined) where += ` AND name = ANY($${params.push(names)}::text[])`;
     if (filter.type !== undefined) where += ` AND type = $${params.push(filter.type)}`;
     return this.query<StoredRecord>(`SELECT ${this.recordColumns} FROM ${this.s}.records WHERE ${where} ORDER BY name, type, value, id`, params);
+  }
+
+  async eachRecord(zone: string, visit: (record: RecordData) => void): Promise<void> {
+    // One statement: the rows of one snapshot (without a cursor they come at once, but as four columns only).
+    // A zone without records gives one row of NULLs; an unknown zone none.
+    const rows = isKey(zone)
+      ? await this.query<{ [K in keyof RecordData]: RecordData[K] | null }>(
+        `SELECT r.name, r.type, r.ttl, r.value
+         FROM (SELECT name FROM ${this.s}.zones WHERE name = $1) z LEFT JOIN ${this.s}.records r ON r.zone = z.name
+         ORDER BY r.name, r.type, r.value, r.id`, [zone])
+      : [];
+    if (rows.length === 0) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
+    for (const r of rows) if (r.name !== null) visit(r as RecordData);
   }
 
   async getRecord(zone: string, id: string): Promise<StoredRecord | null> {
@@ -457,7 +517,8 @@ class PostgresZoneStore implements ZoneStore {
     const now = this.clock();
     const outcome = await this.tx(async (c) => {
       const locked = isKey(zone)
-        ? (await c.query<{ serial: string }>(`SELECT serial FROM ${this.s}.zones WHERE name = $1 FOR UPDATE`, [zone])).rows[0]
+        ? (await c.query<{ serial: string; version: string }>(
+          `SELECT serial, xmin::text AS version FROM ${this.s}.zones WHERE name = $1 FOR UPDATE`, [zone])).rows[0]
         : undefined;
       if (!locked) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
       const serial = Number(locked.serial);
@@ -485,18 +546,23 @@ class PostgresZoneStore implements ZoneStore {
         for (const r of found.rows) rows.set(r.id, r);
       }
       const plan = planChanges({ zone, changes, rows: rows.values(), foreignIds, now });
-      if (!plan.effective) return { plan, zone: (await this.readZone(c, zone))! };
+      if (!plan.effective) return { plan, zone: (await this.readZone(c, zone, false))! };
       await this.apply(c, plan);
       await c.query(`UPDATE ${this.s}.zones SET serial = $2, updated_at = $3 WHERE name = $1`, [zone, nextSerial(serial, now), timestamp(now)]);
-      const z = (await this.readZone(c, zone))!;
-      await this.notify(c, { zone, serial: z.serial, kind: 'records-changed' });
+      const before = this.counts.get(zone, locked.version);
+      const count = before === undefined ? undefined : before + plan.inserts.length - plan.deletes.length;
+      const z = (await this.readZone(c, zone, false, count))!;
+      await this.notify(c, { zone, serial: z.zone.serial, kind: 'records-changed' }, plan.names);
       return { plan, zone: z };
     });
-    if (outcome.plan.effective) this.events.emit({ zone, serial: outcome.zone.serial, kind: 'records-changed' });
-    return { zone: outcome.zone, results: outcome.plan.results };
+    if (outcome.plan.effective) {
+      this.committed(outcome.zone);
+      this.events.emit({ zone, serial: outcome.zone.zone.serial, kind: 'records-changed' }, outcome.plan.names);
+    }
+    return { zone: outcome.zone.zone, results: outcome.plan.results };
   }
 
-  onChange(listener: (event: ZoneChangeEvent) => void): () => void {
+  onChange(listener: ZoneChangeListener): () => void {
     return this.events.on(listener);
   }
 

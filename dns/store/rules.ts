@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MAX_TTL, RECORD_TYPES, type RecordData, type RecordType, type StoredRecord, type Zone, type ZoneSettings } from '../model';
-import { StoreError, type ChangeResult, type RecordChange, type ZoneChangeEvent } from './types';
+import { StoreError, type ChangeResult, type RecordChange, type ZoneChangeDetail, type ZoneChangeEvent, type ZoneChangeListener } from './types';
 
 /** Most changes one `change()` call may hold. */
 export const MAX_CHANGES_PER_CALL = 10_000;
@@ -107,6 +107,15 @@ export function checkAnyType(type: unknown, index?: number): asserts type is Rec
   if (typeof type !== 'string' || !ALL_TYPES.has(type)) {
     throw invalid(`record type ${show(type)} is not one of ${RECORD_TYPES.join(', ')}`, index);
   }
+}
+
+/**
+ * The `names` filter of listRecords: an array of strings (else INVALID); returns those a database can compare
+ * (see `isKey`; the others match nothing), each once.
+ */
+export function checkNamesFilter(names: unknown): string[] {
+  if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) throw invalid('names filter must be an array of strings');
+  return [...new Set(names.filter(isKey))];
 }
 
 export function checkValue(value: unknown, index?: number): asserts value is string {
@@ -253,6 +262,8 @@ export interface Plan {
   inserts: RecordRow[];
   /** Rows whose ttl/value changed (same id, name, type, createdAt). */
   updates: RecordRow[];
+  /** Owner names of the rows deleted, inserted or updated: what a reader of the zone must read again. */
+  names: string[];
 }
 
 interface WorkRow extends RecordRow {
@@ -414,16 +425,24 @@ export function planChanges(input: PlanInput): Plan {
   }
   if (failure) throw failure;
 
-  const deletes = originals.filter((r) => !r.live).map((r) => r.id);
+  const deletes: string[] = [];
+  const names = new Set<string>();
+  for (const r of originals) {
+    if (r.live) continue;
+    deletes.push(r.id);
+    names.add(r.name);
+  }
   const inserts: RecordRow[] = [];
   const updates: RecordRow[] = [];
-  for (const { rows } of byName.values()) {
+  for (const [name, { rows }] of byName) {
     for (const r of rows) {
       if (r.fresh) inserts.push(r);
       else if (r.dirty) updates.push(r);
+      else continue;
+      names.add(name);
     }
   }
-  return { results, effective, deletes, inserts, updates };
+  return { results, effective, deletes, inserts, updates, names: [...names] };
 }
 
 /** Validates the initial records of a new zone (errors name the record's index) and makes their rows. */
@@ -499,7 +518,7 @@ export function planCreate(zone: string, records: unknown, now: Date, newId: () 
     start = end;
   }
   if (failure) throw failure;
-  return { results: [], effective: rows.length > 0, deletes: [], inserts: rows, updates: [] };
+  return { results: [], effective: rows.length > 0, deletes: [], inserts: rows, updates: [], names: [] };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -507,21 +526,23 @@ export function planCreate(zone: string, records: unknown, now: Date, newId: () 
 
 /** Listeners of one store. A listener that throws does not disturb the store or the other listeners. */
 export class ChangeEmitter {
-  private readonly listeners = new Set<(event: ZoneChangeEvent) => void>();
+  private readonly listeners = new Set<ZoneChangeListener>();
 
-  on(listener: (event: ZoneChangeEvent) => void): () => void {
+  on(listener: ZoneChangeListener): () => void {
     // Wrapped so the same function may be registered twice and unsubscribed independently.
-    const wrapped = (e: ZoneChangeEvent) => listener(e);
+    const wrapped: ZoneChangeListener = (e, detail) => listener(e, detail);
     this.listeners.add(wrapped);
     return () => {
       this.listeners.delete(wrapped);
     };
   }
 
-  emit(event: ZoneChangeEvent): void {
+  /** `names`: the owner names a records-changed event touched, when known (listeners share one frozen array). */
+  emit(event: ZoneChangeEvent, names?: readonly string[]): void {
+    const detail: ZoneChangeDetail | undefined = names ? Object.freeze({ names: Object.freeze([...names]) }) : undefined;
     for (const l of [...this.listeners]) {
       try {
-        l({ ...event });
+        l({ ...event }, detail);
       } catch {
         // A faulty listener must not turn a committed change into an error.
       }

@@ -12,6 +12,7 @@
  * better-sqlite3 is synchronous: the async methods run their statements at once and resolve afterwards.
  */
 import Database from 'better-sqlite3';
+import { RecordCounts } from './counts';
 import { toZone, type ZoneRow } from './rows';
 import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
 import {
@@ -19,6 +20,7 @@ import {
   checkAnyType,
   checkChangeCount,
   checkName,
+  checkNamesFilter,
   checkSettings,
   checkSettingsPatch,
   closedError,
@@ -35,7 +37,7 @@ import {
   type Plan,
   type RecordRow,
 } from './rules';
-import { StoreError, type ChangeOutcome, type RecordChange, type ZoneChangeEvent, type ZoneStore } from './types';
+import { StoreError, type ChangeOutcome, type RecordChange, type RecordFilter, type ZoneChangeListener, type ZoneStore } from './types';
 
 export interface SqliteStoreOptions {
   /** Database file, or ':memory:'. */
@@ -105,6 +107,9 @@ function migrate(db: Database.Database): void {
   }).immediate();
 }
 
+/** A zone row's version for record counts: serial and creation time (see forgetIfOthersWrote). */
+const version = (serial: number, createdAt: string): string => `${serial} ${createdAt}`;
+
 /** Translates driver errors; StoreErrors pass through. */
 function mapError(err: unknown): unknown {
   if (err instanceof StoreError) return err;
@@ -144,19 +149,28 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Zone
 class SqliteZoneStore implements ZoneStore {
   readonly kind = 'sqlite' as const;
   private readonly events = new ChangeEmitter();
+  private readonly counts = new RecordCounts();
+  /** PRAGMA data_version when last looked at: it changes when another connection commits. */
+  private dataVersion = -1;
   private closed = false;
   private readonly s;
-  /** listRecords statements by filter shape (4 at most). */
+  /** One transaction wrapper for every write (better-sqlite3 builds four functions per `transaction()` call). */
+  private readonly inTransaction: Database.Transaction<(fn: () => unknown) => unknown>;
+  /** listRecords statements by filter shape (8 at most). */
   private readonly listStatements = new Map<string, Database.Statement>();
 
   constructor(
     private readonly db: Database.Database,
     private readonly clock: Clock,
   ) {
+    this.inTransaction = db.transaction((fn: () => unknown) => fn());
     this.s = {
       zone: db.prepare(`${ZONE_SELECT} WHERE z.name = ?`),
       zones: db.prepare(`${ZONE_SELECT} ORDER BY z.name`),
       zoneExists: db.prepare('SELECT serial FROM zones WHERE name = ?'),
+      zoneRow: db.prepare('SELECT * FROM zones WHERE name = ?'),
+      zoneVersion: db.prepare('SELECT serial, created_at FROM zones WHERE name = ?'),
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       insertZone: db.prepare(`INSERT INTO zones (name, admin_email, primary_ns, refresh, retry, expire, minimum, default_ttl, serial,
         created_at, updated_at) VALUES (@name, @adminEmail, @primaryNs, @refresh, @retry, @expire, @minimum, @defaultTtl, @serial,
         @createdAt, @updatedAt)`),
@@ -165,6 +179,7 @@ class SqliteZoneStore implements ZoneStore {
       bumpZone: db.prepare('UPDATE zones SET serial = ?, updated_at = ? WHERE name = ?'),
       deleteZone: db.prepare('DELETE FROM zones WHERE name = ?'),
       record: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE zone = ? AND id = ?`),
+      recordData: db.prepare('SELECT name, type, ttl, value FROM records WHERE zone = ? ORDER BY name, type, value, id').raw(),
       recordsByIds: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE id IN (SELECT value FROM json_each(?))`),
       recordsByNames: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE zone = ? AND name IN (SELECT value FROM json_each(?))`),
       insertRecord: db.prepare(`INSERT INTO records (id, zone, name, type, ttl, value, created_at, updated_at)
@@ -185,20 +200,50 @@ class SqliteZoneStore implements ZoneStore {
 
   /** Runs `fn` in one BEGIN IMMEDIATE transaction (rolled back when it throws). */
   private write<T>(fn: () => T): T {
-    return this.run(() => this.db.transaction(fn).immediate());
+    return this.run(() => this.inTransaction.immediate(fn) as T);
   }
 
-  private readZone(name: string): Zone | null {
-    const row = this.s.zone.get(name) as ZoneRow | undefined;
-    return row ? toZone(row) : null;
+  /**
+   * The zone with its record count: the count known for this version of the row (`count`: one the caller knows), else
+   * counted along with the row in one statement, and kept when `remember` (only for committed state: a version
+   * written by a transaction that then rolls back could be committed later with other rows).
+   */
+  private readZone(name: string, remember: boolean, count?: number): Zone | null {
+    const row = this.s.zoneRow.get(name) as Omit<ZoneRow, 'records_count'> | undefined;
+    if (!row) return null;
+    this.forgetIfOthersWrote();
+    const known = count ?? this.counts.get(name, version(Number(row.serial), row.created_at));
+    if (known !== undefined) return toZone({ ...row, records_count: known });
+    const full = this.s.zone.get(name) as ZoneRow | undefined;
+    if (!full) return null;
+    if (remember) this.counts.set(name, version(Number(full.serial), full.created_at), full.records_count);
+    return toZone(full);
+  }
+
+  /** Remembers the count of a committed zone version. */
+  private committed(zone: Zone): Zone {
+    this.counts.set(zone.name, version(zone.serial, zone.createdAt), zone.recordsCount);
+    return zone;
+  }
+
+  /**
+   * Forgets every count once another connection (another process) committed anything since we last looked: it may
+   * have deleted a zone and created it again with the same serial in the same millisecond, which serial and creation
+   * time cannot tell apart. Checked after reading a zone row, so that row is no newer than what was checked.
+   */
+  private forgetIfOthersWrote(): void {
+    const seen = this.s.dataVersion.get() as number;
+    if (seen === this.dataVersion) return;
+    this.dataVersion = seen;
+    this.counts.clear();
   }
 
   async listZones(): Promise<Zone[]> {
-    return this.run(() => (this.s.zones.all() as ZoneRow[]).map(toZone));
+    return this.run(() => (this.s.zones.all() as ZoneRow[]).map((r) => this.committed(toZone(r))));
   }
 
   async getZone(name: string): Promise<Zone | null> {
-    return this.run(() => (isKey(name) ? this.readZone(name) : null));
+    return this.run(() => (isKey(name) ? this.readZone(name, true) : null));
   }
 
   async createZone(name: string, settings: ZoneSettings, records: RecordData[] = []): Promise<Zone> {
@@ -211,8 +256,9 @@ class SqliteZoneStore implements ZoneStore {
       const ts = timestamp(now);
       this.s.insertZone.run({ name, ...clean, serial: initialSerial(now), createdAt: ts, updatedAt: ts });
       this.insert(plan.inserts);
-      return this.readZone(name)!;
+      return this.readZone(name, false, plan.inserts.length)!;
     });
+    this.committed(zone);
     this.events.emit({ zone: name, serial: zone.serial, kind: 'zone-created' });
     return zone;
   }
@@ -221,12 +267,13 @@ class SqliteZoneStore implements ZoneStore {
     const clean = checkSettingsPatch(patch);
     const now = this.clock();
     const zone = this.write(() => {
-      const current = isKey(name) ? this.readZone(name) : null;
+      const current = isKey(name) ? this.readZone(name, false) : null;
       if (!current) throw new StoreError('NOT_FOUND', `no zone ${name}`);
       const settings: ZoneSettings = { ...pickSettings(current), ...clean };
       this.s.updateZone.run({ ...settings, name, serial: nextSerial(current.serial, now), updatedAt: timestamp(now) });
-      return this.readZone(name)!;
+      return this.readZone(name, false, current.recordsCount)!; // settings only: the same records
     });
+    this.committed(zone);
     this.events.emit({ zone: name, serial: zone.serial, kind: 'zone-updated' });
     return zone;
   }
@@ -239,21 +286,28 @@ class SqliteZoneStore implements ZoneStore {
       return row.serial;
     });
     if (serial === null) return false;
+    this.counts.delete(name);
     this.events.emit({ zone: name, serial, kind: 'zone-deleted' });
     return true;
   }
 
-  async listRecords(zone: string, filter: { name?: string; type?: RecordType } = {}): Promise<StoredRecord[]> {
+  async listRecords(zone: string, filter: RecordFilter = {}): Promise<StoredRecord[]> {
     if (filter.type !== undefined) checkAnyType(filter.type);
     if (filter.name !== undefined && typeof filter.name !== 'string') throw new StoreError('INVALID', 'name filter must be a string');
+    const names = filter.names === undefined ? undefined : checkNamesFilter(filter.names);
     return this.run(() => {
       if (!isKey(zone) || !this.s.zoneExists.get(zone)) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
       if (filter.name !== undefined && !isKey(filter.name)) return [];
+      if (names?.length === 0) return [];
       let sql = `SELECT ${RECORD_COLUMNS} FROM records WHERE zone = ?`;
       const params: unknown[] = [zone];
       if (filter.name !== undefined) {
         sql += ' AND name = ?';
         params.push(filter.name);
+      }
+      if (names !== undefined) {
+        sql += ' AND name IN (SELECT value FROM json_each(?))';
+        params.push(JSON.stringify(names));
       }
       if (filter.type !== undefined) {
         sql += ' AND type = ?';
@@ -266,6 +320,16 @@ class SqliteZoneStore implements ZoneStore {
     });
   }
 
+  async eachRecord(zone: string, visit: (record: RecordData) => void): Promise<void> {
+    this.run(() => {
+      if (!isKey(zone) || !this.s.zoneExists.get(zone)) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
+      // rows as arrays: measured a quarter faster than better-sqlite3's row objects on a 100 000-record zone
+      for (const [name, type, ttl, value] of this.s.recordData.iterate(zone) as IterableIterator<[string, RecordType, number, string]>) {
+        visit({ name, type, ttl, value });
+      }
+    });
+  }
+
   async getRecord(zone: string, id: string): Promise<StoredRecord | null> {
     return this.run(() => (isKey(zone) && isKey(id) ? ((this.s.record.get(zone, id) as StoredRecord | undefined) ?? null) : null));
   }
@@ -274,7 +338,7 @@ class SqliteZoneStore implements ZoneStore {
     checkChangeCount(changes);
     const now = this.clock();
     const outcome = this.write(() => {
-      const current = isKey(zone) ? (this.s.zoneExists.get(zone) as { serial: number } | undefined) : undefined;
+      const current = isKey(zone) ? (this.s.zoneVersion.get(zone) as { serial: number; created_at: string } | undefined) : undefined;
       if (!current) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
       if (options.ifSerial !== undefined && options.ifSerial !== current.serial) {
         throw new StoreError('SERIAL_MISMATCH', `zone ${zone} has serial ${current.serial}, not ${options.ifSerial}`);
@@ -295,12 +359,16 @@ class SqliteZoneStore implements ZoneStore {
         for (const r of this.s.recordsByNames.all(zone, JSON.stringify([...names])) as RecordRow[]) rows.set(r.id, r);
       }
       const plan = planChanges({ zone, changes, rows: rows.values(), foreignIds, now });
-      if (!plan.effective) return { plan, zone: this.readZone(zone)! };
+      if (!plan.effective) return { plan, zone: this.readZone(zone, false)! };
       this.apply(plan);
       this.s.bumpZone.run(nextSerial(current.serial, now), timestamp(now), zone);
-      return { plan, zone: this.readZone(zone)! };
+      this.forgetIfOthersWrote();
+      const before = this.counts.get(zone, version(current.serial, current.created_at));
+      const count = before === undefined ? undefined : before + plan.inserts.length - plan.deletes.length;
+      return { plan, zone: this.readZone(zone, false, count)! };
     });
-    if (outcome.plan.effective) this.events.emit({ zone, serial: outcome.zone.serial, kind: 'records-changed' });
+    if (outcome.plan.effective) this.committed(outcome.zone);
+    if (outcome.plan.effective) this.events.emit({ zone, serial: outcome.zone.serial, kind: 'records-changed' }, outcome.plan.names);
     return { zone: outcome.zone, results: outcome.plan.results };
   }
 
@@ -315,7 +383,7 @@ class SqliteZoneStore implements ZoneStore {
     for (const r of rows) stmt.run(r.id, r.zone, r.name, r.type, r.ttl, r.value, r.createdAt, r.updatedAt);
   }
 
-  onChange(listener: (event: ZoneChangeEvent) => void): () => void {
+  onChange(listener: ZoneChangeListener): () => void {
     return this.events.on(listener);
   }
 

@@ -42,6 +42,28 @@ export interface ZoneChangeEvent {
   kind: 'zone-created' | 'zone-updated' | 'zone-deleted' | 'records-changed';
 }
 
+/**
+ * What a committed change touched, beside its event (a second listener argument, so events stay as they were):
+ * lets a listener that mirrors the zone read again only these names instead of the whole zone.
+ */
+export interface ZoneChangeDetail {
+  /**
+   * records-changed: the owner names at which records were added, removed or changed (each at most once). Absent
+   * when unknown (e.g. relayed from another process with too many names for a NOTIFY payload): read everything.
+   */
+  readonly names?: readonly string[];
+}
+
+export type ZoneChangeListener = (event: ZoneChangeEvent, detail?: ZoneChangeDetail) => void;
+
+/** Filter of `listRecords`; given together, conditions must all hold. */
+export interface RecordFilter {
+  name?: string;
+  /** Records at any of these names (one query for many names; an empty list matches nothing). */
+  names?: readonly string[];
+  type?: RecordType;
+}
+
 /** The zone store: SQLite by default, PostgreSQL when DATABASE_URL is set. Both pass the same contract tests. */
 export interface ZoneStore {
   readonly kind: 'sqlite' | 'postgres';
@@ -53,11 +75,19 @@ export interface ZoneStore {
   updateZone(name: string, patch: Partial<ZoneSettings>): Promise<Zone>;
   /** Deletes the zone and all its records; false if there was none. */
   deleteZone(name: string): Promise<boolean>;
-  listRecords(zone: string, filter?: { name?: string; type?: RecordType }): Promise<StoredRecord[]>;
+  listRecords(zone: string, filter?: RecordFilter): Promise<StoredRecord[]>;
+  /**
+   * Every record of the zone in `listRecords` order, without ids and timestamps, handed to `visit` one at a time:
+   * reads a large zone whole without holding all its rows at once. NOT_FOUND for an unknown zone.
+   */
+  eachRecord(zone: string, visit: (record: RecordData) => void): Promise<void>;
   getRecord(zone: string, id: string): Promise<StoredRecord | null>;
   /** Applies changes atomically; `ifSerial` makes it conditional on the current serial (optimistic locking). */
   change(zone: string, changes: RecordChange[], options?: { ifSerial?: number }): Promise<ChangeOutcome>;
-  /** Called after every committed change (by this process; PostgreSQL also relays other processes' changes). */
-  onChange(listener: (event: ZoneChangeEvent) => void): () => void;
+  /**
+   * Called after every committed change (by this process; PostgreSQL also relays other processes' changes), with
+   * the names it touched when known.
+   */
+  onChange(listener: ZoneChangeListener): () => void;
   close(): Promise<void>;
 }
