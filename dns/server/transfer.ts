@@ -32,7 +32,7 @@ export function zoneTransfer(query: DecodedPacket, zone: ZoneData): Buffer[] {
     return [encodeResponse(query, { answers: [zone.soa] }, RCODE.NOERROR, FLAG_AA)];
   }
   const records: RR[] = [];
-  for (const node of zone.nodes.values()) {
+  for (const node of zone.ownerNodes()) {
     for (const [type, rrs] of node) if (type !== 'SOA') records.push(...rrs);
   }
   const all: RR[] = [zone.soa, ...records, zone.soa];

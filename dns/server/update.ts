@@ -17,7 +17,8 @@ export interface UpdateRequest {
   updates: WireRecord[];
 }
 
-export type UpdateOutcome = { rcode: number; changed: boolean; reason?: string };
+/** `serial`: the zone's serial after the change, when one was committed. */
+export type UpdateOutcome = { rcode: number; changed: boolean; reason?: string; serial?: number };
 
 /** Types that only make sense in queries (RFC 2136 §3.4.1.2: FORMERR as update data). */
 const META_TYPES = new Set(['ANY', 'AXFR', 'IXFR', 'MAILA', 'MAILB', 'OPT', 'TSIG']);
@@ -34,9 +35,11 @@ class UpdateRefusal extends Error {
 class Snapshot {
   constructor(private readonly byName: Map<string, RecordData[]>) {}
 
+  /** The records at `names`, read in one go. */
   static async read(store: ZoneStore, zone: string, names: Iterable<string>): Promise<Snapshot> {
     const byName = new Map<string, RecordData[]>();
-    for (const name of new Set(names)) byName.set(name, await store.listRecords(zone, { name }));
+    for (const name of names) byName.set(name, []);
+    if (byName.size > 0) for (const r of await store.listRecords(zone, { names: [...byName.keys()] })) byName.get(r.name)?.push(r);
     return new Snapshot(byName);
   }
 
@@ -168,8 +171,8 @@ export async function processUpdate(store: ZoneStore, request: UpdateRequest): P
       const changes: RecordChange[] = [];
       for (const rr of request.updates) applyUpdate(rr, zone.name, snap, changes);
       if (changes.length === 0) return { rcode: RCODE.NOERROR, changed: false };
-      await store.change(zone.name, changes, { ifSerial: zone.serial });
-      return { rcode: RCODE.NOERROR, changed: true };
+      const out = await store.change(zone.name, changes, { ifSerial: zone.serial });
+      return { rcode: RCODE.NOERROR, changed: true, serial: out.zone.serial };
     } catch (err) {
       if (err instanceof UpdateRefusal) return { rcode: err.rcode, changed: false, reason: err.message };
       if (err instanceof StoreError && err.code === 'SERIAL_MISMATCH') continue;

@@ -1,4 +1,6 @@
 import type { Answer, OptAnswer, SoaAnswer } from 'dns-packet';
+import { cmp } from '../store/rules';
+import { LayeredMap } from './layered-map';
 
 /** A resource record as dns-packet encodes it (every answer kind except the EDNS OPT pseudo-record). */
 export type RR = Exclude<Answer, OptAnswer>;
@@ -6,41 +8,114 @@ export type RR = Exclude<Answer, OptAnswer>;
 /** Records of one owner name, by type (upper-case mnemonic). */
 export type Node = Map<string, RR[]>;
 
+/** The parts of a zone copy (see ZoneData). */
+export interface Tree {
+  nodes: LayeredMap<Node>;
+  names: LayeredMap<number>;
+  cutsAndDnames: LayeredMap<true>;
+  /** Nodes iterate in the order of a fresh build (no patch added an owner name). */
+  ordered: boolean;
+}
+
 /**
- * One zone in memory, ready to answer from: every lookup the server makes is a Map access. Built from the store
- * (and rebuilt on change), never queried per packet.
+ * One zone in memory, ready to answer from: every lookup the server makes is a map access. Built from the store,
+ * then replaced on every change by a patched copy (`patched`), never changed in place: an answer computed from a copy
+ * stays true to that copy, and the copy it replaced is `retired`. Copies share what did not change.
  */
 export class ZoneData {
   /** Owner name (lower case) → records. */
-  readonly nodes = new Map<string, Node>();
-  /** Every name that exists in the tree, including empty non-terminals (they give NODATA, not NXDOMAIN). */
-  readonly names = new Set<string>();
+  readonly nodes: LayeredMap<Node>;
+  /**
+   * Every name that exists in the tree, including empty non-terminals (they give NODATA, not NXDOMAIN), with the
+   * number of owner names at or below it: a patch that removes the last one below a name removes the name.
+   */
+  readonly names: LayeredMap<number>;
   /** Names below the apex with NS (zone cuts) or DNAME records: the only ones a lookup must check on its way down. */
-  readonly cutsAndDnames = new Set<string>();
+  readonly cutsAndDnames: LayeredMap<true>;
   /** Set when the index replaced or dropped this copy: answers computed from it (cached ones) are stale. */
   retired = false;
+  private readonly ordered: boolean;
+  private sorted?: Node[];
 
-  constructor(readonly name: string, readonly soa: SoaAnswer, records: readonly RR[]) {
-    this.add(soa);
-    for (const r of records) this.add(r);
+  /** A zone built from its SOA and records in the order the store lists them (`tree`: a patched copy's parts). */
+  constructor(readonly name: string, readonly soa: SoaAnswer, records: readonly RR[], tree?: Tree) {
+    if (!tree) {
+      const nodes = new Map<string, Node>();
+      const names = new Map<string, number>();
+      const cuts = new Map<string, true>();
+      for (let i = -1; i < records.length; i++) {
+        const r = i < 0 ? soa : (records[i] as RR);
+        const owner = r.name.toLowerCase();
+        let node = nodes.get(owner);
+        if (!node) {
+          nodes.set(owner, (node = new Map()));
+          countNames(name, owner, 1, (n) => names.get(n) ?? 0, (n, c) => names.set(n, c));
+        }
+        addTo(node, r);
+        if (isCutOrDname(name, owner, r)) cuts.set(owner, true);
+      }
+      tree = { nodes: LayeredMap.of(nodes), names: LayeredMap.of(names), cutsAndDnames: LayeredMap.of(cuts), ordered: true };
+    }
+    this.nodes = tree.nodes;
+    this.names = tree.names;
+    this.cutsAndDnames = tree.cutsAndDnames;
+    this.ordered = tree.ordered;
   }
 
-  private add(record: RR): void {
-    const owner = record.name.toLowerCase();
-    let node = this.nodes.get(owner);
-    if (!node) {
-      node = new Map();
-      this.nodes.set(owner, node);
+  /**
+   * A copy with a new SOA and, for each owner name in `owners` (as the SOA and records name it), all its records
+   * replaced by the ones given (none: the name goes). The records of a name come in the order the store lists them,
+   * so the copy answers (and transfers) exactly as a zone built afresh from the store.
+   */
+  patched(soa: SoaAnswer, owners: ReadonlyMap<string, readonly RR[]>): ZoneData {
+    const apex = soa.name.toLowerCase();
+    const nodes = new Map<string, Node | undefined>();
+    const counts = new Map<string, number>();
+    const cuts = new Map<string, true | undefined>();
+    let ordered = this.ordered;
+    if (!owners.has(apex)) {
+      const node: Node = new Map([['SOA', [soa]]]);
+      for (const [type, rrs] of this.nodes.get(apex) ?? []) if (type !== 'SOA') node.set(type, rrs);
+      nodes.set(apex, node);
     }
-    const list = node.get(record.type);
-    if (list) list.push(record);
-    else node.set(record.type, [record]);
-    if ((record.type === 'NS' || record.type === 'DNAME') && owner !== this.name) this.cutsAndDnames.add(owner);
-    // the owner and every ancestor down from the apex exist
-    for (let n = owner; ; n = parentOf(n)) {
-      this.names.add(n);
-      if (n === this.name || n === '') break;
+    const count = (owner: string, delta: 1 | -1) =>
+      countNames(this.name, owner, delta, (n) => counts.get(n) ?? this.names.get(n) ?? 0, (n, c) => counts.set(n, c));
+    for (const [owner, records] of owners) {
+      const list = owner === apex ? [soa, ...records] : records;
+      const had = this.nodes.has(owner);
+      cuts.set(owner, undefined);
+      if (list.length === 0) {
+        if (had) count(owner, -1);
+        nodes.set(owner, undefined);
+        continue;
+      }
+      const node: Node = new Map();
+      for (const r of list) {
+        addTo(node, r);
+        if (isCutOrDname(this.name, owner, r)) cuts.set(owner, true);
+      }
+      nodes.set(owner, node);
+      if (!had) {
+        count(owner, 1);
+        ordered = false; // a fresh build would place it among the others
+      }
     }
+    const names = new Map<string, number | undefined>();
+    for (const [n, c] of counts) names.set(n, c > 0 ? c : undefined);
+    return new ZoneData(this.name, soa, [], {
+      nodes: this.nodes.with(nodes), names: this.names.with(names), cutsAndDnames: this.cutsAndDnames.with(cuts), ordered,
+    });
+  }
+
+  /** Nodes in the order of a zone built afresh from the store (apex first, then owner names in byte order). */
+  ownerNodes(): Iterable<Node> {
+    if (this.ordered) return this.nodes.values();
+    if (!this.sorted) {
+      const apex = this.soa.name.toLowerCase();
+      const owners = [...this.nodes.keys()].filter((n) => n !== apex).sort(cmp);
+      this.sorted = [apex, ...owners].map((n) => this.nodes.get(n) as Node);
+    }
+    return this.sorted;
   }
 
   /** TTL of negative answers: the SOA's TTL capped by its minimum field (RFC 2308 §5). */
@@ -54,6 +129,24 @@ export class ZoneData {
   }
 
   private negative?: RR;
+}
+
+function addTo(node: Node, record: RR): void {
+  const list = node.get(record.type);
+  if (list) list.push(record);
+  else node.set(record.type, [record]);
+}
+
+function isCutOrDname(zone: string, owner: string, record: RR): boolean {
+  return (record.type === 'NS' || record.type === 'DNAME') && owner !== zone;
+}
+
+/** The owner and every ancestor down from the apex exist: counts, per name, the owner names at or below it. */
+function countNames(zone: string, owner: string, delta: 1 | -1, get: (name: string) => number, set: (name: string, count: number) => void): void {
+  for (let n = owner; ; n = parentOf(n)) {
+    set(n, get(n) + delta);
+    if (n === zone || n === '') break;
+  }
 }
 
 export function parentOf(name: string): string {

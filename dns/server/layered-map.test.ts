@@ -1,0 +1,54 @@
+import { LayeredMap } from './layered-map';
+
+/** Deterministic PRNG (mulberry32): the same sequence in every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const byKey = (a: [string, number], b: [string, number]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+const view = (m: LayeredMap<number>) => ({ entries: [...m.entries()].sort(byKey), keys: [...m.keys()].sort(), size: m.size });
+const plain = (m: Map<string, number>) => ({ entries: [...m.entries()].sort(byKey), keys: [...m.keys()].sort(), size: m.size });
+
+test('every version reads like a plain map with the same changes, and stays so after later versions (folds included)', () => {
+  const rnd = prng(7);
+  const keys = Array.from({ length: 300 }, (_, i) => `k${i}`);
+  const start = new Map(keys.slice(0, 100).map((k, i) => [k, i]));
+  let layered = LayeredMap.of(new Map(start));
+  let reference = new Map(start);
+  const versions: Array<{ map: LayeredMap<number>; expected: ReturnType<typeof plain> }> = [];
+  for (let step = 0; step < 250; step++) {
+    const changes = new Map<string, number | undefined>();
+    for (let i = Math.floor(rnd() * 6); i >= 0; i--) {
+      const key = keys[Math.floor(rnd() * keys.length)] as string;
+      changes.set(key, rnd() < 0.4 ? undefined : step * 10 + i);
+    }
+    layered = layered.with(changes);
+    reference = new Map(reference);
+    for (const [k, v] of changes) {
+      if (v === undefined) reference.delete(k);
+      else reference.set(k, v);
+    }
+    expect(view(layered)).toEqual(plain(reference));
+    expect(keys.map((k) => [layered.get(k), layered.has(k)])).toEqual(keys.map((k) => [reference.get(k), reference.has(k)]));
+    versions.push({ map: layered, expected: plain(reference) });
+  }
+  for (const { map, expected } of versions) expect(view(map)).toEqual(expected);
+});
+
+test('no changes give the same map; keys added go last, changed ones keep their place', () => {
+  const m = LayeredMap.of(new Map([['a', 1]]));
+  expect(m.with(new Map())).toBe(m);
+  const n = m.with(new Map([['b', 2]]));
+  expect([...n.keys()]).toEqual(['a', 'b']);
+  expect(n.with(new Map([['b', undefined]])).size).toBe(1);
+  expect(n.with(new Map([['zz', undefined]])).size).toBe(2);
+  // a value changed in place keeps its place in the iteration order
+  expect([...n.with(new Map([['a', 5]])).entries()]).toEqual([['a', 5], ['b', 2]]);
+});
