@@ -19,6 +19,49 @@ function isControl(code: number): boolean {
  * `\DDD` for the octet DDD (000-255), in and outside quotes.
  */
 export function tokenizeValue(text: string, type: RecordType): Token[] {
+  return tokenizePlain(text) ?? tokenizeEscaped(text, type);
+}
+
+/**
+ * `tokenizeValue` for the common case, without building arrays of characters and octets: text of printable ASCII
+ * and tabs only, no backslash, quotes closed. Undefined otherwise (the general path then tokenizes, or says why not).
+ */
+function tokenizePlain(text: string): Token[] | undefined {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const code = text.charCodeAt(i);
+    if ((code < 0x20 && code !== 0x09) || code > 0x7e || code === 0x5c) return undefined;
+  }
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < n) {
+    const code = text.charCodeAt(i);
+    if (code === 0x20 || code === 0x09) {
+      i++;
+      continue;
+    }
+    if (code === 0x22) {
+      const end = text.indexOf('"', i + 1);
+      if (end < 0) return undefined;
+      const raw = text.slice(i + 1, end);
+      tokens.push({ raw, quoted: true, bytes: Buffer.from(raw, 'latin1') });
+      i = end + 1;
+      continue;
+    }
+    let end = i + 1;
+    for (; end < n; end++) {
+      const c = text.charCodeAt(end);
+      if (c === 0x20 || c === 0x09 || c === 0x22) break;
+    }
+    const raw = text.slice(i, end);
+    tokens.push({ raw, quoted: false, bytes: Buffer.from(raw, 'latin1') });
+    i = end;
+  }
+  return tokens;
+}
+
+/** The general path of `tokenizeValue` (exported so tests can hold the fast path against it). */
+export function tokenizeEscaped(text: string, type: RecordType): Token[] {
   const tokens: Token[] = [];
   const chars = [...text];
   let i = 0;
