@@ -90,7 +90,7 @@ export const A: TypeCodec<string> = {
     return v4.join('.');
   },
   format: (v) => v,
-  toAnswer: (v, base): Answer => ({ ...base, type: 'A', data: v }),
+  toAnswer: (v, base): Answer => ({ name: base.name, ttl: base.ttl, class: base.class, type: 'A', data: v }),
   fromData(data) {
     if (typeof data === 'string' && parseIPv4(data)) return data;
     throw new RecordValueError(`A data from the wire is not an IPv4 address (got ${show(data)})`);
@@ -109,7 +109,7 @@ export const AAAA: TypeCodec<string> = {
     return v6;
   },
   format: (v) => v,
-  toAnswer: (v, base): Answer => ({ ...base, type: 'AAAA', data: v }),
+  toAnswer: (v, base): Answer => ({ name: base.name, ttl: base.ttl, class: base.class, type: 'AAAA', data: v }),
   fromData(data) {
     const v6 = typeof data === 'string' ? canonicalIPv6(data) : null;
     if (v6) return v6;

@@ -37,7 +37,7 @@ function singleName(type: 'CNAME' | 'DNAME' | 'NS' | 'PTR', what: string): TypeC
       return nameField(t[0], ctx, what);
     },
     format: (name, fmt) => fmt(name),
-    toAnswer: (name, base): Answer => ({ ...base, type, data: wireName(name) }),
+    toAnswer: (name, base): Answer => ({ name: base.name, ttl: base.ttl, class: base.class, type, data: wireName(name) }),
     fromData: (data) => nameFromWire(data, type, what),
   };
 }
@@ -65,7 +65,11 @@ export const MX: TypeCodec<MxFields> = {
     return { preference: uintField(t[0], ctx, 'preference', 65535), exchange: nameField(t[1], ctx, 'exchange') };
   },
   format: (f, fmt) => `${f.preference} ${fmt(f.exchange)}`,
-  toAnswer: (f, base): Answer => ({ ...base, type: 'MX', data: { preference: f.preference, exchange: wireName(f.exchange) } }),
+  toAnswer: (f, base): Answer => ({
+    name: base.name, ttl: base.ttl, class: base.class,
+    type: 'MX',
+    data: { preference: f.preference, exchange: wireName(f.exchange) },
+  }),
   fromData(data) {
     const d = dataObject(data, 'MX');
     return { preference: uintFromWire(d.preference, 'MX', 'preference', 65535), exchange: nameFromWire(d.exchange, 'MX', 'exchange') };
@@ -95,7 +99,7 @@ export const SRV: TypeCodec<SrvFields> = {
   },
   format: (f, fmt) => `${f.priority} ${f.weight} ${f.port} ${fmt(f.target)}`,
   toAnswer: (f, base): Answer => ({
-    ...base,
+    name: base.name, ttl: base.ttl, class: base.class,
     type: 'SRV',
     data: { priority: f.priority, weight: f.weight, port: f.port, target: wireName(f.target) },
   }),
@@ -178,7 +182,7 @@ export const NAPTR: TypeCodec<NaptrFields> = {
       f.replacement === '' ? '.' : fmt(f.replacement),
     ].join(' '),
   toAnswer: (f, base): Answer => ({
-    ...base,
+    name: base.name, ttl: base.ttl, class: base.class,
     type: 'NAPTR',
     data: { order: f.order, preference: f.preference, flags: f.flags, services: f.services, regexp: f.regexp, replacement: wireName(f.replacement) },
   }),
@@ -328,7 +332,7 @@ export const SOA: TypeCodec<SoaFields> = {
   },
   format: (f, fmt) => [fmt(f.mname), formatMailbox(f.rname, fmt), f.serial, f.refresh, f.retry, f.expire, f.minimum].join(' '),
   toAnswer: (f, base): Answer => ({
-    ...base,
+    name: base.name, ttl: base.ttl, class: base.class,
     type: 'SOA',
     data: { mname: wireName(f.mname), rname: wireName(f.rname), serial: f.serial, refresh: f.refresh, retry: f.retry, expire: f.expire, minimum: f.minimum },
   }),

@@ -52,7 +52,7 @@ export const CAA: TypeCodec<CaaFields> = {
   },
   format: (f) => `${f.flags} ${f.tag} ${formatCharString(Buffer.from(f.value, 'latin1'))}`,
   toAnswer: (f, base): Answer => ({
-    ...base,
+    name: base.name, ttl: base.ttl, class: base.class,
     type: 'CAA',
     // Any tag is encoded as given; the typings list only the three common ones.
     data: { flags: f.flags, tag: f.tag as CaaData['tag'], value: f.value },
@@ -110,7 +110,7 @@ export const SSHFP: TypeCodec<SshfpFields> = {
   },
   format: (f) => `${f.algorithm} ${f.fpType} ${f.fingerprint.toString('hex').toUpperCase()}`,
   toAnswer: (f, base): Answer => ({
-    ...base,
+    name: base.name, ttl: base.ttl, class: base.class,
     type: 'SSHFP',
     data: { algorithm: f.algorithm, hash: f.fpType, fingerprint: f.fingerprint.toString('hex').toUpperCase() },
   }),
@@ -164,7 +164,7 @@ export const TLSA: TypeCodec<TlsaFields> = {
   },
   format: (f) => `${f.usage} ${f.selector} ${f.matchingType} ${f.data.toString('hex').toUpperCase()}`,
   toAnswer: (f, base): Answer => ({
-    ...base,
+    name: base.name, ttl: base.ttl, class: base.class,
     type: 'TLSA',
     data: { usage: f.usage, selector: f.selector, matchingType: f.matchingType, certificate: Buffer.from(f.data) },
   }),
@@ -242,7 +242,7 @@ export const DS: TypeCodec<DsFields> = {
   },
   format: (f) => `${f.keyTag} ${f.algorithm} ${f.digestType} ${f.digest.toString('hex').toUpperCase()}`,
   toAnswer: (f, base): Answer => ({
-    ...base,
+    name: base.name, ttl: base.ttl, class: base.class,
     type: 'DS',
     data: { keyTag: f.keyTag, algorithm: f.algorithm, digestType: f.digestType, digest: Buffer.from(f.digest) },
   }),

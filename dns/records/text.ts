@@ -104,7 +104,11 @@ export const TXT: TypeCodec<Buffer[]> = {
   usage: USAGE,
   parse: parseStrings,
   format: formatStrings,
-  toAnswer: (strings: Buffer[], base: AnswerBase): Answer => ({ ...base, type: 'TXT', data: strings.map((s) => Buffer.from(s)) }),
+  toAnswer: (strings: Buffer[], base: AnswerBase): Answer => ({
+    name: base.name, ttl: base.ttl, class: base.class,
+    type: 'TXT',
+    data: strings.map((s) => Buffer.from(s)),
+  }),
   fromData: (data) => stringsFromData(data, 'TXT'),
 };
 
@@ -114,7 +118,7 @@ export const SPF: TypeCodec<Buffer[]> = {
   parse: parseStrings,
   format: formatStrings,
   toAnswer: (strings: Buffer[], base: AnswerBase): Answer => ({
-    ...base,
+    name: base.name, ttl: base.ttl, class: base.class,
     // dns-packet maps the name 'SPF' to type 99 and, having no codec for it, writes a Buffer as raw RDATA;
     // its typings just do not list SPF.
     type: 'SPF' as string as OtherRecordType,
