@@ -199,7 +199,10 @@ describe('PostgreSQL zone store specifics', () => {
     await client.connect();
     try {
       await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
-      const got = new Promise<string>((resolve) => client.on('notification', (m) => resolve(m.payload ?? '')));
+      // Other test files run against the same database at the same time: keep only this store's notifications.
+      const got = new Promise<string>((resolve) => client.on('notification', (m) => {
+        if ((JSON.parse(m.payload ?? '{}') as { schema?: string }).schema === ownSchema) resolve(m.payload ?? '');
+      }));
       const s = await open();
       const z = await s.createZone('chan.example', SETTINGS);
       expect(JSON.parse(await got)).toMatchObject({ schema: ownSchema, zone: 'chan.example', serial: z.serial, kind: 'zone-created' });
