@@ -8,13 +8,13 @@
  * own, dropped at the end.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { RecordData, RecordType, ZoneSettings } from './model';
 import { ZoneIndex, type ZoneData } from './server/zone-index';
 import { openPostgresStore, openSqliteStore } from './store';
 import type { RecordChange, RecordFilter, ZoneStore } from './store';
 import { answersOf, questionsFor, transferOf, zoneView } from './testing/zone-compare';
 import { buildZone, refreshFor, ZoneLoader } from './zone-loader';
+import { dropSchemas } from './testing/postgres';
 
 const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `zl_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -77,13 +77,7 @@ const BACKENDS: Backend[] = [
 ];
 
 afterAll(async () => {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
+  await dropSchemas(url, [schema]);
 });
 
 describe.each(BACKENDS)('incremental index on $kind', (backend) => {

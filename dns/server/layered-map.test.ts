@@ -1,16 +1,6 @@
 import { LayeredMap } from './layered-map';
+import { prng } from '../testing/prng';
 
-/** Deterministic PRNG (mulberry32): the same sequence in every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const byKey = (a: [string, number], b: [string, number]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 const view = (m: LayeredMap<number>) => ({ entries: [...m.entries()].sort(byKey), keys: [...m.keys()].sort(), size: m.size });

@@ -8,13 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { RecordData } from '../model';
 import type { Clock } from './rules';
 import { openPostgresStore } from './postgres';
 import { openSqliteStore } from './sqlite';
 import { SETTINGS, expectStoreError } from './store.contract';
 import type { RecordChange, ZoneChangeDetail, ZoneChangeEvent, ZoneStore } from './types';
+import { dropSchemas } from '../testing/postgres';
 
 const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `ir_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -22,13 +22,7 @@ const dir = mkdtempSync(join(tmpdir(), 'zone-store-incremental-'));
 
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
+  await dropSchemas(url, [schema]);
 });
 
 const add = (name: string, type: RecordData['type'], value: string): RecordChange => ({ op: 'add', record: { name, type, ttl: 300, value } });

@@ -13,6 +13,7 @@ import { openZoneStore } from './index';
 import { NOTIFY_CHANNEL, openPostgresStore, type PostgresStoreOptions } from './postgres';
 import { SETTINGS, describeZoneStoreContract, expectStoreError } from './store.contract';
 import type { ZoneChangeEvent, ZoneStore } from './types';
+import { dropSchemas } from '../testing/postgres';
 
 const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -32,21 +33,7 @@ async function openOrFail(options: Omit<PostgresStoreOptions, 'url'>): Promise<Z
   }
 }
 
-async function dropSchemas(): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  try {
-    await client.connect();
-  } catch {
-    return; // unreachable: the tests already failed and said so
-  }
-  try {
-    for (const s of schemas) await client.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-  } finally {
-    await client.end();
-  }
-}
-
-describeZoneStoreContract('postgres', (options) => openOrFail({ schema: contractSchema, now: options?.now }), dropSchemas);
+describeZoneStoreContract('postgres', (options) => openOrFail({ schema: contractSchema, now: options?.now }), () => dropSchemas(url, schemas));
 
 /** Resolves with the first event `store` hears for `zone` (rejects after `ms`). */
 function nextEvent(store: ZoneStore, zone: string, ms = 5000): Promise<ZoneChangeEvent> {
@@ -75,7 +62,7 @@ describe('PostgreSQL zone store specifics', () => {
   };
   afterAll(async () => {
     for (const s of stores) await s.close();
-    await dropSchemas();
+    await dropSchemas(url, schemas);
   });
 
   test('a change committed by another store instance reaches onChange through LISTEN/NOTIFY', async () => {

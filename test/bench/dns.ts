@@ -24,6 +24,7 @@ import { parseKeyFile, type TsigKey } from '../../dns/tsig/keyfile';
 import { signMessage } from '../../dns/tsig/tsig';
 import { requireTool } from '../helpers/dns-peers';
 import { freePort } from './processes';
+import { prng } from '../../dns/testing/prng';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CHILD = join(PROJECT_ROOT, 'dist', 'test', 'bench', 'dns-server.js');
@@ -47,17 +48,6 @@ const PARTS = new Set((process.env.BENCH_DNS_PARTS ?? 'qps,updates,startup').spl
 // Zones and the query mix
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Deterministic PRNG (mulberry32): the same query file in every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function soaLines(origin: string): string[] {
   return [

@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import * as packet from 'dns-packet';
 import type { Answer } from 'dns-packet';
-import pg from 'pg';
 import { DnsEngine } from '../../dns/engine';
 import type { ZoneData } from '../../dns/server/zone-index';
 import { openPostgresStore, openSqliteStore } from '../../dns/store';
@@ -16,6 +15,7 @@ import { answersOf, questionsFor, transferOf, zoneView } from '../../dns/testing
 import { parseKeyFile } from '../../dns/tsig/keyfile';
 import { signMessage } from '../../dns/tsig/tsig';
 import { buildZone } from '../../dns/zone-loader';
+import { dropSchemas } from '../../dns/testing/postgres';
 
 const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `iu_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -23,13 +23,7 @@ const ZONE = 'upd.test';
 const KEY = parseKeyFile('key "upd" { algorithm hmac-sha256; secret "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI="; };')[0]!;
 
 afterAll(async () => {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
+  await dropSchemas(url, [schema]);
 });
 
 /** One UDP socket; answers matched to questions by message ID. */
