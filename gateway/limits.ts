@@ -11,28 +11,56 @@ export interface OperationLimits {
   maxFields: number;
 }
 
+/** What a selection set asks for, fragments expanded. `depth` is relative: a set of leaf fields has depth 1. */
 interface Measure {
   depth: number;
   aliases: number;
   fields: number;
 }
 
-function measure(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, depth: number, seen: Set<string>, acc: Measure): void {
-  for (const sel of set.selections) {
-    if (sel.kind === Kind.FIELD) {
-      acc.fields++;
-      if (sel.alias) acc.aliases++;
-      acc.depth = Math.max(acc.depth, depth);
-      if (sel.selectionSet) measure(sel.selectionSet, fragments, depth + 1, seen, acc);
-    } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-      measure(sel.selectionSet, fragments, depth, seen, acc);
-    } else {
-      const fragment = fragments.get(sel.name.value);
-      if (!fragment || seen.has(sel.name.value)) continue; // unknown or cyclic: other rules report those
-      seen.add(sel.name.value);
-      measure(fragment.selectionSet, fragments, depth, seen, acc);
-      seen.delete(sel.name.value);
+const EMPTY: Measure = { depth: 0, aliases: 0, fields: 0 };
+
+/**
+ * Measures selection sets with each fragment measured once (memoised), so a document of fragments that spread
+ * each other twice (`F_i = ...F_{i-1} ...F_{i-1}`) costs time linear in its size, not exponential in its depth.
+ * Counts may grow past any limit (to Infinity): they are only compared, never used to allocate.
+ */
+class Measurer {
+  private readonly done = new Map<string, Measure>();
+  private readonly inProgress = new Set<string>();
+
+  constructor(private readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>) {}
+
+  selectionSet(set: SelectionSetNode): Measure {
+    const acc: Measure = { depth: 0, aliases: 0, fields: 0 };
+    for (const sel of set.selections) {
+      let inner: Measure;
+      if (sel.kind === Kind.FIELD) {
+        const child = sel.selectionSet ? this.selectionSet(sel.selectionSet) : EMPTY;
+        inner = { depth: child.depth + 1, aliases: child.aliases + (sel.alias ? 1 : 0), fields: child.fields + 1 };
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        inner = this.selectionSet(sel.selectionSet);
+      } else {
+        inner = this.fragment(sel.name.value);
+      }
+      acc.depth = Math.max(acc.depth, inner.depth);
+      acc.aliases += inner.aliases;
+      acc.fields += inner.fields;
     }
+    return acc;
+  }
+
+  private fragment(name: string): Measure {
+    const known = this.done.get(name);
+    if (known) return known;
+    const fragment = this.fragments.get(name);
+    // Unknown or cyclic spreads count as nothing: graphql-js's own rules report them.
+    if (!fragment || this.inProgress.has(name)) return EMPTY;
+    this.inProgress.add(name);
+    const measured = this.selectionSet(fragment.selectionSet);
+    this.inProgress.delete(name);
+    this.done.set(name, measured);
+    return measured;
   }
 }
 
@@ -47,20 +75,21 @@ export function operationLimitsRule(limits: OperationLimits): ValidationRule {
         .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
         .map((d) => [d.name.value, d]),
     );
+    const measurer = new Measurer(fragments); // shared by the document's operations: fragments are measured once
     return {
       OperationDefinition(node) {
-        const acc: Measure = { depth: 0, aliases: 0, fields: 0 };
-        measure(node.selectionSet, fragments, 1, new Set(), acc);
+        const measured = measurer.selectionSet(node.selectionSet);
         const over = (figure: number, limit: number, key: keyof OperationLimits, what: string): void => {
           if (figure > limit) {
-            context.reportError(new GraphQLError(`${what} ${figure} exceeds the limit of ${limit} (${key})`, {
+            const shown = Number.isFinite(figure) ? String(figure) : 'beyond counting';
+            context.reportError(new GraphQLError(`${what} ${shown} exceeds the limit of ${limit} (${key})`, {
               nodes: [node], extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: key },
             }));
           }
         };
-        over(acc.depth, limits.maxQueryDepth, 'maxQueryDepth', 'query depth');
-        over(acc.aliases, limits.maxAliases, 'maxAliases', 'number of aliases');
-        over(acc.fields, limits.maxFields, 'maxFields', 'number of fields');
+        over(measured.depth, limits.maxQueryDepth, 'maxQueryDepth', 'query depth');
+        over(measured.aliases, limits.maxAliases, 'maxAliases', 'number of aliases');
+        over(measured.fields, limits.maxFields, 'maxFields', 'number of fields');
       },
     };
   };

@@ -100,3 +100,43 @@ test('/metrics exposes request, operation, subgraph-fetch and error metrics in P
     expect(text).toMatch(/http_requests_total\{route="\/v1\/quote\/:ticker",method="GET",status="200"\} 1/);
   });
 });
+
+/** F0 selects one field; each F_i spreads F_{i-1} twice, so F_n expands to 2^n fields in ~40 bytes per fragment. */
+function doublingFragments(n: number): string {
+  const parts = ['fragment F0 on Quote { ticker }'];
+  for (let i = 1; i <= n; i++) parts.push(`fragment F${i} on Quote { ...F${i - 1} ...F${i - 1} }`);
+  return `query Hostile { quote(ticker: "AAPL:NASDAQ") { ...F${n} } } ${parts.join(' ')}`;
+}
+
+test('a document of doubling fragments is refused at once on /graphql and /graphql/stream (limits are counted per fragment, not per expansion)', async () => {
+  const provider = new StaticProvider();
+  await withSystem({}, async (sys) => {
+    const query = doublingFragments(40); // 2^40 fields once expanded: hours to count one by one
+    expect(Buffer.byteLength(query)).toBeLessThan(2_048);
+    const started = Date.now();
+    const res = await graphql(sys.url, query);
+    expect(res.status).toBe(400);
+    expect(res.body.errors?.[0]).toMatchObject({
+      message: `number of fields ${2 ** 40 + 1} exceeds the limit of 500 (maxFields)`, extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: 'maxFields' },
+    });
+    const stream = await fetch(`${sys.url}/graphql/stream`, {
+      method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ query }),
+    });
+    const text = await stream.text(); // the validation error is one event, then the stream completes
+    expect(text).toContain(`number of fields ${2 ** 40 + 1} exceeds the limit of 500 (maxFields)`);
+    // Counted one by one, 2^40 fields would take hours; a second is a margin of many orders of magnitude.
+    expect(Date.now() - started).toBeLessThan(5_000);
+  }, provider);
+  expect(provider.calls).toHaveLength(0);
+});
+
+test('fragments spread many times count every expansion toward the limits, and depth goes through fragments', async () => {
+  await withSystem({ MAX_FIELDS: '8', MAX_QUERY_DEPTH: '3' }, async (sys) => {
+    const ok = await graphql(sys.url, doublingFragments(3)); // quote + 8 tickers = 9 fields
+    expect(ok.body.errors?.[0]).toMatchObject({ message: 'number of fields 9 exceeds the limit of 8 (maxFields)', extensions: { limit: 'maxFields' } });
+    const deep = await graphql(sys.url, 'query D { quote(ticker: "AAPL:NASDAQ") { ...C } } fragment C on Quote { chart { ...P } } fragment P on Chart { points { date } }');
+    expect(deep.body.errors?.[0]).toMatchObject({ message: 'query depth 4 exceeds the limit of 3 (maxQueryDepth)', extensions: { limit: 'maxQueryDepth' } });
+    const within = await graphql(sys.url, doublingFragments(2)); // quote + 4 tickers
+    expect(within.body.errors).toBeUndefined();
+  });
+});
