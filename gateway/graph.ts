@@ -3,7 +3,7 @@ import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql';
+import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule, parse, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql';
 import type { Subgraph } from '../subgraphs/subgraph';
 import { createGatewayContext, type GatewayContext } from './context';
 import { InProcessDataSource } from './federation/in-process-data-source';
@@ -15,7 +15,7 @@ import { operationLimitsRule, type OperationLimits } from './limits';
 import type { GatewayMetrics } from './metrics';
 import { observabilityPlugin } from './observability';
 import type { Logger } from './logger';
-import { ResponseCache, type CachedResponse } from './response-cache';
+import { declaredVariables, ResponseCache, type CachedResponse, type ResponseCacheOptions } from './response-cache';
 import { STREAM_PATH } from './subscriptions/sse-endpoint';
 
 /** A fixed operation (as the REST adapters run them), hashed once. */
@@ -23,10 +23,14 @@ export interface PreparedOperation {
   name: string;
   query: string;
   hash: string;
+  /** The variables the operation declares (the response cache keys on them). */
+  variables: readonly string[];
 }
 
 export function prepareOperation(name: string, query: string): PreparedOperation {
-  return { name, query, hash: createHash('sha256').update(query).digest('hex') };
+  const operation = getOperationAST(parse(query), name);
+  if (!operation) throw new Error(`fixed operation ${name} is not in its own document`);
+  return { name, query, hash: createHash('sha256').update(query).digest('hex'), variables: declaredVariables(operation) };
 }
 
 export interface GraphOptions {
@@ -37,7 +41,7 @@ export interface GraphOptions {
   local: ReadonlyMap<string, Subgraph>;
   /** Overrides of subgraph URLs (`--subgraph NAME=URL`). */
   urls?: Readonly<Record<string, string>>;
-  responseCacheEntries: number;
+  responseCache: Omit<ResponseCacheOptions, 'now'>;
   limits: OperationLimits;
   /** Longest a subgraph fetch may take before the request goes on without it. */
   subgraphTimeoutMs: number;
@@ -91,7 +95,7 @@ export class Graph {
   readonly validationRules: ValidationRule[];
 
   constructor(private readonly options: GraphOptions) {
-    this.cache = new ResponseCache(options.responseCacheEntries);
+    this.cache = new ResponseCache(options.responseCache);
     this.validationRules = [operationLimitsRule(options.limits), ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
     // Apollo Gateway sends usage metrics to Apollo's servers unless told not to: a self-hosted gateway does not
     // phone home (and an offline machine would hold shutdown on the export). APOLLO_TELEMETRY_DISABLED=false opts in.
@@ -163,13 +167,10 @@ export class Graph {
     if ((operationName !== undefined && operationName !== null && typeof operationName !== 'string')
       || (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables)))) return null;
     const hash = createHash('sha256').update(query).digest('hex');
-    const entry = this.cache.get(ResponseCache.key(hash, operationName as string | undefined, (variables ?? undefined) as Record<string, unknown> | undefined));
+    const key = this.cache.keyOf(hash, operationName, variables as Record<string, unknown> | null | undefined);
+    const entry = key === undefined ? undefined : this.cache.get(key);
     if (!entry) return null;
-    let body = entry.derived.get('graphql');
-    if (body === undefined) {
-      body = `${JSON.stringify(entry.result)}\n`;
-      entry.derived.set('graphql', body);
-    }
+    const body = this.cache.derive(entry, 'graphql', () => `${JSON.stringify(entry.result)}\n`);
     return { body, maxAge: this.cache.remaining(entry) };
   }
 
@@ -182,7 +183,7 @@ export class Graph {
 
   /** Runs a fixed operation through the same pipeline as /graphql (limits, logging, caching). */
   async run(op: PreparedOperation, variables: Record<string, unknown>, requestId: string): Promise<RunResult> {
-    const key = ResponseCache.key(op.hash, op.name, variables);
+    const key = ResponseCache.key(op.hash, op.name, op.variables, variables);
     const hit = this.cache.get(key);
     if (hit) return { result: hit.result, cached: hit };
     const request: GraphQLRequest = { query: op.query, operationName: op.name, variables };

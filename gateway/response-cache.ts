@@ -1,33 +1,92 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { FormattedExecutionResult } from 'graphql';
+import type { FormattedExecutionResult, OperationDefinitionNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { GatewayContext } from './context';
 
 export interface CachedResponse {
   result: FormattedExecutionResult;
   expiresAt: number;
-  /** Renderings of `result` made by REST adapters, kept as long as the result itself. */
+  /** Renderings of `result` (the GraphQL body, REST bodies), kept as long as the result itself. */
   derived: Map<string, string>;
+  /** The entry's key, so a rendering added later can be accounted for. */
+  key: string;
+  /** Bytes the result object holds, estimated from its JSON text. */
+  resultBytes: number;
+}
+
+export interface ResponseCacheOptions {
+  /** Most entries kept; 0 turns the cache off. */
+  maxEntries: number;
+  /** Most bytes all entries may hold together (results and their renderings). */
+  maxBytes: number;
+  /** A response larger than this is not cached (one huge answer must not evict everything else). */
+  maxEntryBytes: number;
+  now?: () => number;
+}
+
+/**
+ * A parsed JSON object takes about 1.3 bytes of heap per byte of its text (measured on market responses with
+ * Node 20); a rendering is a string, one byte per byte of ASCII text. Rounded up so the bound errs on the safe side.
+ */
+const OBJECT_BYTES_PER_JSON_BYTE = 1.5;
+
+/** The variable names an operation declares (graphql-js refuses unused ones, so these are the ones it uses). */
+export function declaredVariables(operation: OperationDefinitionNode): readonly string[] {
+  return (operation.variableDefinitions ?? []).map((v) => v.variable.name.value);
 }
 
 /**
  * Whole-response cache for queries whose every subgraph fetch declared its data cacheable (see CacheHint). The
- * GraphQL endpoint (through the plugin) and the REST adapters share it, keyed by query hash, operation name and
- * variables. A response is kept no longer than its shortest-lived part, and never when it has errors.
+ * GraphQL endpoint (through the plugin) and the REST adapters share it. An entry is keyed by query hash, operation
+ * name and the values of the variables the operation declares — variables it does not use change nothing and are
+ * not part of the key. It is kept no longer than its shortest-lived part, never when it has errors, and the cache
+ * is bounded in bytes as well as entries.
  */
 export class ResponseCache {
   private readonly entries: LRUCache<string, CachedResponse> | undefined;
+  /** Declared variable names per operation (`hash|name`), learned when a response to it is first looked up. */
+  private readonly declared = new LRUCache<string, readonly string[]>({ max: 10_000 });
+  private readonly now: () => number;
 
-  constructor(maxEntries: number, private readonly now: () => number = Date.now) {
-    this.entries = maxEntries > 0 ? new LRUCache({ max: maxEntries }) : undefined;
+  constructor(private readonly options: ResponseCacheOptions) {
+    this.now = options.now ?? Date.now;
+    this.entries = options.maxEntries > 0 && options.maxBytes > 0
+      ? new LRUCache({ max: options.maxEntries, maxSize: options.maxBytes, sizeCalculation: (entry) => ResponseCache.bytesOf(entry) })
+      : undefined;
   }
 
   get enabled(): boolean {
     return this.entries !== undefined;
   }
 
-  static key(queryHash: string, operationName: string | null | undefined, variables: Record<string, unknown> | undefined): string {
-    return `${queryHash}|${operationName ?? ''}|${variables ? JSON.stringify(variables) : ''}`;
+  /** Bytes held by all entries (tests and metrics). */
+  get bytes(): number {
+    return this.entries?.calculatedSize ?? 0;
+  }
+
+  get size(): number {
+    return this.entries?.size ?? 0;
+  }
+
+  private static bytesOf(entry: CachedResponse): number {
+    let bytes = entry.resultBytes + entry.key.length;
+    for (const text of entry.derived.values()) bytes += text.length;
+    return Math.max(1, bytes);
+  }
+
+  /**
+   * The key of one request. Only declared variables count, by name in declaration order (so the order of the
+   * client's JSON keys does not matter); an absent variable differs from one given as null (defaults apply).
+   */
+  static key(queryHash: string, operationName: string | null | undefined, names: readonly string[], variables: Readonly<Record<string, unknown>> | null | undefined): string {
+    const values = names.map((name) => (variables && Object.hasOwn(variables, name) ? [variables[name]] : []));
+    return `${queryHash}|${operationName ?? ''}|${JSON.stringify(values)}`;
+  }
+
+  /** The key of a request to an operation whose variables are known from an earlier request; undefined when not. */
+  keyOf(queryHash: string, operationName: string | null | undefined, variables: Readonly<Record<string, unknown>> | null | undefined): string | undefined {
+    const names = this.declared.get(`${queryHash}|${operationName ?? ''}`);
+    return names && ResponseCache.key(queryHash, operationName, names, variables);
   }
 
   get(key: string): CachedResponse | undefined {
@@ -42,7 +101,28 @@ export class ResponseCache {
 
   set(key: string, result: FormattedExecutionResult, maxAgeSeconds: number): void {
     if (!this.entries || maxAgeSeconds <= 0 || result.errors?.length) return;
-    this.entries.set(key, { result, expiresAt: this.now() + maxAgeSeconds * 1000, derived: new Map() });
+    const body = `${JSON.stringify(result)}\n`;
+    const entry: CachedResponse = {
+      result, expiresAt: this.now() + maxAgeSeconds * 1000, derived: new Map([['graphql', body]]), key,
+      resultBytes: Math.ceil(body.length * OBJECT_BYTES_PER_JSON_BYTE),
+    };
+    if (ResponseCache.bytesOf(entry) > this.options.maxEntryBytes) return;
+    this.entries.set(key, entry);
+  }
+
+  /** A rendering of an entry's result, made once and kept (and counted) with the entry. */
+  derive(entry: CachedResponse, name: string, render: () => string): string {
+    const known = entry.derived.get(name);
+    if (known !== undefined) return known;
+    const text = render();
+    entry.derived.set(name, text);
+    // Stored again so the LRU counts the rendering (it sizes a value only when it is set, and not when the same
+    // value is set twice); an entry grown past the per-entry bound is dropped instead.
+    if (this.entries?.peek(entry.key) === entry) {
+      this.entries.delete(entry.key);
+      if (ResponseCache.bytesOf(entry) <= this.options.maxEntryBytes) this.entries.set(entry.key, entry);
+    }
+    return text;
   }
 
   /** Seconds an entry stays fresh (for Cache-Control: max-age). */
@@ -57,8 +137,10 @@ export class ResponseCache {
         let key: string | undefined;
         return {
           async responseForOperation(rc) {
-            if (!cache.enabled || rc.operation.operation !== 'query' || !rc.queryHash) return null;
-            key = ResponseCache.key(rc.queryHash, rc.request.operationName, rc.request.variables);
+            if (!cache.enabled || rc.operation?.operation !== 'query' || !rc.queryHash) return null;
+            const names = declaredVariables(rc.operation);
+            cache.declared.set(`${rc.queryHash}|${rc.request.operationName ?? ''}`, names);
+            key = ResponseCache.key(rc.queryHash, rc.request.operationName, names, rc.request.variables);
             const hit = cache.get(key);
             if (!hit) return null;
             rc.contextValue.fromCache = true;

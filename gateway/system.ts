@@ -65,7 +65,11 @@ export async function createSystem(
     planner,
     local: subgraphs,
     urls: config.subgraphUrls,
-    responseCacheEntries: config.responseCache ? config.responseCacheEntries : 0,
+    responseCache: {
+      maxEntries: config.responseCache ? config.responseCacheEntries : 0,
+      maxBytes: config.responseCacheBytes,
+      maxEntryBytes: config.responseCacheMaxEntryBytes,
+    },
     limits: { maxQueryDepth: config.maxQueryDepth, maxAliases: config.maxAliases, maxFields: config.maxFields },
     subgraphTimeoutMs: config.subgraphTimeoutMs,
     introspection: config.introspection,

@@ -46,6 +46,10 @@ export const ConfigSchema = z
     marketCacheTtl: CacheTtls.default(CacheTtls.parse({})),
     responseCache: bool.default(true),
     responseCacheEntries: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+    /** Bytes the whole-response cache may hold (results and their renderings); the least recently used go first. */
+    responseCacheBytes: z.coerce.number().int().min(0).max(64 * 1024 ** 3).default(64 * 1024 ** 2),
+    /** A response bigger than this is not cached at all. */
+    responseCacheMaxEntryBytes: z.coerce.number().int().min(1_024).max(1024 ** 3).default(2 * 1024 ** 2),
     liveIntervalMs: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
     /** Open live streams (GraphQL subscriptions over SSE and /v1/live) in this process. */
     liveMaxConnections: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
@@ -113,6 +117,8 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   upstreamRetries: 'UPSTREAM_RETRIES',
   responseCache: 'RESPONSE_CACHE',
   responseCacheEntries: 'RESPONSE_CACHE_ENTRIES',
+  responseCacheBytes: 'RESPONSE_CACHE_BYTES',
+  responseCacheMaxEntryBytes: 'RESPONSE_CACHE_MAX_ENTRY_BYTES',
   liveIntervalMs: 'LIVE_INTERVAL_MS',
   liveMaxConnections: 'LIVE_MAX_CONNECTIONS',
   liveHeartbeatMs: 'LIVE_HEARTBEAT_MS',
