@@ -3,7 +3,7 @@ import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule, parse, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql';
+import { getOperationAST, GraphQLError, Kind, NoSchemaIntrospectionCustomRule, parse, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql';
 import type { Subgraph } from '../subgraphs/subgraph';
 import { createGatewayContext, type GatewayContext } from './context';
 import { InProcessDataSource } from './federation/in-process-data-source';
@@ -56,13 +56,24 @@ export interface RunResult {
   cached?: CachedResponse;
 }
 
-/** A subscription POSTed to /graphql gets a 400 that says where subscriptions are served (Apollo cannot run them). */
-function subscriptionsElsewherePlugin(): ApolloServerPlugin<GatewayContext> {
+/**
+ * Operations Apollo Server must not hand to the executor: an operation name that names no operation (or several
+ * unnamed operations) is a 400 with graphql-js's own message, and a subscription POSTed to /graphql gets a 400 that
+ * says where subscriptions are served (Apollo cannot run them).
+ */
+function operationChecksPlugin(): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ operation }) {
-          if (operation?.operation !== 'subscription') return;
+        async didResolveOperation({ operation, document, request }) {
+          if (!operation) {
+            const named = document?.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION) ?? [];
+            const message = request.operationName
+              ? `Unknown operation named "${request.operationName}".`
+              : named.length > 1 ? 'Must provide operation name if query contains multiple operations.' : 'Must provide an operation.';
+            throw new GraphQLError(message, { extensions: { code: 'OPERATION_RESOLUTION_FAILURE', http: { status: 400 } } });
+          }
+          if (operation.operation !== 'subscription') return;
           throw new GraphQLError(`subscriptions are served over graphql-sse at ${STREAM_PATH} (POST the operation there with Accept: text/event-stream)`, {
             extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
           });
@@ -141,7 +152,7 @@ export class Graph {
       logger: options.log.child({ part: 'apollo' }),
       plugins: [
         ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled(), this.cache.plugin(),
-        observabilityPlugin(options.metrics), subscriptionsElsewherePlugin(),
+        observabilityPlugin(options.metrics), operationChecksPlugin(),
       ],
     });
   }

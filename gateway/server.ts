@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import cors from '@fastify/cors';
+import fastifyCors from '@fastify/cors';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Subgraph, SubgraphHealth } from '../subgraphs/subgraph';
 import type { GatewayContext } from './context';
 import type { Graph } from './graph';
@@ -16,6 +16,8 @@ import type { ConnectionLimiter, StreamLimits } from './subscriptions/connection
 import type { FederatedSubscriptions } from './subscriptions/federated-subscriptions';
 import { createSubscriptionStream, STREAM_PATH, type SubscriptionStreamEndpoint } from './subscriptions/sse-endpoint';
 import type { GraphQLSchema } from 'graphql';
+import { allowedOrigin, ErrorShapes, graphqlErrorShape, marketErrorShape } from './error-shapes';
+import { nestingDepth } from './request-bounds';
 
 export interface ServerOptions {
   graph: Graph;
@@ -23,6 +25,8 @@ export interface ServerOptions {
   log: Logger;
   corsOrigins: string;
   bodyLimit?: number;
+  /** Deepest nesting of arrays and objects allowed in a request's variables. Default 32. */
+  maxVariablesDepth?: number;
   metrics: GatewayMetrics;
   /** Serve the REST adapters (off for a foreign supergraph). Default true. */
   rest?: boolean;
@@ -46,6 +50,15 @@ export interface LiveOptions {
   endpoint?: SubscriptionStreamEndpoint;
 }
 
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** The methods a path answers (for Allow on OPTIONS). */
+function allowedMethods(app: FastifyInstance, url: string): string {
+  const path = url.split('?')[0] ?? '/';
+  const found = METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+  return [...found, 'OPTIONS'].join(', ');
+}
+
 function corsOrigin(setting: string): string | string[] {
   return setting === '*' ? '*' : setting.split(',').map((s) => s.trim()).filter(Boolean);
 }
@@ -53,14 +66,26 @@ function corsOrigin(setting: string): string | string[] {
 /** The gateway's HTTP server: /graphql, the REST adapters and /healthz on one port. */
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const { graph, log } = options;
+  const cors = corsOrigin(options.corsOrigins);
+  const shapes = new ErrorShapes(marketErrorShape);
+  shapes.add('/graphql', graphqlErrorShape);
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }), // one line per request, from onResponse
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    routerOptions: { maxParamLength: 1_000 }, // long tickers must reach the validator (a 400), not fall through as an unknown route
+    // Long path parameters reach the validators (a 400 that says what is allowed); Node's 16 KiB header limit bounds URLs.
+    routerOptions: { maxParamLength: 16_384 },
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     return503OnClosing: true,
+    // Errors raised before routing (a bad percent-escape, an over-long parameter): the path's interface's own
+    // shape, CORS headers as on any answer, and never the URL echoed back.
+    frameworkErrors: (err, req, reply) => {
+      const origin = allowedOrigin(cors, req.headers.origin);
+      if (origin) reply.header('access-control-allow-origin', origin);
+      const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      return shapes.send(req, reply, tooLong ? 414 : 400, tooLong ? 'a path parameter is longer than 16384 characters' : 'the URL is not valid (a bad percent-escape or character)');
+    },
   });
 
   // Graceful shutdown: requests in flight finish, and their keep-alive connections close after the answer (an
@@ -76,7 +101,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   });
 
   // PUT and DELETE: graphql-sse's single-connection mode reserves streams and stops operations with them.
-  await app.register(cors, { origin: corsOrigin(options.corsOrigins), methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'] });
+  // strictPreflight off: a plain OPTIONS (no preflight headers) is answered 204 with Allow, as the original service did.
+  await app.register(fastifyCors, { origin: cors, methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'], strictPreflight: false });
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.method === 'OPTIONS' && !reply.hasHeader('allow')) reply.header('allow', allowedMethods(app, req.url));
+    return payload;
+  });
 
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
@@ -92,19 +122,29 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) req.log.error({ err }, 'unhandled error');
     if (status === 413) {
-      const message = `request body exceeds the limit of ${options.bodyLimit ?? 1024 * 1024} bytes (maxBodyBytes)`;
-      if (req.url.startsWith('/graphql')) return reply.status(413).send({ errors: [{ message, extensions: { code: 'PAYLOAD_TOO_LARGE', limit: 'maxBodyBytes' } }] });
-      return reply.status(413).send({ error: statusText(413), message });
+      return shapes.send(req, reply, 413, `request body exceeds the limit of ${options.bodyLimit ?? 1024 * 1024} bytes (maxBodyBytes)`, { limit: 'maxBodyBytes' });
     }
     return reply.status(status).send({ error: statusText(status), message: status === 500 ? 'internal error' : err.message });
   });
   app.setNotFoundHandler((req, reply) =>
     reply.status(404).send({ error: statusText(404), message: `no such path: ${req.method} ${req.url.split('?')[0]}` }));
 
+  // Variables nested past any real input type are refused before anything walks them recursively (cache keys,
+  // coercion): a megabyte of `[[[…]]]` would overflow the stack.
+  const maxVariablesDepth = options.maxVariablesDepth ?? 32;
+  const boundVariables = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const variables = (req.body as { variables?: unknown } | null | undefined)?.variables;
+    if (variables === undefined || variables === null || typeof variables !== 'object') return;
+    if (nestingDepth(variables, maxVariablesDepth) > maxVariablesDepth) {
+      await shapes.send(req, reply, 400, `variables are nested deeper than the limit of ${maxVariablesDepth} levels (maxVariablesDepth)`, { limit: 'maxVariablesDepth' });
+    }
+  };
+
   const apollo = fastifyApolloHandler<GatewayContext>(graph.server, { context: async (req) => graph.context(req.id) });
   app.route({
     url: '/graphql',
     method: ['GET', 'POST'],
+    preHandler: boundVariables,
     handler(req, reply) {
       // A POSTed JSON query whose response is cached is answered from the cache directly (JSON bodies are not
       // CSRF-prone, so Apollo's checks have nothing to add); everything else goes through Apollo Server.
@@ -130,7 +170,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       onConnection: (delta) => options.metrics.liveConnections.inc({ kind: 'graphql' }, delta),
     });
     options.live.endpoint = endpoint;
-    app.route({ url: STREAM_PATH, method: ['GET', 'POST', 'PUT', 'DELETE'], handler: endpoint.serve });
+    app.route({ url: STREAM_PATH, method: ['GET', 'POST', 'PUT', 'DELETE'], preHandler: boundVariables, handler: endpoint.serve });
   }
   registerPlayground(app, { graphqlPath: '/graphql' }); // GET / and browsers' GET /graphql: the offline GraphiQL page
 

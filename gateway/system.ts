@@ -99,6 +99,7 @@ export async function createSystem(
   const app = await buildServer({
     graph, subgraphs, remoteSubgraphs: remoteHealth, log, corsOrigins: config.corsOrigins, rest: !general, metrics,
     bodyLimit: config.maxBodyBytes,
+    maxVariablesDepth: config.maxVariablesDepth,
     parts: dns ? { dns: () => (dns as DnsPart).health() } : {},
     live,
   });

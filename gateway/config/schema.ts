@@ -67,6 +67,8 @@ export const ConfigSchema = z
     maxQueryDepth: z.coerce.number().int().min(1).max(1_000).default(15),
     maxAliases: z.coerce.number().int().min(0).max(10_000).default(50),
     maxFields: z.coerce.number().int().min(1).max(100_000).default(500),
+    /** Deepest nesting of arrays and objects in a request's GraphQL variables. */
+    maxVariablesDepth: z.coerce.number().int().min(1).max(1_000).default(32),
     maxBodyBytes: z.coerce.number().int().min(1_024).max(100 * 1024 * 1024).default(1024 * 1024),
     subgraphTimeoutMs: z.coerce.number().int().min(10).max(600_000).default(10_000),
     introspection: bool.default(true),
@@ -132,6 +134,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   maxAliases: 'MAX_ALIASES',
   maxFields: 'MAX_FIELDS',
   maxBodyBytes: 'MAX_BODY_BYTES',
+  maxVariablesDepth: 'MAX_VARIABLES_DEPTH',
   subgraphTimeoutMs: 'SUBGRAPH_TIMEOUT_MS',
   introspection: 'INTROSPECTION',
   logLevel: 'LOG_LEVEL',

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Graph, PreparedOperation } from '../graph';
 import { RestError, restErrorFromGraphQL } from './errors';
 import { MarketOperations as Ops } from './market-operations';
+import { MAX_MOVERS_COUNT, MAX_MOVERS_OFFSET } from '../../subgraphs/market/graphql/market-resolver';
 
 type Data = Record<string, unknown>;
 type Query = Record<string, string | string[] | undefined>;
@@ -14,10 +15,11 @@ const RANGES: Record<string, string> = {
 const FINANCIALS_TYPES: Record<string, string> = { quarterly: 'QUARTERLY', annual: 'ANNUAL', all: 'ALL' };
 const CATEGORIES: Record<string, string> = { 'most-active': 'MOST_ACTIVE', gainers: 'GAINERS', losers: 'LOSERS' };
 
+/** A query parameter given at most once; given empty, it is a bad value like any other (not the default). */
 function param(query: Query, name: string): string | undefined {
   const value = query[name];
   if (Array.isArray(value)) throw new RestError(400, `${name} may be given only once`);
-  return value === '' ? undefined : value;
+  return value;
 }
 
 /** A query parameter restricted to a fixed list of strings (matched case-insensitively). */
@@ -28,11 +30,14 @@ function choice(query: Query, name: string, allowed: Record<string, string>, fal
   return allowed[hit] as string;
 }
 
-function integer(query: Query, name: string, fallback: number): number {
+/** An integer query parameter within [min, max]; the error says the allowed range whatever was wrong. */
+function integer(query: Query, name: string, fallback: number, min: number, max: number): number {
   const raw = param(query, name);
   if (raw === undefined) return fallback;
-  if (!/^-?\d{1,9}$/.test(raw)) throw new RestError(400, `${name} must be an integer (got "${raw.slice(0, 40)}")`);
-  return Number(raw);
+  const value = /^[-+]?\d{1,300}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(value)) throw new RestError(400, `${name} must be an integer from ${min} to ${max} (got "${raw.slice(0, 40)}")`);
+  if (value < min || value > max) throw new RestError(400, `${name} must be an integer from ${min} to ${max} (got ${raw.slice(0, 40)})`);
+  return value;
 }
 
 /** The seed's `type` is a lower-case string; GraphQL has an enum. */
@@ -92,8 +97,8 @@ export function registerMarketRest(app: FastifyInstance, graph: Graph): void {
   app.get('/v1/market/movers', (req: ListRequest, reply) =>
     respond(req, reply, Ops.movers, {
       category: choice(req.query, 'category', CATEGORIES, 'most-active'),
-      count: integer(req.query, 'count', 10),
-      offset: integer(req.query, 'offset', 0),
+      count: integer(req.query, 'count', 10, 1, MAX_MOVERS_COUNT),
+      offset: integer(req.query, 'offset', 0, 0, MAX_MOVERS_OFFSET),
     }, (d) => d.movers));
   app.get('/v1/market/trending', (req: ListRequest, reply) => respond(req, reply, Ops.trending, {}, (d) => d.trending));
   app.get('/v1/market/earnings', (req: ListRequest, reply) => respond(req, reply, Ops.earnings, {}, (d) => d.earnings));

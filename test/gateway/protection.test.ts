@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { MarketProvider } from '../../subgraphs/market/providers/provider';
 import { StaticProvider } from '../fixtures/static-provider';
 import { graphql, startSystem, type RunningSystem } from '../helpers/system';
@@ -138,5 +139,102 @@ test('fragments spread many times count every expansion toward the limits, and d
     expect(deep.body.errors?.[0]).toMatchObject({ message: 'query depth 4 exceeds the limit of 3 (maxQueryDepth)', extensions: { limit: 'maxQueryDepth' } });
     const within = await graphql(sys.url, doublingFragments(2)); // quote + 4 tickers
     expect(within.body.errors).toBeUndefined();
+  });
+});
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await res.text();
+  try {
+    return { status: res.status, body: JSON.parse(text) };
+  } catch {
+    return { status: res.status, body: text };
+  }
+}
+
+test('an operation name that names no operation, or several unnamed operations, is a 400 with graphql-js\'s message', async () => {
+  await withSystem({}, async (sys) => {
+    const unknown = await post(`${sys.url}/graphql`, { query: 'query A { headline { title } }', operationName: 'B' });
+    expect(unknown).toEqual({ status: 400, body: { errors: [{ message: 'Unknown operation named "B".', extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } }] } });
+    const two = await post(`${sys.url}/graphql`, { query: 'query A { headline { title } } query B { headline { url } }' });
+    expect(two).toEqual({ status: 400, body: { errors: [{ message: 'Must provide operation name if query contains multiple operations.', extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } }] } });
+    const named = await post(`${sys.url}/graphql`, { query: 'query A { headline { title } } query B { headline { url } }', operationName: 'B' });
+    expect(named.status).toBe(200);
+    expect(named.body.data.headline.url).toEqual(expect.any(String));
+  });
+});
+
+test('variables nested past maxVariablesDepth are a 400 naming the limit, on /graphql and /graphql/stream', async () => {
+  await withSystem({ MAX_VARIABLES_DEPTH: '8' }, async (sys) => {
+    // 400 000 levels within a megabyte: a recursive walk of it overflows the stack (it was a 500)
+    const deep = `{"query":"query Q($x: String) { headline { title } }","variables":{"x":${'['.repeat(400_000)}1${']'.repeat(400_000)}}}`;
+    const expected = { errors: [{ message: 'variables are nested deeper than the limit of 8 levels (maxVariablesDepth)', extensions: { code: 'BAD_REQUEST', limit: 'maxVariablesDepth' } }] };
+    expect(await post(`${sys.url}/graphql`, deep)).toEqual({ status: 400, body: expected });
+    expect(await post(`${sys.url}/graphql/stream`, deep, { accept: 'text/event-stream' })).toEqual({ status: 400, body: expected });
+    const shallow = await post(`${sys.url}/graphql`, { query: 'query Q($x: [[String]]) { headline { title } }', variables: { x: [['a']] } });
+    expect(shallow.status).toBe(400); // x is declared but unused: graphql-js's own rule, not ours
+    expect(shallow.body.errors[0].message).toMatch(/Variable "\$x" is never used/);
+    const ok = await post(`${sys.url}/graphql`, { query: 'query Q($t: String!) { quote(ticker: $t) { ticker } }', variables: { t: 'AAPL:NASDAQ', extra: [[[[[[[1]]]]]]] } });
+    expect(ok.body).toEqual({ data: { quote: { ticker: 'AAPL:NASDAQ' } } });
+  });
+});
+
+test('the response cache keys on the variables an operation uses and is bounded in bytes', async () => {
+  // The simulated market (fixed clock) knows every ticker used here.
+  const sys = await startSystem({ RESPONSE_CACHE_BYTES: '300000', RESPONSE_CACHE_MAX_ENTRY_BYTES: '50000', MARKET_CLOCK: '2026-11-20T18:00:00Z' });
+  try {
+    const cache = sys.system.graph.cache;
+    const query = 'query Q($t: String!) { quote(ticker: $t) { ticker price } }';
+    for (let i = 0; i < 200; i++) {
+      const res = await post(`${sys.url}/graphql`, { query, variables: { t: 'AAPL:NASDAQ', unused: `padding-${i}-${'x'.repeat(2_000)}` } });
+      expect(res.body.data.quote.ticker).toBe('AAPL:NASDAQ');
+    }
+    expect(cache.size).toBe(1); // variables the operation does not declare do not make new entries
+    // Distinct used variables fill the cache up to its byte bound and no further.
+    const chart = 'query C($t: String!, $r: ChartRange) { quote(ticker: $t) { chart(range: $r) { points { date price volume } } } }';
+    for (const t of ['AAPL:NASDAQ', 'MSFT:NASDAQ', 'GOOGL:NASDAQ', 'BTC-USD', 'EUR-USD', 'THYAO:IST']) {
+      for (const r of ['ONE_DAY', 'FIVE_DAYS', 'ONE_MONTH', 'SIX_MONTHS', 'ONE_YEAR', 'FIVE_YEARS']) {
+        const res = await post(`${sys.url}/graphql`, { query: chart, variables: { t, r } });
+        expect(res.body.errors).toBeUndefined();
+        expect(cache.bytes).toBeLessThanOrEqual(300_000);
+      }
+    }
+    expect(cache.size).toBeGreaterThan(3);
+    const keyOf = (r: string) => cache.keyOf(createHash('sha256').update(chart).digest('hex'), undefined, { t: 'THYAO:IST', r }) as string;
+    expect(cache.get(keyOf('FIVE_DAYS'))).toBeDefined(); // the last rounds are still there
+    const max = await post(`${sys.url}/graphql`, { query: chart, variables: { t: 'THYAO:IST', r: 'MAX' } });
+    expect(JSON.stringify(max.body).length).toBeGreaterThan(50_000 / 2.5); // ~2.5 bytes held per JSON byte: over the bound
+    expect(cache.get(keyOf('MAX'))).toBeUndefined(); // too large to cache: never stored
+    expect(cache.get(keyOf('FIVE_DAYS'))).toBeDefined(); // and it evicted nothing
+  } finally {
+    await sys.close();
+  }
+});
+
+test('errors raised before routing use the interface\'s own shape, carry CORS headers and do not echo the URL', async () => {
+  await withSystem({ CORS_ORIGINS: 'https://app.example' }, async (sys) => {
+    const bad = await fetch(`${sys.url}/v1/quote/%ZZ`, { headers: { origin: 'https://app.example' } });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(await bad.json()).toEqual({ error: 'Bad Request', message: 'the URL is not valid (a bad percent-escape or character)' });
+    const gql = await fetch(`${sys.url}/graphql/%ZZ`);
+    expect(await gql.json()).toEqual({ errors: [{ message: 'the URL is not valid (a bad percent-escape or character)', extensions: { code: 'BAD_REQUEST' } }] });
+    const long = await fetch(`${sys.url}/v1/quote/${'A'.repeat(1_000)}:NASDAQ`, { headers: { origin: 'https://app.example' } });
+    expect(long.status).toBe(400);
+    expect(long.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    const body = (await long.json()) as { error: string; message: string };
+    expect(body.message).toMatch(/longer than 40 characters/);
+    expect(body.message.length).toBeLessThan(300);
+  });
+});
+
+test('OPTIONS without preflight headers is a 204 with Allow listing the path\'s methods', async () => {
+  await withSystem({}, async (sys) => {
+    const rest = await fetch(`${sys.url}/v1/quote/AAPL:NASDAQ`, { method: 'OPTIONS' });
+    expect(rest.status).toBe(204);
+    expect(rest.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    const gql = await fetch(`${sys.url}/graphql`, { method: 'OPTIONS' });
+    expect(gql.status).toBe(204);
+    expect(gql.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
   });
 });
