@@ -147,6 +147,9 @@ export class Graph {
       },
       formatError,
       includeStacktraceInErrorResponses: false,
+      // Apollo's own SIGINT/SIGTERM handlers (on unless NODE_ENV=test) stop it and re-raise the signal, killing the
+      // process before in-flight requests finish: shutdown is ours (main.ts), in order.
+      stopOnTerminationSignals: false,
       introspection: options.introspection,
       validationRules: [operationLimitsRule(options.limits)], // Apollo Server applies `introspection` itself
       logger: options.log.child({ part: 'apollo' }),

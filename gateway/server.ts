@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import fastifyCors from '@fastify/cors';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Subgraph, SubgraphHealth } from '../subgraphs/subgraph';
 import type { GatewayContext } from './context';
 import type { Graph } from './graph';
@@ -18,6 +17,7 @@ import { createSubscriptionStream, STREAM_PATH, type SubscriptionStreamEndpoint 
 import type { GraphQLSchema } from 'graphql';
 import { allowedOrigin, ErrorShapes, graphqlErrorShape, marketErrorShape } from './error-shapes';
 import { nestingDepth } from './request-bounds';
+import { applyHttpLifecycle, DEFAULT_HTTP_LIMITS, httpServerOptions, type HttpLimits } from './http-server';
 
 export interface ServerOptions {
   graph: Graph;
@@ -25,6 +25,8 @@ export interface ServerOptions {
   log: Logger;
   corsOrigins: string;
   bodyLimit?: number;
+  /** Connection and request-time bounds (defaults: DEFAULT_HTTP_LIMITS). */
+  httpLimits?: HttpLimits;
   /** Deepest nesting of arrays and objects allowed in a request's variables. Default 32. */
   maxVariablesDepth?: number;
   metrics: GatewayMetrics;
@@ -69,15 +71,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const cors = corsOrigin(options.corsOrigins);
   const shapes = new ErrorShapes(marketErrorShape);
   shapes.add('/graphql', graphqlErrorShape);
+  const limits = options.httpLimits ?? DEFAULT_HTTP_LIMITS;
   const app = Fastify({
-    loggerInstance: log as FastifyBaseLogger,
-    logController: new LogController({ disableRequestLogging: true }), // one line per request, from onResponse
+    ...httpServerOptions(log, limits),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // Long path parameters reach the validators (a 400 that says what is allowed); Node's 16 KiB header limit bounds URLs.
     routerOptions: { maxParamLength: 16_384 },
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
-    return503OnClosing: true,
     // Errors raised before routing (a bad percent-escape, an over-long parameter): the path's interface's own
     // shape, CORS headers as on any answer, and never the URL echoed back.
     frameworkErrors: (err, req, reply) => {
@@ -88,16 +87,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     },
   });
 
-  // Graceful shutdown: requests in flight finish, and their keep-alive connections close after the answer (an
-  // idle keep-alive socket would otherwise hold close() open until its timeout).
-  let closing = false;
+  applyHttpLifecycle(app, limits);
   app.addHook('preClose', async () => {
-    closing = true;
     await options.live?.endpoint?.closeStreams(); // open streams never finish by themselves
-  });
-  app.addHook('onSend', async (_req, reply, payload) => {
-    if (closing) reply.header('connection', 'close');
-    return payload;
   });
 
   // PUT and DELETE: graphql-sse's single-connection mode reserves streams and stops operations with them.

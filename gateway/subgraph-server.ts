@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { print } from 'graphql';
 import { CacheHint, type Subgraph, type SubgraphContext } from '../subgraphs/subgraph';
+import { applyHttpLifecycle, DEFAULT_HTTP_LIMITS, httpServerOptions, type HttpLimits } from './http-server';
 import type { Logger } from './logger';
 import { ConnectionLimiter } from './subscriptions/connection-limits';
 import { InProcessSubscriptions } from './subscriptions/in-process-stream';
@@ -34,20 +34,17 @@ const SUBGRAPH_STREAM_LIMITS = { maxConnections: 100_000, maxConnectionsPerClien
  * One subgraph alone as an HTTP service: GraphQL at /graphql (subscriptions over graphql-sse on the same URL, for
  * requests that accept `text/event-stream`, and at /graphql/stream), health at /healthz.
  */
-export async function buildSubgraphServer(subgraph: Subgraph, log: Logger): Promise<{ app: FastifyInstance; server: ApolloServer<SubgraphContext> }> {
+export async function buildSubgraphServer(subgraph: Subgraph, log: Logger, limits: HttpLimits = DEFAULT_HTTP_LIMITS): Promise<{ app: FastifyInstance; server: ApolloServer<SubgraphContext> }> {
   const server = new ApolloServer<SubgraphContext>({
     schema: subgraph.schema,
     includeStacktraceInErrorResponses: false,
+    stopOnTerminationSignals: false, // shutdown is subgraph-main's, in order (Apollo's handlers re-raise the signal)
     logger: log.child({ part: 'apollo' }),
     plugins: [ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled(), cacheHeaderPlugin()],
   });
   await server.start();
-  const app = Fastify({
-    loggerInstance: log as FastifyBaseLogger,
-    logController: new LogController({ disableRequestLogging: true }),
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
-  });
+  const app = Fastify(httpServerOptions(log, limits));
+  applyHttpLifecycle(app, limits);
   const apollo = fastifyApolloHandler<SubgraphContext>(server, {
     context: async (req) => subgraph.createContext({ requestId: req.id, cacheHint: new CacheHint() }),
   });

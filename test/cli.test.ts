@@ -4,12 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../gateway/paths';
 import { freePort } from './bench/processes';
+import { startFakeUpstream } from './fakes/google-upstream';
 import { dataFrames, openStream, waitFor } from './helpers/sse';
 
 /** The built entry point as `npm start` runs it (npm test builds first). */
 const MAIN = join(PROJECT_ROOT, 'dist', 'gateway', 'main.js');
+const SUBGRAPH_MAIN = join(PROJECT_ROOT, 'dist', 'gateway', 'subgraph-main.js');
+// As users run it: jest's NODE_ENV=test changes libraries' behaviour (Apollo Server's signal handlers, for one).
+const { NODE_ENV: _jestNodeEnv, ...userEnv } = process.env;
 const baseEnv = {
-  ...process.env, LOG_LEVEL: 'info', DNS_PORT: '0', DNS_API_PORT: '0', MARKET_CLOCK: '2026-11-20T18:00:00Z',
+  ...userEnv, LOG_LEVEL: 'info', DNS_PORT: '0', DNS_API_PORT: '0', MARKET_CLOCK: '2026-11-20T18:00:00Z',
   DATA_DIR: mkdtempSync(join(tmpdir(), 'onegraph-cli-')),
 };
 
@@ -91,4 +95,60 @@ test('SIGTERM with live streams open: the streams end, the process exits 0 promp
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
   }
+});
+
+/** Starts the built binary and waits until it logs `ready`. */
+async function startBinary(script: string, args: string[], env: Record<string, string>, ready: string): Promise<{ child: ReturnType<typeof spawn>; out: () => string; exited: Promise<{ code: number | null; signal: string | null }> }> {
+  const child = spawn(process.execPath, [script, ...args], { env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  for (let i = 0; i < 150 && !out.includes(ready); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!out.includes(ready)) {
+    child.kill('SIGKILL');
+    throw new Error(`${script} did not start:\n${out}`);
+  }
+  return { child, out: () => out, exited };
+}
+
+describe.each(['SIGTERM', 'SIGINT'] as const)('%s on the real binary (production defaults)', (signal) => {
+  test('requests in flight are answered in full, then the gateway exits 0', async () => {
+    const upstream = await startFakeUpstream({ latencyMs: 1_500 }); // every market request is in flight 1.5 s
+    const port = await freePort();
+    const gateway = await startBinary(MAIN, [], { PORT: String(port), MARKET_PROVIDER: 'google', GOOGLE_FINANCE_URL: upstream.url, UPSTREAM_RETRIES: '0' }, 'gateway listening');
+    try {
+      const rest = fetch(`http://127.0.0.1:${port}/v1/quote/AAPL:NASDAQ`).then(async (r) => ({ status: r.status, body: await r.json() }));
+      const gql = fetch(`http://127.0.0.1:${port}/graphql`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ quote(ticker: "MSFT:NASDAQ") { ticker price } }' }),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      await waitFor(() => upstream.requests >= 2, 5_000, 'both requests to reach the upstream');
+      gateway.child.kill(signal);
+      expect(await rest).toEqual({ status: 200, body: expect.objectContaining({ ticker: 'AAPL:NASDAQ', price: expect.any(Number) }) });
+      expect(await gql).toEqual({ status: 200, body: { data: { quote: { ticker: 'MSFT:NASDAQ', price: expect.any(Number) } } } });
+      expect(await gateway.exited).toEqual({ code: 0, signal: null });
+      expect(gateway.out()).toContain('shutting down');
+    } finally {
+      if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
+      await upstream.close();
+    }
+  });
+
+  test('a subgraph served alone answers its requests in flight, then exits 0', async () => {
+    const upstream = await startFakeUpstream({ latencyMs: 1_500 });
+    const port = await freePort();
+    const sub = await startBinary(SUBGRAPH_MAIN, ['market', '--port', String(port)], { MARKET_PROVIDER: 'google', GOOGLE_FINANCE_URL: upstream.url, UPSTREAM_RETRIES: '0' }, 'subgraph market listening');
+    try {
+      const gql = fetch(`http://127.0.0.1:${port}/graphql`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ quote(ticker: "MSFT:NASDAQ") { ticker } }' }),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      await waitFor(() => upstream.requests >= 1, 5_000, 'the request to reach the upstream');
+      sub.child.kill(signal);
+      expect(await gql).toEqual({ status: 200, body: { data: { quote: { ticker: 'MSFT:NASDAQ' } } } });
+      expect(await sub.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      if (sub.child.exitCode === null) sub.child.kill('SIGKILL');
+      await upstream.close();
+    }
+  });
 });

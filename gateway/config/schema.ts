@@ -67,6 +67,10 @@ export const ConfigSchema = z
     maxQueryDepth: z.coerce.number().int().min(1).max(1_000).default(15),
     maxAliases: z.coerce.number().int().min(0).max(10_000).default(50),
     maxFields: z.coerce.number().int().min(1).max(100_000).default(500),
+    /** Open HTTP connections at once (every stream is one); beyond it new connections are closed at once. */
+    httpMaxConnections: z.coerce.number().int().min(1).max(1_000_000).default(15_000),
+    /** Longest an HTTP request may take to arrive in full (headers and body); then 408 and the connection closes. */
+    httpRequestTimeoutMs: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     /** Deepest nesting of arrays and objects in a request's GraphQL variables. */
     maxVariablesDepth: z.coerce.number().int().min(1).max(1_000).default(32),
     maxBodyBytes: z.coerce.number().int().min(1_024).max(100 * 1024 * 1024).default(1024 * 1024),
@@ -135,6 +139,8 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   maxFields: 'MAX_FIELDS',
   maxBodyBytes: 'MAX_BODY_BYTES',
   maxVariablesDepth: 'MAX_VARIABLES_DEPTH',
+  httpMaxConnections: 'HTTP_MAX_CONNECTIONS',
+  httpRequestTimeoutMs: 'HTTP_REQUEST_TIMEOUT_MS',
   subgraphTimeoutMs: 'SUBGRAPH_TIMEOUT_MS',
   introspection: 'INTROSPECTION',
   logLevel: 'LOG_LEVEL',
