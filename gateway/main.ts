@@ -1,6 +1,7 @@
 import './production-defaults';
 import 'reflect-metadata';
 import { Command, Option } from 'commander';
+import { StoreError } from '../dns/store/types';
 import { ConfigError, loadConfig } from './config/load';
 import type { Config } from './config/schema';
 import { createLogger } from './logger';
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : err);
+  // A bad setting or an unreachable store is the user's to fix: its message says what, a stack trace adds nothing.
+  console.error(err instanceof ConfigError || err instanceof StoreError ? `cannot start: ${err.message}` : err);
   process.exit(1);
 });

@@ -36,6 +36,17 @@ test('a bad configuration value stops start-up with a message naming the key and
   expect(out.stderr).toContain('MARKET_PROVIDER (marketProvider) must be one of: simulated, google');
 });
 
+test('credentials in connection URLs are never printed: an unreachable PostgreSQL names the URL masked', () => {
+  const out = spawnSync(process.execPath, [MAIN], {
+    encoding: 'utf8', timeout: 20_000,
+    env: { ...baseEnv, PORT: '0', DATABASE_URL: 'postgres://zones:S3CRET-A@127.0.0.1:1/zones?password=S3CRET-B&sslpassword=S3CRET-C' },
+  });
+  expect(out.status).toBe(1);
+  const printed = out.stdout + out.stderr;
+  expect(printed).toContain('cannot start: PostgreSQL at postgres://zones:***@127.0.0.1:1/zones?password=***&sslpassword=*** is unreachable');
+  expect(printed).not.toMatch(/S3CRET/);
+});
+
 test('starts, logs JSON with a request id per request, and exits 0 on SIGTERM after finishing', async () => {
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], { env: { ...baseEnv, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });

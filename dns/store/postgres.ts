@@ -117,12 +117,16 @@ const MAX_PAYLOAD_BYTES = 7_800;
 
 
 
-/** The URL without its password, for messages. */
+/** Query parameters of a connection URL that carry a credential (libpq's password, sslpassword, …). */
+const SECRET_PARAM = /pass|secret|token|auth|key/i;
+
+/** The URL with every credential masked (user-info password and credential parameters), for messages and logs. */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
-    return u.toString();
+    for (const name of [...u.searchParams.keys()]) if (SECRET_PARAM.test(name)) u.searchParams.set(name, '***');
+    return u.toString().replace(/%2A%2A%2A/g, '***');
   } catch {
     return '(unparseable database URL)';
   }
