@@ -1,7 +1,7 @@
 import type { GraphQLDataSource } from '@apollo/gateway';
 import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/types';
 import type { GatewayExecutionResult, GatewayExecutor, GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
-import { GraphQLError, Kind, validate, visit, type DocumentNode, type GraphQLFormattedError } from 'graphql';
+import { execute, GraphQLError, Kind, validate, visit, type DocumentNode, type GraphQLFormattedError } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { Subgraph } from '../../subgraphs/subgraph';
 import type { GatewayContext } from '../context';
@@ -92,6 +92,15 @@ export class SingleSubgraphExecutor {
     return { subgraph: node.serviceName };
   }
 
+  /** The operation executed over the API schema with every root field resolving to null (synchronous). */
+  private nulledRootFields(rc: GatewayGraphQLRequestContext<GatewayContext>): unknown {
+    const result = execute({
+      schema: this.planner.apiSchema, document: rc.document, operationName: rc.operationName, variableValues: rc.request.variables,
+      rootValue: {}, fieldResolver: () => null,
+    });
+    return 'then' in result ? null : result.data ?? null;
+  }
+
   private async execute(route: Route, rc: GatewayGraphQLRequestContext<GatewayContext>): Promise<GatewayExecutionResult> {
     const source = this.dataSources.get(route.subgraph) as GraphQLDataSource<GatewayContext>;
     const response = await source.process({
@@ -101,8 +110,12 @@ export class SingleSubgraphExecutor {
       context: rc.context,
       document: rc.document,
     });
-    const data = response.data as GatewayExecutionResult['data'];
-    if (!response.errors?.length) return { data };
-    return { data, errors: response.errors.map((e) => withService(e, route.subgraph)) };
+    const errors = response.errors?.map((e) => withService(e, route.subgraph));
+    if (!errors?.length) return { data: response.data as GatewayExecutionResult['data'] };
+    // A fetch that failed whole (timeout, subgraph down) has no data: complete the operation as Apollo's executor
+    // does, each root field null where its type allows it and null bubbling up where not. Without `data` at all,
+    // Apollo Server would take the answer for a request error (HTTP 400).
+    const data = response.data ?? this.nulledRootFields(rc);
+    return { data: data as GatewayExecutionResult['data'], errors };
   }
 }

@@ -1,3 +1,4 @@
+import type { MarketProvider } from '../../subgraphs/market/providers/provider';
 import { quoteExtensionSubgraph, supergraphWithExtension } from '../fixtures/quote-extension';
 import { startSystem, SUBGRAPH_MODE, type RunningSystem } from '../helpers/system';
 
@@ -74,5 +75,42 @@ describe(`direct execution (${SUBGRAPH_MODE} subgraphs)`, () => {
     const metrics = await (await fetch(`${sys.url}/metrics`)).text();
     expect(metrics).toMatch(/subgraph_fetch_duration_seconds_count\{subgraph="market",outcome="ok"\} [1-9]/);
     expect(metrics).toMatch(/graphql_operation_duration_seconds_count\{operation="DirectProbe",type="query",cached="false"\} 1/);
+  });
+});
+
+describe(`a subgraph fetch that fails whole (${SUBGRAPH_MODE} subgraphs)`, () => {
+  const slow: MarketProvider = {
+    name: 'slow',
+    fetch: (requests) => new Promise((resolve) => { setTimeout(() => resolve(requests.map(() => ({ ok: true, value: null }))), 1_000).unref(); }),
+  };
+  let slowSys: RunningSystem;
+  beforeAll(async () => {
+    slowSys = await startSystem({ RESPONSE_CACHE: 'false', SUBGRAPH_TIMEOUT_MS: '150' }, { marketProvider: slow });
+  });
+  afterAll(async () => slowSys?.close());
+
+  const postTo = async (body: Record<string, unknown>) => {
+    const res = await fetch(`${slowSys.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, text: await res.text() };
+  };
+
+  test.each([
+    ['a nullable root field', '{ headline { title } }', { headline: null }],
+    ['aliases and __typename', '{ __typename h: headline { title } q: quote(ticker: "AAPL:NASDAQ") { price } }', { __typename: 'Query', h: null, q: null }],
+    ['a non-null root field (null bubbles to data)', '{ headline { title } indices { ticker } }', null],
+  ])('%s: HTTP 200 with the fields null and SUBGRAPH_TIMEOUT, as Apollo\'s executor answers (never a 400)', async (_label, query, data) => {
+    const direct = slowSys.system.graph.direct;
+    const before = direct.stats.direct;
+    const fast = await postTo({ query });
+    expect(direct.stats.direct > before).toBe(SUBGRAPH_MODE === 'in-process');
+    direct.enabled = false;
+    const apollo = await postTo({ query }).finally(() => { direct.enabled = true; });
+    expect(fast.status).toBe(200);
+    expect(JSON.parse(fast.text)).toEqual({
+      errors: [{ message: 'subgraph market did not answer within 150 ms (subgraphTimeoutMs)', extensions: { code: 'SUBGRAPH_TIMEOUT', serviceName: 'market' } }],
+      data,
+    });
+    expect(fast.text).toBe(apollo.text);
+    expect(apollo.status).toBe(200);
   });
 });
