@@ -1,5 +1,6 @@
 import * as packet from 'dns-packet';
 import type { DecodedPacket } from 'dns-packet';
+import { serialAtLeast } from '../serial';
 import { encodeResponse } from './respond';
 import { RCODE, FLAG_AA } from './wire';
 import type { RR, ZoneData } from './zone-index';
@@ -7,12 +8,6 @@ import type { RR, ZoneData } from './zone-index';
 /** Records per AXFR message: keeps every message well under 64 KiB without name compression. */
 const RECORDS_PER_MESSAGE = 100;
 const MAX_MESSAGE_BYTES = 60_000;
-
-/** RFC 1982 serial arithmetic: `a` is the same version as `b` or a newer one. */
-function serialAtLeast(a: number, b: number): boolean {
-  const diff = (a - b) >>> 0;
-  return diff === 0 || diff < 0x80000000;
-}
 
 /** The serial of the client's copy that an IXFR request names in its authority section (RFC 1995 §3). */
 function ixfrClientSerial(query: DecodedPacket): number | undefined {

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MAX_TTL, RECORD_TYPES, type RecordData, type RecordType, type StoredRecord, type Zone, type ZoneSettings } from '../model';
+import { serialAdd, serialGreater } from '../serial';
 import { StoreError, type ChangeResult, type RecordChange, type ZoneChangeDetail, type ZoneChangeEvent, type ZoneChangeListener } from './types';
 
 /** Most changes one `change()` call may hold. */
@@ -38,9 +39,17 @@ export function initialSerial(now: Date): number {
   return dateSerial(now);
 }
 
-/** Serial after a change: max(current + 1, today·100). More than 99 changes in one day just keep counting. */
+/**
+ * Serial after a change, as BIND's `serial-update-method date` computes it (lib/dns/update.c
+ * `dns_update_soaserial`): today's `YYYYMMDD00` when that is newer than the current serial in RFC 1982 arithmetic,
+ * else current + 1. So after `YYYYMMDD99` the serial simply keeps counting by one (no longer reading as a date) until
+ * the date overtakes it; it never goes backwards, and at 2^32 it wraps, skipping 0 as BIND does.
+ */
 export function nextSerial(current: number, now: Date): number {
-  return Math.max(current + 1, dateSerial(now));
+  const date = dateSerial(now);
+  if (serialGreater(date, current)) return date;
+  const next = serialAdd(current, 1);
+  return next === 0 ? 1 : next;
 }
 
 /** ISO 8601 UTC with Z, millisecond precision. */

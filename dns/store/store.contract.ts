@@ -634,7 +634,7 @@ export function describeZoneStoreContract(
         for (let i = 4; i < 4 + 99; i++) serial = await bump(i);
         expect(serial).toBe(2024030700);
         expect(await bump(200)).toBe(2024030701);
-        // The real next day: max(current + 1, date·100) = current + 1 while the counter is ahead.
+        // The real next day: current + 1 while the counter is ahead of date·100 (RFC 1982 order).
         clock.set('2024-03-07T12:00:00.000Z');
         expect(await bump(201)).toBe(2024030702);
         // A clock that goes backwards never lowers the serial.
