@@ -28,12 +28,13 @@ const recordArb: fc.Arbitrary<RecordData> = fc.record({
   value: fc.constantFrom('192.0.2.1', '192.0.2.2', 'target.example.', ''),
 });
 
-test('planCreate and planChanges (adds only) agree on every batch of records', () => {
+test('planCreate and planChanges (adds only) agree on every batch of records, whatever the RRset limit', () => {
   fc.assert(
-    fc.property(fc.array(recordArb, { maxLength: 8 }), (records) => {
-      const viaCreate = outcome(() => planCreate(ZONE, records, now));
+    fc.property(fc.array(recordArb, { maxLength: 8 }), fc.constantFrom(0, 1, 2, 100), (records, maxRecordsPerRrset) => {
+      const limits = { maxRecordsPerRrset };
+      const viaCreate = outcome(() => planCreate(ZONE, records, now, undefined, limits));
       const changes: RecordChange[] = records.map((record) => ({ op: 'add', record }));
-      const viaChange = outcome(() => planChanges({ zone: ZONE, changes, rows: [], foreignIds: new Set(), now }));
+      const viaChange = outcome(() => planChanges({ zone: ZONE, changes, rows: [], foreignIds: new Set(), now, limits }));
       expect(viaCreate).toBe(viaChange);
     }),
     { numRuns: 2000 },
