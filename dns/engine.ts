@@ -3,6 +3,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { encodeResponse, Responder, type Remote } from './server/respond';
 import { sendNotify, type NotifyTarget } from './server/notify';
 import { startDnsServer, type DnsServer } from './server/server';
+import type { TcpLimits } from './server/tcp';
 import { zoneTransfer } from './server/transfer';
 import { processUpdate } from './server/update';
 import { RCODE } from './server/wire';
@@ -39,6 +40,8 @@ export interface DnsEngineOptions {
   /** Key to sign NOTIFY messages with (by name, from `keys`). */
   notifyKey?: string;
   log?: DnsEngineLogger;
+  /** Bounds of DNS over TCP (connections, deadlines, buffered answers); defaults: DEFAULT_TCP_LIMITS. */
+  tcp?: Partial<TcpLimits>;
 }
 
 /** Tasks run one after another per key (each once the previous one ended, however it ended). */
@@ -85,16 +88,17 @@ export class DnsEngine {
     engine.unsubscribe = options.store.onChange((event, detail) => {
       void engine.loader.reload(event.zone, refreshFor(event, detail)).then(() => {
         if (event.kind !== 'zone-deleted') engine.notifySecondaries(event.zone);
-      });
+      }).catch((err: unknown) => options.log?.warn({ err, zone: event.zone }, 'after a change: reload or NOTIFY failed'));
     });
     if (options.listen !== false) {
+      const onError = (err: unknown): void => options.log?.warn({ err }, 'dns server error');
       const responder = new Responder(engine.index, {
         update: (q, _raw, remote) => engine.handleUpdate(q, remote),
         transfer: async (q, _raw, remote) => engine.handleTransfer(q, remote),
-      }, engine.keys);
+      }, engine.keys, onError);
       engine.server = await startDnsServer({
-        host: options.host, port: options.port, responder,
-        onError: (err) => options.log?.warn({ err }, 'dns server error'),
+        host: options.host, port: options.port, responder, tcp: options.tcp, onError,
+        onConnectionRefused: (info) => options.log?.warn(info, 'DNS TCP connection limit reached: new connections are closed at once'),
       });
       options.log?.info({ host: options.host, port: engine.server.port, zones: engine.index.size }, 'DNS server listening (UDP and TCP)');
     }
@@ -111,7 +115,7 @@ export class DnsEngine {
     for (const target of this.options.notify ?? []) {
       void sendNotify(zone, target, { key }).then((acked) => {
         if (!acked) this.options.log?.warn({ zone, target }, 'secondary did not acknowledge NOTIFY');
-      });
+      }, (err: unknown) => this.options.log?.warn({ zone, target, err }, 'NOTIFY could not be sent'));
     }
   }
 
@@ -155,7 +159,7 @@ export class DnsEngine {
       this.options.log?.warn({ zone, from: remote.address }, 'zone transfer refused');
       return [encodeResponse(query, {}, RCODE.REFUSED)];
     }
-    return zoneTransfer(query, data);
+    return zoneTransfer(query, data, signedBy !== undefined);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { SoaAnswer } from 'dns-packet';
 import type { RecordData, StoredRecord, Zone } from './model';
 import { emailToRname, toPacketAnswer } from './records';
+import { serialAtLeast, serialMax } from './serial';
 import { ZoneData, type RR, type ZoneIndex } from './server/zone-index';
 import { StoreError, type ZoneChangeDetail, type ZoneChangeEvent, type ZoneStore } from './store/types';
 
@@ -28,7 +29,8 @@ interface Wanted {
   full: boolean;
   settings: boolean;
   names: Set<string>;
-  serial: number;
+  /** The newest serial the changes announced (RFC 1982 order); undefined when none did. */
+  serial?: number;
 }
 
 export interface ZoneLoaderLogger {
@@ -116,7 +118,7 @@ export class ZoneLoader {
       merge(waiting.wanted, refresh);
       return waiting.promise;
     }
-    const wanted = merge({ full: false, settings: false, names: new Set(), serial: 0 }, refresh);
+    const wanted = merge({ full: false, settings: false, names: new Set() }, refresh);
     const previous = this.reloads.get(zone) ?? Promise.resolve();
     const promise = previous.then(async () => {
       this.queued.delete(zone);
@@ -138,7 +140,7 @@ export class ZoneLoader {
   async caughtUp(zone: string, serial: number): Promise<void> {
     for (;;) {
       const data = this.index.get(zone);
-      if (!data || serialOf(data) >= serial) return;
+      if (!data || serialAtLeast(serialOf(data), serial)) return;
       const pending = this.reloads.get(zone);
       if (!pending) return this.reload(zone);
       await pending;
@@ -165,7 +167,8 @@ export class ZoneLoader {
     if (!current || settings === null) return this.rebuild(zone);
     // The serial the events announced, never the zone row's: that may already count changes whose names are not
     // read yet, and a secondary that transferred that serial would keep their old records.
-    const serial = Math.max(serialOf(current), wanted.serial);
+    // (RFC 1982 order: after 4294967295 comes 1)
+    const serial = wanted.serial === undefined ? serialOf(current) : serialMax(serialOf(current), wanted.serial);
     const fields = settings ? soaAnswer(settings) : current.soa;
     const soa = fields.data.serial === serial ? fields : { ...fields, data: { ...fields.data, serial } };
     // every name asked for: one without rows any more goes
@@ -205,6 +208,6 @@ function merge(wanted: Wanted, refresh: ZoneRefresh): Wanted {
   if (refresh.full) wanted.full = true;
   if (refresh.settings) wanted.settings = true;
   for (const name of refresh.names ?? []) wanted.names.add(name);
-  if (refresh.serial !== undefined && refresh.serial > wanted.serial) wanted.serial = refresh.serial;
+  if (refresh.serial !== undefined) wanted.serial = wanted.serial === undefined ? refresh.serial : serialMax(wanted.serial, refresh.serial);
   return wanted;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { DnsEngine } from '../dns/engine';
 import type { NotifyTarget } from '../dns/server/notify';
 import { openZoneStore } from '../dns/store';
-import type { ZoneStore } from '../dns/store/types';
+import { StoreError, type ZoneStore } from '../dns/store/types';
 import { readKeyFile } from '../dns/tsig/keyfile';
 import { importZoneFile } from '../dns/zone-files';
 import type { SubgraphHealth } from '../subgraphs/subgraph';
@@ -35,10 +35,16 @@ function parseTarget(text: string): NotifyTarget {
   return { host: m[1] as string, port: Number(m[2]) };
 }
 
+/** An RRset over the limit in a zone file loaded at start: the error says which setting raises the limit. */
+function withLimitHint(err: unknown, what: string): unknown {
+  if (!(err instanceof StoreError) || !/^too many records/.test(err.message)) return err;
+  return new StoreError(err.code, `${what}: ${err.message} (DNS_MAX_RECORDS_PER_RRSET / dnsMaxRecordsPerRrset raises it; 0 = no limit)`, err.index);
+}
+
 /** Opens the zone store, loads `--zone` files and the demo zone on first start, and starts the DNS engine. */
 export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
   const dnsLog = log.child({ part: 'dns' });
-  const store = await openZoneStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const store = await openZoneStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, maxRecordsPerRrset: config.dnsMaxRecordsPerRrset });
   try {
     const existing = new Set((await store.listZones()).map((z) => z.name));
     for (const [rawName, file] of Object.entries(config.zoneFiles)) {
@@ -47,7 +53,9 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
         dnsLog.warn({ zone: name, file }, 'zone already in the store: kept as it is (the store is the source of truth once loaded)');
         continue;
       }
-      const zone = await importZoneFile(store, name, readFileSync(file, 'utf8'));
+      const zone = await importZoneFile(store, name, readFileSync(file, 'utf8')).catch((err: unknown) => {
+        throw withLimitHint(err, `zone file ${file}`);
+      });
       existing.add(name);
       dnsLog.info({ zone: name, file, records: zone.recordsCount }, 'zone loaded from master file');
     }
@@ -65,6 +73,10 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
       access: config.dnsAccess,
       notify: config.notifyTargets.map(parseTarget),
       log: dnsLog,
+      tcp: {
+        maxConnections: config.dnsTcpMaxConnections, idleMs: config.dnsTcpIdleMs, messageMs: config.dnsTcpMessageMs,
+        maxBufferedBytes: config.dnsTcpMaxBufferedBytes,
+      },
     });
     if (keys.length === 0 && config.dnsPort !== 0) dnsLog.info({}, 'no TSIG keys configured (--tsig-keyfile): dynamic updates are refused');
     return {

@@ -1,7 +1,7 @@
 import * as packet from 'dns-packet';
 import { ORIGIN, type Resolution } from './resolve';
 import type { RR } from './zone-index';
-import { EDNS_UDP_SIZE } from './wire';
+import { EDNS_UDP_SIZE, MAX_MESSAGE } from './wire';
 
 /**
  * Encoding of answers to plain queries without going through dns-packet's whole-message encoder, producing the very
@@ -113,6 +113,7 @@ export function encodePlainAnswer(
       size += (owner === null ? nameLength : owner.length) + tail.length;
     }
   }
+  if (size > MAX_MESSAGE) return undefined; // too large for a DNS message: encodeResponse cuts it to what fits
   const out = Buffer.allocUnsafe(size);
   out[0] = raw[0] as number;
   out[1] = raw[1] as number;

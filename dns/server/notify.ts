@@ -23,6 +23,9 @@ export async function sendNotify(zone: string, target: NotifyTarget, options: { 
   });
   if (options.key) message = signMessage(message, options.key).message;
   const socket = createSocket(isIPv6(target.host) ? 'udp6' : 'udp4');
+  // a send that fails (a name that does not resolve, an unreachable network) is an 'error' event: unheard, it would
+  // end the process; it counts as no answer
+  socket.on('error', () => undefined);
   try {
     for (let attempt = 0; attempt < (options.tries ?? 3); attempt++) {
       const answer = await new Promise<number | undefined>((resolve) => {

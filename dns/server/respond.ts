@@ -8,7 +8,7 @@ import { encodePlainAnswer, nameText, plainName } from './answer-wire';
 import { resolve, type Resolution } from './resolve';
 import type { ZoneData, ZoneIndex } from './zone-index';
 import {
-  CLASSIC_UDP_SIZE, EDNS_UDP_SIZE, FLAG_AA, FLAG_CD, FLAG_RD, FLAG_TC, headerOnlyResponse, OPCODE, opcodeOf, RCODE,
+  CLASSIC_UDP_SIZE, EDNS_UDP_SIZE, FLAG_AA, FLAG_CD, FLAG_RD, FLAG_TC, headerOnlyResponse, MAX_MESSAGE, OPCODE, opcodeOf, RCODE,
 } from './wire';
 
 export interface Remote {
@@ -35,7 +35,11 @@ function baseFlags(query: DecodedPacket, rcode: number): number {
   return (query.flags ?? 0) & (FLAG_RD | FLAG_CD | (0xf << 11)) | rcode;
 }
 
-export function encodeResponse(query: DecodedPacket, body: Packet, rcode: number, extraFlags = 0): Buffer {
+/**
+ * The response to `query` with `body`, never longer than a DNS message can be (see `fitted`); `signed`: it gets a
+ * TSIG record after this, which needs room.
+ */
+export function encodeResponse(query: DecodedPacket, body: Packet, rcode: number, extraFlags = 0, signed = false): Buffer {
   const opt = optOf(query);
   const additionals = [...(body.additionals ?? [])];
   if (opt) {
@@ -44,7 +48,7 @@ export function encodeResponse(query: DecodedPacket, body: Packet, rcode: number
       flags: opt.flags & packet.DNSSEC_OK, flag_do: opt.flag_do, options: [],
     } as unknown as Answer);
   }
-  return packet.encode({
+  const message: Packet = {
     type: 'response',
     id: query.id,
     flags: baseFlags(query, rcode & 0xf) | extraFlags,
@@ -52,7 +56,43 @@ export function encodeResponse(query: DecodedPacket, body: Packet, rcode: number
     answers: body.answers ?? [],
     authorities: body.authorities ?? [],
     additionals,
-  });
+  };
+  const out = packet.encode(message);
+  const limit = signed ? MAX_MESSAGE - TSIG_RESERVE : MAX_MESSAGE;
+  return out.length <= limit ? out : packet.encode(fitted(message, limit, opt !== undefined || signed));
+}
+
+/** Room kept for the TSIG record of a signed response (key and algorithm names up to 255 bytes, a 64-byte MAC). */
+export const TSIG_RESERVE = 1_024;
+
+const answerLength = (packet as unknown as { answer: { encodingLength(rr: Answer): number } }).answer.encodingLength;
+
+/**
+ * A response too large for `limit` (dns-packet writes every name in full, so 2 000 A records at one name already
+ * exceed 65 535 bytes), cut the way BIND 9 cuts its own (named 9.18 over TCP, 6 000 A records at one name): TC set,
+ * the first question only, no authority records; then, when the response carries an OPT or a TSIG record
+ * (`bare`), no answer records either — BIND's dns_message_renderend clears a truncated message down to its
+ * question before adding those (NOERROR, flags aa tc, ANSWER 0) — else the answer records that fit, in order, up to
+ * the first that does not (BIND renders partial RRsets: 4 094 of them, compressed, in a 65 535-byte message).
+ */
+function fitted(message: Packet, limit: number, bare: boolean): Packet {
+  const base: Packet = {
+    ...message,
+    flags: (message.flags ?? 0) | FLAG_TC,
+    questions: (message.questions ?? []).slice(0, 1),
+    answers: [],
+    authorities: [],
+    additionals: (message.additionals ?? []).filter((a) => a.type === 'OPT'),
+  };
+  if (bare) return base;
+  let room = limit - packet.encodingLength(base);
+  const answers: Answer[] = [];
+  for (const rr of message.answers ?? []) {
+    room -= answerLength(rr);
+    if (room < 0) break;
+    answers.push(rr);
+  }
+  return { ...base, answers };
 }
 
 /** The query without its TSIG record, so the response does not echo it. */
@@ -86,6 +126,8 @@ export class Responder {
     private readonly index: ZoneIndex,
     private readonly handlers: ExtraHandlers = {},
     private readonly keys: ReadonlyMap<string, TsigKey> = new Map(),
+    /** Told about a failure answered with SERVFAIL (a bug or a store error: worth a log line). */
+    private readonly onError?: (err: unknown) => void,
   ) {}
 
   async handle(raw: Buffer, remote: Remote): Promise<Buffer[]> {
@@ -111,7 +153,8 @@ export class Responder {
     let replies: Buffer[];
     try {
       replies = await this.dispatch(withoutTsig(query), raw, { ...remote, tsig });
-    } catch {
+    } catch (err) {
+      this.onError?.(err);
       replies = [encodeResponse(withoutTsig(query), {}, RCODE.SERVFAIL)];
     }
     return tsig.status === 'ok' ? signStream(replies, tsig) : replies;
@@ -144,16 +187,19 @@ export class Responder {
   }
 
   private answer(query: DecodedPacket, question: Question, remote: Remote): Buffer {
-    const answer = this.lookup(query, question);
+    const answer = this.lookup(query, question, remote.tsig?.status === 'ok');
     return remote.transport === 'udp' && answer.full.length > udpLimit(query) ? (answer.truncated as Buffer) : answer.full;
   }
 
-  /** The full answer to a question, and (when longer than the smallest UDP limit) its truncated form. */
-  private lookup(query: DecodedPacket, question: Question): Answered {
+  /**
+   * The full answer to a question (cut, with TC, when too large for a DNS message: see `fitted`; `signed`: with room
+   * for a TSIG record), and (when longer than the smallest UDP limit) its truncated form.
+   */
+  private lookup(query: DecodedPacket, question: Question, signed = false): Answered {
     const result: Resolution = resolve(this.index, question.name, question.type);
     const rcode = RCODE[result.rcode];
     const flags = result.aa ? FLAG_AA : 0;
-    const full = encodeResponse(query, result, rcode, flags);
+    const full = encodeResponse(query, result, rcode, flags, signed);
     // the client retries over TCP
     const truncated = full.length > CLASSIC_UDP_SIZE ? encodeResponse(query, {}, rcode, flags | FLAG_TC) : undefined;
     return { full, truncated, zone: result.zone };

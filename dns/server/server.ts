@@ -2,28 +2,26 @@ import { createSocket, type Socket } from 'node:dgram';
 import { lookup, type LookupOptions } from 'node:dns';
 import { createServer, isIP, isIPv6, type Server, type Socket as TcpSocket } from 'node:net';
 import type { Remote, Responder } from './respond';
+import { answerAtOnce, answerLater, safeReport, sendable } from './serve';
+import { DEFAULT_TCP_LIMITS, TcpConnection, type TcpLimits } from './tcp';
 
 export interface DnsServerOptions {
   host: string;
   /** 0 picks a free port (the same for UDP and TCP). */
   port: number;
   responder: Responder;
-  /** Idle TCP connections are closed after this long (RFC 7766 suggests seconds). */
-  tcpIdleMs?: number;
+  /** Bounds of TCP connections (defaults: DEFAULT_TCP_LIMITS). */
+  tcp?: Partial<TcpLimits>;
+  /** Told once about each failure while answering (the message got SERVFAIL or was dropped); never thrown. */
   onError?: (err: unknown) => void;
+  /** Told when a TCP connection was refused for the connection cap (at most once a minute). */
+  onConnectionRefused?: (info: { open: number; maxConnections: number; refusedSinceLast: number }) => void;
 }
 
 export interface DnsServer {
   host: string;
   port: number;
   close(): Promise<void>;
-}
-
-function framed(message: Buffer): Buffer {
-  const out = Buffer.allocUnsafe(message.length + 2);
-  out.writeUInt16BE(message.length, 0);
-  message.copy(out, 2);
-  return out;
 }
 
 /** Set when `literalLookup` had to resolve a name: that send happens later, not within `send()`. */
@@ -45,34 +43,6 @@ function literalLookup(host: string, options: LookupOptions | number, callback: 
   }
   deferredLookup = true;
   lookup(host, typeof options === 'number' ? { family: options } : options, (err, address, fam) => callback(err, address as string, fam as number));
-}
-
-/** TCP: 2-byte length prefix per message (RFC 1035 §4.2.2), several messages per connection, pipelined. */
-function serveTcp(socket: TcpSocket, options: DnsServerOptions): void {
-  let buffer: Buffer = Buffer.alloc(0);
-  socket.setTimeout(options.tcpIdleMs ?? 10_000, () => socket.destroy());
-  socket.on('error', () => socket.destroy());
-  socket.on('data', (chunk: Buffer) => {
-    buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
-    while (buffer.length >= 2) {
-      const len = buffer.readUInt16BE(0);
-      if (buffer.length < 2 + len) break;
-      const message = buffer.subarray(2, 2 + len);
-      buffer = buffer.subarray(2 + len);
-      const now = options.responder.answerNow(message, 'tcp');
-      if (now) {
-        if (!socket.destroyed) socket.write(framed(now));
-        continue;
-      }
-      const remote: Remote = { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0, transport: 'tcp' };
-      options.responder.handle(message, remote).then((replies) => {
-        for (const reply of replies) {
-          if (socket.destroyed) return;
-          socket.write(framed(reply));
-        }
-      }, options.onError);
-    }
-  });
 }
 
 function listenTcp(server: Server, host: string, port: number): Promise<number> {
@@ -98,11 +68,32 @@ function bindUdp(socket: Socket, host: string, port: number): Promise<void> {
 /** Authoritative DNS over UDP and TCP on one address and port. */
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
   const connections = new Set<TcpSocket>();
+  const limits: TcpLimits = { ...DEFAULT_TCP_LIMITS, ...options.tcp };
+  const report = safeReport(options.onError);
+  const refused = { count: 0, toldAt: 0 };
   for (let attempt = 0; ; attempt++) {
-    const tcp = createServer((socket) => {
+    // half-open: a client that sends its queries and then shuts its side still gets every answer
+    const tcp = createServer({ allowHalfOpen: true }, (socket) => {
+      if (connections.size >= limits.maxConnections) {
+        socket.on('error', () => undefined);
+        socket.destroy();
+        refused.count++;
+        const now = Date.now();
+        if (now - refused.toldAt >= 60_000) {
+          refused.toldAt = now;
+          const info = { open: connections.size, maxConnections: limits.maxConnections, refusedSinceLast: refused.count };
+          refused.count = 0;
+          try {
+            options.onConnectionRefused?.(info);
+          } catch {
+            // a faulty logger must not stop the server
+          }
+        }
+        return;
+      }
       connections.add(socket);
       socket.on('close', () => connections.delete(socket));
-      serveTcp(socket, options);
+      new TcpConnection(socket, options.responder, limits, report);
     });
     const port = await listenTcp(tcp, options.host, options.port);
     const udp = createSocket({ type: isIPv6(options.host) ? 'udp6' : 'udp4', reuseAddr: false, lookup: literalLookup as never });
@@ -114,20 +105,26 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
       if (options.port !== 0 || attempt >= 5) throw err; // an ephemeral TCP port may be taken on UDP: try another
       continue;
     }
-    udp.on('error', (err) => options.onError?.(err));
-    udp.on('message', (msg, rinfo) => {
-      const now = options.responder.answerNow(msg, 'udp');
-      if (now) {
+    tcp.on('error', report); // e.g. accept failing for lack of file descriptors: the server goes on
+    udp.on('error', report);
+    const sendUdp = (reply: Buffer, port: number, address: string): void => {
+      try {
         deferredLookup = false;
-        udp.send(now, rinfo.port, rinfo.address);
+        udp.send(sendable(reply, report), port, address);
         // the answer may be the cache's own buffer: a send not done by now still reads it later
         if (deferredLookup || udp.getSendQueueCount() > 0) options.responder.detach();
-        return;
+      } catch (err) {
+        report(err);
       }
+    };
+    udp.on('message', (msg, rinfo) => {
+      // port 0 cannot be answered (dgram throws for it)
+      if (rinfo.port === 0) return;
+      const now = answerAtOnce(options.responder, msg, 'udp', report);
+      if (now) return sendUdp(now, rinfo.port, rinfo.address);
+      if (now === null) return;
       const remote: Remote = { address: rinfo.address, port: rinfo.port, transport: 'udp' };
-      options.responder.handle(msg, remote).then((replies) => {
-        for (const reply of replies) udp.send(reply, rinfo.port, rinfo.address);
-      }, options.onError);
+      void answerLater(msg, { responder: options.responder, remote, send: (reply) => sendUdp(reply, rinfo.port, rinfo.address), report });
     });
     return {
       host: options.host,

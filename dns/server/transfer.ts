@@ -1,18 +1,13 @@
 import * as packet from 'dns-packet';
 import type { DecodedPacket } from 'dns-packet';
+import { serialAtLeast } from '../serial';
 import { encodeResponse } from './respond';
-import { RCODE, FLAG_AA } from './wire';
+import { FLAG_AA, FLAG_TC, RCODE } from './wire';
 import type { RR, ZoneData } from './zone-index';
 
-/** Records per AXFR message: keeps every message well under 64 KiB without name compression. */
+/** Records per AXFR message, and their bytes: keeps messages well under 64 KiB without name compression. */
 const RECORDS_PER_MESSAGE = 100;
-const MAX_MESSAGE_BYTES = 60_000;
-
-/** RFC 1982 serial arithmetic: `a` is the same version as `b` or a newer one. */
-function serialAtLeast(a: number, b: number): boolean {
-  const diff = (a - b) >>> 0;
-  return diff === 0 || diff < 0x80000000;
-}
+const MAX_BATCH_BYTES = 60_000;
 
 /** The serial of the client's copy that an IXFR request names in its authority section (RFC 1995 §3). */
 function ixfrClientSerial(query: DecodedPacket): number | undefined {
@@ -26,10 +21,10 @@ function ixfrClientSerial(query: DecodedPacket): number | undefined {
  * full transfer (RFC 1995 §4 allows it when no incremental history is kept), except when the client already has
  * the current version or a newer one: then the answer is our SOA alone (RFC 1995 §2), as BIND answers.
  */
-export function zoneTransfer(query: DecodedPacket, zone: ZoneData): Buffer[] {
+export function zoneTransfer(query: DecodedPacket, zone: ZoneData, signed = false): Buffer[] {
   const clientSerial = query.questions?.[0]?.type === 'IXFR' ? ixfrClientSerial(query) : undefined;
   if (clientSerial !== undefined && serialAtLeast(clientSerial, zone.soa.data.serial ?? 0)) {
-    return [encodeResponse(query, { answers: [zone.soa] }, RCODE.NOERROR, FLAG_AA)];
+    return [encodeResponse(query, { answers: [zone.soa] }, RCODE.NOERROR, FLAG_AA, signed)];
   }
   const records: RR[] = [];
   for (const node of zone.ownerNodes()) {
@@ -39,13 +34,19 @@ export function zoneTransfer(query: DecodedPacket, zone: ZoneData): Buffer[] {
   const messages: Buffer[] = [];
   let batch: RR[] = [];
   const flush = (): void => {
-    if (batch.length) messages.push(encodeResponse(messages.length === 0 ? query : { ...query, questions: [] }, { answers: batch }, RCODE.NOERROR, FLAG_AA));
+    if (!batch.length) return;
+    const message = encodeResponse(messages.length === 0 ? query : { ...query, questions: [] }, { answers: batch }, RCODE.NOERROR, FLAG_AA, signed);
+    // cut to fit (TC): only a record too large for any message alone does that; the transfer fails (SERVFAIL)
+    if ((message[2] as number) & (FLAG_TC >> 8)) {
+      throw new Error(`zone transfer of ${zone.name || '.'} aborted: a record at ${batch[0]?.name} is too large for a DNS message${signed ? ' with a TSIG record' : ''}`);
+    }
+    messages.push(message);
     batch = [];
   };
   let bytes = 0;
   for (const rr of all) {
     const size = packet.encodingLength({ answers: [rr] });
-    if (batch.length >= RECORDS_PER_MESSAGE || bytes + size > MAX_MESSAGE_BYTES) {
+    if (batch.length >= RECORDS_PER_MESSAGE || bytes + size > MAX_BATCH_BYTES) {
       flush();
       bytes = 0;
     }

@@ -17,6 +17,8 @@ export const OPCODE = { QUERY: 0, NOTIFY: 4, UPDATE: 5 } as const;
 /** Smallest UDP answer size every client accepts, and the EDNS payload size we offer (DNS flag day 2020). */
 export const CLASSIC_UDP_SIZE = 512;
 export const EDNS_UDP_SIZE = 1232;
+/** The most a DNS message can be: its length must fit TCP's 2-byte prefix (RFC 1035 §4.2.2). */
+export const MAX_MESSAGE = 65_535;
 
 export function opcodeOf(raw: Buffer): number {
   return (raw.readUInt16BE(2) >> 11) & 0xf;

@@ -18,19 +18,21 @@ export interface OpenZoneStoreOptions {
   schema?: string;
   /** Clock for serials and timestamps (tests). */
   now?: Clock;
+  /** Most records per name and type a write may leave (default DEFAULT_MAX_RECORDS_PER_RRSET; 0 = no limit). */
+  maxRecordsPerRrset?: number;
 }
 
 export const SQLITE_FILE_NAME = 'zones.sqlite';
 
 export async function openZoneStore(options: OpenZoneStoreOptions): Promise<ZoneStore> {
   const url = options.databaseUrl?.trim();
-  if (url) return openPostgresStore({ url, schema: options.schema, now: options.now });
+  if (url) return openPostgresStore({ url, schema: options.schema, now: options.now, maxRecordsPerRrset: options.maxRecordsPerRrset });
   try {
     mkdirSync(options.dataDir, { recursive: true });
   } catch (err) {
     throw new StoreError('UNAVAILABLE', `cannot create the data directory ${options.dataDir}: ${(err as Error).message}`);
   }
-  return openSqliteStore({ file: join(options.dataDir, SQLITE_FILE_NAME), now: options.now });
+  return openSqliteStore({ file: join(options.dataDir, SQLITE_FILE_NAME), now: options.now, maxRecordsPerRrset: options.maxRecordsPerRrset });
 }
 
 /** Opens the PostgreSQL store; its driver is loaded only then (a SQLite-only process starts without it). */
@@ -41,5 +43,5 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
 export type { PostgresStoreOptions } from './postgres';
 export { openSqliteStore, type SqliteStoreOptions } from './sqlite';
-export { nextSerial, initialSerial, MAX_CHANGES_PER_CALL, MAX_VALUE_LENGTH, type Clock } from './rules';
+export { nextSerial, initialSerial, DEFAULT_MAX_RECORDS_PER_RRSET, MAX_CHANGES_PER_CALL, MAX_VALUE_LENGTH, type Clock } from './rules';
 export * from './types';

@@ -33,7 +33,7 @@ async function openOrFail(options: Omit<PostgresStoreOptions, 'url'>): Promise<Z
   }
 }
 
-describeZoneStoreContract('postgres', (options) => openOrFail({ schema: contractSchema, now: options?.now }), () => dropSchemas(url, schemas));
+describeZoneStoreContract('postgres', (options) => openOrFail({ schema: contractSchema, now: options?.now, maxRecordsPerRrset: options?.maxRecordsPerRrset }), () => dropSchemas(url, schemas));
 
 /** Resolves with the first event `store` hears for `zone` (rejects after `ms`). */
 function nextEvent(store: ZoneStore, zone: string, ms = 5000): Promise<ZoneChangeEvent> {

@@ -38,6 +38,8 @@ import {
   pickSettings,
   planChanges,
   planCreate,
+  storeLimits,
+  type StoreLimits,
   systemClock,
   timestamp,
   type Clock,
@@ -57,6 +59,8 @@ export interface PostgresStoreOptions {
   listen?: boolean;
   /** Pool size (default 10). */
   poolSize?: number;
+  /** Most records per name and type a write may leave (default DEFAULT_MAX_RECORDS_PER_RRSET; 0 = no limit). */
+  maxRecordsPerRrset?: number;
 }
 
 /** The NOTIFY channel; the payload names the schema, so stores on different schemas ignore each other. */
@@ -159,6 +163,7 @@ function mapError(err: unknown): unknown {
 
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<ZoneStore> {
   const schema = options.schema ?? 'public';
+  storeLimits(options); // a bad limit fails before connecting
   if (!SCHEMA_NAME.test(schema)) {
     throw new StoreError('INVALID', `schema ${JSON.stringify(schema)} must be a plain identifier (letters, digits, _; at most 63)`);
   }
@@ -194,6 +199,7 @@ class PostgresZoneStore implements ZoneStore {
   private readonly counts = new RecordCounts();
   private readonly origin = randomUUID();
   private readonly clock: Clock;
+  private readonly limits: StoreLimits;
   private readonly s: string;
   private closed = false;
   private listener: pg.Client | null = null;
@@ -206,6 +212,7 @@ class PostgresZoneStore implements ZoneStore {
     private readonly schema: string,
   ) {
     this.clock = options.now ?? systemClock;
+    this.limits = storeLimits(options);
     this.s = quoteIdent(schema);
   }
 
@@ -424,7 +431,7 @@ class PostgresZoneStore implements ZoneStore {
     checkName(name, 'zone name');
     const clean = checkSettings(settings);
     const now = this.clock();
-    const plan = planCreate(name, records, now);
+    const plan = planCreate(name, records, now, undefined, this.limits);
     const ts = timestamp(now);
     const written = await this.tx(async (c) => {
       const inserted = await c.query(
@@ -549,7 +556,7 @@ class PostgresZoneStore implements ZoneStore {
         );
         for (const r of found.rows) rows.set(r.id, r);
       }
-      const plan = planChanges({ zone, changes, rows: rows.values(), foreignIds, now });
+      const plan = planChanges({ zone, changes, rows: rows.values(), foreignIds, now, limits: this.limits });
       if (!plan.effective) return { plan, zone: (await this.readZone(c, zone, false))! };
       await this.apply(c, plan);
       await c.query(`UPDATE ${this.s}.zones SET serial = $2, updated_at = $3 WHERE name = $1`, [zone, nextSerial(serial, now), timestamp(now)]);

@@ -28,12 +28,13 @@ const recordArb: fc.Arbitrary<RecordData> = fc.record({
   value: fc.constantFrom('192.0.2.1', '192.0.2.2', 'target.example.', ''),
 });
 
-test('planCreate and planChanges (adds only) agree on every batch of records', () => {
+test('planCreate and planChanges (adds only) agree on every batch of records, whatever the RRset limit', () => {
   fc.assert(
-    fc.property(fc.array(recordArb, { maxLength: 8 }), (records) => {
-      const viaCreate = outcome(() => planCreate(ZONE, records, now));
+    fc.property(fc.array(recordArb, { maxLength: 8 }), fc.constantFrom(0, 1, 2, 100), (records, maxRecordsPerRrset) => {
+      const limits = { maxRecordsPerRrset };
+      const viaCreate = outcome(() => planCreate(ZONE, records, now, undefined, limits));
       const changes: RecordChange[] = records.map((record) => ({ op: 'add', record }));
-      const viaChange = outcome(() => planChanges({ zone: ZONE, changes, rows: [], foreignIds: new Set(), now }));
+      const viaChange = outcome(() => planChanges({ zone: ZONE, changes, rows: [], foreignIds: new Set(), now, limits }));
       expect(viaCreate).toBe(viaChange);
     }),
     { numRuns: 2000 },
@@ -60,7 +61,7 @@ test('cmp is UTF-8 byte order', () => {
   );
 });
 
-test('nextSerial is max(current + 1, date·100) on the UTC date', () => {
+test('nextSerial: the UTC date·100 when newer than the serial, else serial + 1', () => {
   expect(nextSerial(2024030599, new Date('2024-03-05T23:59:59Z'))).toBe(2024030600);
   expect(nextSerial(2024030512, new Date('2024-03-06T00:00:00Z'))).toBe(2024030600);
   expect(nextSerial(2024030512, new Date('2024-03-05T23:00:00-05:00'))).toBe(2024030600); // 04:00 UTC on the 6th

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MAX_TTL, RECORD_TYPES, type RecordData, type RecordType, type StoredRecord, type Zone, type ZoneSettings } from '../model';
+import { serialAdd, serialGreater } from '../serial';
 import { StoreError, type ChangeResult, type RecordChange, type ZoneChangeDetail, type ZoneChangeEvent, type ZoneChangeListener } from './types';
 
 /** Most changes one `change()` call may hold. */
@@ -20,6 +21,32 @@ export const MAX_ID_LENGTH = 255;
 export const MAX_NAME_LENGTH = 253;
 /** Longest text setting (admin e-mail, primary NS). */
 export const MAX_SETTING_TEXT_LENGTH = 320;
+
+/**
+ * Most records one RRset (name and type) may hold after a write, by default: BIND 9's `max-records-per-type` default
+ * (100 since 9.18.28; `named -C` shows it). An RRset far beyond it cannot be served whole (over 65 535 bytes) and
+ * makes every answer from it expensive. 0 = no limit.
+ */
+export const DEFAULT_MAX_RECORDS_PER_RRSET = 100;
+
+/** Limits a store applies to every write (createZone and change alike). */
+export interface StoreLimits {
+  /** Most records at one name of one type after a write that adds to that RRset; 0 = no limit. */
+  maxRecordsPerRrset: number;
+}
+
+export const DEFAULT_STORE_LIMITS: StoreLimits = { maxRecordsPerRrset: DEFAULT_MAX_RECORDS_PER_RRSET };
+
+/** A store's limits from its options: defaults for what is not given; a bad value is INVALID, naming it. */
+export function storeLimits(options: Partial<StoreLimits>): StoreLimits {
+  const limits = { ...DEFAULT_STORE_LIMITS };
+  const max = options.maxRecordsPerRrset;
+  if (max !== undefined) {
+    if (!Number.isInteger(max) || max < 0) throw invalid(`maxRecordsPerRrset must be an integer of 0 (no limit) or more (got ${show(max)})`);
+    limits.maxRecordsPerRrset = max;
+  }
+  return limits;
+}
 
 /** The store's clock; tests inject one. */
 export type Clock = () => Date;
@@ -38,9 +65,17 @@ export function initialSerial(now: Date): number {
   return dateSerial(now);
 }
 
-/** Serial after a change: max(current + 1, today·100). More than 99 changes in one day just keep counting. */
+/**
+ * Serial after a change, as BIND's `serial-update-method date` computes it (lib/dns/update.c
+ * `dns_update_soaserial`): today's `YYYYMMDD00` when that is newer than the current serial in RFC 1982 arithmetic,
+ * else current + 1. So after `YYYYMMDD99` the serial simply keeps counting by one (no longer reading as a date) until
+ * the date overtakes it; it never goes backwards, and at 2^32 it wraps, skipping 0 as BIND does.
+ */
 export function nextSerial(current: number, now: Date): number {
-  return Math.max(current + 1, dateSerial(now));
+  const date = dateSerial(now);
+  if (serialGreater(date, current)) return date;
+  const next = serialAdd(current, 1);
+  return next === 0 ? 1 : next;
 }
 
 /** ISO 8601 UTC with Z, millisecond precision. */
@@ -251,6 +286,7 @@ export interface PlanInput {
   foreignIds: ReadonlySet<string>;
   now: Date;
   newId?: () => string;
+  limits?: StoreLimits;
 }
 
 export interface Plan {
@@ -314,6 +350,7 @@ function stored(r: WorkRow): RecordRow {
  */
 export function planChanges(input: PlanInput): Plan {
   const { zone, changes, foreignIds, now } = input;
+  const limits = input.limits ?? DEFAULT_STORE_LIMITS;
   const newId = input.newId ?? randomUUID;
   const ts = timestamp(now);
 
@@ -420,7 +457,7 @@ export function planChanges(input: PlanInput): Plan {
   let failure: StoreError | undefined;
   for (const [name, { rows, touched }] of byName) {
     if (!touched || rows.length < 2) continue;
-    const err = nameViolation(zone, name, rows);
+    const err = nameViolation(zone, name, rows, limits);
     if (err && (!failure || err.index! < failure.index!)) failure = err;
   }
   if (failure) throw failure;
@@ -445,13 +482,16 @@ export function planChanges(input: PlanInput): Plan {
   return { results, effective, deletes, inserts, updates, names: [...names] };
 }
 
-/** Validates the initial records of a new zone (errors name the record's index) and makes their rows. */
 /**
  * The rules on the final state of one name with 2 or more rows: no duplicate (type, value), at most one CNAME
- * and nothing beside it. The error's index is the change that completed the violation (the latest `origin` of
- * the rows involved); of several violations, the one with the smallest index.
+ * and nothing beside it, and no RRset that gained records holding more than `limits.maxRecordsPerRrset` (an RRset
+ * already over it, stored before the limit, may still shrink or change). The error's index is the change that
+ * completed the violation (the latest `origin` of the rows involved; for the RRset limit, of the rows added); of
+ * several violations, the one with the smallest index.
  */
-function nameViolation(zone: string, name: string, rows: readonly { type: string; value: string; origin: number }[]): StoreError | undefined {
+function nameViolation(
+  zone: string, name: string, rows: readonly { type: string; value: string; origin: number; fresh: boolean }[], limits: StoreLimits,
+): StoreError | undefined {
   let failure: StoreError | undefined;
   const fail = (err: StoreError) => {
     if (!failure || err.index! < failure.index!) failure = err;
@@ -468,6 +508,21 @@ function nameViolation(zone: string, name: string, rows: readonly { type: string
     if (g.length > 1) {
       const r = g[0]!;
       fail(new StoreError('CONFLICT', `${name} ${r.type} ${r.value} already exists in zone ${zone || '(root)'}`, blame(g)));
+    }
+  }
+  const max = limits.maxRecordsPerRrset;
+  if (max > 0 && rows.length > max) {
+    const byType = new Map<string, (typeof rows)[number][]>();
+    for (const r of rows) {
+      const g = byType.get(r.type);
+      if (g) g.push(r);
+      else byType.set(r.type, [r]);
+    }
+    for (const [type, g] of byType) {
+      const added = g.filter((r) => r.fresh);
+      if (g.length > max && added.length > 0) {
+        fail(invalid(`too many records: ${name} ${type} would hold ${g.length}; the limit is ${max} records per name and type (RRset)`, blame(added)));
+      }
     }
   }
   const cnames = rows.filter((r) => r.type === 'CNAME');
@@ -488,7 +543,7 @@ function nameViolation(zone: string, name: string, rows: readonly { type: string
  * rules as `planChanges` with only adds, without its per-row maps (an imported zone may have 100 000s of
  * records): rows sorted by name, then each name with several rows is checked.
  */
-export function planCreate(zone: string, records: unknown, now: Date, newId: () => string = randomUUID): Plan {
+export function planCreate(zone: string, records: unknown, now: Date, newId: () => string = randomUUID, limits: StoreLimits = DEFAULT_STORE_LIMITS): Plan {
   if (!Array.isArray(records)) throw invalid('records must be an array');
   if (records.length > MAX_RECORDS_PER_CREATE) {
     throw invalid(`a new zone may hold at most ${MAX_RECORDS_PER_CREATE} records (got ${records.length})`);
@@ -511,8 +566,8 @@ export function planCreate(zone: string, records: unknown, now: Date, newId: () 
     let end = start + 1;
     while (end < order.length && rows[order[end]!]!.name === name) end++;
     if (end - start > 1) {
-      const group = order.slice(start, end).map((i) => ({ type: rows[i]!.type, value: rows[i]!.value, origin: i }));
-      const err = nameViolation(zone, name, group);
+      const group = order.slice(start, end).map((i) => ({ type: rows[i]!.type, value: rows[i]!.value, origin: i, fresh: true }));
+      const err = nameViolation(zone, name, group, limits);
       if (err && (!failure || err.index! < failure.index!)) failure = err;
     }
     start = end;

@@ -14,7 +14,7 @@ import type { ZoneStore } from './types';
 const dir = mkdtempSync(join(tmpdir(), 'zone-store-sqlite-'));
 const contractFile = join(dir, 'contract.sqlite');
 
-describeZoneStoreContract('sqlite', (options) => openSqliteStore({ file: contractFile, now: options?.now }), async () => {
+describeZoneStoreContract('sqlite', (options) => openSqliteStore({ file: contractFile, now: options?.now, maxRecordsPerRrset: options?.maxRecordsPerRrset }), async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 

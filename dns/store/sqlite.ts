@@ -31,6 +31,8 @@ import {
   nextSerial,
   planChanges,
   planCreate,
+  storeLimits,
+  type StoreLimits,
   systemClock,
   timestamp,
   type Clock,
@@ -46,6 +48,8 @@ export interface SqliteStoreOptions {
   now?: Clock;
   /** How long to wait for another process's write lock, in ms (default 5000). */
   busyTimeoutMs?: number;
+  /** Most records per name and type a write may leave (default DEFAULT_MAX_RECORDS_PER_RRSET; 0 = no limit). */
+  maxRecordsPerRrset?: number;
 }
 
 /** Schema versions, numbered like the PostgreSQL store's. Append new ones; never edit an applied one. */
@@ -126,6 +130,7 @@ function mapError(err: unknown): unknown {
 }
 
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<ZoneStore> {
+  const limits = storeLimits(options);
   let db: Database.Database;
   try {
     db = new Database(options.file);
@@ -143,7 +148,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Zone
     db.close();
     throw mapError(err);
   }
-  return new SqliteZoneStore(db, options.now ?? systemClock);
+  return new SqliteZoneStore(db, options.now ?? systemClock, limits);
 }
 
 class SqliteZoneStore implements ZoneStore {
@@ -162,6 +167,7 @@ class SqliteZoneStore implements ZoneStore {
   constructor(
     private readonly db: Database.Database,
     private readonly clock: Clock,
+    private readonly limits: StoreLimits,
   ) {
     this.inTransaction = db.transaction((fn: () => unknown) => fn());
     this.s = {
@@ -250,7 +256,7 @@ class SqliteZoneStore implements ZoneStore {
     checkName(name, 'zone name');
     const clean = checkSettings(settings);
     const now = this.clock();
-    const plan = planCreate(name, records, now);
+    const plan = planCreate(name, records, now, undefined, this.limits);
     const zone = this.write(() => {
       if (this.s.zoneExists.get(name)) throw new StoreError('CONFLICT', `zone ${name} already exists`);
       const ts = timestamp(now);
@@ -358,7 +364,7 @@ class SqliteZoneStore implements ZoneStore {
       if (names.size > 0) {
         for (const r of this.s.recordsByNames.all(zone, JSON.stringify([...names])) as RecordRow[]) rows.set(r.id, r);
       }
-      const plan = planChanges({ zone, changes, rows: rows.values(), foreignIds, now });
+      const plan = planChanges({ zone, changes, rows: rows.values(), foreignIds, now, limits: this.limits });
       if (!plan.effective) return { plan, zone: this.readZone(zone, false)! };
       this.apply(plan);
       this.s.bumpZone.run(nextSerial(current.serial, now), timestamp(now), zone);

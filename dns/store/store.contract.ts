@@ -11,6 +11,7 @@ import { StoreError, type RecordChange, type StoreErrorCode, type ZoneChangeEven
 
 export interface ContractOpenOptions {
   now?: () => Date;
+  maxRecordsPerRrset?: number;
 }
 
 /** A clock the test moves by hand. */
@@ -618,6 +619,49 @@ export function describeZoneStoreContract(
     });
 
     // ----------------------------------------------------------------------------------------------------------
+    describe('records per RRset', () => {
+      const many = (name: string, count: number, type: RecordType = 'A'): RecordData[] =>
+        Array.from({ length: count }, (_, i) => rec(name, type, type === 'A' ? `10.0.${i >> 8}.${i & 255}` : `2001:db8::${(i + 1).toString(16)}`));
+
+      test('by default at most 100 records per name and type (BIND 9\'s max-records-per-type): createZone and change alike, nothing written over it', async () => {
+        const zn = zoneName('rrset');
+        await expectStoreError(store.createZone(zn, SETTINGS, many(`m.${zn}`, 101)), 'INVALID', {
+          index: 100, message: `too many records: m.${zn} A would hold 101; the limit is 100 records per name and type (RRset)`,
+        });
+        expect(await store.getZone(zn)).toBeNull();
+        await store.createZone(zn, SETTINGS, [...many(`m.${zn}`, 100), ...many(`m.${zn}`, 100, 'AAAA')]);
+        const before = await snapshot(store, zn);
+        await expectStoreError(store.change(zn, [add(`n.${zn}`, 'A', '192.0.2.1'), add(`m.${zn}`, 'A', '192.0.2.1')]), 'INVALID', {
+          index: 1, message: `too many records: m.${zn} A would hold 101; the limit is 100 records per name and type (RRset)`,
+        });
+        expect(await snapshot(store, zn)).toEqual(before);
+        // the state after the whole batch counts: one out, one in
+        const swapped = await store.change(zn, [{ op: 'deleteMatching', name: `m.${zn}`, type: 'A', value: '10.0.0.0' }, add(`m.${zn}`, 'A', '192.0.2.1')]);
+        expect(swapped.zone.recordsCount).toBe(200);
+      });
+
+      test('the limit is the store\'s option: 0 is none; an RRset stored over a lower limit may shrink and change but not grow', async () => {
+        const zn = zoneName('rrset-opt');
+        const unlimited = await openTracked({ now: clock.now, maxRecordsPerRrset: 0 });
+        await unlimited.createZone(zn, SETTINGS, many(`m.${zn}`, 150));
+        expect((await unlimited.change(zn, [add(`m.${zn}`, 'A', '192.0.2.1')])).zone.recordsCount).toBe(151);
+        const three = await openTracked({ now: clock.now, maxRecordsPerRrset: 3 });
+        await expectStoreError(three.change(zn, [add(`m.${zn}`, 'A', '192.0.2.2')]), 'INVALID', { index: 0, message: /would hold 152; the limit is 3 records/ });
+        const [first] = await three.listRecords(zn, { name: `m.${zn}` });
+        await three.change(zn, [{ op: 'update', id: first!.id, ttl: 60 }, { op: 'deleteMatching', name: `m.${zn}`, type: 'A', value: '10.0.0.1' }]);
+        expect((await three.getZone(zn))?.recordsCount).toBe(150);
+        await three.change(zn, [add(`x.${zn}`, 'A', '192.0.2.1'), add(`x.${zn}`, 'A', '192.0.2.2'), add(`x.${zn}`, 'A', '192.0.2.3')]);
+        await expectStoreError(three.change(zn, [add(`x.${zn}`, 'A', '192.0.2.4')]), 'INVALID', { index: 0, message: /x\.\S+ A would hold 4/ });
+      });
+
+      test('a bad limit is refused when the store opens, naming the option', async () => {
+        // (the PostgreSQL test's `open` wraps errors in one that says the database is unreachable: match the text)
+        await expect(open({ maxRecordsPerRrset: -1 })).rejects.toThrow(/maxRecordsPerRrset must be an integer of 0 \(no limit\) or more \(got -1\)/);
+        await expect(open({ maxRecordsPerRrset: 1.5 })).rejects.toThrow(/maxRecordsPerRrset must be an integer .*\(got 1\.5\)/);
+      });
+    });
+
+    // ----------------------------------------------------------------------------------------------------------
     describe('serial', () => {
       test('same day increments, a new day resets to date·100, more than 99 a day keep counting, never backwards', async () => {
         const zn = zoneName('serial');
@@ -634,7 +678,7 @@ export function describeZoneStoreContract(
         for (let i = 4; i < 4 + 99; i++) serial = await bump(i);
         expect(serial).toBe(2024030700);
         expect(await bump(200)).toBe(2024030701);
-        // The real next day: max(current + 1, date·100) = current + 1 while the counter is ahead.
+        // The real next day: current + 1 while the counter is ahead of date·100 (RFC 1982 order).
         clock.set('2024-03-07T12:00:00.000Z');
         expect(await bump(201)).toBe(2024030702);
         // A clock that goes backwards never lowers the serial.

@@ -73,3 +73,34 @@ test('boolean settings accept true/false/1/0/yes/no', () => {
   expect(loadConfig({ env: { RESPONSE_CACHE: 'no' } }).responseCache).toBe(false);
   expect(loadConfig({ env: { RESPONSE_CACHE: '1' } }).responseCache).toBe(true);
 });
+
+describe('DNS limits (issue 10)', () => {
+  test('defaults: 100 records per RRset (BIND 9), 150 TCP connections (BIND), 10 s idle and message deadlines, 256 KiB buffered', () => {
+    expect(loadConfig({ env: {} })).toMatchObject({
+      dnsMaxRecordsPerRrset: 100, dnsTcpMaxConnections: 150, dnsTcpIdleMs: 10_000, dnsTcpMessageMs: 10_000, dnsTcpMaxBufferedBytes: 262_144,
+    });
+  });
+
+  test('set from the environment (0 records per RRset = no limit)', () => {
+    expect(loadConfig({
+      env: { DNS_MAX_RECORDS_PER_RRSET: '0', DNS_TCP_MAX_CONNECTIONS: '1', DNS_TCP_IDLE_MS: '100', DNS_TCP_MESSAGE_MS: '600000', DNS_TCP_MAX_BUFFERED_BYTES: '1024' },
+    })).toMatchObject({ dnsMaxRecordsPerRrset: 0, dnsTcpMaxConnections: 1, dnsTcpIdleMs: 100, dnsTcpMessageMs: 600_000, dnsTcpMaxBufferedBytes: 1024 });
+  });
+
+  test.each([
+    [{ DNS_MAX_RECORDS_PER_RRSET: '-1' }, /DNS_MAX_RECORDS_PER_RRSET \(dnsMaxRecordsPerRrset\).*>=0/],
+    [{ DNS_MAX_RECORDS_PER_RRSET: '1.5' }, /DNS_MAX_RECORDS_PER_RRSET \(dnsMaxRecordsPerRrset\)/],
+    [{ DNS_MAX_RECORDS_PER_RRSET: '1000001' }, /DNS_MAX_RECORDS_PER_RRSET \(dnsMaxRecordsPerRrset\).*1000000/],
+    [{ DNS_TCP_MAX_CONNECTIONS: '0' }, /DNS_TCP_MAX_CONNECTIONS \(dnsTcpMaxConnections\).*>=1/],
+    [{ DNS_TCP_MAX_CONNECTIONS: 'lots' }, /DNS_TCP_MAX_CONNECTIONS \(dnsTcpMaxConnections\)/],
+    [{ DNS_TCP_IDLE_MS: '99' }, /DNS_TCP_IDLE_MS \(dnsTcpIdleMs\).*>=100/],
+    [{ DNS_TCP_IDLE_MS: '3600001' }, /DNS_TCP_IDLE_MS \(dnsTcpIdleMs\).*3600000/],
+    [{ DNS_TCP_MESSAGE_MS: '50' }, /DNS_TCP_MESSAGE_MS \(dnsTcpMessageMs\).*>=100/],
+    [{ DNS_TCP_MESSAGE_MS: '600001' }, /DNS_TCP_MESSAGE_MS \(dnsTcpMessageMs\).*600000/],
+    [{ DNS_TCP_MAX_BUFFERED_BYTES: '1023' }, /DNS_TCP_MAX_BUFFERED_BYTES \(dnsTcpMaxBufferedBytes\).*>=1024/],
+    [{ DNS_TCP_MAX_BUFFERED_BYTES: '67108865' }, /DNS_TCP_MAX_BUFFERED_BYTES \(dnsTcpMaxBufferedBytes\).*67108864/],
+  ])('bad value %j stops start-up naming the key and the bound', (env, message) => {
+    expect(() => loadConfig({ env })).toThrow(ConfigError);
+    expect(() => loadConfig({ env })).toThrow(message);
+  });
+});

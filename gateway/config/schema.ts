@@ -96,6 +96,17 @@ export const ConfigSchema = z
       .default({}),
     /** Seed a demo zone when the store holds no zone at all (first start). */
     seedDemo: bool.default(true),
+    // -- DNS limits (issue 10): records per RRset, DNS over TCP ------------------------------------------------
+    /** Most records per name and type a write may leave (BIND 9's max-records-per-type default, 100); 0 = no limit. */
+    dnsMaxRecordsPerRrset: z.coerce.number().int().min(0).max(1_000_000).default(100),
+    /** Most DNS TCP connections open at once (BIND's tcp-clients default, 150); more are closed at once. */
+    dnsTcpMaxConnections: z.coerce.number().int().min(1).max(100_000).default(150),
+    /** A DNS TCP connection with nothing in progress is closed after this long. */
+    dnsTcpIdleMs: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+    /** A DNS message over TCP must arrive whole within this long of its first byte. */
+    dnsTcpMessageMs: z.coerce.number().int().min(100).max(600_000).default(10_000),
+    /** A DNS TCP connection is not read from while more than this many bytes of its answers wait to be sent. */
+    dnsTcpMaxBufferedBytes: z.coerce.number().int().min(1_024).max(64 * 1024 * 1024).default(256 * 1024),
     /** `name=url` pairs: serve that subgraph from a remote URL instead of in-process. */
     subgraphUrls: z.record(z.string(), z.url({ protocol: /^https?$/ })).default({}),
     supergraphFile: z.string().min(1).optional(),
@@ -148,4 +159,10 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   supergraphFile: 'SUPERGRAPH_FILE',
   notifyTargets: 'NOTIFY_TARGETS',
   seedDemo: 'SEED_DEMO',
+  // DNS limits (issue 10)
+  dnsMaxRecordsPerRrset: 'DNS_MAX_RECORDS_PER_RRSET',
+  dnsTcpMaxConnections: 'DNS_TCP_MAX_CONNECTIONS',
+  dnsTcpIdleMs: 'DNS_TCP_IDLE_MS',
+  dnsTcpMessageMs: 'DNS_TCP_MESSAGE_MS',
+  dnsTcpMaxBufferedBytes: 'DNS_TCP_MAX_BUFFERED_BYTES',
 };
