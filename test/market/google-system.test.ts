@@ -1,5 +1,5 @@
-import { FAKE_TICKERS } from '../fakes/google-payloads';
-import { startFakeUpstream, type FakeUpstream } from '../fakes/google-upstream';
+import { FAKE_TICKERS, financialsPayload, quotePayload } from '../fakes/google-payloads';
+import { startFakeUpstream, tickerOfCall, type FakeUpstream } from '../fakes/google-upstream';
 import { getJson, graphql, startSystem, type RunningSystem } from '../helpers/system';
 
 /** The whole system on the `google` provider, against the fake upstream over HTTP. */
@@ -81,4 +81,29 @@ test('an upstream that hangs is a 502 after the timeout, and an unparseable answ
     upstream.behaviour = { mode: 'ok' };
   }
   expect((await getJson(`${sys.url}/healthz`)).status).toBe(200);
+});
+
+describe('financials in the original service\'s layout (root at d[0][0])', () => {
+  test('the fake serves that layout and /v1/financials reads every period of it', async () => {
+    const res = await getJson(`${sys.url}/v1/financials/MSFT:NASDAQ`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(FAKE_TICKERS['MSFT:NASDAQ']!.financials);
+  });
+
+  test('a payload that does not fit (the lists one level shallower) gives no periods, never garbage', async () => {
+    const TICKER = 'SHALLOW:NYSE';
+    const nested = financialsPayload(FAKE_TICKERS['AAPL:NASDAQ']!.financials!) as unknown[][];
+    upstream.payloadFor = (call) => {
+      if (tickerOfCall(call) !== TICKER) return undefined;
+      if (call.rpcid === 'xh8wxf') return quotePayload({ ...FAKE_TICKERS['AAPL:NASDAQ']!.quote, ticker: TICKER });
+      return call.rpcid === 'Pr8h2e' ? nested[0] : undefined;
+    };
+    try {
+      const res = await getJson(`${sys.url}/v1/financials/${TICKER}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual([]);
+    } finally {
+      upstream.payloadFor = undefined;
+    }
+  });
 });

@@ -38,6 +38,9 @@ export function int(v: unknown): number | null {
   return r === 0 ? 0 : r;
 }
 
+/** Where a parser reports an upstream value it had to drop (the provider logs it). */
+export type ParseWarn = (message: string) => void;
+
 /** A non-empty string, else null. */
 export function str(v: unknown): string | null {
   return typeof v === 'string' && v.length > 0 ? v : null;
@@ -182,7 +185,7 @@ export function parseNews(d: unknown): NewsItem[] | null {
 
 // ----------------------------------------------------------------------------------------------- financials
 
-function financialPeriod(fiscalEnd: string | null, isAnnual: boolean, data: unknown[]): FinancialPeriod {
+function financialPeriod(fiscalEnd: string, isAnnual: boolean, data: unknown[]): FinancialPeriod {
   return {
     fiscalEnd,
     isAnnual,
@@ -196,34 +199,59 @@ function financialPeriod(fiscalEnd: string | null, isAnnual: boolean, data: unkn
   };
 }
 
-function yearLabel(y: unknown): string | null {
-  return isInt(y, 1, 9999) ? pad(y, 4) : null;
-}
+/** Fiscal years outside this range are no year: the row is read from the wrong place. */
+const FIRST_YEAR = 1900;
+const LAST_YEAR = 2200;
 
 function quarterLabel(y: unknown, q: unknown): string | null {
-  const year = yearLabel(y);
-  return year !== null && isInt(q, 1, 4) ? `${year}-Q${q}` : null;
+  return isInt(y, 1, 9999) && isInt(q, 1, 4) ? `${pad(y, 4)}-Q${q}` : null;
+}
+
+/** `[year, quarter, data]`, or null when the row is not one. */
+function quarterRow(row: unknown): FinancialPeriod | null {
+  const [year, quarter, data] = Array.isArray(row) ? row : [];
+  if (!isInt(year, FIRST_YEAR, LAST_YEAR) || !isInt(quarter, 1, 4) || !Array.isArray(data)) return null;
+  return financialPeriod(`${year}-Q${quarter}`, false, data);
+}
+
+/** `[year, data]`, or null when the row is not one. */
+function yearRow(row: unknown): FinancialPeriod | null {
+  const [year, data] = Array.isArray(row) ? row : [];
+  if (!isInt(year, FIRST_YEAR, LAST_YEAR) || !Array.isArray(data)) return null;
+  return financialPeriod(String(year), true, data);
 }
 
 /**
- * `root = d[0]`: quarterly rows in `root[0]` as `[year, quarter, data]` (fiscalEnd `YYYY-Qn`), annual rows in
- * `root[1]` as `[year, data]` (fiscalEnd `YYYY`). In `data`: 0 revenue, 1 net income, 2 EPS, 3 operating margin,
- * 9 diluted EPS, 16 currency, 18 P/E. Quarterly periods first, then annual, each in upstream order.
+ * `root = d[0][0]` (the original service's decoder, the only evidence of the real layout): quarterly rows in
+ * `root[0]` as `[year, quarter, data]` (fiscalEnd `YYYY-Qn`), annual rows in `root[1]` as `[year, data]` (fiscalEnd
+ * `YYYY`). In `data`: 0 revenue, 1 net income, 2 EPS, 3 operating margin, 9 diluted EPS, 16 currency, 18 P/E.
+ * Quarterly periods first, then annual, each in upstream order.
+ *
+ * Every row is checked before it is read (a year from 1900 to 2200, a quarter 1–4, data an array): a payload with
+ * one row that does not fit is laid out differently than we think, so it gives no periods (`[]`, reported to
+ * `warn`) rather than figures read from the wrong places. No root, or neither list: null (no data).
  */
-export function parseFinancials(d: unknown): FinancialPeriod[] | null {
-  const root = arr(at(d, 0));
+export function parseFinancials(d: unknown, warn?: ParseWarn): FinancialPeriod[] | null {
+  const root = arr(at(d, 0, 0));
   if (!root) return null;
-  const quarterly = arr(root[0]);
-  const annual = arr(root[1]);
-  if (!quarterly && !annual) return null;
-  const out: FinancialPeriod[] = [];
-  for (const row of quarterly ?? []) {
-    const data = arr(at(row, 2));
-    if (data) out.push(financialPeriod(quarterLabel(at(row, 0), at(row, 1)), false, data));
+  const absent = (v: unknown) => v === null || v === undefined;
+  if (absent(root[0]) && absent(root[1])) return null;
+  const quarterly = absent(root[0]) ? [] : arr(root[0]);
+  const annual = absent(root[1]) ? [] : arr(root[1]);
+  if (quarterly === null || annual === null) {
+    warn?.('financials payload does not have the documented layout (lists of quarterly and annual rows); no periods');
+    return [];
   }
-  for (const row of annual ?? []) {
-    const data = arr(at(row, 1));
-    if (data) out.push(financialPeriod(yearLabel(at(row, 0)), true, data));
+  const out: FinancialPeriod[] = [];
+  for (const [rows, read, kind] of [[quarterly, quarterRow, 'quarterly'], [annual, yearRow, 'annual']] as const) {
+    for (const [i, row] of rows.entries()) {
+      const period = read(row);
+      if (!period) {
+        warn?.(`financials ${kind} row ${i} is not ${kind === 'quarterly' ? '[year, quarter 1-4, data]' : '[year, data]'} with a year from ${FIRST_YEAR} to ${LAST_YEAR}; no periods`);
+        return [];
+      }
+      out.push(period);
+    }
   }
   return out;
 }
@@ -312,8 +340,8 @@ export function parseHeadline(d: unknown): Headline | null {
 
 // ------------------------------------------------------------------------------------------------- dispatch
 
-/** The value of a request from its decoded payload (`null` payload → no data). Never throws. */
-export function parsePayload(r: MarketRequest, payload: unknown): MarketValue {
+/** The value of a request from its decoded payload (`null` payload → no data). Never throws; values it drops go to `warn`. */
+export function parsePayload(r: MarketRequest, payload: unknown, warn?: ParseWarn): MarketValue {
   if (payload === null || payload === undefined) return null;
   switch (r.kind) {
     case 'quote':
@@ -325,7 +353,7 @@ export function parsePayload(r: MarketRequest, payload: unknown): MarketValue {
     case 'news':
       return parseNews(payload);
     case 'financials':
-      return parseFinancials(payload);
+      return parseFinancials(payload, warn);
     case 'related':
     case 'indices':
     case 'movers':
