@@ -26,6 +26,7 @@ export async function createSubgraph(name: string, config: Config, log: Logger, 
         googleBaseUrl: config.googleFinanceUrl,
         timeoutMs: config.upstreamTimeoutMs,
         retries: config.upstreamRetries,
+        log: log.child({ subgraph: 'market' }),
       });
       const cache = createMarketCache({ redisUrl: config.redisUrl, onError: (err) => log.warn({ err }, 'market cache error') });
       return createMarketSubgraph({

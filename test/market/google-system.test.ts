@@ -1,4 +1,4 @@
-import { FAKE_TICKERS, financialsPayload, quotePayload } from '../fakes/google-payloads';
+import { companyPayload, FAKE_TICKERS, financialsPayload, newsPayload, quotePayload } from '../fakes/google-payloads';
 import { startFakeUpstream, tickerOfCall, type FakeUpstream } from '../fakes/google-upstream';
 import { getJson, graphql, startSystem, type RunningSystem } from '../helpers/system';
 
@@ -81,6 +81,52 @@ test('an upstream that hangs is a 502 after the timeout, and an unparseable answ
     upstream.behaviour = { mode: 'ok' };
   }
   expect((await getJson(`${sys.url}/healthz`)).status).toBe(200);
+});
+
+describe('upstream integers wider than 32 bits (served by the fake over HTTP)', () => {
+  const TICKER = 'WIDE:NYSE';
+  const MS_TIMESTAMP = 1_763_650_800_000; // milliseconds: ≥ 2^31
+  const AFTER_2038 = 2 ** 31; // 2038-01-19T03:14:08Z in seconds
+  const EMPLOYEES = 2 ** 31; // one above Int's 2^31 − 1
+  const VOLUME = 2 ** 53 + 2; // beyond exact integers: no SafeInt
+  const aapl = FAKE_TICKERS['AAPL:NASDAQ']!;
+  beforeAll(() => {
+    upstream.payloadFor = (call) => {
+      if (tickerOfCall(call) !== TICKER) return undefined;
+      switch (call.rpcid) {
+        case 'xh8wxf': return quotePayload({ ...aapl.quote, ticker: TICKER, exchange: 'NYSE', name: 'Wide Corp' });
+        case 'HqGpWd': return companyPayload({ ...aapl.company!, employees: EMPLOYEES, volume: VOLUME });
+        case 'nBEQBc': return newsPayload([
+          { title: 'in milliseconds', source: 'Wire', url: 'https://news.example/ms', timestamp: MS_TIMESTAMP },
+          { title: 'after 2038', source: 'Wire', url: 'https://news.example/2038', timestamp: AFTER_2038 },
+        ]);
+        default: return undefined;
+      }
+    };
+  });
+  afterAll(() => {
+    upstream.payloadFor = undefined;
+  });
+
+  test('/v1/news and /v1/company answer the wide values as JSON numbers; a volume beyond 2^53 is null', async () => {
+    const news = await getJson(`${sys.url}/v1/news/${TICKER}`);
+    expect(news.status).toBe(200);
+    expect((news.body as Array<{ timestamp: unknown }>).map((n) => n.timestamp)).toEqual([MS_TIMESTAMP, AFTER_2038]);
+    const company = await getJson(`${sys.url}/v1/company/${TICKER}`);
+    expect(company.status).toBe(200);
+    expect(company.body).toMatchObject({ employees: EMPLOYEES, volume: null, ceo: aapl.company!.ceo });
+  });
+
+  test('/v1/full and GraphQL carry them too, without errors', async () => {
+    const full = await getJson(`${sys.url}/v1/full/${TICKER}`);
+    expect(full.status).toBe(200);
+    const body = full.body as { company: { employees: unknown; volume: unknown }; news: Array<{ timestamp: unknown }> };
+    expect(body.company).toMatchObject({ employees: EMPLOYEES, volume: null });
+    expect(body.news.map((n) => n.timestamp)).toEqual([MS_TIMESTAMP, AFTER_2038]);
+    const res = await graphql(sys.url, `{ quote(ticker: "${TICKER}") { company { employees volume } news { timestamp } } }`);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data).toEqual({ quote: { company: { employees: EMPLOYEES, volume: null }, news: [{ timestamp: MS_TIMESTAMP }, { timestamp: AFTER_2038 }] } });
+  });
 });
 
 describe('financials in the original service\'s layout (root at d[0][0])', () => {

@@ -30,16 +30,23 @@ export function num(v: unknown): number | null {
   return v === 0 ? 0 : v;
 }
 
-/** An integer-valued field (counts, volumes, seconds): a finite number rounded to the nearest integer, else null. */
-export function int(v: unknown): number | null {
+/** Where a parser reports an upstream value it had to drop (the provider logs it). */
+export type ParseWarn = (message: string) => void;
+
+/**
+ * An integer-valued field (counts, volumes, seconds): a finite number rounded to the nearest integer, else null.
+ * Beyond ±(2^53 − 1) a number is no longer an exact integer (and no GraphQL SafeInt): null, reported to `warn`.
+ */
+export function int(v: unknown, field = 'integer', warn?: ParseWarn): number | null {
   const n = num(v);
   if (n === null) return null;
   const r = Math.round(n);
+  if (!Number.isSafeInteger(r)) {
+    warn?.(`${field} ${String(v)} is beyond the safe integer range (±${Number.MAX_SAFE_INTEGER}); shown as null`);
+    return null;
+  }
   return r === 0 ? 0 : r;
 }
-
-/** Where a parser reports an upstream value it had to drop (the provider logs it). */
-export type ParseWarn = (message: string) => void;
 
 /** A non-empty string, else null. */
 export function str(v: unknown): string | null {
@@ -100,13 +107,13 @@ export function parseQuote(d: unknown, requestedTicker?: string): Quote | null {
 // -------------------------------------------------------------------------------------------------- company
 
 /** `c = d[0][0]`. */
-export function parseCompany(d: unknown): CompanyInfo | null {
+export function parseCompany(d: unknown, warn?: ParseWarn): CompanyInfo | null {
   const c = arr(at(d, 0, 0));
   if (!c) return null;
   return {
     description: str(c[2]),
     ceo: str(c[5]),
-    employees: int(c[6]),
+    employees: int(c[6], 'company employees', warn),
     marketCap: num(c[7]),
     open: num(c[9]),
     high: num(c[10]),
@@ -114,7 +121,7 @@ export function parseCompany(d: unknown): CompanyInfo | null {
     fiftyTwoWeekHigh: num(c[12]),
     fiftyTwoWeekLow: num(c[13]),
     peRatio: num(c[16]),
-    volume: int(c[18]),
+    volume: int(c[18], 'company volume', warn),
     sector: str(c[71]),
   };
 }
@@ -151,7 +158,7 @@ export function formatChartDate(dateArr: unknown, intraday: boolean): string | n
 }
 
 /** `ch = d[0][0]`; `ch[6]` previous close; periods in `ch[3]`, points in `period[1]` as `[dateArr, priceArr, volume?]`. */
-export function parseChart(d: unknown, range: ChartRange): ChartData | null {
+export function parseChart(d: unknown, range: ChartRange, warn?: ParseWarn): ChartData | null {
   const ch = arr(at(d, 0, 0));
   if (!ch) return null;
   const intraday = INTRADAY_RANGES.has(range);
@@ -160,7 +167,7 @@ export function parseChart(d: unknown, range: ChartRange): ChartData | null {
     for (const p of arr(at(period, 1)) ?? []) {
       const date = formatChartDate(at(p, 0), intraday);
       if (date === null) continue; // a point without a date cannot be placed
-      points.push({ date, price: num(at(p, 1, 0)), volume: int(at(p, 2)) });
+      points.push({ date, price: num(at(p, 1, 0)), volume: int(at(p, 2), `chart volume at ${date}`, warn) });
     }
   }
   return { previousClose: num(ch[6]), points };
@@ -169,7 +176,7 @@ export function parseChart(d: unknown, range: ChartRange): ChartData | null {
 // ----------------------------------------------------------------------------------------------------- news
 
 /** Items of `d[0]`: `[url, title, source, ?, timestampSeconds]`. Items with neither url nor title are left out. */
-export function parseNews(d: unknown): NewsItem[] | null {
+export function parseNews(d: unknown, warn?: ParseWarn): NewsItem[] | null {
   const items = arr(at(d, 0));
   if (!items) return null;
   const out: NewsItem[] = [];
@@ -178,7 +185,7 @@ export function parseNews(d: unknown): NewsItem[] | null {
     const url = str(it[0]);
     const title = str(it[1]);
     if (url === null && title === null) continue;
-    out.push({ title, source: str(it[2]), url, timestamp: int(it[4]) });
+    out.push({ title, source: str(it[2]), url, timestamp: int(it[4], 'news timestamp', warn) });
   }
   return out;
 }
@@ -347,11 +354,11 @@ export function parsePayload(r: MarketRequest, payload: unknown, warn?: ParseWar
     case 'quote':
       return parseQuote(payload, r.ticker);
     case 'company':
-      return parseCompany(payload);
+      return parseCompany(payload, warn);
     case 'chart':
-      return parseChart(payload, r.range);
+      return parseChart(payload, r.range, warn);
     case 'news':
-      return parseNews(payload);
+      return parseNews(payload, warn);
     case 'financials':
       return parseFinancials(payload, warn);
     case 'related':
