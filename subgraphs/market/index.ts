@@ -34,7 +34,7 @@ export interface MarketSubgraph extends Subgraph<MarketContext> {
 export async function createMarketSubgraph(options: MarketSubgraphOptions): Promise<MarketSubgraph> {
   const schema = await buildMarketSchema();
   const data = new MarketData(options.provider, options.cache, options.ttls, options.log);
-  const hub = new PriceHub(data);
+  const hub = new PriceHub(data, options.log);
   const { intervalMs, redisUrl, redisPrefix } = options.live;
   hub.attach(redisUrl
     ? new SharedTicker(hub, { redisUrl, prefix: redisPrefix ?? 'onegraph', intervalMs, log: options.log })

@@ -1,5 +1,6 @@
 import { companyPayload, FAKE_TICKERS, financialsPayload, newsPayload, quotePayload } from '../fakes/google-payloads';
 import { startFakeUpstream, tickerOfCall, type FakeUpstream } from '../fakes/google-upstream';
+import { dataFrames, openStream, waitFor } from '../helpers/sse';
 import { getJson, graphql, startSystem, type RunningSystem } from '../helpers/system';
 
 /** The whole system on the `google` provider, against the fake upstream over HTTP. */
@@ -150,6 +151,53 @@ describe('financials in the original service\'s layout (root at d[0][0])', () =>
       expect(res.body).toEqual([]);
     } finally {
       upstream.payloadFor = undefined;
+    }
+  });
+});
+
+describe('the default live list when the upstream has no data for some of it (USD-TRY, EUR-TRY are not in the fake)', () => {
+  const WITH_DATA = ['GOOGL:NASDAQ', 'AAPL:NASDAQ', 'MSFT:NASDAQ', 'BTC-USD', 'THYAO:IST', 'EUR-USD'];
+
+  test('/v1/live streams the others, in the default order', async () => {
+    const stream = await openStream(`${sys.url}/v1/live`);
+    try {
+      expect(stream.status).toBe(200);
+      await waitFor(() => dataFrames(stream.frames).length >= 1, 5_000, 'the first frame');
+      const items = JSON.parse(dataFrames(stream.frames)[0]?.data as string) as Array<{ ticker: string; price: number }>;
+      expect(items.map((i) => i.ticker)).toEqual(WITH_DATA);
+      expect(items.every((i) => typeof i.price === 'number')).toBe(true);
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('/v1/live/snapshot and GraphQL priceTicks and liveSnapshot without tickers leave them out too', async () => {
+    const snapshot = await getJson(`${sys.url}/v1/live/snapshot`);
+    expect(snapshot.status).toBe(200);
+    expect((snapshot.body as Array<{ ticker: string }>).map((i) => i.ticker)).toEqual(WITH_DATA);
+    const query = await graphql(sys.url, '{ liveSnapshot { ticker } }');
+    expect(query.body.errors).toBeUndefined();
+    expect((query.body.data as { liveSnapshot: Array<{ ticker: string }> }).liveSnapshot.map((q) => q.ticker)).toEqual(WITH_DATA);
+    const body = JSON.stringify({ query: 'subscription { priceTicks { sequence quotes { ticker } } }' });
+    const res = await fetch(`${sys.url}/graphql/stream`, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: 'text/event-stream' } });
+    expect(res.status).toBe(200);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!/event: next\ndata: .*\n\n/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    const next = JSON.parse(/event: next\ndata: (.*)\n/.exec(text)?.[1] as string) as { data: { priceTicks: { quotes: Array<{ ticker: string }> } } };
+    expect(next.data.priceTicks.quotes.map((q) => q.ticker)).toEqual(WITH_DATA);
+  });
+
+  test('a ticker without data that the client names is still a 404 before any stream starts', async () => {
+    for (const path of ['/v1/live?tickers=AAPL:NASDAQ,USD-TRY', '/v1/live/snapshot?tickers=USD-TRY']) {
+      const res = await getJson(`${sys.url}${path}`);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'Not Found', message: 'no data for ticker USD-TRY' });
     }
   });
 });
