@@ -151,6 +151,20 @@ describe('PriceHub', () => {
     await stream.return();
   });
 
+  test('a stream\'s sequence never goes back, whatever numbers the driver brings (max(driver\'s, last + 1))', async () => {
+    const hub = new PriceHub(new MarketData(new CountingProvider(), createMarketCache(), ttls)); // no poller: only our ticks
+    const [prices, ticks] = [await hub.prices(['AAPL:NASDAQ']), await hub.priceTicks(['AAPL:NASDAQ'])];
+    // shared ticks, then Redis restarted (its counter from 1), then a local count, then the shared counter ahead again
+    const driver = [41, 42, 1, 2, 2, 3, 50, 51];
+    for (const [i, sequence] of driver.entries()) {
+      hub.deliver({ sequence, at: new Date(), quotes: new Map([['AAPL:NASDAQ', { ticker: 'AAPL:NASDAQ', price: i } as Quote]]) });
+    }
+    const seen = ((await take(prices, driver.length + 1)) as PriceEvent[]).map((e) => e.sequence);
+    expect(seen).toEqual([0, 41, 42, 43, 44, 45, 46, 50, 51]);
+    expect(((await take(ticks, driver.length + 1)) as PriceTickEvent[]).map((e) => e.sequence)).toEqual(seen);
+    await Promise.all([prices.return(), ticks.return()]);
+  });
+
   test('a subscriber that never reads loses the oldest events beyond its queue, never grows without bound', async () => {
     const hub = new PriceHub(new MarketData(new CountingProvider(), createMarketCache(), ttls)); // no poller: only our ticks
     const stream = await hub.prices(['AAPL:NASDAQ']);

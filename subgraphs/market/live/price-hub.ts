@@ -6,7 +6,10 @@ import type { LiveLogger } from './local-ticker';
 
 /** One poll of the watched tickers: the quotes it got (a ticker whose poll failed is absent). */
 export interface PriceTick {
-  /** Rises by one per poll (across replicas when they share a poller). */
+  /**
+   * The driver's number for the poll (a Redis counter shared by replicas, or a local count). The hub delivers it
+   * when it is above the hub's last number, else its last number + 1 (see `deliver`).
+   */
   sequence: number;
   /** When the poll started. */
   at: Date;
@@ -37,14 +40,21 @@ export class LiveOpenError extends Error {
   }
 }
 
-/** Where ticks come from: a poller in this process, or one shared by every replica (see tick-drivers.ts). */
+export interface DriverHealth {
+  status: 'ok' | 'degraded';
+  reason?: string;
+}
+
+/** Where ticks come from: a poller in this process (local-ticker.ts), or one shared by replicas (shared-ticker.ts). */
 export interface TickDriver {
   /** The hub tells the driver every time the set of watched tickers changes; an empty set stops polling. */
   watch(tickers: ReadonlySet<Ticker>): void;
   /** Timers the driver holds now (a hub nobody watches holds none). */
   readonly timers: number;
-  /** `local`, or in a shared setup `leader` / `follower`; `idle` while nothing is watched. */
+  /** `local`, or in a shared setup `leader` / `follower` (`local` while Redis is away); `idle` while nothing is watched. */
   readonly role: string;
+  /** Degraded with the reason while the driver cannot work as configured (Redis away); absent = always ok. */
+  health?(): DriverHealth;
   close(): Promise<void>;
 }
 
@@ -124,10 +134,19 @@ export class PriceHub {
     return { quotes, failed };
   }
 
-  /** Hands one tick to every subscriber whose tickers it carries. */
+  health(): DriverHealth {
+    return this.driver?.health?.() ?? { status: 'ok' };
+  }
+
+  /**
+   * Hands one tick to every subscriber whose tickers it carries. Its sequence is `max(tick.sequence, last + 1)`:
+   * every event of every stream comes from here, so no stream ever sees a number at or below one it has seen, even
+   * when the driver's number goes back — a local count while Redis was away, a Redis counter that restarted from
+   * nothing, a new leader. While the replicas share a poller the driver's number is ahead (the shared counter is
+   * lifted above every replica's last number), so replicas keep delivering the same numbers.
+   */
   deliver(tick: PriceTick): void {
-    if (tick.sequence === this.sequence && this.ticks > 0) return; // the same tick twice (a replica's replay)
-    this.sequence = tick.sequence;
+    this.sequence = Math.max(tick.sequence, this.sequence + 1);
     this.at = tick.at;
     this.ticks++;
     this.tickEvents = new Map();
@@ -135,7 +154,7 @@ export class PriceHub {
     for (const [ticker, quote] of tick.quotes) {
       if (!this.watched.has(ticker)) continue;
       this.latestQuote.set(ticker, quote);
-      const event: PriceEvent = { sequence: tick.sequence, at: tick.at, quote };
+      const event: PriceEvent = { sequence: this.sequence, at: tick.at, quote };
       this.latestEvent.set(ticker, event);
       fresh.set(ticker, event);
     }
