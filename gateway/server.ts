@@ -180,9 +180,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   app.get('/healthz', async (_req, reply) => {
     let ok = true;
+    let degraded = false; // still serving (200), with less (e.g. Redis away): said in `status`
     const check = async (probe: () => Promise<SubgraphHealth>): Promise<SubgraphHealth> => {
       const health = await probe().catch((err: unknown): SubgraphHealth => ({ status: 'down', error: String(err) }));
       if (health.status === 'down') ok = false;
+      if (health.status === 'degraded') degraded = true;
       return health;
     };
     const subgraphs: Record<string, SubgraphHealth> = {};
@@ -190,7 +192,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     for (const [name, probe] of Object.entries(options.remoteSubgraphs ?? {})) subgraphs[name] = await check(probe);
     const parts: Record<string, SubgraphHealth> = {};
     for (const [name, probe] of Object.entries(options.parts ?? {})) parts[name] = await check(probe);
-    return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', version: VERSION, subgraphs, ...parts });
+    const status = !ok ? 'unavailable' : degraded ? 'degraded' : 'ok';
+    return reply.status(ok ? 200 : 503).send({ status, version: VERSION, subgraphs, ...parts });
   });
 
   return app;

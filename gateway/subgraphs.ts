@@ -19,6 +19,7 @@ export interface SystemOverrides {
 export async function createSubgraph(name: string, config: Config, log: Logger, overrides: SystemOverrides = {}): Promise<Subgraph> {
   switch (name) {
     case 'market': {
+      const marketLog = log.child({ subgraph: 'market' });
       const provider = overrides.marketProvider ?? createMarketProvider({
         provider: config.marketProvider,
         seed: config.marketSeed,
@@ -26,15 +27,22 @@ export async function createSubgraph(name: string, config: Config, log: Logger, 
         googleBaseUrl: config.googleFinanceUrl,
         timeoutMs: config.upstreamTimeoutMs,
         retries: config.upstreamRetries,
+        log: marketLog,
       });
-      const cache = createMarketCache({ redisUrl: config.redisUrl, onError: (err) => log.warn({ err }, 'market cache error') });
+      const redisTimeouts = { connectTimeoutMs: config.redisConnectTimeoutMs, commandTimeoutMs: config.redisCommandTimeoutMs };
+      const cache = createMarketCache({
+        redisUrl: config.redisUrl, ...redisTimeouts, log: marketLog, onError: (err) => marketLog.warn({ err }, 'market cache error'),
+      });
       return createMarketSubgraph({
         provider,
         cache,
         ttls: config.marketCacheTtl,
         limits: { maxQuotesPerRequest: config.maxQuotesPerRequest, maxTickersPerSubscription: config.liveMaxTickersPerSubscription },
-        live: { intervalMs: config.liveIntervalMs, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix },
-        log: log.child({ subgraph: 'market' }),
+        live: {
+          intervalMs: config.liveIntervalMs, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix,
+          redisConnectTimeoutMs: redisTimeouts.connectTimeoutMs, redisCommandTimeoutMs: redisTimeouts.commandTimeoutMs,
+        },
+        log: marketLog,
       });
     }
     default:

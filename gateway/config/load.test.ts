@@ -53,6 +53,10 @@ test.each([
   [{ LIVE_MAX_TICKERS_PER_SUBSCRIPTION: '1001' }, /LIVE_MAX_TICKERS_PER_SUBSCRIPTION \(liveMaxTickersPerSubscription\)/],
   [{ LIVE_HEARTBEAT_MS: '5' }, /LIVE_HEARTBEAT_MS \(liveHeartbeatMs\)/],
   [{ REDIS_PREFIX: 'has space' }, /REDIS_PREFIX \(redisPrefix\): must be 1–64 letters, digits or \. _ : -/],
+  [{ REDIS_CONNECT_TIMEOUT_MS: '10' }, /REDIS_CONNECT_TIMEOUT_MS \(redisConnectTimeoutMs\).*50/],
+  [{ REDIS_CONNECT_TIMEOUT_MS: 'soon' }, /REDIS_CONNECT_TIMEOUT_MS \(redisConnectTimeoutMs\)/],
+  [{ REDIS_COMMAND_TIMEOUT_MS: '5' }, /REDIS_COMMAND_TIMEOUT_MS \(redisCommandTimeoutMs\).*10/],
+  [{ REDIS_COMMAND_TIMEOUT_MS: '60001' }, /REDIS_COMMAND_TIMEOUT_MS \(redisCommandTimeoutMs\).*60000/],
 ])('bad environment value %j stops start-up naming the key', (env, message) => {
   expect(() => loadConfig({ env })).toThrow(ConfigError);
   expect(() => loadConfig({ env })).toThrow(message);
@@ -67,6 +71,11 @@ test('an unreadable or malformed file is a ConfigError naming CONFIG', () => {
   expect(() => loadConfig({ file: join(dir, 'missing.yaml'), env: {} })).toThrow(/CONFIG: cannot read config file/);
   expect(() => loadConfig({ file: file('bad.json', '{ nope'), env: {} })).toThrow(/CONFIG: .*bad.json is not valid JSON/);
   expect(() => loadConfig({ file: file('list.yaml', '- 1\n- 2\n'), env: {} })).toThrow(/must hold an object/);
+});
+
+test('Redis timeouts: bounded defaults, and the environment sets them', () => {
+  expect(loadConfig({ env: {} })).toMatchObject({ redisConnectTimeoutMs: 1000, redisCommandTimeoutMs: 500 });
+  expect(loadConfig({ env: { REDIS_CONNECT_TIMEOUT_MS: '250', REDIS_COMMAND_TIMEOUT_MS: '100' } })).toMatchObject({ redisConnectTimeoutMs: 250, redisCommandTimeoutMs: 100 });
 });
 
 test('boolean settings accept true/false/1/0/yes/no', () => {

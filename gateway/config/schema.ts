@@ -62,6 +62,10 @@ export const ConfigSchema = z
     liveMaxTickersPerSubscription: z.coerce.number().int().min(1).max(1_000).default(50),
     /** Prefix of the Redis keys and channel the replicas' shared live poller uses. */
     redisPrefix: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1–64 letters, digits or . _ : -').default('onegraph'),
+    /** Bound of one Redis connection attempt; while Redis is away the cache and the live poller do without it. */
+    redisConnectTimeoutMs: z.coerce.number().int().min(50).max(60_000).default(1_000),
+    /** Bound of one Redis command (a stalled server counts as away after it). */
+    redisCommandTimeoutMs: z.coerce.number().int().min(10).max(60_000).default(500),
     corsOrigins: z.string().min(1).default('*'),
     maxQuotesPerRequest: z.coerce.number().int().min(1).max(1_000).default(50),
     maxQueryDepth: z.coerce.number().int().min(1).max(1_000).default(15),
@@ -143,6 +147,8 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   liveMaxSubscriptionsPerConnection: 'LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION',
   liveMaxTickersPerSubscription: 'LIVE_MAX_TICKERS_PER_SUBSCRIPTION',
   redisPrefix: 'REDIS_PREFIX',
+  redisConnectTimeoutMs: 'REDIS_CONNECT_TIMEOUT_MS',
+  redisCommandTimeoutMs: 'REDIS_COMMAND_TIMEOUT_MS',
   corsOrigins: 'CORS_ORIGINS',
   maxQuotesPerRequest: 'MAX_QUOTES_PER_REQUEST',
   maxQueryDepth: 'MAX_QUERY_DEPTH',

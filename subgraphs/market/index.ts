@@ -1,5 +1,5 @@
 import type { Subgraph, SubgraphContext } from '../subgraph';
-import { closeMarketCache, type MarketCache } from './cache';
+import { closeMarketCache, marketCacheHealth, type MarketCache } from './cache';
 import type { MarketContext, MarketLimits } from './context';
 import { LocalTicker, type LiveLogger } from './live/local-ticker';
 import { PriceHub } from './live/price-hub';
@@ -15,6 +15,9 @@ export interface MarketLiveOptions {
   redisUrl?: string;
   /** Redis key prefix of the shared poller. */
   redisPrefix?: string;
+  /** Bounds of one Redis connection attempt and one command (the shared poller's defaults: 1000 and 500 ms). */
+  redisConnectTimeoutMs?: number;
+  redisCommandTimeoutMs?: number;
 }
 
 export interface MarketSubgraphOptions {
@@ -34,10 +37,13 @@ export interface MarketSubgraph extends Subgraph<MarketContext> {
 export async function createMarketSubgraph(options: MarketSubgraphOptions): Promise<MarketSubgraph> {
   const schema = await buildMarketSchema();
   const data = new MarketData(options.provider, options.cache, options.ttls, options.log);
-  const hub = new PriceHub(data);
-  const { intervalMs, redisUrl, redisPrefix } = options.live;
+  const hub = new PriceHub(data, options.log);
+  const { intervalMs, redisUrl, redisPrefix, redisConnectTimeoutMs, redisCommandTimeoutMs } = options.live;
   hub.attach(redisUrl
-    ? new SharedTicker(hub, { redisUrl, prefix: redisPrefix ?? 'onegraph', intervalMs, log: options.log })
+    ? new SharedTicker(hub, {
+      redisUrl, prefix: redisPrefix ?? 'onegraph', intervalMs, log: options.log,
+      connectTimeoutMs: redisConnectTimeoutMs, commandTimeoutMs: redisCommandTimeoutMs,
+    })
     : new LocalTicker(hub, intervalMs, options.log));
   return {
     name: 'market',
@@ -48,7 +54,22 @@ export async function createMarketSubgraph(options: MarketSubgraphOptions): Prom
       return { ...base, market: data.createLoader((s) => base.cacheHint.restrict(s)), limits: options.limits, live: hub };
     },
     async health() {
-      return { status: 'ok', provider: options.provider.name, providerCalls: data.stats.providerCalls, live: hub.stats };
+      // Redis away is `degraded`, never `down`: the cache reads through to the provider and live prices are polled
+      // locally, so everything still answers (only slower, and with more upstream calls).
+      const cache = marketCacheHealth(options.cache);
+      const live = hub.health();
+      const reasons = [
+        ...(cache?.state === 'down' ? [`Redis unreachable since ${cache.since} (${cache.error}): market data is read from the provider without the shared cache`] : []),
+        ...(live.status === 'degraded' && live.reason ? [live.reason] : []),
+      ];
+      return {
+        status: reasons.length > 0 ? 'degraded' : 'ok',
+        ...(reasons.length > 0 ? { reason: reasons.join('; ') } : {}),
+        provider: options.provider.name,
+        providerCalls: data.stats.providerCalls,
+        ...(cache ? { cache: { store: 'redis', ...cache } } : {}),
+        live: hub.stats,
+      };
     },
     async close() {
       await hub.close();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../gateway/config/load';
-import { closeMarketCache, createMarketCache, type MarketCache } from './cache';
+import { closeMarketCache, createMarketCache, marketCacheHealth, type MarketCache } from './cache';
 import { MarketData } from './market-data';
 import { UpstreamError, type MarketProvider, type MarketRequest, type MarketResult } from './providers/provider';
 
@@ -118,6 +118,9 @@ describe('MarketData over Redis (shared by replicas)', () => {
   test('a value fetched by one replica is read by another without a provider call', async () => {
     const errors: unknown[] = [];
     caches = [createMarketCache({ redisUrl, namespace, onError: (e) => errors.push(e) }), createMarketCache({ redisUrl, namespace })];
+    // Nothing waits for Redis (until it answers, reads miss and writes are skipped): wait for it here.
+    for (let i = 0; i < 500 && caches.some((c) => marketCacheHealth(c)?.state !== 'up'); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(caches.map((c) => marketCacheHealth(c)?.state)).toEqual(['up', 'up']);
     const p1 = new GatedProvider();
     const p2 = new GatedProvider();
     const replica1 = new MarketData(p1, caches[0] as MarketCache, ttls);

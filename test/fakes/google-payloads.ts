@@ -157,13 +157,16 @@ function financialData(p: FinancialPeriod): unknown[] {
   return a;
 }
 
-/** `root = d[0]`: quarterly rows `[year, quarter, data]` in root[0], annual rows `[year, data]` in root[1]. */
+/**
+ * `root = d[0][0]` (as the original service decodes it): quarterly rows `[year, quarter, data]` in root[0], annual
+ * rows `[year, data]` in root[1].
+ */
 export function financialsPayload(periods: readonly FinancialPeriod[]): unknown {
   const quarterly = periods.filter((p) => !p.isAnnual).map((p) => [...splitQuarter(p.fiscalEnd), financialData(p)]);
   const annual = periods
     .filter((p) => p.isAnnual)
     .map((p) => [p.fiscalEnd !== null && /^\d{4}$/.test(p.fiscalEnd) ? Number(p.fiscalEnd) : null, financialData(p)]);
-  return [[quarterly, annual]];
+  return [[[quarterly, annual]]];
 }
 
 /** One list item: `a[1] = [symbol, exchange]`, `a[2]` name, `a[5] = [price, change, pct]`, length ≥ 6. */

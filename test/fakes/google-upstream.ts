@@ -43,6 +43,11 @@ export interface FakeUpstream {
   /** Request headers of the same requests. */
   lastHeaders: IncomingMessage['headers'][];
   behaviour: FakeBehaviour;
+  /**
+   * A test's own payload for a call (e.g. values the catalog does not have); `undefined` → the catalog's answer.
+   * `tickerOfCall` tells which ticker a call is about.
+   */
+  payloadFor?: (call: DecodedCall) => unknown;
   close(): Promise<void>;
 }
 
@@ -127,6 +132,22 @@ function tickerOfList(v: unknown): string | null {
   return Array.isArray(v) && v.length === 1 ? tickerOfTuple(v[0]) : null;
 }
 
+/** The ticker a per-ticker call is about (quote, company, financials, chart, news, related), else null. */
+export function tickerOfCall(call: Pick<DecodedCall, 'rpcid' | 'params'>): string | null {
+  const p = call.params;
+  if (!Array.isArray(p)) return null;
+  switch (call.rpcid) {
+    case 'xh8wxf': case 'HqGpWd': case 'Pr8h2e': case 'AiCwsd':
+      return tickerOfList(p[0]);
+    case 'nBEQBc':
+      return tickerOfList(p[2]);
+    case 'SICF5d':
+      return tickerOfTuple(p[0]);
+    default:
+      return null;
+  }
+}
+
 /** The payload for one call, or null (unknown ticker, malformed params, unknown rpcid). */
 export function answerCall(rpcid: string, params: unknown): unknown | null {
   if (!Array.isArray(params)) return null;
@@ -207,6 +228,7 @@ class FakeUpstreamServer implements FakeUpstream {
   lastBodies: string[] = [];
   lastUrls: string[] = [];
   lastHeaders: IncomingMessage['headers'][] = [];
+  payloadFor?: (call: DecodedCall) => unknown;
   private current: FakeBehaviour = { mode: 'ok' };
   /** Requests left for the current `times`-limited behaviour; undefined = unlimited. */
   private remaining: number | undefined;
@@ -313,7 +335,8 @@ class FakeUpstreamServer implements FakeUpstream {
     const rows: FakeRow[] = [];
     for (const c of calls) {
       if (behaviour.mode === 'dropRows' && (!behaviour.rpcids || behaviour.rpcids.includes(c.rpcid))) continue;
-      const payload = behaviour.mode === 'nullPayload' ? null : answerCall(c.rpcid, c.params);
+      const own = this.payloadFor?.(c);
+      const payload = behaviour.mode === 'nullPayload' ? null : own !== undefined ? own : answerCall(c.rpcid, c.params);
       rows.push({ kind: 'wrb.fr', rpcid: c.rpcid, payload, seq: c.seq });
     }
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' }).end(encodeBatchResponse(rows));

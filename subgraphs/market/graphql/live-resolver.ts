@@ -2,7 +2,7 @@ import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { Arg, Ctx, Field, Int, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { badUserInput, notFound, upstreamUnavailable } from '../../errors';
 import type { MarketContext } from '../context';
-import { LiveOpenError, type PriceEvent, type PriceTickEvent } from '../live/price-hub';
+import { LiveOpenError, type OpenOptions, type PriceEvent, type PriceTickEvent } from '../live/price-hub';
 import type * as M from '../model';
 import { tickerArg } from './arguments';
 import { Quote } from './types';
@@ -35,6 +35,14 @@ function liveTickers(ctx: MarketContext, tickers: readonly string[] | null | und
   return [...new Set(tickers.map((t, i) => tickerArg(t, `tickers[${i}]`)))];
 }
 
+/**
+ * Without tickers the default list is used, and a ticker of it without data is left out (logged) rather than
+ * refusing the whole stream, as the original did; tickers the client named must all have data (else NOT_FOUND).
+ */
+function openOptions(tickers: readonly string[] | null | undefined): OpenOptions {
+  return { skipMissing: !tickers || tickers.length === 0 };
+}
+
 /** The hub's failures as the subgraph's errors (NOT_FOUND, UPSTREAM_UNAVAILABLE). */
 async function opening<T>(open: Promise<T>): Promise<T> {
   try {
@@ -64,18 +72,19 @@ export class LiveResolver {
 
   @Subscription(() => PriceTick, {
     description: 'Live quotes, one event per poll with every ticker of the list (the /v1/live stream runs on it); '
-      + 'the first event at once. Without tickers: the original stream\'s eight.',
-    subscribe: ({ args, context }: TickersArgs) => opening(context.live.priceTicks(liveTickers(context, args.tickers, DEFAULT_LIVE_TICKERS))),
+      + 'the first event at once. Without tickers: the original stream\'s eight (those with data).',
+    subscribe: ({ args, context }: TickersArgs) =>
+      opening(context.live.priceTicks(liveTickers(context, args.tickers, DEFAULT_LIVE_TICKERS), openOptions(args.tickers))),
   })
   priceTicks(@Root() event: PriceTickEvent, @Arg('tickers', () => [String], { nullable: true }) _tickers?: string[] | null): PriceTickEvent {
     return event;
   }
 
   @Query(() => [Quote], {
-    description: 'The latest live quotes of the tickers (default: the original stream\'s eight): the live poll\'s own for '
+    description: 'The latest live quotes of the tickers (default: those of the original stream\'s eight with data): the live poll\'s own for '
       + 'tickers somebody watches, current ones for the others.',
   })
   liveSnapshot(@Arg('tickers', () => [String], { nullable: true }) tickers: string[] | null | undefined, @Ctx() ctx: MarketContext): Promise<M.Quote[]> {
-    return opening(ctx.live.snapshot(liveTickers(ctx, tickers, DEFAULT_LIVE_TICKERS)));
+    return opening(ctx.live.snapshot(liveTickers(ctx, tickers, DEFAULT_LIVE_TICKERS), openOptions(tickers)));
   }
 }

@@ -1,5 +1,5 @@
 import { GraphQLSafeInt } from 'graphql-scalars';
-import { Directive, Field, Float, Int, ObjectType } from 'type-graphql';
+import { Directive, Field, Float, ObjectType } from 'type-graphql';
 import { InstrumentType } from './enums';
 
 @ObjectType({ simpleResolvers: true, description: 'Price outside regular trading hours, relative to the regular close.' })
@@ -34,7 +34,7 @@ export class Quote {
 export class CompanyInfo {
   @Field(() => String, { nullable: true }) description!: string | null;
   @Field(() => String, { nullable: true }) ceo!: string | null;
-  @Field(() => Int, { nullable: true }) employees!: number | null;
+  @Field(() => GraphQLSafeInt, { nullable: true }) employees!: number | null;
   @Field(() => Float, { nullable: true, description: 'In the quote currency' }) marketCap!: number | null;
   @Field(() => Float, { nullable: true }) open!: number | null;
   @Field(() => Float, { nullable: true }) high!: number | null;
@@ -67,7 +67,7 @@ export class NewsItem {
   @Field(() => String, { nullable: true }) title!: string | null;
   @Field(() => String, { nullable: true }) source!: string | null;
   @Field(() => String, { nullable: true }) url!: string | null;
-  @Field(() => Int, { nullable: true, description: 'Publication time, Unix seconds' }) timestamp!: number | null;
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Publication time, Unix seconds (a SafeInt: past 2038 it needs more than 32 bits)' }) timestamp!: number | null;
 }
 
 @ObjectType({ simpleResolvers: true })

@@ -90,6 +90,31 @@ describe('PriceHub', () => {
     expect(hub.stats).toMatchObject({ watchedTickers: 0, listeners: 0, timers: 0 });
   });
 
+  test('skipMissing (the default list): tickers without data are left out, logged once, and never watched', async () => {
+    const provider = new CountingProvider();
+    const warnings: object[] = [];
+    const hub = new PriceHub(new MarketData(provider, createMarketCache(), ttls), { info: () => undefined, warn: (obj) => warnings.push(obj) });
+    hub.attach(new LocalTicker(hub, INTERVAL_MS));
+    const list = ['AAPL:NASDAQ', 'NONE:A', 'BTC-USD', 'NONE:B'];
+    const [a, b] = [await hub.priceTicks(list, { skipMissing: true }), await hub.priceTicks(list, { skipMissing: true })];
+    const events = (await take(a, 2)) as PriceTickEvent[];
+    expect(events.map((e) => e.quotes.map((q) => q.ticker))).toEqual([['AAPL:NASDAQ', 'BTC-USD'], ['AAPL:NASDAQ', 'BTC-USD']]);
+    expect(hub.stats.watchedTickers).toBe(2);
+    const polled = provider.calls.at(-1)?.map((r) => (r as { ticker: string }).ticker).sort();
+    expect(polled).toEqual(['AAPL:NASDAQ', 'BTC-USD']);
+    expect(warnings).toEqual([{ tickers: ['NONE:A', 'NONE:B'] }]); // the second stream left out the same: not logged again
+    expect((await hub.snapshot(list, { skipMissing: true })).map((q) => q.ticker)).toEqual(['AAPL:NASDAQ', 'BTC-USD']);
+    await Promise.all([a.return(), b.return()]);
+    expect(hub.stats).toMatchObject({ watchedTickers: 0, listeners: 0, timers: 0 });
+  });
+
+  test('skipMissing with no data for any ticker is still NOT FOUND and leaves nothing watched', async () => {
+    const { hub } = hubWith(new CountingProvider());
+    await expect(hub.priceTicks(['NONE:A', 'NONE:B'], { skipMissing: true })).rejects.toMatchObject({ failure: { kind: 'not-found', ticker: 'NONE:A' } });
+    await expect(hub.snapshot(['NONE:A'], { skipMissing: true })).rejects.toMatchObject({ failure: { kind: 'not-found' } });
+    expect(hub.stats).toMatchObject({ watchedTickers: 0, listeners: 0, timers: 0 });
+  });
+
   test('a failing provider refuses the stream with the upstream error', async () => {
     const provider = new CountingProvider();
     provider.fail = true;
@@ -124,6 +149,20 @@ describe('PriceHub', () => {
     expect(hub.stats.watchedTickers).toBe(1);
     await expect(hub.snapshot(['NONE:X'])).rejects.toBeInstanceOf(LiveOpenError);
     await stream.return();
+  });
+
+  test('a stream\'s sequence never goes back, whatever numbers the driver brings (max(driver\'s, last + 1))', async () => {
+    const hub = new PriceHub(new MarketData(new CountingProvider(), createMarketCache(), ttls)); // no poller: only our ticks
+    const [prices, ticks] = [await hub.prices(['AAPL:NASDAQ']), await hub.priceTicks(['AAPL:NASDAQ'])];
+    // shared ticks, then Redis restarted (its counter from 1), then a local count, then the shared counter ahead again
+    const driver = [41, 42, 1, 2, 2, 3, 50, 51];
+    for (const [i, sequence] of driver.entries()) {
+      hub.deliver({ sequence, at: new Date(), quotes: new Map([['AAPL:NASDAQ', { ticker: 'AAPL:NASDAQ', price: i } as Quote]]) });
+    }
+    const seen = ((await take(prices, driver.length + 1)) as PriceEvent[]).map((e) => e.sequence);
+    expect(seen).toEqual([0, 41, 42, 43, 44, 45, 46, 50, 51]);
+    expect(((await take(ticks, driver.length + 1)) as PriceTickEvent[]).map((e) => e.sequence)).toEqual(seen);
+    await Promise.all([prices.return(), ticks.return()]);
   });
 
   test('a subscriber that never reads loses the oldest events beyond its queue, never grows without bound', async () => {

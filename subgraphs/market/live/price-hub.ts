@@ -2,10 +2,14 @@ import { PushStream, type Stream } from '../../async-streams';
 import type { MarketData } from '../market-data';
 import type { Quote, Ticker } from '../model';
 import type { UpstreamError } from '../providers/provider';
+import type { LiveLogger } from './local-ticker';
 
 /** One poll of the watched tickers: the quotes it got (a ticker whose poll failed is absent). */
 export interface PriceTick {
-  /** Rises by one per poll (across replicas when they share a poller). */
+  /**
+   * The driver's number for the poll (a Redis counter shared by replicas, or a local count). The hub delivers it
+   * when it is above the hub's last number, else its last number + 1 (see `deliver`).
+   */
   sequence: number;
   /** When the poll started. */
   at: Date;
@@ -36,20 +40,36 @@ export class LiveOpenError extends Error {
   }
 }
 
-/** Where ticks come from: a poller in this process, or one shared by every replica (see tick-drivers.ts). */
+export interface DriverHealth {
+  status: 'ok' | 'degraded';
+  reason?: string;
+}
+
+/** Where ticks come from: a poller in this process (local-ticker.ts), or one shared by replicas (shared-ticker.ts). */
 export interface TickDriver {
   /** The hub tells the driver every time the set of watched tickers changes; an empty set stops polling. */
   watch(tickers: ReadonlySet<Ticker>): void;
   /** Timers the driver holds now (a hub nobody watches holds none). */
   readonly timers: number;
-  /** `local`, or in a shared setup `leader` / `follower`; `idle` while nothing is watched. */
+  /** `local`, or in a shared setup `leader` / `follower` (`local` while Redis is away); `idle` while nothing is watched. */
   readonly role: string;
+  /** Degraded with the reason while the driver cannot work as configured (Redis away); absent = always ok. */
+  health?(): DriverHealth;
   close(): Promise<void>;
 }
 
+/** A listener's tickers can shrink while it opens (tickers without data left out of a default list). */
 type Listener =
   | { kind: 'prices'; tickers: readonly Ticker[]; stream: PushStream<PriceEvent> }
   | { kind: 'ticks'; tickers: readonly Ticker[]; key: string; stream: PushStream<PriceTickEvent> };
+
+export interface OpenOptions {
+  /**
+   * Leave tickers without data out (logged) instead of refusing the whole stream: for the default list, which the
+   * caller did not choose (the original streamed the others). Refused still when none of them has data.
+   */
+  skipMissing?: boolean;
+}
 
 export interface HubStats {
   watchedTickers: number;
@@ -81,8 +101,10 @@ export class PriceHub {
   private at = new Date(0);
   private ticks = 0;
   private driver?: TickDriver;
+  /** The tickers last reported as left out, so a busy default stream logs a change once, not every connection. */
+  private leftOutLogged = '';
 
-  constructor(private readonly data: MarketData) {}
+  constructor(private readonly data: MarketData, private readonly log?: LiveLogger) {}
 
   /** Set once at construction time by whoever builds the driver (the driver needs the hub to deliver to). */
   attach(driver: TickDriver): void {
@@ -112,10 +134,19 @@ export class PriceHub {
     return { quotes, failed };
   }
 
-  /** Hands one tick to every subscriber whose tickers it carries. */
+  health(): DriverHealth {
+    return this.driver?.health?.() ?? { status: 'ok' };
+  }
+
+  /**
+   * Hands one tick to every subscriber whose tickers it carries. Its sequence is `max(tick.sequence, last + 1)`:
+   * every event of every stream comes from here, so no stream ever sees a number at or below one it has seen, even
+   * when the driver's number goes back — a local count while Redis was away, a Redis counter that restarted from
+   * nothing, a new leader. While the replicas share a poller the driver's number is ahead (the shared counter is
+   * lifted above every replica's last number), so replicas keep delivering the same numbers.
+   */
   deliver(tick: PriceTick): void {
-    if (tick.sequence === this.sequence && this.ticks > 0) return; // the same tick twice (a replica's replay)
-    this.sequence = tick.sequence;
+    this.sequence = Math.max(tick.sequence, this.sequence + 1);
     this.at = tick.at;
     this.ticks++;
     this.tickEvents = new Map();
@@ -123,7 +154,7 @@ export class PriceHub {
     for (const [ticker, quote] of tick.quotes) {
       if (!this.watched.has(ticker)) continue;
       this.latestQuote.set(ticker, quote);
-      const event: PriceEvent = { sequence: tick.sequence, at: tick.at, quote };
+      const event: PriceEvent = { sequence: this.sequence, at: tick.at, quote };
       this.latestEvent.set(ticker, event);
       fresh.set(ticker, event);
     }
@@ -153,20 +184,23 @@ export class PriceHub {
   }
 
   /** One event per tick with every ticker of the list; first the current quotes, at once. */
-  async priceTicks(tickers: readonly Ticker[]): Promise<Stream<PriceTickEvent>> {
-    const key = tickers.join(',');
+  async priceTicks(tickers: readonly Ticker[], options: OpenOptions = {}): Promise<Stream<PriceTickEvent>> {
     const stream = new PushStream<PriceTickEvent>(() => this.unlisten(listener), MAX_QUEUED);
-    const listener: Listener = { kind: 'ticks', tickers, key, stream };
-    await this.open(listener, () => stream.push(this.tickEvent(key, tickers)));
+    const listener: Listener = { kind: 'ticks', tickers, key: tickers.join(','), stream };
+    await this.open(listener, () => stream.push(this.tickEvent(listener.key, listener.tickers)), options);
     return stream;
   }
 
   /** The latest quotes of `tickers`: the hub's own for watched tickers, current ones through the cache for others. */
-  async snapshot(tickers: readonly Ticker[]): Promise<Quote[]> {
+  async snapshot(tickers: readonly Ticker[], options: OpenOptions = {}): Promise<Quote[]> {
     const missing = tickers.filter((t) => !this.latestQuote.has(t));
     const fetched = new Map<Ticker, Quote>();
-    (await this.fetchQuotes(missing)).forEach((q, i) => fetched.set(missing[i] as Ticker, q));
-    return tickers.map((t) => (this.latestQuote.get(t) ?? fetched.get(t)) as Quote);
+    (await this.fetchQuotes(missing, options.skipMissing)).forEach((q, i) => {
+      if (q) fetched.set(missing[i] as Ticker, q);
+    });
+    const quote = (t: Ticker) => this.latestQuote.get(t) ?? fetched.get(t);
+    this.leaveOut(tickers, tickers.filter((t) => !quote(t)));
+    return tickers.flatMap((t) => quote(t) ?? []);
   }
 
   async close(): Promise<void> {
@@ -179,16 +213,26 @@ export class PriceHub {
    * tickers the hub has none of yet, then lets `initial` push the first events. A ticker without data or a failing
    * provider undoes it all and throws LiveOpenError.
    */
-  private async open(listener: Listener, initial: () => void): Promise<void> {
+  private async open(listener: Listener, initial: () => void, options: OpenOptions = {}): Promise<void> {
     this.listen(listener);
     try {
       const missing = listener.tickers.filter((t) => !this.latestQuote.has(t));
-      const quotes = await this.fetchQuotes(missing);
+      const quotes = await this.fetchQuotes(missing, options.skipMissing);
+      const without: Ticker[] = [];
       // A tick may have brought a newer quote while we waited: keep that one.
       quotes.forEach((q, i) => {
         const ticker = missing[i] as Ticker;
-        if (!this.latestQuote.has(ticker)) this.latestQuote.set(ticker, q);
+        if (this.latestQuote.has(ticker)) return;
+        if (q) this.latestQuote.set(ticker, q);
+        else without.push(ticker);
       });
+      if (without.length > 0) {
+        this.leaveOut(listener.tickers, without);
+        const drop = new Set(without);
+        listener.tickers = listener.tickers.filter((t) => !drop.has(t));
+        if (listener.kind === 'ticks') listener.key = listener.tickers.join(',');
+        this.release(drop);
+      }
     } catch (err) {
       listener.stream.end();
       throw err;
@@ -196,15 +240,32 @@ export class PriceHub {
     initial();
   }
 
-  /** Quotes of `tickers` through the shared cache, in order; LiveOpenError when one has no data or the provider fails. */
-  private async fetchQuotes(tickers: readonly Ticker[]): Promise<Quote[]> {
+  /**
+   * Quotes of `tickers` through the shared cache, in order; LiveOpenError when the provider fails, or when one has
+   * no data (with `skipMissing`, null for it instead).
+   */
+  private async fetchQuotes(tickers: readonly Ticker[], skipMissing = false): Promise<Array<Quote | null>> {
     if (tickers.length === 0) return [];
     const results = await this.data.fetchMany(tickers.map((ticker) => ({ kind: 'quote' as const, ticker })));
     return results.map((r, i) => {
       if (!r.ok) throw new LiveOpenError({ kind: 'upstream', error: r.error });
-      if (!r.value) throw new LiveOpenError({ kind: 'not-found', ticker: tickers[i] as Ticker });
-      return r.value as Quote;
+      if (!r.value && !skipMissing) throw new LiveOpenError({ kind: 'not-found', ticker: tickers[i] as Ticker });
+      return r.value as Quote | null;
     });
+  }
+
+  /**
+   * Checks what is left of a list after its tickers without data are left out: NOT FOUND when nothing is; else logs
+   * the ones left out (once per change of that set, so a busy default stream does not log every connection).
+   */
+  private leaveOut(all: readonly Ticker[], without: readonly Ticker[]): void {
+    if (without.length === 0) return;
+    const drop = new Set(without);
+    if (all.every((t) => drop.has(t))) throw new LiveOpenError({ kind: 'not-found', ticker: without[0] as Ticker });
+    const key = [...drop].sort().join(',');
+    if (key === this.leftOutLogged) return;
+    this.leftOutLogged = key;
+    this.log?.warn({ tickers: [...drop] }, 'live: no data for some tickers of the default list; they are left out');
   }
 
   /** A watched ticker's first event before any tick carried it (shared by everyone who joins until then). */
@@ -235,9 +296,13 @@ export class PriceHub {
   }
 
   private unlisten(listener: Listener): void {
-    if (!this.listeners.delete(listener)) return;
+    if (this.listeners.delete(listener)) this.release(new Set(listener.tickers));
+  }
+
+  /** Counts one watcher less for each of `tickers`; the last one out drops the ticker's state and tells the driver. */
+  private release(tickers: ReadonlySet<Ticker>): void {
     let removed = false;
-    for (const ticker of new Set(listener.tickers)) {
+    for (const ticker of tickers) {
       const n = (this.watched.get(ticker) ?? 1) - 1;
       if (n > 0) {
         this.watched.set(ticker, n);

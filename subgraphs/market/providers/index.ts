@@ -10,11 +10,13 @@ export interface ProviderSettings {
   googleBaseUrl?: string;
   timeoutMs?: number;
   retries?: number;
+  /** Where the google provider reports upstream values it had to drop. */
+  log?: { warn(obj: object, msg: string): void };
 }
 
 export function createMarketProvider(settings: ProviderSettings): MarketProvider {
   if (settings.provider === 'google') {
-    return createGoogleProvider({ baseUrl: settings.googleBaseUrl, timeoutMs: settings.timeoutMs, retries: settings.retries });
+    return createGoogleProvider({ baseUrl: settings.googleBaseUrl, timeoutMs: settings.timeoutMs, retries: settings.retries, log: settings.log });
   }
   const fixed = settings.fixedTime;
   return createSimulatedProvider({ seed: settings.seed, now: fixed === undefined ? Date.now : () => fixed });

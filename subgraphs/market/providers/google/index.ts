@@ -32,6 +32,8 @@ export interface GoogleProviderOptions {
   maxCallsPerEnvelope?: number;
   /** Called after every HTTP attempt, for metrics and logs. Exceptions it throws are ignored. */
   onRoundTrip?: (info: { rpcids: string[]; status: number | null; ms: number; attempt: number }) => void;
+  /** Told about upstream values the parsers had to drop (out of range, misplaced rows). */
+  log?: { warn(obj: object, msg: string): void };
 }
 
 export const GOOGLE_PROVIDER_DEFAULTS = {
@@ -141,7 +143,8 @@ export function createGoogleProvider(options: GoogleProviderOptions = {}): Marke
         const decoded = decodePayload(row);
         if (!decoded.ok) return { ok: false, error: new UpstreamError(`upstream ${decoded.reason} for ${what}`) };
         try {
-          return { ok: true, value: parsePayload(p.request, decoded.payload) };
+          const warn = (message: string) => options.log?.warn({ request: what }, `upstream payload for ${what}: ${message}`);
+          return { ok: true, value: parsePayload(p.request, decoded.payload, warn) };
         } catch (e) {
           return { ok: false, error: new UpstreamError(`upstream payload for ${what} could not be read: ${errorMessage(e)}`, e) };
         }

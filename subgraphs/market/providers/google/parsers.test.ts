@@ -183,27 +183,46 @@ describe('financials parser', () => {
     expect(parsed?.filter((p) => p.isAnnual).map((p) => p.fiscalEnd)).toEqual(['2024', '2023', '2022']);
   });
 
-  test('holes are null; bad year or quarter gives a null fiscalEnd; rows without data are left out', () => {
+  test('the root is d[0][0], as the original service reads it; holes in a row\'s data are null', () => {
     const data: unknown[] = [];
     data[0] = 1e9;
     data[16] = 'USD';
-    const d = [[
-      [[2025, 5, data], ['2025', 1, []], [2025, 2, null], 'junk'],
-      [[2024, [null, 'x']]],
-    ]];
+    const quarterly = [[2025, 3, data], [2025, 2, []]];
+    const annual = [[2024, [null, 'x']]];
     const empty = { currency: null, revenue: null, netIncome: null, eps: null, epsDiluted: null, operatingMargin: null, peRatio: null };
-    expect(parseFinancials(d)).toEqual([
-      { ...empty, fiscalEnd: null, isAnnual: false, revenue: 1e9, currency: 'USD' },
-      { ...empty, fiscalEnd: null, isAnnual: false },
+    expect(parseFinancials([[[quarterly, annual]]])).toEqual([
+      { ...empty, fiscalEnd: '2025-Q3', isAnnual: false, revenue: 1e9, currency: 'USD' },
+      { ...empty, fiscalEnd: '2025-Q2', isAnnual: false },
       { ...empty, fiscalEnd: '2024', isAnnual: true },
     ]);
+    // The same lists one level shallower (what we used to read): the rows do not fit, so no periods, never the
+    // years read as revenue.
+    expect(parseFinancials([[quarterly, annual]])).toEqual([]);
   });
 
-  test('only one of the two lists present still parses; neither → null', () => {
-    expect(parseFinancials([[null, [[2023, []]]]])).toEqual([
+  test.each([
+    ['a year that is no integer', [[['2025', 1, []]], []]],
+    ['an implausible year (a revenue figure)', [[[102466000000, 1, []]], []]],
+    ['a quarter outside 1-4', [[[2025, 5, []]], []]],
+    ['quarterly data that is no array', [[[2025, 2, null]], []]],
+    ['a quarterly row that is no array', [[[2025, 1, []], 'junk'], []]],
+    ['annual data that is no array', [[], [[2024, 7]]]],
+    ['an annual year out of range', [[], [[1776, []]]]],
+    ['a list that is no array', [[[2025, 1, []]], 'annual']],
+  ])('one row that does not fit (%s) gives no periods, and says why', (_what, root) => {
+    const warnings: string[] = [];
+    expect(parseFinancials([[root]], (m) => warnings.push(m))).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/does not have the documented layout|is not \[year/);
+  });
+
+  test('only one of the two lists present still parses; neither (or no root) → null', () => {
+    expect(parseFinancials([[[null, [[2023, []]]]]])).toEqual([
       expect.objectContaining({ fiscalEnd: '2023', isAnnual: true, revenue: null }),
     ]);
-    expect(parseFinancials([[null, null]])).toBeNull();
+    expect(parseFinancials([[[[[2023, 4, []]]]]])).toEqual([expect.objectContaining({ fiscalEnd: '2023-Q4', isAnnual: false })]);
+    expect(parseFinancials([[[null, null]]])).toBeNull();
+    expect(parseFinancials([[null]])).toBeNull();
     expect(parseFinancials([null])).toBeNull();
   });
 });

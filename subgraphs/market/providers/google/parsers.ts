@@ -30,11 +30,21 @@ export function num(v: unknown): number | null {
   return v === 0 ? 0 : v;
 }
 
-/** An integer-valued field (counts, volumes, seconds): a finite number rounded to the nearest integer, else null. */
-export function int(v: unknown): number | null {
+/** Where a parser reports an upstream value it had to drop (the provider logs it). */
+export type ParseWarn = (message: string) => void;
+
+/**
+ * An integer-valued field (counts, volumes, seconds): a finite number rounded to the nearest integer, else null.
+ * Beyond ±(2^53 − 1) a number is no longer an exact integer (and no GraphQL SafeInt): null, reported to `warn`.
+ */
+export function int(v: unknown, field = 'integer', warn?: ParseWarn): number | null {
   const n = num(v);
   if (n === null) return null;
   const r = Math.round(n);
+  if (!Number.isSafeInteger(r)) {
+    warn?.(`${field} ${String(v)} is beyond the safe integer range (±${Number.MAX_SAFE_INTEGER}); shown as null`);
+    return null;
+  }
   return r === 0 ? 0 : r;
 }
 
@@ -97,13 +107,13 @@ export function parseQuote(d: unknown, requestedTicker?: string): Quote | null {
 // -------------------------------------------------------------------------------------------------- company
 
 /** `c = d[0][0]`. */
-export function parseCompany(d: unknown): CompanyInfo | null {
+export function parseCompany(d: unknown, warn?: ParseWarn): CompanyInfo | null {
   const c = arr(at(d, 0, 0));
   if (!c) return null;
   return {
     description: str(c[2]),
     ceo: str(c[5]),
-    employees: int(c[6]),
+    employees: int(c[6], 'company employees', warn),
     marketCap: num(c[7]),
     open: num(c[9]),
     high: num(c[10]),
@@ -111,7 +121,7 @@ export function parseCompany(d: unknown): CompanyInfo | null {
     fiftyTwoWeekHigh: num(c[12]),
     fiftyTwoWeekLow: num(c[13]),
     peRatio: num(c[16]),
-    volume: int(c[18]),
+    volume: int(c[18], 'company volume', warn),
     sector: str(c[71]),
   };
 }
@@ -148,7 +158,7 @@ export function formatChartDate(dateArr: unknown, intraday: boolean): string | n
 }
 
 /** `ch = d[0][0]`; `ch[6]` previous close; periods in `ch[3]`, points in `period[1]` as `[dateArr, priceArr, volume?]`. */
-export function parseChart(d: unknown, range: ChartRange): ChartData | null {
+export function parseChart(d: unknown, range: ChartRange, warn?: ParseWarn): ChartData | null {
   const ch = arr(at(d, 0, 0));
   if (!ch) return null;
   const intraday = INTRADAY_RANGES.has(range);
@@ -157,7 +167,7 @@ export function parseChart(d: unknown, range: ChartRange): ChartData | null {
     for (const p of arr(at(period, 1)) ?? []) {
       const date = formatChartDate(at(p, 0), intraday);
       if (date === null) continue; // a point without a date cannot be placed
-      points.push({ date, price: num(at(p, 1, 0)), volume: int(at(p, 2)) });
+      points.push({ date, price: num(at(p, 1, 0)), volume: int(at(p, 2), `chart volume at ${date}`, warn) });
     }
   }
   return { previousClose: num(ch[6]), points };
@@ -166,7 +176,7 @@ export function parseChart(d: unknown, range: ChartRange): ChartData | null {
 // ----------------------------------------------------------------------------------------------------- news
 
 /** Items of `d[0]`: `[url, title, source, ?, timestampSeconds]`. Items with neither url nor title are left out. */
-export function parseNews(d: unknown): NewsItem[] | null {
+export function parseNews(d: unknown, warn?: ParseWarn): NewsItem[] | null {
   const items = arr(at(d, 0));
   if (!items) return null;
   const out: NewsItem[] = [];
@@ -175,14 +185,14 @@ export function parseNews(d: unknown): NewsItem[] | null {
     const url = str(it[0]);
     const title = str(it[1]);
     if (url === null && title === null) continue;
-    out.push({ title, source: str(it[2]), url, timestamp: int(it[4]) });
+    out.push({ title, source: str(it[2]), url, timestamp: int(it[4], 'news timestamp', warn) });
   }
   return out;
 }
 
 // ----------------------------------------------------------------------------------------------- financials
 
-function financialPeriod(fiscalEnd: string | null, isAnnual: boolean, data: unknown[]): FinancialPeriod {
+function financialPeriod(fiscalEnd: string, isAnnual: boolean, data: unknown[]): FinancialPeriod {
   return {
     fiscalEnd,
     isAnnual,
@@ -196,34 +206,59 @@ function financialPeriod(fiscalEnd: string | null, isAnnual: boolean, data: unkn
   };
 }
 
-function yearLabel(y: unknown): string | null {
-  return isInt(y, 1, 9999) ? pad(y, 4) : null;
-}
+/** Fiscal years outside this range are no year: the row is read from the wrong place. */
+const FIRST_YEAR = 1900;
+const LAST_YEAR = 2200;
 
 function quarterLabel(y: unknown, q: unknown): string | null {
-  const year = yearLabel(y);
-  return year !== null && isInt(q, 1, 4) ? `${year}-Q${q}` : null;
+  return isInt(y, 1, 9999) && isInt(q, 1, 4) ? `${pad(y, 4)}-Q${q}` : null;
+}
+
+/** `[year, quarter, data]`, or null when the row is not one. */
+function quarterRow(row: unknown): FinancialPeriod | null {
+  const [year, quarter, data] = Array.isArray(row) ? row : [];
+  if (!isInt(year, FIRST_YEAR, LAST_YEAR) || !isInt(quarter, 1, 4) || !Array.isArray(data)) return null;
+  return financialPeriod(`${year}-Q${quarter}`, false, data);
+}
+
+/** `[year, data]`, or null when the row is not one. */
+function yearRow(row: unknown): FinancialPeriod | null {
+  const [year, data] = Array.isArray(row) ? row : [];
+  if (!isInt(year, FIRST_YEAR, LAST_YEAR) || !Array.isArray(data)) return null;
+  return financialPeriod(String(year), true, data);
 }
 
 /**
- * `root = d[0]`: quarterly rows in `root[0]` as `[year, quarter, data]` (fiscalEnd `YYYY-Qn`), annual rows in
- * `root[1]` as `[year, data]` (fiscalEnd `YYYY`). In `data`: 0 revenue, 1 net income, 2 EPS, 3 operating margin,
- * 9 diluted EPS, 16 currency, 18 P/E. Quarterly periods first, then annual, each in upstream order.
+ * `root = d[0][0]` (the original service's decoder, the only evidence of the real layout): quarterly rows in
+ * `root[0]` as `[year, quarter, data]` (fiscalEnd `YYYY-Qn`), annual rows in `root[1]` as `[year, data]` (fiscalEnd
+ * `YYYY`). In `data`: 0 revenue, 1 net income, 2 EPS, 3 operating margin, 9 diluted EPS, 16 currency, 18 P/E.
+ * Quarterly periods first, then annual, each in upstream order.
+ *
+ * Every row is checked before it is read (a year from 1900 to 2200, a quarter 1–4, data an array): a payload with
+ * one row that does not fit is laid out differently than we think, so it gives no periods (`[]`, reported to
+ * `warn`) rather than figures read from the wrong places. No root, or neither list: null (no data).
  */
-export function parseFinancials(d: unknown): FinancialPeriod[] | null {
-  const root = arr(at(d, 0));
+export function parseFinancials(d: unknown, warn?: ParseWarn): FinancialPeriod[] | null {
+  const root = arr(at(d, 0, 0));
   if (!root) return null;
-  const quarterly = arr(root[0]);
-  const annual = arr(root[1]);
-  if (!quarterly && !annual) return null;
-  const out: FinancialPeriod[] = [];
-  for (const row of quarterly ?? []) {
-    const data = arr(at(row, 2));
-    if (data) out.push(financialPeriod(quarterLabel(at(row, 0), at(row, 1)), false, data));
+  const absent = (v: unknown) => v === null || v === undefined;
+  if (absent(root[0]) && absent(root[1])) return null;
+  const quarterly = absent(root[0]) ? [] : arr(root[0]);
+  const annual = absent(root[1]) ? [] : arr(root[1]);
+  if (quarterly === null || annual === null) {
+    warn?.('financials payload does not have the documented layout (lists of quarterly and annual rows); no periods');
+    return [];
   }
-  for (const row of annual ?? []) {
-    const data = arr(at(row, 1));
-    if (data) out.push(financialPeriod(yearLabel(at(row, 0)), true, data));
+  const out: FinancialPeriod[] = [];
+  for (const [rows, read, kind] of [[quarterly, quarterRow, 'quarterly'], [annual, yearRow, 'annual']] as const) {
+    for (const [i, row] of rows.entries()) {
+      const period = read(row);
+      if (!period) {
+        warn?.(`financials ${kind} row ${i} is not ${kind === 'quarterly' ? '[year, quarter 1-4, data]' : '[year, data]'} with a year from ${FIRST_YEAR} to ${LAST_YEAR}; no periods`);
+        return [];
+      }
+      out.push(period);
+    }
   }
   return out;
 }
@@ -312,20 +347,20 @@ export function parseHeadline(d: unknown): Headline | null {
 
 // ------------------------------------------------------------------------------------------------- dispatch
 
-/** The value of a request from its decoded payload (`null` payload → no data). Never throws. */
-export function parsePayload(r: MarketRequest, payload: unknown): MarketValue {
+/** The value of a request from its decoded payload (`null` payload → no data). Never throws; values it drops go to `warn`. */
+export function parsePayload(r: MarketRequest, payload: unknown, warn?: ParseWarn): MarketValue {
   if (payload === null || payload === undefined) return null;
   switch (r.kind) {
     case 'quote':
       return parseQuote(payload, r.ticker);
     case 'company':
-      return parseCompany(payload);
+      return parseCompany(payload, warn);
     case 'chart':
-      return parseChart(payload, r.range);
+      return parseChart(payload, r.range, warn);
     case 'news':
-      return parseNews(payload);
+      return parseNews(payload, warn);
     case 'financials':
-      return parseFinancials(payload);
+      return parseFinancials(payload, warn);
     case 'related':
     case 'indices':
     case 'movers':

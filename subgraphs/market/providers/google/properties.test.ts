@@ -172,12 +172,13 @@ const newsArb: fc.Arbitrary<NewsItem[]> = fc.array(
 );
 
 const quarterLabel = fc.option(fc.tuple(year, fc.integer({ min: 1, max: 4 })).map(([y, q]) => `${pad(y, 4)}-Q${q}`), { nil: null });
-const yearLabel = fc.option(year.map((y) => pad(y, 4)), { nil: null });
 const figures = { currency: text, revenue: num, netIncome: num, eps: num, epsDiluted: num, operatingMargin: num, peRatio: num };
+/** Financial periods always have a plausible fiscal year (the parser refuses a payload with any other). */
+const fiscalYear = fc.integer({ min: 1900, max: 2200 });
 const financialsArb: fc.Arbitrary<FinancialPeriod[]> = fc
   .tuple(
-    fc.array(fc.record({ fiscalEnd: quarterLabel, isAnnual: fc.constant(false), ...figures }), { maxLength: 8 }),
-    fc.array(fc.record({ fiscalEnd: yearLabel, isAnnual: fc.constant(true), ...figures }), { maxLength: 5 }),
+    fc.array(fc.record({ fiscalEnd: fc.tuple(fiscalYear, fc.integer({ min: 1, max: 4 })).map(([y, q]) => `${y}-Q${q}`), isAnnual: fc.constant(false), ...figures }), { maxLength: 8 }),
+    fc.array(fc.record({ fiscalEnd: fiscalYear.map(String), isAnnual: fc.constant(true), ...figures }), { maxLength: 5 }),
   )
   .map(([q, a]) => [...q, ...a]);
 
@@ -231,6 +232,30 @@ describe('build → parse round trips', () => {
     fc.assert(fc.property(financialsArb, (f) => {
       expect(parseFinancials(viaJson(financialsPayload(f)))).toEqual(f);
     }));
+  });
+  test('financials: one row that does not fit (its year, quarter, data or itself) gives no periods, never misread ones', () => {
+    const year = (v: unknown) => Number.isInteger(v) && (v as number) >= 1900 && (v as number) <= 2200;
+    const quarter = (v: unknown) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 4;
+    const QUARTER_ROW = [year, quarter, Array.isArray];
+    const YEAR_ROW = [year, Array.isArray];
+    fc.assert(fc.property(financialsArb.filter((f) => f.length > 0), fc.nat(), fc.nat(), junk, (f, rowPick, fieldPick, value) => {
+      const d = viaJson(financialsPayload(f)) as unknown[][][][];
+      const [quarterly, annual] = d[0]![0]! as [unknown[], unknown[]];
+      const rows = [
+        ...quarterly.map((_, i) => ({ list: quarterly, i, shape: QUARTER_ROW })),
+        ...annual.map((_, i) => ({ list: annual, i, shape: YEAR_ROW })),
+      ];
+      const { list, i, shape } = rows[rowPick % rows.length]!;
+      const field = fieldPick % (shape.length + 1);
+      if (field === shape.length) {
+        fc.pre(!Array.isArray(value)); // the row itself is no array
+        list[i] = value;
+      } else {
+        fc.pre(!shape[field]!(value));
+        (list[i] as unknown[])[field] = value;
+      }
+      expect(parseFinancials(d)).toEqual([]);
+    }), { numRuns: 300 });
   });
   test('market lists', () => {
     fc.assert(fc.property(listArb, fc.integer({ min: 1, max: 7 }), (items, group) => {

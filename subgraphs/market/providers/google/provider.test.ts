@@ -3,9 +3,9 @@
  */
 import { createServer } from 'node:net';
 import {
-  FAKE_MARKET, FAKE_TICKERS, fakeChart,
+  companyPayload, FAKE_MARKET, FAKE_TICKERS, fakeChart, financialsPayload,
 } from '../../../../test/fakes/google-payloads';
-import { decodeFReqBody, startFakeUpstream, type FakeUpstream } from '../../../../test/fakes/google-upstream';
+import { decodeFReqBody, startFakeUpstream, tickerOfCall, type FakeUpstream } from '../../../../test/fakes/google-upstream';
 import type { MarketProvider, MarketRequest, MarketResult } from '../provider';
 import { UpstreamError } from '../provider';
 import { createGoogleProvider, type GoogleProviderOptions } from './index';
@@ -21,6 +21,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   fake.behaviour = { mode: 'ok' };
+  fake.payloadFor = undefined;
   fake.requests = 0;
   fake.lastBodies.length = 0;
   fake.lastUrls.length = 0;
@@ -341,5 +342,28 @@ describe('google provider against the fake upstream', () => {
     expect(() => createGoogleProvider({ timeoutMs: Number.NaN })).toThrow(/timeoutMs/);
     expect(() => createGoogleProvider({ baseUrl: 'ftp://x' })).toThrow(/baseUrl/);
     expect(createGoogleProvider().name).toBe('google');
+  });
+});
+
+describe('upstream values the parsers drop are logged, never thrown', () => {
+  test('a volume beyond 2^53 is null with a warning naming the request; a misfit financials payload is [] with one', async () => {
+    const warnings: Array<{ obj: object; msg: string }> = [];
+    const p = provider({ log: { warn: (obj, msg) => warnings.push({ obj, msg }) } });
+    const aapl = FAKE_TICKERS['AAPL:NASDAQ']!;
+    fake.payloadFor = (call) => {
+      if (tickerOfCall(call) !== 'AAPL:NASDAQ') return undefined;
+      if (call.rpcid === 'HqGpWd') return companyPayload({ ...aapl.company!, volume: 2 ** 53 + 2 });
+      if (call.rpcid === 'Pr8h2e') return (financialsPayload(aapl.financials!) as unknown[][])[0]; // one level too shallow
+      return undefined;
+    };
+    const [company, financials] = values(await p.fetch([
+      { kind: 'company', ticker: 'AAPL:NASDAQ' }, { kind: 'financials', ticker: 'AAPL:NASDAQ' },
+    ]));
+    expect(company).toEqual({ ...aapl.company, volume: null });
+    expect(financials).toEqual([]);
+    expect(warnings.map((w) => w.msg)).toEqual([
+      expect.stringMatching(/^upstream payload for company AAPL:NASDAQ: company volume 9007199254740994 is beyond the safe integer range/),
+      expect.stringMatching(/^upstream payload for financials AAPL:NASDAQ: financials quarterly row 0 is not \[year, quarter 1-4, data\]/),
+    ]);
   });
 });
