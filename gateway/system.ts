@@ -78,6 +78,7 @@ export async function createSystem(
     dataSources: graph.dataSources,
     local: new Map([...subgraphs].map(([name, subgraph]) => [name, new InProcessSubscriptions(subgraph)])),
     remote: graph.remote,
+    remoteQueueBytes: config.liveMaxStreamBufferBytes,
     formatError,
     log: log.child({ part: 'subscriptions' }),
     onActive: (delta) => metrics.subscriptions.inc(delta),
