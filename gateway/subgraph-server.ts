@@ -9,6 +9,7 @@ import type { Logger } from './logger';
 import { ConnectionLimiter } from './subscriptions/connection-limits';
 import { InProcessSubscriptions } from './subscriptions/in-process-stream';
 import { createSubscriptionStream, STREAM_PATH } from './subscriptions/sse-endpoint';
+import { DEFAULT_STREAM_BUFFER_LIMITS, StreamBuffers, type StreamBufferLimits } from './subscriptions/stream-buffers';
 
 /** Sends the subgraph's cache hint as Cache-Control, which the gateway's remote data source reads back. */
 function cacheHeaderPlugin(): ApolloServerPlugin<SubgraphContext> {
@@ -30,11 +31,21 @@ function cacheHeaderPlugin(): ApolloServerPlugin<SubgraphContext> {
  */
 const SUBGRAPH_STREAM_LIMITS = { maxConnections: 100_000, maxConnectionsPerClient: 100_000, maxSubscriptionsPerConnection: 100_000 };
 
+export interface SubgraphServerOptions {
+  /** Bounds on the bytes its event streams hold for a gateway that reads slower than events come. */
+  streamBuffers?: StreamBufferLimits;
+  reservationTimeoutMs?: number;
+}
+
 /**
  * One subgraph alone as an HTTP service: GraphQL at /graphql (subscriptions over graphql-sse on the same URL, for
  * requests that accept `text/event-stream`, and at /graphql/stream), health at /healthz.
  */
-export async function buildSubgraphServer(subgraph: Subgraph, log: Logger): Promise<{ app: FastifyInstance; server: ApolloServer<SubgraphContext> }> {
+export async function buildSubgraphServer(
+  subgraph: Subgraph,
+  log: Logger,
+  options: SubgraphServerOptions = {},
+): Promise<{ app: FastifyInstance; server: ApolloServer<SubgraphContext>; buffers: StreamBuffers }> {
   const server = new ApolloServer<SubgraphContext>({
     schema: subgraph.schema,
     includeStacktraceInErrorResponses: false,
@@ -52,6 +63,7 @@ export async function buildSubgraphServer(subgraph: Subgraph, log: Logger): Prom
     context: async (req) => subgraph.createContext({ requestId: req.id, cacheHint: new CacheHint() }),
   });
   const subscriptions = new InProcessSubscriptions(subgraph);
+  const buffers = new StreamBuffers(options.streamBuffers ?? DEFAULT_STREAM_BUFFER_LIMITS, log.child({ part: 'live' }));
   const stream = createSubscriptionStream({
     path: STREAM_PATH,
     subscribe: (r) => subscriptions.open(r.query ?? print(r.document), r.variables ?? {}, r.requestId, r.shareKey ?? ''),
@@ -62,7 +74,7 @@ export async function buildSubgraphServer(subgraph: Subgraph, log: Logger): Prom
       return response.body.kind === 'single' ? response.body.singleResult : { errors: [{ message: 'incremental delivery is not supported here' }] };
     },
     schema: subgraph.schema, validationRules: [], limits: SUBGRAPH_STREAM_LIMITS,
-    connections: new ConnectionLimiter(SUBGRAPH_STREAM_LIMITS), log,
+    connections: new ConnectionLimiter(SUBGRAPH_STREAM_LIMITS), log, buffers, kind: 'subgraph', reservationTimeoutMs: options.reservationTimeoutMs,
   });
   app.route({
     url: '/graphql',
@@ -83,5 +95,5 @@ export async function buildSubgraphServer(subgraph: Subgraph, log: Logger): Prom
   app.addHook('onClose', async () => {
     await server.stop();
   });
-  return { app, server };
+  return { app, server, buffers };
 }

@@ -264,7 +264,7 @@ describe('a disconnect frees everything', () => {
     for (const c of clients) c.dispose();
     await waitFor(() => sys.system.live.endpoint?.stats().streams === 0 && sys.system.live.connections.open === 0);
     await waitFor(() => market.hub?.stats.listeners === 0);
-    expect(sys.system.live.endpoint?.stats()).toEqual({ streams: 0, reservations: 0, operations: 0 });
+    expect(sys.system.live.endpoint?.stats()).toEqual({ streams: 0, reservations: 0, operations: 0, bufferedBytes: 0 });
     expect(sys.system.live.connections.clients).toBe(0);
     expect(market.hub?.stats).toMatchObject({ watchedTickers: 0, listeners: 0, timers: 0 });
     const metrics = await (await fetch(`${sys.url}/metrics`)).text();
