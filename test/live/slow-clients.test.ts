@@ -148,6 +148,46 @@ describe('clients that do not read, on /graphql/stream', () => {
   }, 60_000);
 });
 
+describe('all streams of a process together', () => {
+  const TOTAL_BOUND = 1024 * 1024;
+  let sys: RunningSystem;
+  let unix: Awaited<ReturnType<typeof unixEntrance>>;
+  const sockets: Socket[] = [];
+  const readers: Array<{ stop(): Promise<void> }> = [];
+  beforeAll(async () => {
+    sys = await startSystem({
+      LIVE_INTERVAL_MS: String(INTERVAL_MS), LIVE_MAX_STREAM_BUFFER_BYTES: String(STREAM_BOUND), LIVE_MAX_BUFFERED_BYTES: String(TOTAL_BOUND),
+      LIVE_SLOW_CLIENT_TIMEOUT_MS: '600000', LIVE_MAX_CONNECTIONS_PER_CLIENT: '500',
+    });
+    unix = await unixEntrance(sys.system.app.server);
+  }, 30_000);
+  afterAll(async () => {
+    for (const r of readers) await r.stop().catch(() => undefined);
+    for (const s of sockets) s.destroy();
+    await unix?.close();
+    await sys?.close();
+  });
+
+  test('over LIVE_MAX_BUFFERED_BYTES the streams holding the most are disconnected; a fast reader keeps every event', async () => {
+    const fast = fastReader(sys.url, false);
+    readers.push(fast);
+    await waitFor(() => fast.sequences.length > 2, 10_000, 'fast reader started');
+    for (let i = 0; i < 10; i++) sockets.push(await neverReading(unix.path, STREAM_REQUEST));
+    const buffers = sys.system.live.buffers;
+    const until = Date.now() + 5_000;
+    while (Date.now() < until) {
+      await sleep(100);
+      expect(buffers.bytes).toBeLessThanOrEqual(TOTAL_BOUND);
+    }
+    // 10 streams at 256 KiB each do not fit in 1 MiB: all but a few were disconnected, the largest first
+    expect(buffers.slowDisconnects).toBeGreaterThanOrEqual(6);
+    const metrics = await (await fetch(`${sys.url}/metrics`)).text();
+    expect(metrics).toMatch(/^live_slow_client_disconnects_total\{kind="graphql",limit="liveMaxBufferedBytes"\} ([6-9]|10)$/m);
+    await fast.stop();
+    expectEveryEvent(fast.sequences, 30);
+  }, 60_000);
+});
+
 describe('clients that do not read, on /v1/live', () => {
   const FRAME_BOUND = 16 * 1024;
   let sys: RunningSystem;
