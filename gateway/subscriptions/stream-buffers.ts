@@ -17,6 +17,9 @@ export const DEFAULT_STREAM_BUFFER_LIMITS: StreamBufferLimits = {
   slowClientTimeoutMs: 60_000,
 };
 
+/** How often streams waiting for room have their sockets looked at again (besides every 'drain'). */
+const SWEEP_MS = 250;
+
 /** The configuration key of each limit, named in logs and metrics when it disconnects a client. */
 export type BufferLimitName = 'liveSlowClientTimeoutMs' | 'liveMaxBufferedBytes';
 
@@ -29,11 +32,15 @@ export interface SlowClientDisconnect {
 }
 
 /**
- * One outgoing stream's unsent bytes: bytes taken for it (`reserve`) or written to its socket that the socket has
- * not yet handed to the kernel (a write's callback says when it has — the same bytes `writableLength` counts).
+ * One outgoing stream's unsent bytes: messages taken for it (`reserve`) that are not written yet, plus what its
+ * socket holds unflushed (`writableLength`, read whenever the stream is looked at: on reserve, write and 'drain').
+ * No callback per write: with thousands of streams, a closure per message was most of the garbage collector's work.
  */
 export class StreamBuffer {
-  private unsent = 0;
+  /** Bytes reserved for messages not written yet. */
+  private queued = 0;
+  /** The socket's unflushed bytes when last read. */
+  private socket = 0;
   /** Reservations waiting for room, first come first served; each takes its bytes when it is let in. */
   private waiters: Array<{ bytes: number; resolve: (open: boolean) => void }> = [];
   private slowTimer?: NodeJS.Timeout;
@@ -44,10 +51,19 @@ export class StreamBuffer {
     private readonly raw: ServerResponse,
     readonly client: string,
     readonly kind: string,
-  ) {}
+  ) {
+    raw.on('drain', () => this.refresh());
+  }
 
+  /** Unsent bytes now (the socket is read afresh: it flushes without telling anyone when it never filled up). */
   get bytes(): number {
-    return this.unsent;
+    this.readSocket();
+    return this.queued + this.socket;
+  }
+
+  /** Unsent bytes as last counted, without looking at the socket. */
+  private get counted(): number {
+    return this.queued + this.socket;
   }
 
   get isClosed(): boolean {
@@ -56,7 +72,12 @@ export class StreamBuffer {
 
   /** True while the stream holds less than its bound (it may take another event). */
   get hasRoom(): boolean {
-    return this.unsent < this.owner.limits.maxStreamBytes;
+    return this.counted < this.owner.limits.maxStreamBytes;
+  }
+
+  /** True while reservations wait for room (the owner re-reads such streams' sockets periodically). */
+  get waiting(): boolean {
+    return this.waiters.length > 0;
   }
 
   /**
@@ -65,10 +86,12 @@ export class StreamBuffer {
    */
   reserve(bytes: number): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
+    this.readSocket();
     if (this.hasRoom && this.waiters.length === 0) {
-      this.count(bytes);
+      this.account(bytes, 0);
       return Promise.resolve(!this.closed);
     }
+    this.owner.watch(this);
     return new Promise((resolve) => this.waiters.push({ bytes, resolve }));
   }
 
@@ -78,22 +101,21 @@ export class StreamBuffer {
   }
 
   /**
-   * Writes `chunk` to the socket; its bytes count until the socket has flushed them. `reserved`: they were counted
-   * already by `reserve`. Returns what `write` returns (false: wait for 'drain').
+   * Writes `chunk` to the socket, where its bytes count until flushed. `reserved`: they were counted already by
+   * `reserve` (they move from queued to the socket). Returns what `write` returns (false: wait for 'drain').
    */
   write(chunk: string, reserved = false, bytes = Buffer.byteLength(chunk)): boolean {
     if (this.closed) return false;
-    if (!reserved) this.count(bytes);
-    return this.raw.write(chunk, () => {
-      this.count(-bytes);
-      this.wake();
-    });
+    const written = this.raw.write(chunk);
+    if (reserved) this.account(-Math.min(bytes, this.queued), 0);
+    this.refresh();
+    return written;
   }
 
   /** Ends the stream because of `limit`: its socket is destroyed, its bytes freed, its waiters told. */
   disconnect(limit: BufferLimitName): void {
     if (this.closed) return;
-    const bytes = this.unsent;
+    const bytes = this.counted;
     this.release();
     this.owner.disconnected({ kind: this.kind, client: this.client, bytes, limit });
     this.raw.destroy();
@@ -105,27 +127,35 @@ export class StreamBuffer {
     this.closed = true;
     clearTimeout(this.slowTimer);
     this.slowTimer = undefined;
-    this.owner.changed(this, -this.unsent);
-    this.unsent = 0;
+    this.owner.changed(this, -this.counted);
+    this.queued = 0;
+    this.socket = 0;
     for (const waiter of this.waiters.splice(0)) waiter.resolve(false);
   }
 
-  /** Lets waiting reservations in while there is room: each counts its bytes before the next one looks. */
-  private wake(): void {
+  /** Reads the socket's unflushed bytes again and lets waiting reservations in while there is room. */
+  refresh(): void {
+    if (this.closed) return;
+    this.readSocket();
     while (!this.closed && this.hasRoom && this.waiters.length > 0) {
       const waiter = this.waiters.shift() as { bytes: number; resolve: (open: boolean) => void };
-      this.count(waiter.bytes);
+      this.account(waiter.bytes, 0);
       waiter.resolve(!this.closed);
     }
   }
 
-  private count(delta: number): void {
+  /** Re-reads the socket's unflushed bytes into the count. */
+  readSocket(): void {
     if (this.closed) return;
-    // A flushed write's callback may come after a reservation it had no part in: never below zero.
-    const next = Math.max(0, this.unsent + delta);
-    const change = next - this.unsent;
-    this.unsent = next;
-    this.owner.changed(this, change);
+    const now = this.raw.writableLength ?? 0;
+    if (now !== this.socket) this.account(0, now - this.socket);
+  }
+
+  private account(queuedDelta: number, socketDelta: number): void {
+    if (this.closed) return;
+    this.queued += queuedDelta;
+    this.socket += socketDelta;
+    this.owner.changed(this, queuedDelta + socketDelta);
     if (this.closed) return; // the process bound disconnected this stream
     if (this.hasRoom) {
       if (this.slowTimer) {
@@ -148,7 +178,11 @@ export class StreamBuffer {
  */
 export class StreamBuffers {
   private readonly open = new Set<StreamBuffer>();
+  private readonly waiting = new Set<StreamBuffer>();
+  private sweeper?: NodeJS.Timeout;
   private held = 0;
+  /** Set while shed() re-reads sockets (a re-read that adds bytes must not start another shed). */
+  private shedding = false;
   private disconnects = 0;
 
   constructor(
@@ -169,6 +203,25 @@ export class StreamBuffers {
   /** Streams disconnected for falling behind, since start. */
   get slowDisconnects(): number {
     return this.disconnects;
+  }
+
+  /**
+   * Streams with waiting reservations are re-read every SWEEP_MS: a socket that flushes below the bound without
+   * ever having been over its high-water mark emits no 'drain' (only possible with a bound below ~16 KiB).
+   */
+  watch(buffer: StreamBuffer): void {
+    this.waiting.add(buffer);
+    this.sweeper ??= setInterval(() => {
+      for (const b of this.waiting) {
+        if (!b.isClosed) b.refresh();
+        if (b.isClosed || !b.waiting) this.waiting.delete(b);
+      }
+      if (this.waiting.size === 0) {
+        clearInterval(this.sweeper);
+        this.sweeper = undefined;
+      }
+    }, SWEEP_MS);
+    this.sweeper.unref();
   }
 
   /** Starts counting a stream's unsent bytes; it stops when the response closes. */
@@ -195,8 +248,19 @@ export class StreamBuffers {
     this.onDisconnect?.(event);
   }
 
-  /** Over the process bound: disconnects the streams holding the most until the rest fit. */
+  /**
+   * Over the process bound: first every socket is read afresh (counts of streams nobody looked at lately can be
+   * stale by what their sockets flushed since), then the streams holding the most are disconnected until the rest fit.
+   */
   private shed(): void {
+    if (this.shedding) return;
+    this.shedding = true;
+    try {
+      for (const buffer of this.open) buffer.readSocket();
+    } finally {
+      this.shedding = false;
+    }
+    if (this.held <= this.limits.maxTotalBytes) return;
     const largest = [...this.open].sort((a, b) => b.bytes - a.bytes);
     for (const buffer of largest) {
       if (this.held <= this.limits.maxTotalBytes) break;
