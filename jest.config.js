@@ -3,7 +3,8 @@
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // Stress tests (*.stress.test.ts) load the CPU on purpose: they run alone, after everything else (npm run test:stress).
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '\\.stress\\.test\\.ts$'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   setupFiles: ['reflect-metadata', '<rootDir>/test/helpers/fast-check-seed.ts'],

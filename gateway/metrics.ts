@@ -30,10 +30,25 @@ export class GatewayMetrics {
   readonly subscriptionEvents = new Counter({
     name: 'graphql_subscription_events_total', help: 'Subscription events delivered (before fan-out to identical subscriptions)', registers: [this.registry],
   });
+  /** Where live_buffered_bytes is read from at each scrape (the server's StreamBuffers). */
+  private bufferedBytes: () => number = () => 0;
+  readonly liveBufferedBytes: Gauge = new Gauge({
+    name: 'live_buffered_bytes', help: 'Bytes live streams hold for their clients, not yet sent (LIVE_MAX_BUFFERED_BYTES bounds them)',
+    registers: [this.registry], collect: (): void => this.liveBufferedBytes.set(this.bufferedBytes()),
+  });
+  readonly liveSlowClientDisconnects = new Counter({
+    name: 'live_slow_client_disconnects_total', help: 'Live streams disconnected for falling behind, by kind and the limit that did it',
+    labelNames: ['kind', 'limit'] as const, registers: [this.registry],
+  });
   private readonly operationNames = new Set<string>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Reads live_buffered_bytes from `source` from now on. */
+  watchBufferedBytes(source: () => number): void {
+    this.bufferedBytes = source;
   }
 
   /** Operation names are client-chosen: keep the label set bounded. */

@@ -14,6 +14,7 @@ import { VERSION } from './version';
 import type { ConnectionLimiter, StreamLimits } from './subscriptions/connection-limits';
 import type { FederatedSubscriptions } from './subscriptions/federated-subscriptions';
 import { createSubscriptionStream, STREAM_PATH, type SubscriptionStreamEndpoint } from './subscriptions/sse-endpoint';
+import type { StreamBuffers } from './subscriptions/stream-buffers';
 import type { GraphQLSchema } from 'graphql';
 import { allowedOrigin, ErrorShapes, graphqlErrorShape, marketErrorShape } from './error-shapes';
 import { nestingDepth } from './request-bounds';
@@ -48,6 +49,10 @@ export interface LiveOptions {
   connections: ConnectionLimiter;
   /** Comment lines on /v1/live streams keep idle connections open through proxies. */
   heartbeatMs?: number;
+  /** Bounds the unsent bytes of every live stream (/graphql/stream and /v1/live together). */
+  buffers: StreamBuffers;
+  /** How long a graphql-sse single-connection reservation waits for its stream. */
+  reservationTimeoutMs?: number;
   /** Set by buildServer: the /graphql/stream endpoint (tests inspect it). */
   endpoint?: SubscriptionStreamEndpoint;
 }
@@ -158,7 +163,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       subscribe: (request) => subscriptions.subscribe(request),
       execute: async (query, operationName, variables, requestId) => (await graph.execute(query, operationName, variables, requestId)),
       schema: options.live.schema, validationRules: graph.validationRules, limits: options.live.limits,
-      connections: options.live.connections, log,
+      connections: options.live.connections, log, buffers: options.live.buffers, reservationTimeoutMs: options.live.reservationTimeoutMs,
       onConnection: (delta) => options.metrics.liveConnections.inc({ kind: 'graphql' }, delta),
     });
     options.live.endpoint = endpoint;
@@ -169,8 +174,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   if (options.rest !== false) {
     registerMarketRest(app, graph);
     if (options.live) {
-      const { subscriptions, schema, connections } = options.live;
-      const liveRest = registerMarketLive(app, { graph, subscriptions, schema, connections, metrics: options.metrics, log, heartbeatMs: options.live.heartbeatMs });
+      const { subscriptions, schema, connections, buffers } = options.live;
+      const liveRest = registerMarketLive(app, { graph, subscriptions, schema, connections, buffers, metrics: options.metrics, log, heartbeatMs: options.live.heartbeatMs });
       app.addHook('preClose', async () => liveRest.closeStreams());
     }
   }

@@ -26,7 +26,13 @@ async function main(): Promise<void> {
   const config = loadConfig({ file: o.config, flags: { port, host: o.host } });
   const log = createLogger(config.logLevel).child({ subgraph: name });
   const subgraph = await createSubgraph(name, config, log);
-  const { app } = await buildSubgraphServer(subgraph, log, { maxConnections: config.httpMaxConnections, requestTimeoutMs: config.httpRequestTimeoutMs });
+  const { app } = await buildSubgraphServer(subgraph, log, {
+    streamBuffers: {
+      maxStreamBytes: config.liveMaxStreamBufferBytes, maxTotalBytes: config.liveMaxBufferedBytes, slowClientTimeoutMs: config.liveSlowClientTimeoutMs,
+    },
+    reservationTimeoutMs: config.liveReservationTimeoutMs,
+    http: { maxConnections: config.httpMaxConnections, requestTimeoutMs: config.httpRequestTimeoutMs },
+  });
   const address = await app.listen({ port: config.port, host: config.host });
   log.info({ address }, `subgraph ${name} listening: ${address}/graphql`);
   const stop = (signal: string): void => {

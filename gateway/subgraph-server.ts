@@ -9,6 +9,7 @@ import type { Logger } from './logger';
 import { ConnectionLimiter } from './subscriptions/connection-limits';
 import { InProcessSubscriptions } from './subscriptions/in-process-stream';
 import { createSubscriptionStream, STREAM_PATH } from './subscriptions/sse-endpoint';
+import { DEFAULT_STREAM_BUFFER_LIMITS, StreamBuffers, type StreamBufferLimits } from './subscriptions/stream-buffers';
 
 /** Sends the subgraph's cache hint as Cache-Control, which the gateway's remote data source reads back. */
 function cacheHeaderPlugin(): ApolloServerPlugin<SubgraphContext> {
@@ -30,11 +31,23 @@ function cacheHeaderPlugin(): ApolloServerPlugin<SubgraphContext> {
  */
 const SUBGRAPH_STREAM_LIMITS = { maxConnections: 100_000, maxConnectionsPerClient: 100_000, maxSubscriptionsPerConnection: 100_000 };
 
+export interface SubgraphServerOptions {
+  /** Bounds on the bytes its event streams hold for a gateway that reads slower than events come. */
+  streamBuffers?: StreamBufferLimits;
+  reservationTimeoutMs?: number;
+  /** Connection and request-time bounds (defaults: DEFAULT_HTTP_LIMITS). */
+  http?: HttpLimits;
+}
+
 /**
  * One subgraph alone as an HTTP service: GraphQL at /graphql (subscriptions over graphql-sse on the same URL, for
  * requests that accept `text/event-stream`, and at /graphql/stream), health at /healthz.
  */
-export async function buildSubgraphServer(subgraph: Subgraph, log: Logger, limits: HttpLimits = DEFAULT_HTTP_LIMITS): Promise<{ app: FastifyInstance; server: ApolloServer<SubgraphContext> }> {
+export async function buildSubgraphServer(
+  subgraph: Subgraph,
+  log: Logger,
+  options: SubgraphServerOptions = {},
+): Promise<{ app: FastifyInstance; server: ApolloServer<SubgraphContext>; buffers: StreamBuffers }> {
   const server = new ApolloServer<SubgraphContext>({
     schema: subgraph.schema,
     includeStacktraceInErrorResponses: false,
@@ -43,12 +56,14 @@ export async function buildSubgraphServer(subgraph: Subgraph, log: Logger, limit
     plugins: [ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled(), cacheHeaderPlugin()],
   });
   await server.start();
+  const limits = options.http ?? DEFAULT_HTTP_LIMITS;
   const app = Fastify(httpServerOptions(log, limits));
   applyHttpLifecycle(app, limits);
   const apollo = fastifyApolloHandler<SubgraphContext>(server, {
     context: async (req) => subgraph.createContext({ requestId: req.id, cacheHint: new CacheHint() }),
   });
   const subscriptions = new InProcessSubscriptions(subgraph);
+  const buffers = new StreamBuffers(options.streamBuffers ?? DEFAULT_STREAM_BUFFER_LIMITS, log.child({ part: 'live' }));
   const stream = createSubscriptionStream({
     path: STREAM_PATH,
     subscribe: (r) => subscriptions.open(r.query ?? print(r.document), r.variables ?? {}, r.requestId, r.shareKey ?? ''),
@@ -59,7 +74,7 @@ export async function buildSubgraphServer(subgraph: Subgraph, log: Logger, limit
       return response.body.kind === 'single' ? response.body.singleResult : { errors: [{ message: 'incremental delivery is not supported here' }] };
     },
     schema: subgraph.schema, validationRules: [], limits: SUBGRAPH_STREAM_LIMITS,
-    connections: new ConnectionLimiter(SUBGRAPH_STREAM_LIMITS), log,
+    connections: new ConnectionLimiter(SUBGRAPH_STREAM_LIMITS), log, buffers, kind: 'subgraph', reservationTimeoutMs: options.reservationTimeoutMs,
   });
   app.route({
     url: '/graphql',
@@ -80,5 +95,5 @@ export async function buildSubgraphServer(subgraph: Subgraph, log: Logger, limit
   app.addHook('onClose', async () => {
     await server.stop();
   });
-  return { app, server };
+  return { app, server, buffers };
 }

@@ -16,6 +16,7 @@ import { buildServer, type LiveOptions } from './server';
 import { ConnectionLimiter } from './subscriptions/connection-limits';
 import { FederatedSubscriptions } from './subscriptions/federated-subscriptions';
 import { InProcessSubscriptions } from './subscriptions/in-process-stream';
+import { StreamBuffers } from './subscriptions/stream-buffers';
 import { OperationPlanner } from './federation/operation-planner';
 
 export interface System {
@@ -82,6 +83,7 @@ export async function createSystem(
     dataSources: graph.dataSources,
     local: new Map([...subgraphs].map(([name, subgraph]) => [name, new InProcessSubscriptions(subgraph)])),
     remote: graph.remote,
+    remoteQueueBytes: config.liveMaxStreamBufferBytes,
     formatError,
     log: log.child({ part: 'subscriptions' }),
     onActive: (delta) => metrics.subscriptions.inc(delta),
@@ -92,8 +94,13 @@ export async function createSystem(
     maxConnectionsPerClient: config.liveMaxConnectionsPerClient,
     maxSubscriptionsPerConnection: config.liveMaxSubscriptionsPerConnection,
   };
+  const buffers = new StreamBuffers({
+    maxStreamBytes: config.liveMaxStreamBufferBytes, maxTotalBytes: config.liveMaxBufferedBytes, slowClientTimeoutMs: config.liveSlowClientTimeoutMs,
+  }, log.child({ part: 'live' }), ({ kind, limit }) => metrics.liveSlowClientDisconnects.inc({ kind, limit }));
+  metrics.watchBufferedBytes(() => buffers.bytes);
   const live: LiveOptions = {
     subscriptions, schema: planner.apiSchema, limits: liveLimits, connections: new ConnectionLimiter(liveLimits), heartbeatMs: config.liveHeartbeatMs,
+    buffers, reservationTimeoutMs: config.liveReservationTimeoutMs,
   };
   const remoteHealth = Object.fromEntries([...graph.remote].map(([name, url]) => [name, () => probeRemoteSubgraph(url)]));
   const app = await buildServer({

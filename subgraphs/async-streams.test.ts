@@ -43,6 +43,27 @@ describe('PushStream', () => {
     for (const v of [1, 2, 3]) s.push(v);
     expect(await s.next()).toEqual({ done: false, value: 2 });
   });
+
+  test('a slow consumer loses the oldest values beyond maxBytes; the newest always stays', async () => {
+    const s = new PushStream<string>(undefined, { maxQueued: 100, maxBytes: 10, sizeOf: (v) => v.length });
+    for (const v of ['aaaa', 'bbbb', 'cccc']) s.push(v); // 12 bytes: the oldest goes
+    expect(s.bytes).toBe(8);
+    expect(await s.next()).toEqual({ done: false, value: 'bbbb' });
+    expect(s.bytes).toBe(4);
+    s.push('x'.repeat(50)); // larger than the bound alone: kept, everything older dropped
+    expect(s.bytes).toBe(50);
+    expect(await s.next()).toEqual({ done: false, value: 'x'.repeat(50) });
+    expect(s.bytes).toBe(0);
+  });
+
+  test('values handed straight to a waiting consumer are never sized', async () => {
+    let sized = 0;
+    const s = new PushStream<string>(undefined, { maxBytes: 10, sizeOf: (v) => (sized++, v.length) });
+    const pending = s.next();
+    s.push('abc');
+    expect(await pending).toEqual({ done: false, value: 'abc' });
+    expect(sized).toBe(0);
+  });
 });
 
 describe('mapStream', () => {

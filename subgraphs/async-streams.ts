@@ -55,17 +55,37 @@ export function mapStream<S, T>(source: AsyncIterator<S>, map: (value: S) => T |
   return stream;
 }
 
+/** How much a PushStream queues for a consumer that has not pulled yet. */
+export interface QueueBound<T> {
+  /** Values queued at most (default 1 000). */
+  maxQueued?: number;
+  /** Bytes queued at most, as `sizeOf` counts them (the newest value always stays). */
+  maxBytes?: number;
+  sizeOf?: (value: T) => number;
+}
+
 /**
- * A push-driven stream: producers `push` values, the consumer pulls them. Values queue up to `maxQueued` (a slow
- * consumer then loses the oldest, never grows memory without bound). `onClose` runs once on return/end.
+ * A push-driven stream: producers `push` values, the consumer pulls them. Values queue up to `maxQueued` values (and
+ * `maxBytes` bytes when sized): a slow consumer then loses the oldest, never grows memory without bound. Only
+ * values that wait are sized: a consumer that keeps up costs no sizing. `onClose` runs once on return/end.
  */
 export class PushStream<T> implements Stream<T> {
   private readonly queue: T[] = [];
+  private readonly sizes: number[] = [];
+  private queuedBytes = 0;
   private waiting?: { resolve: (step: IteratorResult<T>) => void; reject: (err: unknown) => void };
   private failed?: { error: unknown };
   private closed = false;
+  private readonly bound: QueueBound<T>;
 
-  constructor(private readonly onClose?: () => void, private readonly maxQueued = 1_000) {}
+  constructor(private readonly onClose?: () => void, bound: number | QueueBound<T> = 1_000) {
+    this.bound = typeof bound === 'number' ? { maxQueued: bound } : bound;
+  }
+
+  /** Bytes of the values waiting (0 unless the stream sizes them). */
+  get bytes(): number {
+    return this.queuedBytes;
+  }
 
   get isClosed(): boolean {
     return this.closed;
@@ -79,8 +99,17 @@ export class PushStream<T> implements Stream<T> {
       resolve({ done: false, value });
       return;
     }
-    if (this.queue.length >= this.maxQueued) this.queue.shift();
+    const { maxQueued = 1_000, maxBytes, sizeOf } = this.bound;
+    const size = sizeOf && maxBytes !== undefined ? sizeOf(value) : 0;
     this.queue.push(value);
+    this.sizes.push(size);
+    this.queuedBytes += size;
+    while (this.queue.length > 1 && (this.queue.length > maxQueued || (maxBytes !== undefined && this.queuedBytes > maxBytes))) this.dropOldest();
+  }
+
+  private dropOldest(): T | undefined {
+    this.queuedBytes -= this.sizes.shift() ?? 0;
+    return this.queue.shift();
   }
 
   /** Ends the stream after the queued values; with an error, the consumer gets it once they are drained. */
@@ -106,7 +135,7 @@ export class PushStream<T> implements Stream<T> {
   }
 
   async next(): Promise<IteratorResult<T>> {
-    if (this.queue.length > 0) return { done: false, value: this.queue.shift() as T };
+    if (this.queue.length > 0) return { done: false, value: this.dropOldest() as T };
     if (this.failed) {
       const { error } = this.failed;
       this.failed = undefined;
@@ -120,6 +149,8 @@ export class PushStream<T> implements Stream<T> {
 
   async return(): Promise<IteratorResult<T>> {
     this.queue.length = 0;
+    this.sizes.length = 0;
+    this.queuedBytes = 0;
     this.failed = undefined;
     this.close();
     if (this.waiting) {

@@ -113,3 +113,29 @@ describe('DNS limits (issue 10)', () => {
     expect(() => loadConfig({ env })).toThrow(message);
   });
 });
+
+describe('live stream buffers and reservations', () => {
+  test('defaults: 1 MiB per stream, 256 MiB per process, 60 s for a stuck client, 10 s for a reservation', () => {
+    expect(loadConfig({ env: {} })).toMatchObject({
+      liveMaxStreamBufferBytes: 1024 * 1024, liveMaxBufferedBytes: 256 * 1024 * 1024, liveSlowClientTimeoutMs: 60_000, liveReservationTimeoutMs: 10_000,
+    });
+  });
+
+  test.each([
+    [{ LIVE_MAX_STREAM_BUFFER_BYTES: '100' }, /LIVE_MAX_STREAM_BUFFER_BYTES \(liveMaxStreamBufferBytes\): .*1024/],
+    [{ LIVE_MAX_STREAM_BUFFER_BYTES: 'big' }, /LIVE_MAX_STREAM_BUFFER_BYTES \(liveMaxStreamBufferBytes\)/],
+    [{ LIVE_MAX_BUFFERED_BYTES: '-1' }, /LIVE_MAX_BUFFERED_BYTES \(liveMaxBufferedBytes\)/],
+    [{ LIVE_MAX_STREAM_BUFFER_BYTES: '2097152', LIVE_MAX_BUFFERED_BYTES: '1048576' },
+      /LIVE_MAX_BUFFERED_BYTES \(liveMaxBufferedBytes\): must be at least liveMaxStreamBufferBytes/],
+    [{ LIVE_SLOW_CLIENT_TIMEOUT_MS: '10' }, /LIVE_SLOW_CLIENT_TIMEOUT_MS \(liveSlowClientTimeoutMs\): .*100/],
+    [{ LIVE_RESERVATION_TIMEOUT_MS: '0' }, /LIVE_RESERVATION_TIMEOUT_MS \(liveReservationTimeoutMs\): .*100/],
+    [{ LIVE_RESERVATION_TIMEOUT_MS: '600001' }, /LIVE_RESERVATION_TIMEOUT_MS \(liveReservationTimeoutMs\): .*600000/],
+  ])('bad value %j is refused naming the key and the bound', (env, message) => {
+    expect(() => loadConfig({ env })).toThrow(message);
+  });
+
+  test('values in range are taken', () => {
+    expect(loadConfig({ env: { LIVE_MAX_STREAM_BUFFER_BYTES: '65536', LIVE_MAX_BUFFERED_BYTES: '65536', LIVE_SLOW_CLIENT_TIMEOUT_MS: '500', LIVE_RESERVATION_TIMEOUT_MS: '250' } }))
+      .toMatchObject({ liveMaxStreamBufferBytes: 65536, liveMaxBufferedBytes: 65536, liveSlowClientTimeoutMs: 500, liveReservationTimeoutMs: 250 });
+  });
+});

@@ -60,6 +60,14 @@ export const ConfigSchema = z
     liveMaxSubscriptionsPerConnection: z.coerce.number().int().min(1).max(10_000).default(100),
     /** Tickers one live subscription (or /v1/live stream, or snapshot) may name. */
     liveMaxTickersPerSubscription: z.coerce.number().int().min(1).max(1_000).default(50),
+    /** Outgoing live streams: unsent bytes one stream may hold (a client that falls behind loses its oldest events). */
+    liveMaxStreamBufferBytes: z.coerce.number().int().min(1_024).max(1024 * 1024 * 1024).default(1024 * 1024),
+    /** Unsent bytes of all live streams of the process; over it the streams holding the most are disconnected. */
+    liveMaxBufferedBytes: z.coerce.number().int().min(1_024).max(64 * 1024 * 1024 * 1024).default(256 * 1024 * 1024),
+    /** A live stream that stays over liveMaxStreamBufferBytes this long is disconnected. */
+    liveSlowClientTimeoutMs: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+    /** How long a graphql-sse single-connection reservation (PUT) waits for its stream to open. */
+    liveReservationTimeoutMs: z.coerce.number().int().min(100).max(600_000).default(10_000),
     /** Prefix of the Redis keys and channel the replicas' shared live poller uses. */
     redisPrefix: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1–64 letters, digits or . _ : -').default('onegraph'),
     /** Bound of one Redis connection attempt; while Redis is away the cache and the live poller do without it. */
@@ -115,7 +123,10 @@ export const ConfigSchema = z
     subgraphUrls: z.record(z.string(), z.url({ protocol: /^https?$/ })).default({}),
     supergraphFile: z.string().min(1).optional(),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.liveMaxBufferedBytes >= c.liveMaxStreamBufferBytes, {
+    path: ['liveMaxBufferedBytes'], message: 'must be at least liveMaxStreamBufferBytes (one stream\'s bound)',
+  });
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type MarketCacheTtls = z.infer<typeof CacheTtls>;
@@ -146,6 +157,10 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   liveMaxConnectionsPerClient: 'LIVE_MAX_CONNECTIONS_PER_CLIENT',
   liveMaxSubscriptionsPerConnection: 'LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION',
   liveMaxTickersPerSubscription: 'LIVE_MAX_TICKERS_PER_SUBSCRIPTION',
+  liveMaxStreamBufferBytes: 'LIVE_MAX_STREAM_BUFFER_BYTES',
+  liveMaxBufferedBytes: 'LIVE_MAX_BUFFERED_BYTES',
+  liveSlowClientTimeoutMs: 'LIVE_SLOW_CLIENT_TIMEOUT_MS',
+  liveReservationTimeoutMs: 'LIVE_RESERVATION_TIMEOUT_MS',
   redisPrefix: 'REDIS_PREFIX',
   redisConnectTimeoutMs: 'REDIS_CONNECT_TIMEOUT_MS',
   redisCommandTimeoutMs: 'REDIS_COMMAND_TIMEOUT_MS',

@@ -7,6 +7,7 @@ import type { GatewayMetrics } from '../metrics';
 import type { ConnectionLimiter } from '../subscriptions/connection-limits';
 import type { FederatedSubscriptions } from '../subscriptions/federated-subscriptions';
 import { endStream } from '../subscriptions/sse-endpoint';
+import type { StreamBuffer, StreamBuffers } from '../subscriptions/stream-buffers';
 import type { Stream } from '../../subgraphs/async-streams';
 import { RestError, restErrorFromGraphQL, statusText } from './errors';
 
@@ -20,6 +21,8 @@ export interface MarketLiveOptions {
   subscriptions: FederatedSubscriptions;
   schema: GraphQLSchema;
   connections: ConnectionLimiter;
+  /** Bounds the bytes each stream holds for a client that reads slower than frames come (shared with /graphql/stream). */
+  buffers: StreamBuffers;
   metrics: GatewayMetrics;
   log: Logger;
   /** Comment lines keep idle streams open through proxies; default 15 s. */
@@ -27,6 +30,8 @@ export interface MarketLiveOptions {
 }
 
 type Item = Record<string, unknown>;
+/** One rendered SSE frame and its size in bytes. */
+type Frame = { text: string; bytes: number };
 
 /** `?tickers=A,B`: absent or empty → the subgraph's default list (the original's eight). */
 function tickersParam(query: Record<string, string | string[] | undefined>): string[] | null {
@@ -52,16 +57,17 @@ export function registerMarketLive(app: FastifyInstance, options: MarketLiveOpti
   if (invalid.length) throw new Error(`the /v1/live operation does not fit the schema: ${invalid.map((e) => e.message).join('; ')}`);
 
   // Frames are the same bytes for every client of the same event (results are shared per event): render once.
-  const frames = new WeakMap<object, string>();
-  const open = new Map<ServerResponse, () => void>();
+  const frames = new WeakMap<object, Frame>();
+  const open = new Map<ServerResponse, { stop: () => void; buffer: StreamBuffer }>();
   let heartbeat: NodeJS.Timeout | undefined;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
 
   /** One timer for every open stream, running only while there is one. */
-  function track(raw: ServerResponse, stop: () => void): void {
-    open.set(raw, stop);
+  function track(raw: ServerResponse, stop: () => void, buffer: StreamBuffer): void {
+    open.set(raw, { stop, buffer });
     heartbeat ??= setInterval(() => {
-      for (const res of open.keys()) if (res.writable) res.write(': heartbeat\n\n');
+      // Only idle streams need one: a stream still holding bytes is not idle, and its client is not reading.
+      for (const [res, { buffer: b }] of open) if (res.writable && b.bytes === 0) b.write(': heartbeat\n\n');
     }, heartbeatMs);
   }
   function untrack(raw: ServerResponse): void {
@@ -72,16 +78,20 @@ export function registerMarketLive(app: FastifyInstance, options: MarketLiveOpti
     }
   }
 
-  function frameOf(event: FormattedExecutionResult): string {
+  function frameOf(event: FormattedExecutionResult): Frame {
     let frame = frames.get(event);
     if (frame === undefined) {
       const tick = (event.data as { priceTicks?: { sequence: number; quotes: Item[] } } | null | undefined)?.priceTicks;
-      frame = tick
+      const text = tick
         ? `id: ${tick.sequence}\ndata: ${JSON.stringify(tick.quotes.map(restItem))}\n\n`
         : `event: error\ndata: ${JSON.stringify({ error: 'Bad Gateway', message: event.errors?.map((e) => e.message).join('; ') ?? 'no data' })}\n\n`;
+      frame = { text, bytes: Buffer.byteLength(text) };
       frames.set(event, frame);
     }
     return frame;
+  }
+  function send(buffer: StreamBuffer, frame: Frame): void {
+    buffer.write(frame.text, false, frame.bytes);
   }
 
   app.get('/v1/live', async (req: FastifyRequest<{ Querystring: Record<string, string | string[] | undefined> }>, reply: FastifyReply) => {
@@ -122,18 +132,22 @@ export function registerMarketLive(app: FastifyInstance, options: MarketLiveOpti
       connection: 'keep-alive',
       'x-accel-buffering': 'no', // nginx: do not buffer the stream
     });
-    raw.write(': live prices\n\n'); // headers reach the client now, before the first frame
+    const buffer = options.buffers.attach(raw, req.ip, 'rest');
+    buffer.write(': live prices\n\n'); // headers reach the client now, before the first frame
     options.metrics.liveConnections.inc({ kind: 'rest' });
     const live = stream;
     const stop = () => void live.return(undefined);
     raw.once('close', stop);
-    track(raw, stop);
+    track(raw, stop, buffer);
     try {
-      raw.write(frameOf(first));
-      for await (const event of live) {
-        if (!raw.writable) break;
-        raw.write(frameOf(event));
-        if (!event.data) break; // the stream failed: the error frame was its last
+      send(buffer, frameOf(first));
+      // A client that reads slower than frames come: the next event is taken only when its stream has room (the
+      // hub's queue drops the oldest meanwhile), and one stuck too long is disconnected by the buffers' bounds.
+      while (await buffer.room()) {
+        const step = await live.next();
+        if (step.done || !raw.writable) break;
+        send(buffer, frameOf(step.value));
+        if (!step.value.data) break; // the stream failed: the error frame was its last
       }
     } catch (err) {
       log.warn({ err, requestId: req.id }, 'live stream failed');
@@ -156,7 +170,7 @@ export function registerMarketLive(app: FastifyInstance, options: MarketLiveOpti
 
   return {
     closeStreams: () => {
-      for (const stop of open.values()) stop();
+      for (const { stop } of open.values()) stop();
     },
     open: () => open.size,
   };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { executeQueryPlan, type GraphQLDataSource, type ServiceMap } from '@apollo/gateway';
 import type { FetchNode, QueryPlan } from '@apollo/query-planner';
 import type { GatewayGraphQLRequestContext, GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
@@ -12,6 +13,11 @@ import { openRemoteSubscription, subgraphUnavailable } from './remote-stream';
 
 /** How long a remote event's completed result may serve equal events of identical subscriptions. */
 const CONTENT_REUSE_MS = 1_000;
+/**
+ * Bytes of remote events whose results are kept for reuse (results are about their events' size). Entries leave
+ * when stale, not only when evicted: large events at a short interval would otherwise keep 10 000 results alive.
+ */
+const CONTENT_REUSE_BYTES = 64 * 1024 * 1024;
 
 /** The name under which each event enters the plan's execution (never a real subgraph's name). */
 const EVENT_SOURCE = '\u0000subscription-event';
@@ -38,6 +44,8 @@ export interface FederatedSubscriptionsOptions {
   local: ReadonlyMap<string, InProcessSubscriptions>;
   /** URLs of remote subgraphs, by name. */
   remote: ReadonlyMap<string, string>;
+  /** Bytes of a remote subgraph's events queued for a subscriber that has not taken them (it loses the oldest past it). */
+  remoteQueueBytes?: number;
   formatError: (error: GraphQLFormattedError) => GraphQLFormattedError;
   log: Logger;
   /** Told when a subscription starts (+1) and ends (-1), and of every event delivered. */
@@ -65,7 +73,9 @@ class EventSource implements GraphQLDataSource<GatewayContext> {
 export class FederatedSubscriptions {
   private readonly eventPlans = new WeakMap<SubscriptionPlan, QueryPlan>();
   private readonly results = new WeakMap<object, Map<string, Promise<FormattedExecutionResult>>>();
-  private readonly byContent = new LRUCache<string, Promise<FormattedExecutionResult>>({ max: 10_000, ttl: CONTENT_REUSE_MS });
+  private readonly byContent = new LRUCache<string, Promise<FormattedExecutionResult>>({
+    max: 10_000, ttl: CONTENT_REUSE_MS, ttlAutopurge: true, maxSize: CONTENT_REUSE_BYTES,
+  });
 
   constructor(private readonly options: FederatedSubscriptionsOptions) {}
 
@@ -109,7 +119,7 @@ export class FederatedSubscriptions {
       if (local) return await local.open(primary.operation, variables, request.requestId, request.shareKey ?? '');
       const url = this.options.remote.get(name);
       if (!url) return subgraphUnavailable(name, new Error('no URL is known for it'));
-      return openRemoteSubscription(url, name, primary.operation, variables, request.requestId);
+      return openRemoteSubscription(url, name, primary.operation, variables, request.requestId, this.options.remoteQueueBytes);
     } catch (err) {
       this.options.log.warn({ err, subgraph: name }, 'opening a subscription failed');
       return subgraphUnavailable(name, err);
@@ -131,11 +141,13 @@ export class FederatedSubscriptions {
     let result = byOperation.get(key);
     if (result) return result;
     const remote = !this.options.local.has(plan.primary.serviceName);
-    const contentKey = remote ? `${key}\u0000${JSON.stringify(event)}` : undefined;
+    const content = remote ? JSON.stringify(event) : undefined;
+    // The key holds a digest of the event, not the event: the text of a large event would double what an entry holds.
+    const contentKey = content === undefined ? undefined : `${key}\u0000${createHash('sha256').update(content).digest('base64url')}`;
     result = contentKey === undefined ? undefined : this.byContent.get(contentKey);
     if (!result) {
       result = this.complete(plan, event, request);
-      if (contentKey !== undefined) this.byContent.set(contentKey, result);
+      if (contentKey !== undefined) this.byContent.set(contentKey, result, { size: Math.max(1, (content?.length ?? 0) + contentKey.length) });
     }
     byOperation.set(key, result);
     return result;

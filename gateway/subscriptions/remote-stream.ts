@@ -13,10 +13,15 @@ export function subgraphUnavailable(serviceName: string, err: unknown): Executio
   } as unknown as ExecutionResult;
 }
 
+/** Events a subscriber may fall behind by before it loses the oldest (as the price hub's own queues). */
+const MAX_QUEUED = 64;
+
 /**
  * Opens a subscription on a remote subgraph over graphql-sse (distinct connections mode: one stream per
  * subscription, POSTed to the subgraph's GraphQL URL with `Accept: text/event-stream`). A broken connection ends
  * the stream with an error naming the subgraph; clients resubscribe. `return()` aborts the connection at once.
+ * graphql-sse's client reads as fast as events come, so events the subscriber has not taken queue here, bounded by
+ * count and by `maxQueuedBytes` (the oldest go first).
  */
 export function openRemoteSubscription(
   url: string,
@@ -24,13 +29,14 @@ export function openRemoteSubscription(
   operation: string,
   variables: Record<string, unknown>,
   requestId: string,
+  maxQueuedBytes = 1024 * 1024,
 ): Stream<ExecutionResult> {
   const client = createClient({ url, retryAttempts: 0, headers: { 'x-request-id': requestId } });
   let dispose: () => void = () => undefined;
   const stream = new PushStream<ExecutionResult>(() => {
     dispose();
     client.dispose();
-  });
+  }, { maxQueued: MAX_QUEUED, maxBytes: maxQueuedBytes, sizeOf: (event) => JSON.stringify(event).length });
   dispose = client.subscribe<Record<string, unknown>>({ query: operation, variables }, {
     next: (result) => stream.push(result as ExecutionResult),
     error: (err) => {

@@ -10,9 +10,14 @@ import type { Logger } from '../logger';
 import { mapStream, type Stream } from '../../subgraphs/async-streams';
 import type { ConnectionLimiter, Refusal, StreamLimits } from './connection-limits';
 import type { SubscriptionRequest } from './federated-subscriptions';
+import { nextMessageBytes } from './sse-message-size';
+import type { StreamBuffer, StreamBuffers } from './stream-buffers';
 
 /** Where subscriptions are served (on the gateway and on a subgraph served alone); `/graphql` answers the rest. */
 export const STREAM_PATH = '/graphql/stream';
+
+/** How graphql-sse's result messages begin (each went through onNext, which counted its bytes). */
+const NEXT_MESSAGE = 'event: next\n';
 
 /** What every operation of a stream request carries (a type alias: graphql-sse wants an index-signature type). */
 type StreamContext = {
@@ -23,6 +28,10 @@ type StreamContext = {
   shareKey: string;
   /** The single-connection-mode stream the operation runs on, if any. */
   token: string | null;
+  /** The operation's id on a single-connection-mode stream (its messages carry it); null on a distinct stream. */
+  operationId: string | null;
+  /** The stream the operation's messages go to: each message waits for room in it. */
+  buffer: StreamBuffer | undefined;
 };
 
 /** A result or a stream of results (graphql-js's and the formatted JSON shape are both accepted). */
@@ -41,8 +50,12 @@ export interface SubscriptionStreamOptions {
   /** Told when an event stream opens (+1) and closes (-1). */
   onConnection?: (delta: 1 | -1) => void;
   log: Logger;
-  /** How long a single-connection-mode reservation (PUT) waits for its stream before it is dropped. */
+  /** How long a single-connection-mode reservation (PUT) waits for its stream before it is dropped; default 10 s. */
   reservationTimeoutMs?: number;
+  /** Bounds the bytes every open stream holds for its client (shared with the server's other streams). */
+  buffers: StreamBuffers;
+  /** The streams' kind in logs and metrics; default `graphql`. */
+  kind?: string;
 }
 
 export interface SubscriptionStreamEndpoint {
@@ -50,8 +63,11 @@ export interface SubscriptionStreamEndpoint {
   serve(req: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** Ends every open stream (graceful shutdown). */
   closeStreams(): Promise<void>;
-  /** Open streams, reservations and operations (tests check that a disconnect frees everything). */
-  stats(): { streams: number; reservations: number; operations: number };
+  /**
+   * Open streams, reservations and operations (tests check that a disconnect frees everything), and the unsent
+   * bytes of every stream of the server (these and the others sharing its StreamBuffers).
+   */
+  stats(): { streams: number; reservations: number; operations: number; bufferedBytes: number };
 }
 
 /** An error response in GraphQL's shape, naming the limit that refused the request. */
@@ -80,14 +96,17 @@ export function endStream(raw: ServerResponse): void {
   else raw.end(() => socket?.destroy());
 }
 
-/** Writes a stream body to the socket, honouring back-pressure, until it ends or the client goes away. */
-async function pipeStream(raw: ServerResponse, body: AsyncGenerator<string, void, undefined>): Promise<void> {
+/**
+ * Writes a stream body to the socket, honouring back-pressure, until it ends or the client goes away. `next`
+ * messages were counted in the stream's buffer when graphql-sse took them (onNext); pings and `complete` count now.
+ */
+async function pipeStream(raw: ServerResponse, body: AsyncGenerator<string, void, undefined>, buffer: StreamBuffer): Promise<void> {
   const stop = () => void body.return(undefined);
   raw.once('close', stop);
   try {
     for await (const chunk of body) {
       if (raw.destroyed || !raw.writable) break;
-      if (!raw.write(chunk)) {
+      if (!buffer.write(chunk, chunk.startsWith(NEXT_MESSAGE))) {
         await new Promise<void>((resolve) => {
           const done = () => {
             raw.off('drain', done);
@@ -111,22 +130,32 @@ async function pipeStream(raw: ServerResponse, body: AsyncGenerator<string, void
  * Apollo pipeline as /graphql. Bounded by the stream limits; graphql-sse pings idle streams every 12 s.
  */
 export function createSubscriptionStream(options: SubscriptionStreamOptions): SubscriptionStreamEndpoint {
-  const { limits, connections, log } = options;
+  const { limits, connections, log, buffers } = options;
+  const kind = options.kind ?? 'graphql';
   const rules = [...specifiedRules, ...options.validationRules];
   const validated = new LRUCache<string, readonly GraphQLError[]>({ max: 1_000 });
   const operationsPerStream = new Map<string, number>();
   const openBodies = new Set<AsyncGenerator<string, void, undefined>>();
   const reservations = new Map<string, { client: string; timer: NodeJS.Timeout }>();
+  /** The open stream of each request with `accept: text/event-stream`, and of each single-connection token. */
+  const streamOfRequest = new WeakMap<FastifyRequest, StreamBuffer>();
+  const streamOfToken = new Map<string, StreamBuffer>();
   let operations = 0;
 
   const parsed = new LRUCache<string, DocumentNode>({ max: 1_000 });
   const contextOf = (req: SseRequest<FastifyRequest, undefined>, params: RequestParams): StreamContext => {
     const auth = req.headers.get('authorization');
+    const token = tokenOf(req);
+    // A request that accepts an event stream carries its own operation (distinct connections); any other runs its
+    // operation on the token's stream (single connection), under the id graphql-sse gives it.
+    const distinct = req.headers.get('accept') === 'text/event-stream';
     return {
       requestId: req.raw.id,
       query: params.query,
       shareKey: auth ? createHash('sha256').update(auth).digest('base64url') : '',
-      token: tokenOf(req),
+      token,
+      operationId: distinct ? null : String(params.extensions?.operationId ?? ''),
+      buffer: distinct ? streamOfRequest.get(req.raw) : token ? streamOfToken.get(token) : undefined,
     };
   };
 
@@ -142,6 +171,12 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
       return errors;
     },
     context: contextOf,
+    onNext: async (ctx, _req, part) => {
+      // graphql-sse queues the message without bound once this returns: wait until the stream has room. While it
+      // waits the operation's source is not pulled, so the source's own bounded queue drops its oldest events.
+      const taken = await ctx.buffer?.reserve(nextMessageBytes(part, ctx.operationId));
+      if (!taken) throw new Error('the event stream is closed'); // ends the operation (graphql-sse returns its source)
+    },
     onSubscribe: (req, params) => {
       const token = tokenOf(req);
       if (token && (operationsPerStream.get(token) ?? 0) >= limits.maxSubscriptionsPerConnection) {
@@ -231,10 +266,27 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
       }
       release = slot.release;
       options.onConnection?.(1);
-      if (token) {
-        clearTimeout(reservations.get(token)?.timer);
+      // Counted from the start: in distinct-connections mode the operation runs before graphql-sse answers.
+      const buffer = buffers.attach(reply.raw, req.ip, kind);
+      streamOfRequest.set(req, buffer);
+      const reservation = token ? reservations.get(token) : undefined;
+      if (token && reservation) {
+        clearTimeout(reservation.timer);
         reservations.delete(token);
+        streamOfToken.set(token, buffer);
+        reply.raw.once('close', () => {
+          if (streamOfToken.get(token) === buffer) streamOfToken.delete(token);
+        });
       }
+    } else if (token && reservations.has(token) && (req.method === 'POST' || req.method === 'GET')) {
+      // Operations on a reservation whose stream is not open would queue their results with nobody to take them.
+      await reply.status(409).send({
+        errors: [{
+          message: 'the event stream of this reservation is not open: open it first (GET with accept: text/event-stream and the token), then send operations',
+          extensions: { code: 'CONFLICT' },
+        }],
+      });
+      return;
     } else if (req.method === 'PUT') {
       const mine = [...reservations.values()].filter((r) => r.client === req.ip).length;
       if (mine >= limits.maxConnectionsPerClient) {
@@ -254,7 +306,7 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
       for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
       raw.writeHead(init.status, init.statusText, { ...headers, ...init.headers });
       if (req.method === 'PUT' && init.status === 201 && typeof body === 'string') {
-        const timer = setTimeout(() => expireReservation(body, req), options.reservationTimeoutMs ?? 30_000);
+        const timer = setTimeout(() => expireReservation(body, req), options.reservationTimeoutMs ?? 10_000);
         timer.unref();
         reservations.set(body, { client: req.ip, timer });
       }
@@ -262,9 +314,11 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
         raw.end(body ?? undefined);
         return;
       }
+      const buffer = streamOfRequest.get(req);
+      if (!buffer) throw new Error('an event stream without its buffer');
       openBodies.add(body);
       try {
-        await pipeStream(raw, body);
+        await pipeStream(raw, body, buffer);
       } finally {
         openBodies.delete(body);
       }
@@ -288,6 +342,6 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
       reservations.clear();
       await Promise.all([...openBodies].map((body) => body.return(undefined)));
     },
-    stats: () => ({ streams: openBodies.size, reservations: reservations.size, operations }),
+    stats: () => ({ streams: openBodies.size, reservations: reservations.size, operations, bufferedBytes: buffers.bytes }),
   };
 }

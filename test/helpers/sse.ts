@@ -36,9 +36,9 @@ export interface OpenStream {
   close(): void;
 }
 
-export async function openStream(url: string): Promise<OpenStream> {
+export async function openStream(url: string, headers: Record<string, string> = {}): Promise<OpenStream> {
   const abort = new AbortController();
-  const res = await fetch(url, { signal: abort.signal, headers: { accept: 'text/event-stream' } });
+  const res = await fetch(url, { signal: abort.signal, headers: { ...headers, accept: 'text/event-stream' } });
   const frames: Frame[] = [];
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();

@@ -41,7 +41,10 @@ export async function startSystem(env: Record<string, string> = {}, overrides: S
   const remoteServers = new Map<string, { url: string; stop(): Promise<void> }>();
   if (SUBGRAPH_MODE === 'remote') {
     const serve = async (subgraph: Subgraph) => {
-      const { app } = await buildSubgraphServer(subgraph, log);
+      const { app } = await buildSubgraphServer(subgraph, log, {
+        streamBuffers: { maxStreamBytes: base.liveMaxStreamBufferBytes, maxTotalBytes: base.liveMaxBufferedBytes, slowClientTimeoutMs: base.liveSlowClientTimeoutMs },
+        reservationTimeoutMs: base.liveReservationTimeoutMs,
+      });
       const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/graphql`;
       subgraphUrls[subgraph.name] = url;
       remoteSubgraphs.set(subgraph.name, subgraph);
