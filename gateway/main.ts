@@ -71,7 +71,8 @@ async function main(): Promise<void> {
 
   const shutdown = (signal: string): void => {
     log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000).unref();
+    // close() cuts what is left after the grace period; this is the last resort should anything else hang.
+    const force = setTimeout(() => process.exit(1), config.shutdownGraceMs + 5_000).unref();
     system.close().then(() => { clearTimeout(force); process.exit(0); }, (err: unknown) => { log.error({ err }, 'shutdown failed'); process.exit(1); });
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));

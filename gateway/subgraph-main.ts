@@ -31,7 +31,7 @@ async function main(): Promise<void> {
       maxStreamBytes: config.liveMaxStreamBufferBytes, maxTotalBytes: config.liveMaxBufferedBytes, slowClientTimeoutMs: config.liveSlowClientTimeoutMs,
     },
     reservationTimeoutMs: config.liveReservationTimeoutMs,
-    http: { maxConnections: config.httpMaxConnections, requestTimeoutMs: config.httpRequestTimeoutMs },
+    http: { maxConnections: config.httpMaxConnections, requestTimeoutMs: config.httpRequestTimeoutMs, shutdownGraceMs: config.shutdownGraceMs },
   });
   const address = await app.listen({ port: config.port, host: config.host });
   log.info({ address }, `subgraph ${name} listening: ${address}/graphql`);

@@ -107,7 +107,7 @@ export async function createSystem(
     graph, subgraphs, remoteSubgraphs: remoteHealth, log, corsOrigins: config.corsOrigins, rest: !general, metrics,
     bodyLimit: config.maxBodyBytes,
     maxVariablesDepth: config.maxVariablesDepth,
-    httpLimits: { maxConnections: config.httpMaxConnections, requestTimeoutMs: config.httpRequestTimeoutMs },
+    httpLimits: { maxConnections: config.httpMaxConnections, requestTimeoutMs: config.httpRequestTimeoutMs, shutdownGraceMs: config.shutdownGraceMs },
     parts: dns ? { dns: () => (dns as DnsPart).health() } : {},
     live,
   });

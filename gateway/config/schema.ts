@@ -83,6 +83,8 @@ export const ConfigSchema = z
     httpMaxConnections: z.coerce.number().int().min(1).max(1_000_000).default(15_000),
     /** Longest an HTTP request may take to arrive in full (headers and body); then 408 and the connection closes. */
     httpRequestTimeoutMs: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+    /** On shutdown, how long requests in flight may take to finish before their connections are cut. */
+    shutdownGraceMs: z.coerce.number().int().min(0).max(600_000).default(10_000),
     /** Deepest nesting of arrays and objects in a request's GraphQL variables. */
     maxVariablesDepth: z.coerce.number().int().min(1).max(1_000).default(32),
     maxBodyBytes: z.coerce.number().int().min(1_024).max(100 * 1024 * 1024).default(1024 * 1024),
@@ -173,6 +175,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   maxVariablesDepth: 'MAX_VARIABLES_DEPTH',
   httpMaxConnections: 'HTTP_MAX_CONNECTIONS',
   httpRequestTimeoutMs: 'HTTP_REQUEST_TIMEOUT_MS',
+  shutdownGraceMs: 'SHUTDOWN_GRACE_MS',
   subgraphTimeoutMs: 'SUBGRAPH_TIMEOUT_MS',
   introspection: 'INTROSPECTION',
   logLevel: 'LOG_LEVEL',

@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import type { MarketProvider } from '../../subgraphs/market/providers/provider';
 import { startSystem } from '../helpers/system';
 
 /** A raw TCP client: what the server wrote, and when it closed the connection. */
@@ -73,4 +74,37 @@ test('connections beyond HTTP_MAX_CONNECTIONS are closed at once; the ones withi
     for (const c of clients) c.socket.destroy();
     await sys.close();
   }
+});
+
+test('close() does not wait for connections that have sent nothing (Node would keep them until the client left)', async () => {
+  const sys = await startSystem({});
+  const silent = await rawClient(sys.url); // connected, never sends a byte
+  const started = Date.now();
+  await sys.close();
+  expect(Date.now() - started).toBeLessThan(3_000);
+  const closedAt = await silent.closed;
+  expect(closedAt - started).toBeLessThan(3_000);
+  expect(silent.received()).toBe('');
+});
+
+test('close() lets a request in flight finish, and cuts one still running after SHUTDOWN_GRACE_MS', async () => {
+  const slowProvider = (ms: number): MarketProvider => ({
+    name: 'slow',
+    fetch: (requests) => new Promise((resolve) => { setTimeout(() => resolve(requests.map(() => ({ ok: true, value: null }))), ms).unref(); }),
+  });
+  // finishes within the grace period: answered in full
+  const patient = await startSystem({ SHUTDOWN_GRACE_MS: '5000', SUBGRAPH_TIMEOUT_MS: '20000' }, { marketProvider: slowProvider(800) });
+  const answered = fetch(`${patient.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ headline { title } }' }) });
+  await new Promise((r) => setTimeout(r, 200));
+  await patient.close();
+  expect((await answered).status).toBe(200);
+  // still running when the grace period ends: its connection is cut, and close() returns
+  const hasty = await startSystem({ SHUTDOWN_GRACE_MS: '500', SUBGRAPH_TIMEOUT_MS: '20000' }, { marketProvider: slowProvider(10_000) });
+  const cut = fetch(`${hasty.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ headline { title } }' }) })
+    .then(() => 'answered', () => 'cut');
+  await new Promise((r) => setTimeout(r, 200));
+  const started = Date.now();
+  await hasty.close();
+  expect(Date.now() - started).toBeLessThan(3_000);
+  expect(await cut).toBe('cut');
 });
