@@ -50,9 +50,14 @@ class KeyedQueue {
 
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
     const result = (this.tails.get(key) ?? Promise.resolve()).then(task);
-    const tail = result.then(() => undefined, () => undefined);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
     this.tails.set(key, tail);
-    void tail.then(() => { if (this.tails.get(key) === tail) this.tails.delete(key); });
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
     return result;
   }
 }
@@ -86,21 +91,39 @@ export class DnsEngine {
     const engine = new DnsEngine(options);
     for (const zone of await options.store.listZones()) await engine.reload(zone.name);
     engine.unsubscribe = options.store.onChange((event, detail) => {
-      void engine.loader.reload(event.zone, refreshFor(event, detail)).then(() => {
-        if (event.kind !== 'zone-deleted') engine.notifySecondaries(event.zone);
-      }).catch((err: unknown) => options.log?.warn({ err, zone: event.zone }, 'after a change: reload or NOTIFY failed'));
+      void engine.loader
+        .reload(event.zone, refreshFor(event, detail))
+        .then(() => {
+          if (event.kind !== 'zone-deleted') engine.notifySecondaries(event.zone);
+        })
+        .catch((err: unknown) =>
+          options.log?.warn({ err, zone: event.zone }, 'after a change: reload or NOTIFY failed'),
+        );
     });
     if (options.listen !== false) {
       const onError = (err: unknown): void => options.log?.warn({ err }, 'dns server error');
-      const responder = new Responder(engine.index, {
-        update: (q, _raw, remote) => engine.handleUpdate(q, remote),
-        transfer: async (q, _raw, remote) => engine.handleTransfer(q, remote),
-      }, engine.keys, onError);
+      const responder = new Responder(
+        engine.index,
+        {
+          update: (q, _raw, remote) => engine.handleUpdate(q, remote),
+          transfer: async (q, _raw, remote) => engine.handleTransfer(q, remote),
+        },
+        engine.keys,
+        onError,
+      );
       engine.server = await startDnsServer({
-        host: options.host, port: options.port, responder, tcp: options.tcp, onError,
-        onConnectionRefused: (info) => options.log?.warn(info, 'DNS TCP connection limit reached: new connections are closed at once'),
+        host: options.host,
+        port: options.port,
+        responder,
+        tcp: options.tcp,
+        onError,
+        onConnectionRefused: (info) =>
+          options.log?.warn(info, 'DNS TCP connection limit reached: new connections are closed at once'),
       });
-      options.log?.info({ host: options.host, port: engine.server.port, zones: engine.index.size }, 'DNS server listening (UDP and TCP)');
+      options.log?.info(
+        { host: options.host, port: engine.server.port, zones: engine.index.size },
+        'DNS server listening (UDP and TCP)',
+      );
     }
     return engine;
   }
@@ -113,9 +136,12 @@ export class DnsEngine {
   private notifySecondaries(zone: string): void {
     const key = this.options.notifyKey ? this.keys.get(this.options.notifyKey) : undefined;
     for (const target of this.options.notify ?? []) {
-      void sendNotify(zone, target, { key }).then((acked) => {
-        if (!acked) this.options.log?.warn({ zone, target }, 'secondary did not acknowledge NOTIFY');
-      }, (err: unknown) => this.options.log?.warn({ zone, target, err }, 'NOTIFY could not be sent'));
+      void sendNotify(zone, target, { key }).then(
+        (acked) => {
+          if (!acked) this.options.log?.warn({ zone, target }, 'secondary did not acknowledge NOTIFY');
+        },
+        (err: unknown) => this.options.log?.warn({ zone, target, err }, 'NOTIFY could not be sent'),
+      );
     }
   }
 
@@ -126,23 +152,32 @@ export class DnsEngine {
 
   private async handleUpdate(query: DecodedPacket, remote: Remote): Promise<Buffer> {
     const question = query.questions?.[0];
-    if (query.questions?.length !== 1 || !question || question.type !== 'SOA') return encodeResponse(query, {}, RCODE.FORMERR);
+    if (query.questions?.length !== 1 || !question || question.type !== 'SOA')
+      return encodeResponse(query, {}, RCODE.FORMERR);
     const zone = question.name === '.' ? '' : question.name.toLowerCase();
     if (!this.index.get(zone)) return encodeResponse(query, {}, RCODE.NOTAUTH);
     // Updates need a valid TSIG key allowed for the zone; with no keys configured nothing may update.
     if (remote.tsig?.status !== 'ok' || !this.keyAllowed(this.options.access?.updateKeys, zone, remote.tsig.key.name)) {
-      this.options.log?.warn({ zone, from: remote.address, key: remote.tsig?.status === 'ok' ? remote.tsig.key.name : null }, 'dynamic update refused');
+      this.options.log?.warn(
+        { zone, from: remote.address, key: remote.tsig?.status === 'ok' ? remote.tsig.key.name : null },
+        'dynamic update refused',
+      );
       return encodeResponse(query, {}, RCODE.REFUSED);
     }
     // One update of a zone at a time, as BIND does: concurrent ones would only conflict on the serial and retry.
-    const outcome = await this.updates.run(zone, () => processUpdate(this.options.store, {
-      zone,
-      prerequisites: (query.answers ?? []) as unknown as WireRecord[],
-      updates: (query.authorities ?? []) as unknown as WireRecord[],
-    }));
+    const outcome = await this.updates.run(zone, () =>
+      processUpdate(this.options.store, {
+        zone,
+        prerequisites: (query.answers ?? []) as unknown as WireRecord[],
+        updates: (query.authorities ?? []) as unknown as WireRecord[],
+      }),
+    );
     // The store announced the change after committing it, which started a reload that reads it: wait for that one.
     if (outcome.serial !== undefined) await this.loader.caughtUp(zone, outcome.serial);
-    this.options.log?.info({ zone, key: remote.tsig.key.name, rcode: outcome.rcode, reason: outcome.reason }, 'dynamic update');
+    this.options.log?.info(
+      { zone, key: remote.tsig.key.name, rcode: outcome.rcode, reason: outcome.reason },
+      'dynamic update',
+    );
     return encodeResponse(query, {}, outcome.rcode);
   }
 
@@ -152,9 +187,10 @@ export class DnsEngine {
     const data = this.index.get(zone);
     if (!data) return [encodeResponse(query, {}, RCODE.NOTAUTH)];
     const signedBy = remote.tsig?.status === 'ok' ? remote.tsig.key.name : undefined;
-    const allowed = signedBy !== undefined
-      ? this.keyAllowed(this.options.access?.transferKeys, zone, signedBy)
-      : (this.options.access?.transferFromLoopback ?? true) && isLoopback(remote.address);
+    const allowed =
+      signedBy !== undefined
+        ? this.keyAllowed(this.options.access?.transferKeys, zone, signedBy)
+        : (this.options.access?.transferFromLoopback ?? true) && isLoopback(remote.address);
     if (!allowed) {
       this.options.log?.warn({ zone, from: remote.address }, 'zone transfer refused');
       return [encodeResponse(query, {}, RCODE.REFUSED)];

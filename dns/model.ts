@@ -6,7 +6,22 @@
  */
 
 export const RECORD_TYPES = [
-  'A', 'AAAA', 'CNAME', 'DNAME', 'MX', 'NS', 'PTR', 'SRV', 'TXT', 'SPF', 'CAA', 'SSHFP', 'TLSA', 'DS', 'NAPTR', 'SOA',
+  'A',
+  'AAAA',
+  'CNAME',
+  'DNAME',
+  'MX',
+  'NS',
+  'PTR',
+  'SRV',
+  'TXT',
+  'SPF',
+  'CAA',
+  'SSHFP',
+  'TLSA',
+  'DS',
+  'NAPTR',
+  'SOA',
 ] as const;
 export type RecordType = (typeof RECORD_TYPES)[number];
 

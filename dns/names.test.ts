@@ -75,7 +75,10 @@ describe('normalizeName: errors name what is wrong', () => {
     ['a..b', /empty label/],
     ['.a', /empty label/],
     [`${'a'.repeat(64)}.com`, /is 64 octets long; at most 63/],
-    ['a b.example.com', /label "a b" contains " ", which is not allowed; allowed are letters, digits, hyphen, underscore/],
+    [
+      'a b.example.com',
+      /label "a b" contains " ", which is not allowed; allowed are letters, digits, hyphen, underscore/,
+    ],
     ['exa$mple.com', /contains "\$"/],
     ['foo/bar', /contains "\/"/],
     ['-foo.example.com', /must not start or end with a hyphen/],
@@ -95,7 +98,9 @@ describe('normalizeName: errors name what is wrong', () => {
   test('a name longer than 253 characters', () => {
     const name = ['a'.repeat(63), 'a'.repeat(63), 'a'.repeat(63), 'a'.repeat(62)].join('.');
     expect(name).toHaveLength(254);
-    expect(nameError(() => normalizeName(name)).message).toMatch(/254 characters long; at most 253 are allowed \(255 octets on the wire\)/);
+    expect(nameError(() => normalizeName(name)).message).toMatch(
+      /254 characters long; at most 253 are allowed \(255 octets on the wire\)/,
+    );
   });
 
   test('a relative name that becomes too long with the origin', () => {
@@ -112,7 +117,9 @@ describe('normalizeName: errors name what is wrong', () => {
   });
 
   test('an invalid internationalised label', () => {
-    expect(nameError(() => normalizeName('ü b.example')).message).toMatch(/not a valid internationalised label|not allowed/);
+    expect(nameError(() => normalizeName('ü b.example')).message).toMatch(
+      /not a valid internationalised label|not allowed/,
+    );
   });
 
   test('a label of 61 characters that is longer than 63 octets as punycode', () => {
@@ -179,15 +186,22 @@ describe('normalizeName properties', () => {
 
   test('arbitrary input throws nothing but NameError', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), fc.string({ unit: fc.constantFrom('a', 'Ü', '.', '-', '_', '*', '@', '\\', ' ', '0'), maxLength: 300 })), fc.option(fc.string({ maxLength: 30 }), { nil: undefined }), (input, origin) => {
-        try {
-          const out = normalizeName(input, origin);
-          expect(out).toMatch(/^([a-z0-9_*-]+(\.[a-z0-9_-]+)*)?$/);
-          expect(out.length).toBeLessThanOrEqual(253);
-        } catch (e) {
-          expect(e).toBeInstanceOf(NameError);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 80 }),
+          fc.string({ unit: fc.constantFrom('a', 'Ü', '.', '-', '_', '*', '@', '\\', ' ', '0'), maxLength: 300 }),
+        ),
+        fc.option(fc.string({ maxLength: 30 }), { nil: undefined }),
+        (input, origin) => {
+          try {
+            const out = normalizeName(input, origin);
+            expect(out).toMatch(/^([a-z0-9_*-]+(\.[a-z0-9_-]+)*)?$/);
+            expect(out.length).toBeLessThanOrEqual(253);
+          } catch (e) {
+            expect(e).toBeInstanceOf(NameError);
+          }
+        },
+      ),
       { numRuns: 600 },
     );
   });

@@ -43,20 +43,30 @@ function convertLabel(input: string, label: string): string {
   // eslint-disable-next-line no-control-regex
   if (/[^\x00-\x7f]/.test(label)) {
     ascii = domainToASCII(label);
-    if (ascii === '') throw new NameError(input, `label ${JSON.stringify(label)} is not a valid internationalised label`);
+    if (ascii === '')
+      throw new NameError(input, `label ${JSON.stringify(label)} is not a valid internationalised label`);
   } else {
     ascii = label.toLowerCase();
   }
   if (ascii === '*') return ascii;
   if (ascii.includes('*')) {
-    throw new NameError(input, `"*" is only allowed as a whole label, the leftmost one (wildcard), not in ${JSON.stringify(label)}`);
+    throw new NameError(
+      input,
+      `"*" is only allowed as a whole label, the leftmost one (wildcard), not in ${JSON.stringify(label)}`,
+    );
   }
   if (!LABEL_RE.test(ascii)) {
     const bad = [...ascii].find((c) => !/[a-z0-9_-]/.test(c)) ?? '?';
-    throw new NameError(input, `label ${JSON.stringify(label)} contains ${JSON.stringify(bad)}, which is not allowed; ${ALLOWED}`);
+    throw new NameError(
+      input,
+      `label ${JSON.stringify(label)} contains ${JSON.stringify(bad)}, which is not allowed; ${ALLOWED}`,
+    );
   }
   if (ascii.length > MAX_LABEL_LENGTH) {
-    throw new NameError(input, `label ${JSON.stringify(label)} is ${ascii.length} octets long; at most ${MAX_LABEL_LENGTH} are allowed`);
+    throw new NameError(
+      input,
+      `label ${JSON.stringify(label)} is ${ascii.length} octets long; at most ${MAX_LABEL_LENGTH} are allowed`,
+    );
   }
   if (ascii.startsWith('-') || ascii.endsWith('-')) {
     throw new NameError(input, `label ${JSON.stringify(label)} must not start or end with a hyphen`);
@@ -81,7 +91,11 @@ function normalizeOrigin(origin: string | undefined): string | undefined {
  * {@link NameError} naming what is wrong.
  */
 export function normalizeName(input: string, origin?: string, options: NameOptions = {}): string {
-  if (typeof input !== 'string') throw new NameError(typeof input === 'object' || typeof input === 'function' ? `(${typeof input})` : String(input), 'a name must be a string');
+  if (typeof input !== 'string')
+    throw new NameError(
+      typeof input === 'object' || typeof input === 'function' ? `(${typeof input})` : String(input),
+      'a name must be a string',
+    );
   if (input === '') throw new NameError(input, 'the name is empty');
   const base = normalizeOrigin(origin);
   if (input === '@') {
@@ -106,7 +120,10 @@ export function normalizeName(input: string, origin?: string, options: NameOptio
     throw new NameError(input, `the wildcard "*" must be the leftmost label (it is label ${star + 1} of "${name}")`);
   }
   if (name.length > MAX_NAME_LENGTH) {
-    throw new NameError(input, `the name is ${name.length} characters long; at most ${MAX_NAME_LENGTH} are allowed (255 octets on the wire)`);
+    throw new NameError(
+      input,
+      `the name is ${name.length} characters long; at most ${MAX_NAME_LENGTH} are allowed (255 octets on the wire)`,
+    );
   }
   return name;
 }

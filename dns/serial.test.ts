@@ -57,13 +57,17 @@ test('at 2^32 − 1 the serial wraps to 1 (0 skipped, as BIND does), and a date 
 
 test('nextSerial: always a 32-bit serial other than 0, newer than the current one, either +1 or the date', () => {
   fc.assert(
-    fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2200-12-31T23:59:59Z'), noInvalidDate: true }), (current, now) => {
-      const next = nextSerial(current, now);
-      expect(Number.isInteger(next) && next >= 1 && next <= 0xffffffff).toBe(true);
-      expect(serialGreater(next, current)).toBe(true);
-      const plusOne = (current + 1) % 2 ** 32 || 1;
-      expect([plusOne, dateSerial(now)]).toContain(next);
-    }),
+    fc.property(
+      fc.integer({ min: 0, max: 0xffffffff }),
+      fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2200-12-31T23:59:59Z'), noInvalidDate: true }),
+      (current, now) => {
+        const next = nextSerial(current, now);
+        expect(Number.isInteger(next) && next >= 1 && next <= 0xffffffff).toBe(true);
+        expect(serialGreater(next, current)).toBe(true);
+        const plusOne = (current + 1) % 2 ** 32 || 1;
+        expect([plusOne, dateSerial(now)]).toContain(next);
+      },
+    ),
     { numRuns: 5000 },
   );
 });
@@ -74,9 +78,19 @@ test('the index follows the serial across the wrap: a change after 4294967295 is
   const zone = 'wrap.test';
   const store = await openSqliteStore({ file, now: () => day('2026-05-14') });
   try {
-    await store.createZone(zone, {
-      adminEmail: 'hostmaster@wrap.test', primaryNs: 'ns1.wrap.test', refresh: 3600, retry: 600, expire: 86400, minimum: 300, defaultTtl: 3600,
-    }, [{ name: zone, type: 'NS', ttl: 300, value: 'ns1.wrap.test.' }]);
+    await store.createZone(
+      zone,
+      {
+        adminEmail: 'hostmaster@wrap.test',
+        primaryNs: 'ns1.wrap.test',
+        refresh: 3600,
+        retry: 600,
+        expire: 86400,
+        minimum: 300,
+        defaultTtl: 3600,
+      },
+      [{ name: zone, type: 'NS', ttl: 300, value: 'ns1.wrap.test.' }],
+    );
     // a zone whose serial reached the top of the circle (set in the database: no API sets a serial)
     const db = new Database(file);
     db.prepare('UPDATE zones SET serial = ? WHERE name = ?').run(4294967295, zone);
@@ -86,7 +100,9 @@ test('the index follows the serial across the wrap: a change after 4294967295 is
     await loader.reload(zone);
     expect(index.get(zone)?.soa.data.serial).toBe(4294967295);
     const off = store.onChange((event, detail) => void loader.reload(event.zone, refreshFor(event, detail)));
-    const out = await store.change(zone, [{ op: 'add', record: { name: `www.${zone}`, type: 'A', ttl: 300, value: '192.0.2.1' } }]);
+    const out = await store.change(zone, [
+      { op: 'add', record: { name: `www.${zone}`, type: 'A', ttl: 300, value: '192.0.2.1' } },
+    ]);
     expect(out.zone.serial).toBe(2026051400);
     await loader.caughtUp(zone, out.zone.serial);
     expect(index.get(zone)?.soa.data.serial).toBe(2026051400);

@@ -12,15 +12,19 @@ export async function importZoneFile(store: ZoneStore, name: string, text: strin
   const parsed = parseZoneFile(text, { origin: name });
   if (!parsed.soa) throw new Error(`zone file for ${name || '.'} has no SOA record`);
   const { soa } = parsed;
-  return store.createZone(name.toLowerCase().replace(/\.$/, ''), {
-    adminEmail: rnameToEmail(soa.rname),
-    primaryNs: soa.mname,
-    refresh: soa.refresh,
-    retry: soa.retry,
-    expire: soa.expire,
-    minimum: soa.minimum,
-    defaultTtl: soa.ttl,
-  }, parsed.records);
+  return store.createZone(
+    name.toLowerCase().replace(/\.$/, ''),
+    {
+      adminEmail: rnameToEmail(soa.rname),
+      primaryNs: soa.mname,
+      refresh: soa.refresh,
+      retry: soa.retry,
+      expire: soa.expire,
+      minimum: soa.minimum,
+      defaultTtl: soa.ttl,
+    },
+    parsed.records,
+  );
 }
 
 export async function exportZoneFile(store: ZoneStore, name: string): Promise<string> {
@@ -31,8 +35,14 @@ export async function exportZoneFile(store: ZoneStore, name: string): Promise<st
     origin: zone.name,
     ttl: zone.defaultTtl,
     soa: {
-      mname: zone.primaryNs, rname: emailToRname(zone.adminEmail).replace(/\.$/, ''), serial: zone.serial, refresh: zone.refresh,
-      retry: zone.retry, expire: zone.expire, minimum: zone.minimum, ttl: zone.defaultTtl,
+      mname: zone.primaryNs,
+      rname: emailToRname(zone.adminEmail).replace(/\.$/, ''),
+      serial: zone.serial,
+      refresh: zone.refresh,
+      retry: zone.retry,
+      expire: zone.expire,
+      minimum: zone.minimum,
+      ttl: zone.defaultTtl,
     },
     records,
   });

@@ -20,25 +20,62 @@ const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432
 const schema = `zl_${process.pid}_${randomBytes(4).toString('hex')}`;
 const ZONE = 'inc.test';
 const SETTINGS: ZoneSettings = {
-  adminEmail: 'hostmaster@inc.test', primaryNs: 'ns1.inc.test', refresh: 3600, retry: 600, expire: 86400, minimum: 300, defaultTtl: 3600,
+  adminEmail: 'hostmaster@inc.test',
+  primaryNs: 'ns1.inc.test',
+  refresh: 3600,
+  retry: 600,
+  expire: 86400,
+  minimum: 300,
+  defaultTtl: 3600,
 };
 
-const rec = (name: string, type: RecordType, value: string, ttl = 300): RecordData => ({ name: name ? `${name}.${ZONE}` : ZONE, type, ttl, value });
-const add = (name: string, type: RecordType, value: string, ttl = 300): RecordChange => ({ op: 'add', record: rec(name, type, value, ttl) });
-const drop = (name: string, type?: RecordType, value?: string): RecordChange => ({ op: 'deleteMatching', name: name ? `${name}.${ZONE}` : ZONE, type, value });
+const rec = (name: string, type: RecordType, value: string, ttl = 300): RecordData => ({
+  name: name ? `${name}.${ZONE}` : ZONE,
+  type,
+  ttl,
+  value,
+});
+const add = (name: string, type: RecordType, value: string, ttl = 300): RecordChange => ({
+  op: 'add',
+  record: rec(name, type, value, ttl),
+});
+const drop = (name: string, type?: RecordType, value?: string): RecordChange => ({
+  op: 'deleteMatching',
+  name: name ? `${name}.${ZONE}` : ZONE,
+  type,
+  value,
+});
 
 const BASE: RecordData[] = [
-  rec('', 'NS', 'ns1.inc.test.'), rec('', 'MX', '10 mail.inc.test.'),
-  rec('ns1', 'A', '192.0.2.53'), rec('mail', 'A', '192.0.2.25'),
-  rec('www', 'A', '192.0.2.1'), rec('www', 'A', '192.0.2.2'), rec('www', 'AAAA', '2001:db8::1'),
-  rec('alias', 'CNAME', 'www.inc.test.'), rec('a.deep', 'TXT', '"deep"'),
-  rec('sub', 'NS', 'ns.sub.inc.test.'), rec('ns.sub', 'A', '192.0.2.99'),
-  rec('*.wild', 'A', '192.0.2.77'), rec('dn', 'DNAME', 'target.example.'),
+  rec('', 'NS', 'ns1.inc.test.'),
+  rec('', 'MX', '10 mail.inc.test.'),
+  rec('ns1', 'A', '192.0.2.53'),
+  rec('mail', 'A', '192.0.2.25'),
+  rec('www', 'A', '192.0.2.1'),
+  rec('www', 'A', '192.0.2.2'),
+  rec('www', 'AAAA', '2001:db8::1'),
+  rec('alias', 'CNAME', 'www.inc.test.'),
+  rec('a.deep', 'TXT', '"deep"'),
+  rec('sub', 'NS', 'ns.sub.inc.test.'),
+  rec('ns.sub', 'A', '192.0.2.99'),
+  rec('*.wild', 'A', '192.0.2.77'),
+  rec('dn', 'DNAME', 'target.example.'),
 ];
 /** Names asked about besides the zone's own (gone ones, below wildcards and DNAMEs, outside). */
 const EXTRA = [
-  'new.inc.test', 'x.y.z.inc.test', 'y.z.inc.test', 'z.inc.test', 'w.z.inc.test', 'del.inc.test', 'host.del.inc.test',
-  'foo.cards.inc.test', 'a.b.cards.inc.test', 'foo.wild.inc.test', 'q.dn.inc.test', 'r.dn2.inc.test', 'elsewhere.example',
+  'new.inc.test',
+  'x.y.z.inc.test',
+  'y.z.inc.test',
+  'z.inc.test',
+  'w.z.inc.test',
+  'del.inc.test',
+  'host.del.inc.test',
+  'foo.cards.inc.test',
+  'a.b.cards.inc.test',
+  'foo.wild.inc.test',
+  'q.dn.inc.test',
+  'r.dn2.inc.test',
+  'elsewhere.example',
 ];
 
 /** Counts the store reads the loader makes: whole-zone reads against reads by name. */
@@ -184,9 +221,20 @@ describe.each(BACKENDS)('incremental index on $kind', (backend) => {
   test('RRsets answer with their lowest TTL; the apex keeps its SOA first', async () => {
     const [one] = await store.listRecords(ZONE, { name: `www.${ZONE}`, type: 'A' });
     await step([{ op: 'update', id: one!.id, ttl: 30 }]);
-    expect(index.get(ZONE)?.nodes.get(`www.${ZONE}`)?.get('A')?.map((r) => r.ttl)).toEqual([30, 30]);
+    expect(
+      index
+        .get(ZONE)
+        ?.nodes.get(`www.${ZONE}`)
+        ?.get('A')
+        ?.map((r) => r.ttl),
+    ).toEqual([30, 30]);
     await step([{ op: 'update', id: one!.id, value: '192.0.2.3', ttl: 300 }]);
-    await step([add('', 'TXT', '"v=apex"'), drop('', 'MX'), add('', 'NS', 'ns2.inc.test.'), add('ns2', 'A', '192.0.2.54')]);
+    await step([
+      add('', 'TXT', '"v=apex"'),
+      drop('', 'MX'),
+      add('', 'NS', 'ns2.inc.test.'),
+      add('ns2', 'A', '192.0.2.54'),
+    ]);
     expect([...(index.get(ZONE)?.nodes.get(ZONE)?.keys() ?? [])][0]).toBe('SOA');
   });
 
@@ -218,11 +266,14 @@ describe.each(BACKENDS)('incremental index on $kind', (backend) => {
       const hasCname = existing.some((r) => r.type === 'CNAME');
       let changes: RecordChange[];
       if (choice === 0 || existing.length === 0) {
-        changes = hasCname ? [drop(name), add(name, 'A', `192.0.2.${100 + i}`)] : [add(name, 'A', `192.0.2.${100 + i}`, 60 + rnd(3) * 60)];
+        changes = hasCname
+          ? [drop(name), add(name, 'A', `192.0.2.${100 + i}`)]
+          : [add(name, 'A', `192.0.2.${100 + i}`, 60 + rnd(3) * 60)];
       } else if (choice === 1) changes = [drop(name)];
       else if (choice === 2) changes = [drop(name), add(name, 'CNAME', 'www.inc.test.')];
       else if (choice === 3) changes = hasCname ? [drop(name)] : [add(name, 'NS', `ns${i}.example.`)];
-      else if (choice === 4) changes = [{ op: 'update', id: existing[rnd(existing.length)]!.id, ttl: 30 + rnd(5) * 30 }];
+      else if (choice === 4)
+        changes = [{ op: 'update', id: existing[rnd(existing.length)]!.id, ttl: 30 + rnd(5) * 30 }];
       else changes = [drop(name, existing[0]!.type)];
       await step(changes);
     }
@@ -232,7 +283,9 @@ describe.each(BACKENDS)('incremental index on $kind', (backend) => {
     expect(history.length).toBeGreaterThan(50);
     for (const { zone, view } of history) expect(zoneView(zone)).toEqual(view);
     const current = index.get(ZONE);
-    expect(history.filter((h) => !h.zone.retired).map((h) => h.zone)).toEqual(history.filter((h) => h.zone === current).map((h) => h.zone));
+    expect(history.filter((h) => !h.zone.retired).map((h) => h.zone)).toEqual(
+      history.filter((h) => h.zone === current).map((h) => h.zone),
+    );
   });
 
   test('a zone deleted and created again is read whole', async () => {
@@ -258,7 +311,9 @@ describe('PostgreSQL: changes of other store instances (LISTEN/NOTIFY)', () => {
   beforeAll(async () => {
     mine = await openPostgresStore({ url, schema });
     theirs = await openPostgresStore({ url, schema });
-    await theirs.createZone(RELAYED, { ...SETTINGS, primaryNs: `ns1.${RELAYED}` }, [{ name: `www.${RELAYED}`, type: 'A', ttl: 300, value: '192.0.2.1' }]);
+    await theirs.createZone(RELAYED, { ...SETTINGS, primaryNs: `ns1.${RELAYED}` }, [
+      { name: `www.${RELAYED}`, type: 'A', ttl: 300, value: '192.0.2.1' },
+    ]);
     const counted = counting(mine);
     reads = counted.reads;
     index = new ZoneIndex();
@@ -273,7 +328,8 @@ describe('PostgreSQL: changes of other store instances (LISTEN/NOTIFY)', () => {
 
   /** Waits until the index shows the serial another instance committed. */
   async function caughtUp(serial: number): Promise<void> {
-    for (let i = 0; i < 500 && (index.get(RELAYED)?.soa.data.serial ?? 0) < serial; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && (index.get(RELAYED)?.soa.data.serial ?? 0) < serial; i++)
+      await new Promise((r) => setTimeout(r, 10));
     await loader.idle();
   }
 
@@ -301,9 +357,13 @@ describe('PostgreSQL: changes of other store instances (LISTEN/NOTIFY)', () => {
   test('a relayed change with too many names for a NOTIFY payload is read whole', async () => {
     const whole = reads.whole;
     const long = (i: number) => `${'l'.repeat(60)}.${'m'.repeat(60)}.${'n'.repeat(60)}.n${i}.${RELAYED}`;
-    const out = await theirs.change(RELAYED, Array.from({ length: 50 }, (_, i): RecordChange => ({
-      op: 'add', record: { name: long(i), type: 'TXT', ttl: 300, value: `"${i}"` },
-    })));
+    const out = await theirs.change(
+      RELAYED,
+      Array.from({ length: 50 }, (_, i): RecordChange => ({
+        op: 'add',
+        record: { name: long(i), type: 'TXT', ttl: 300, value: `"${i}"` },
+      })),
+    );
     await caughtUp(out.zone.serial);
     await expectFresh();
     expect(reads.whole).toBe(whole + 1);

@@ -47,10 +47,18 @@ export function refreshFor(event: ZoneChangeEvent, detail: ZoneChangeDetail | un
 /** The zone's SOA as the server answers it: SOA fields from the zone settings, TTL the zone's default TTL. */
 export function soaAnswer(zone: Zone): SoaAnswer {
   return {
-    name: zone.name || '.', type: 'SOA', class: 'IN', ttl: zone.defaultTtl,
+    name: zone.name || '.',
+    type: 'SOA',
+    class: 'IN',
+    ttl: zone.defaultTtl,
     data: {
-      mname: zone.primaryNs, rname: emailToRname(zone.adminEmail).replace(/\.$/, ''), serial: zone.serial,
-      refresh: zone.refresh, retry: zone.retry, expire: zone.expire, minimum: zone.minimum,
+      mname: zone.primaryNs,
+      rname: emailToRname(zone.adminEmail).replace(/\.$/, ''),
+      serial: zone.serial,
+      refresh: zone.refresh,
+      retry: zone.retry,
+      expire: zone.expire,
+      minimum: zone.minimum,
     },
   };
 }
@@ -120,16 +128,20 @@ export class ZoneLoader {
     }
     const wanted = merge({ full: false, settings: false, names: new Set() }, refresh);
     const previous = this.reloads.get(zone) ?? Promise.resolve();
-    const promise = previous.then(async () => {
-      this.queued.delete(zone);
-      await this.refresh(zone, wanted);
-    }).catch((err: unknown) => {
-      this.stale.add(zone);
-      this.log?.warn({ err, zone }, 'zone reload failed; answering from the previous copy');
-    });
+    const promise = previous
+      .then(async () => {
+        this.queued.delete(zone);
+        await this.refresh(zone, wanted);
+      })
+      .catch((err: unknown) => {
+        this.stale.add(zone);
+        this.log?.warn({ err, zone }, 'zone reload failed; answering from the previous copy');
+      });
     this.queued.set(zone, { promise, wanted });
     this.reloads.set(zone, promise);
-    void promise.finally(() => { if (this.reloads.get(zone) === promise) this.reloads.delete(zone); });
+    void promise.finally(() => {
+      if (this.reloads.get(zone) === promise) this.reloads.delete(zone);
+    });
     return promise;
   }
 
@@ -208,6 +220,7 @@ function merge(wanted: Wanted, refresh: ZoneRefresh): Wanted {
   if (refresh.full) wanted.full = true;
   if (refresh.settings) wanted.settings = true;
   for (const name of refresh.names ?? []) wanted.names.add(name);
-  if (refresh.serial !== undefined) wanted.serial = wanted.serial === undefined ? refresh.serial : serialMax(wanted.serial, refresh.serial);
+  if (refresh.serial !== undefined)
+    wanted.serial = wanted.serial === undefined ? refresh.serial : serialMax(wanted.serial, refresh.serial);
   return wanted;
 }

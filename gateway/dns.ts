@@ -38,19 +38,30 @@ function parseTarget(text: string): NotifyTarget {
 /** An RRset over the limit in a zone file loaded at start: the error says which setting raises the limit. */
 function withLimitHint(err: unknown, what: string): unknown {
   if (!(err instanceof StoreError) || !/^too many records/.test(err.message)) return err;
-  return new StoreError(err.code, `${what}: ${err.message} (DNS_MAX_RECORDS_PER_RRSET / dnsMaxRecordsPerRrset raises it; 0 = no limit)`, err.index);
+  return new StoreError(
+    err.code,
+    `${what}: ${err.message} (DNS_MAX_RECORDS_PER_RRSET / dnsMaxRecordsPerRrset raises it; 0 = no limit)`,
+    err.index,
+  );
 }
 
 /** Opens the zone store, loads `--zone` files and the demo zone on first start, and starts the DNS engine. */
 export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
   const dnsLog = log.child({ part: 'dns' });
-  const store = await openZoneStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, maxRecordsPerRrset: config.dnsMaxRecordsPerRrset });
+  const store = await openZoneStore({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    maxRecordsPerRrset: config.dnsMaxRecordsPerRrset,
+  });
   try {
     const existing = new Set((await store.listZones()).map((z) => z.name));
     for (const [rawName, file] of Object.entries(config.zoneFiles)) {
       const name = rawName.toLowerCase().replace(/\.$/, '');
       if (existing.has(name)) {
-        dnsLog.warn({ zone: name, file }, 'zone already in the store: kept as it is (the store is the source of truth once loaded)');
+        dnsLog.warn(
+          { zone: name, file },
+          'zone already in the store: kept as it is (the store is the source of truth once loaded)',
+        );
         continue;
       }
       const zone = await importZoneFile(store, name, readFileSync(file, 'utf8')).catch((err: unknown) => {
@@ -74,17 +85,25 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
       notify: config.notifyTargets.map(parseTarget),
       log: dnsLog,
       tcp: {
-        maxConnections: config.dnsTcpMaxConnections, idleMs: config.dnsTcpIdleMs, messageMs: config.dnsTcpMessageMs,
+        maxConnections: config.dnsTcpMaxConnections,
+        idleMs: config.dnsTcpIdleMs,
+        messageMs: config.dnsTcpMessageMs,
         maxBufferedBytes: config.dnsTcpMaxBufferedBytes,
       },
     });
-    if (keys.length === 0 && config.dnsPort !== 0) dnsLog.info({}, 'no TSIG keys configured (--tsig-keyfile): dynamic updates are refused');
+    if (keys.length === 0 && config.dnsPort !== 0)
+      dnsLog.info({}, 'no TSIG keys configured (--tsig-keyfile): dynamic updates are refused');
     return {
       store,
       engine,
       async health() {
         const zones = await store.listZones();
-        return { status: 'ok', store: store.kind, zones: zones.length, listening: engine.server ? `${engine.server.host}:${engine.server.port}` : null };
+        return {
+          status: 'ok',
+          store: store.kind,
+          zones: zones.length,
+          listening: engine.server ? `${engine.server.host}:${engine.server.port}` : null,
+        };
       },
       async close() {
         await engine.close();

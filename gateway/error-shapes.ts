@@ -6,7 +6,15 @@ export type ErrorShape = (status: number, message: string, extras?: { code?: str
 
 /** GraphQL's error shape (/graphql, /graphql/stream). */
 export const graphqlErrorShape: ErrorShape = (status, message, extras) => ({
-  errors: [{ message, extensions: { code: extras?.code ?? (status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST'), ...(extras?.limit ? { limit: extras.limit } : {}) } }],
+  errors: [
+    {
+      message,
+      extensions: {
+        code: extras?.code ?? (status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST'),
+        ...(extras?.limit ? { limit: extras.limit } : {}),
+      },
+    },
+  ],
 });
 
 /** The market REST interface's shape, also the default for paths no interface claims. */
@@ -28,11 +36,24 @@ export class ErrorShapes {
 
   of(url: string): ErrorShape {
     const path = url.split('?')[0] ?? '';
-    return this.byPrefix.find(({ prefix }) => path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`))?.shape ?? this.fallback;
+    return (
+      this.byPrefix.find(
+        ({ prefix }) => path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`),
+      )?.shape ?? this.fallback
+    );
   }
 
-  send(req: FastifyRequest, reply: FastifyReply, status: number, message: string, extras?: { code?: string; limit?: string }): FastifyReply {
-    return reply.status(status).type('application/json; charset=utf-8').send(this.of(req.url)(status, message, extras));
+  send(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    message: string,
+    extras?: { code?: string; limit?: string },
+  ): FastifyReply {
+    return reply
+      .status(status)
+      .type('application/json; charset=utf-8')
+      .send(this.of(req.url)(status, message, extras));
   }
 }
 

@@ -3,7 +3,16 @@ import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { getOperationAST, GraphQLError, Kind, NoSchemaIntrospectionCustomRule, parse, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql';
+import {
+  getOperationAST,
+  GraphQLError,
+  Kind,
+  NoSchemaIntrospectionCustomRule,
+  parse,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
+  type ValidationRule,
+} from 'graphql';
 import type { Subgraph } from '../subgraphs/subgraph';
 import { createGatewayContext, type GatewayContext } from './context';
 import { InProcessDataSource } from './federation/in-process-data-source';
@@ -30,7 +39,12 @@ export interface PreparedOperation {
 export function prepareOperation(name: string, query: string): PreparedOperation {
   const operation = getOperationAST(parse(query), name);
   if (!operation) throw new Error(`fixed operation ${name} is not in its own document`);
-  return { name, query, hash: createHash('sha256').update(query).digest('hex'), variables: declaredVariables(operation) };
+  return {
+    name,
+    query,
+    hash: createHash('sha256').update(query).digest('hex'),
+    variables: declaredVariables(operation),
+  };
 }
 
 export interface GraphOptions {
@@ -70,13 +84,20 @@ function operationChecksPlugin(): ApolloServerPlugin<GatewayContext> {
             const named = document?.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION) ?? [];
             const message = request.operationName
               ? `Unknown operation named "${request.operationName}".`
-              : named.length > 1 ? 'Must provide operation name if query contains multiple operations.' : 'Must provide an operation.';
-            throw new GraphQLError(message, { extensions: { code: 'OPERATION_RESOLUTION_FAILURE', http: { status: 400 } } });
+              : named.length > 1
+                ? 'Must provide operation name if query contains multiple operations.'
+                : 'Must provide an operation.';
+            throw new GraphQLError(message, {
+              extensions: { code: 'OPERATION_RESOLUTION_FAILURE', http: { status: 400 } },
+            });
           }
           if (operation.operation !== 'subscription') return;
-          throw new GraphQLError(`subscriptions are served over graphql-sse at ${STREAM_PATH} (POST the operation there with Accept: text/event-stream)`, {
-            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-          });
+          throw new GraphQLError(
+            `subscriptions are served over graphql-sse at ${STREAM_PATH} (POST the operation there with Accept: text/event-stream)`,
+            {
+              extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+            },
+          );
         },
       };
     },
@@ -107,7 +128,10 @@ export class Graph {
 
   constructor(private readonly options: GraphOptions) {
     this.cache = new ResponseCache(options.responseCache);
-    this.validationRules = [operationLimitsRule(options.limits), ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+    this.validationRules = [
+      operationLimitsRule(options.limits),
+      ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
+    ];
     // Apollo Gateway sends usage metrics to Apollo's servers unless told not to: a self-hosted gateway does not
     // phone home (and an offline machine would hold shutdown on the export). APOLLO_TELEMETRY_DISABLED=false opts in.
     process.env.APOLLO_TELEMETRY_DISABLED ??= 'true';
@@ -154,8 +178,11 @@ export class Graph {
       validationRules: [operationLimitsRule(options.limits)], // Apollo Server applies `introspection` itself
       logger: options.log.child({ part: 'apollo' }),
       plugins: [
-        ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled(), this.cache.plugin(),
-        observabilityPlugin(options.metrics), operationChecksPlugin(),
+        ApolloServerPluginCacheControlDisabled(),
+        ApolloServerPluginLandingPageDisabled(),
+        this.cache.plugin(),
+        observabilityPlugin(options.metrics),
+        operationChecksPlugin(),
       ],
     });
   }
@@ -178,8 +205,11 @@ export class Graph {
    */
   cachedBody(query: string, operationName: unknown, variables: unknown): { body: string; maxAge: number } | null {
     if (!this.cache.enabled) return null;
-    if ((operationName !== undefined && operationName !== null && typeof operationName !== 'string')
-      || (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables)))) return null;
+    if (
+      (operationName !== undefined && operationName !== null && typeof operationName !== 'string') ||
+      (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables)))
+    )
+      return null;
     const hash = createHash('sha256').update(query).digest('hex');
     const key = this.cache.keyOf(hash, operationName, variables as Record<string, unknown> | null | undefined);
     const entry = key === undefined ? undefined : this.cache.get(key);
@@ -189,9 +219,20 @@ export class Graph {
   }
 
   /** Runs one operation (e.g. a query sent over the stream endpoint) through the same pipeline as /graphql. */
-  async execute(query: string, operationName: string | undefined, variables: Record<string, unknown> | undefined, requestId: string): Promise<FormattedExecutionResult> {
-    const response = await this.server.executeOperation({ query, operationName, variables }, { contextValue: this.context(requestId) });
-    if (response.body.kind !== 'single') return { errors: [{ message: 'incremental delivery is not supported here', extensions: { code: 'BAD_REQUEST' } }] };
+  async execute(
+    query: string,
+    operationName: string | undefined,
+    variables: Record<string, unknown> | undefined,
+    requestId: string,
+  ): Promise<FormattedExecutionResult> {
+    const response = await this.server.executeOperation(
+      { query, operationName, variables },
+      { contextValue: this.context(requestId) },
+    );
+    if (response.body.kind !== 'single')
+      return {
+        errors: [{ message: 'incremental delivery is not supported here', extensions: { code: 'BAD_REQUEST' } }],
+      };
     return response.body.singleResult;
   }
 

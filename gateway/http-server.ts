@@ -14,7 +14,11 @@ export interface HttpLimits {
   shutdownGraceMs?: number;
 }
 
-export const DEFAULT_HTTP_LIMITS: Required<HttpLimits> = { maxConnections: 15_000, requestTimeoutMs: 30_000, shutdownGraceMs: 10_000 };
+export const DEFAULT_HTTP_LIMITS: Required<HttpLimits> = {
+  maxConnections: 15_000,
+  requestTimeoutMs: 30_000,
+  shutdownGraceMs: 10_000,
+};
 
 /**
  * Fastify options every HTTP server of ours starts with: request ids, one log line per request (written by the
@@ -30,7 +34,10 @@ export function httpServerOptions(log: Logger, limits: HttpLimits): FastifyHttpO
     requestTimeout: limits.requestTimeoutMs,
     // Node checks request timeouts on this interval (30 s by default, which would let a slow request live twice as
     // long as its timeout); headers must be complete well within the request timeout.
-    http: { connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs), headersTimeout: Math.min(10_000, limits.requestTimeoutMs) },
+    http: {
+      connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
+      headersTimeout: Math.min(10_000, limits.requestTimeoutMs),
+    },
   };
 }
 
@@ -61,7 +68,10 @@ export function applyHttpLifecycle(app: FastifyInstance, limits: HttpLimits): vo
   app.addHook('preClose', async () => {
     closing = true;
     for (const [socket, requests] of inFlight) if (requests === 0) socket.destroy();
-    grace = setTimeout(() => app.server.closeAllConnections(), limits.shutdownGraceMs ?? DEFAULT_HTTP_LIMITS.shutdownGraceMs);
+    grace = setTimeout(
+      () => app.server.closeAllConnections(),
+      limits.shutdownGraceMs ?? DEFAULT_HTTP_LIMITS.shutdownGraceMs,
+    );
     grace.unref();
   });
   app.addHook('onClose', async () => clearTimeout(grace));

@@ -1,6 +1,4 @@
-import {
-  GraphQLError, Kind, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule,
-} from 'graphql';
+import { GraphQLError, Kind, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
 
 export interface OperationLimits {
   /** Deepest field nesting allowed (the root fields are depth 1). */
@@ -71,8 +69,9 @@ class Measurer {
 export function operationLimitsRule(limits: OperationLimits): ValidationRule {
   return (context) => {
     const fragments = new Map(
-      context.getDocument().definitions
-        .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      context
+        .getDocument()
+        .definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
         .map((d) => [d.name.value, d]),
     );
     const measurer = new Measurer(fragments); // shared by the document's operations: fragments are measured once
@@ -82,9 +81,12 @@ export function operationLimitsRule(limits: OperationLimits): ValidationRule {
         const over = (figure: number, limit: number, key: keyof OperationLimits, what: string): void => {
           if (figure > limit) {
             const shown = Number.isFinite(figure) ? String(figure) : 'beyond counting';
-            context.reportError(new GraphQLError(`${what} ${shown} exceeds the limit of ${limit} (${key})`, {
-              nodes: [node], extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: key },
-            }));
+            context.reportError(
+              new GraphQLError(`${what} ${shown} exceeds the limit of ${limit} (${key})`, {
+                nodes: [node],
+                extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: key },
+              }),
+            );
           }
         };
         over(measured.depth, limits.maxQueryDepth, 'maxQueryDepth', 'query depth');

@@ -10,8 +10,16 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: { service: 'onegraph' },
       redact: {
         paths: [
-          'req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie',
-          '*.password', '*.token', '*.secret', 'password', 'token', 'secret',
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'headers.authorization',
+          'headers.cookie',
+          '*.password',
+          '*.token',
+          '*.secret',
+          'password',
+          'token',
+          'secret',
         ],
         censor: '[redacted]',
       },

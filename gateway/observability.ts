@@ -14,17 +14,25 @@ export function observabilityPlugin(metrics: GatewayMetrics): ApolloServerPlugin
         async willSendResponse(rc) {
           const ms = performance.now() - started;
           const body = rc.response.body;
-          const errors = body.kind === 'single' ? body.singleResult.errors ?? [] : [];
+          const errors = body.kind === 'single' ? (body.singleResult.errors ?? []) : [];
           const codes = errors.map((e) => String(e.extensions?.code ?? 'INTERNAL_SERVER_ERROR'));
           for (const code of codes) metrics.errors.inc({ code });
           const operation = metrics.operationLabel(rc.operationName);
           const type = rc.operation?.operation ?? 'unknown';
           const cached = rc.contextValue.fromCache ? 'true' : 'false';
           metrics.operationDuration.observe({ operation, type, cached }, ms / 1000);
-          start.contextValue.log.info({
-            reqId: rc.contextValue.requestId, operationName: rc.operationName ?? null, type, ms: Math.round(ms * 10) / 10,
-            cached: rc.contextValue.fromCache === true, fetches: rc.contextValue.fetches, errors: codes.length ? codes : undefined,
-          }, 'graphql');
+          start.contextValue.log.info(
+            {
+              reqId: rc.contextValue.requestId,
+              operationName: rc.operationName ?? null,
+              type,
+              ms: Math.round(ms * 10) / 10,
+              cached: rc.contextValue.fromCache === true,
+              fetches: rc.contextValue.fetches,
+              errors: codes.length ? codes : undefined,
+            },
+            'graphql',
+          );
         },
       };
     },

@@ -7,10 +7,14 @@ const options = { maxEntries: 10_000, maxBytes: 100_000, maxEntryBytes: 20_000 }
 test('the key depends only on declared variables, by name, whatever the order or extra keys of the request', () => {
   const names = ['ticker', 'range'];
   const a = ResponseCache.key('h', 'Op', names, { ticker: 'AAPL:NASDAQ', range: 'MAX' });
-  expect(ResponseCache.key('h', 'Op', names, { range: 'MAX', ticker: 'AAPL:NASDAQ', unused: 'x'.repeat(1000) })).toBe(a);
+  expect(ResponseCache.key('h', 'Op', names, { range: 'MAX', ticker: 'AAPL:NASDAQ', unused: 'x'.repeat(1000) })).toBe(
+    a,
+  );
   expect(ResponseCache.key('h', 'Op', names, { ticker: 'AAPL:NASDAQ', range: '1D' })).not.toBe(a);
   // an absent variable (its default applies) differs from an explicit null
-  expect(ResponseCache.key('h', 'Op', names, { ticker: 'AAPL:NASDAQ' })).not.toBe(ResponseCache.key('h', 'Op', names, { ticker: 'AAPL:NASDAQ', range: null }));
+  expect(ResponseCache.key('h', 'Op', names, { ticker: 'AAPL:NASDAQ' })).not.toBe(
+    ResponseCache.key('h', 'Op', names, { ticker: 'AAPL:NASDAQ', range: null }),
+  );
   expect(ResponseCache.key('h', 'Op', [], { anything: 1 })).toBe(ResponseCache.key('h', 'Op', [], undefined));
   expect(ResponseCache.key('h', 'Other', [], undefined)).not.toBe(ResponseCache.key('h', 'Op', [], undefined));
 });
@@ -35,7 +39,11 @@ test('a result over the per-entry bound is not cached; renderings count toward t
   const before = cache.bytes;
   expect(cache.derive(entry!, 'rest', () => 'y'.repeat(500))).toBe('y'.repeat(500));
   expect(cache.bytes).toBe(before + 500);
-  expect(cache.derive(entry!, 'rest', () => { throw new Error('rendered twice'); })).toBe('y'.repeat(500));
+  expect(
+    cache.derive(entry!, 'rest', () => {
+      throw new Error('rendered twice');
+    }),
+  ).toBe('y'.repeat(500));
   cache.derive(entry!, 'huge', () => 'z'.repeat(30_000)); // the entry would outgrow its bound: dropped
   expect(cache.get('small')).toBeUndefined();
 });

@@ -50,9 +50,14 @@ export class ResponseCache {
 
   constructor(private readonly options: ResponseCacheOptions) {
     this.now = options.now ?? Date.now;
-    this.entries = options.maxEntries > 0 && options.maxBytes > 0
-      ? new LRUCache({ max: options.maxEntries, maxSize: options.maxBytes, sizeCalculation: (entry) => ResponseCache.bytesOf(entry) })
-      : undefined;
+    this.entries =
+      options.maxEntries > 0 && options.maxBytes > 0
+        ? new LRUCache({
+            max: options.maxEntries,
+            maxSize: options.maxBytes,
+            sizeCalculation: (entry) => ResponseCache.bytesOf(entry),
+          })
+        : undefined;
   }
 
   get enabled(): boolean {
@@ -78,13 +83,22 @@ export class ResponseCache {
    * The key of one request. Only declared variables count, by name in declaration order (so the order of the
    * client's JSON keys does not matter); an absent variable differs from one given as null (defaults apply).
    */
-  static key(queryHash: string, operationName: string | null | undefined, names: readonly string[], variables: Readonly<Record<string, unknown>> | null | undefined): string {
+  static key(
+    queryHash: string,
+    operationName: string | null | undefined,
+    names: readonly string[],
+    variables: Readonly<Record<string, unknown>> | null | undefined,
+  ): string {
     const values = names.map((name) => (variables && Object.hasOwn(variables, name) ? [variables[name]] : []));
     return `${queryHash}|${operationName ?? ''}|${JSON.stringify(values)}`;
   }
 
   /** The key of a request to an operation whose variables are known from an earlier request; undefined when not. */
-  keyOf(queryHash: string, operationName: string | null | undefined, variables: Readonly<Record<string, unknown>> | null | undefined): string | undefined {
+  keyOf(
+    queryHash: string,
+    operationName: string | null | undefined,
+    variables: Readonly<Record<string, unknown>> | null | undefined,
+  ): string | undefined {
     const names = this.declared.get(`${queryHash}|${operationName ?? ''}`);
     return names && ResponseCache.key(queryHash, operationName, names, variables);
   }
@@ -103,7 +117,10 @@ export class ResponseCache {
     if (!this.entries || maxAgeSeconds <= 0 || result.errors?.length) return;
     const body = `${JSON.stringify(result)}\n`;
     const entry: CachedResponse = {
-      result, expiresAt: this.now() + maxAgeSeconds * 1000, derived: new Map([['graphql', body]]), key,
+      result,
+      expiresAt: this.now() + maxAgeSeconds * 1000,
+      derived: new Map([['graphql', body]]),
+      key,
       resultBytes: Math.ceil(body.length * OBJECT_BYTES_PER_JSON_BYTE),
     };
     if (ResponseCache.bytesOf(entry) > this.options.maxEntryBytes) return;

@@ -67,7 +67,12 @@ function allowedMethods(app: FastifyInstance, url: string): string {
 }
 
 function corsOrigin(setting: string): string | string[] {
-  return setting === '*' ? '*' : setting.split(',').map((s) => s.trim()).filter(Boolean);
+  return setting === '*'
+    ? '*'
+    : setting
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 }
 
 /** The gateway's HTTP server: /graphql, the REST adapters and /healthz on one port. */
@@ -88,7 +93,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       const origin = allowedOrigin(cors, req.headers.origin);
       if (origin) reply.header('access-control-allow-origin', origin);
       const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
-      return shapes.send(req, reply, tooLong ? 414 : 400, tooLong ? 'a path parameter is longer than 16384 characters' : 'the URL is not valid (a bad percent-escape or character)');
+      return shapes.send(
+        req,
+        reply,
+        tooLong ? 414 : 400,
+        tooLong
+          ? 'a path parameter is longer than 16384 characters'
+          : 'the URL is not valid (a bad percent-escape or character)',
+      );
     },
   });
 
@@ -99,7 +111,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   // PUT and DELETE: graphql-sse's single-connection mode reserves streams and stops operations with them.
   // strictPreflight off: a plain OPTIONS (no preflight headers) is answered 204 with Allow, as the original service did.
-  await app.register(fastifyCors, { origin: cors, methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'], strictPreflight: false });
+  await app.register(fastifyCors, {
+    origin: cors,
+    methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    strictPreflight: false,
+  });
   app.addHook('onSend', async (req, reply, payload) => {
     if (req.method === 'OPTIONS' && !reply.hasHeader('allow')) reply.header('allow', allowedMethods(app, req.url));
     return payload;
@@ -109,7 +125,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const route = req.routeOptions.url ?? 'unmatched';
     options.metrics.httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });
     options.metrics.httpDuration.observe({ route }, reply.elapsedTime / 1000);
-    req.log.info({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    req.log.info(
+      { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
   });
 
   app.setErrorHandler((err: FastifyError | RestError, req, reply) => {
@@ -119,12 +138,21 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) req.log.error({ err }, 'unhandled error');
     if (status === 413) {
-      return shapes.send(req, reply, 413, `request body exceeds the limit of ${options.bodyLimit ?? 1024 * 1024} bytes (maxBodyBytes)`, { limit: 'maxBodyBytes' });
+      return shapes.send(
+        req,
+        reply,
+        413,
+        `request body exceeds the limit of ${options.bodyLimit ?? 1024 * 1024} bytes (maxBodyBytes)`,
+        { limit: 'maxBodyBytes' },
+      );
     }
-    return reply.status(status).send({ error: statusText(status), message: status === 500 ? 'internal error' : err.message });
+    return reply
+      .status(status)
+      .send({ error: statusText(status), message: status === 500 ? 'internal error' : err.message });
   });
   app.setNotFoundHandler((req, reply) =>
-    reply.status(404).send({ error: statusText(404), message: `no such path: ${req.method} ${req.url.split('?')[0]}` }));
+    reply.status(404).send({ error: statusText(404), message: `no such path: ${req.method} ${req.url.split('?')[0]}` }),
+  );
 
   // Variables nested past any real input type are refused before anything walks them recursively (cache keys,
   // coercion): a megabyte of `[[[…]]]` would overflow the stack.
@@ -133,7 +161,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const variables = (req.body as { variables?: unknown } | null | undefined)?.variables;
     if (variables === undefined || variables === null || typeof variables !== 'object') return;
     if (nestingDepth(variables, maxVariablesDepth) > maxVariablesDepth) {
-      await shapes.send(req, reply, 400, `variables are nested deeper than the limit of ${maxVariablesDepth} levels (maxVariablesDepth)`, { limit: 'maxVariablesDepth' });
+      await shapes.send(
+        req,
+        reply,
+        400,
+        `variables are nested deeper than the limit of ${maxVariablesDepth} levels (maxVariablesDepth)`,
+        { limit: 'maxVariablesDepth' },
+      );
     }
   };
 
@@ -145,12 +179,23 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     handler(req, reply) {
       // A POSTed JSON query whose response is cached is answered from the cache directly (JSON bodies are not
       // CSRF-prone, so Apollo's checks have nothing to add); everything else goes through Apollo Server.
-      const body = req.body as { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } | undefined;
+      const body = req.body as
+        { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } | undefined;
       if (req.method === 'POST' && typeof body?.query === 'string' && body.extensions === undefined) {
         const hit = graph.cachedBody(body.query, body.operationName, body.variables);
         if (hit) {
-          options.metrics.operationDuration.observe({ operation: options.metrics.operationLabel(body.operationName as string | undefined), type: 'query', cached: 'true' }, reply.elapsedTime / 1000);
-          return reply.header('cache-control', `public, max-age=${hit.maxAge}`).type('application/json; charset=utf-8').send(hit.body);
+          options.metrics.operationDuration.observe(
+            {
+              operation: options.metrics.operationLabel(body.operationName as string | undefined),
+              type: 'query',
+              cached: 'true',
+            },
+            reply.elapsedTime / 1000,
+          );
+          return reply
+            .header('cache-control', `public, max-age=${hit.maxAge}`)
+            .type('application/json; charset=utf-8')
+            .send(hit.body);
         }
       }
       return apollo.call(this, req as Parameters<typeof apollo>[0], reply as Parameters<typeof apollo>[1]);
@@ -161,13 +206,24 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const endpoint = createSubscriptionStream({
       path: STREAM_PATH,
       subscribe: (request) => subscriptions.subscribe(request),
-      execute: async (query, operationName, variables, requestId) => (await graph.execute(query, operationName, variables, requestId)),
-      schema: options.live.schema, validationRules: graph.validationRules, limits: options.live.limits,
-      connections: options.live.connections, log, buffers: options.live.buffers, reservationTimeoutMs: options.live.reservationTimeoutMs,
+      execute: async (query, operationName, variables, requestId) =>
+        await graph.execute(query, operationName, variables, requestId),
+      schema: options.live.schema,
+      validationRules: graph.validationRules,
+      limits: options.live.limits,
+      connections: options.live.connections,
+      log,
+      buffers: options.live.buffers,
+      reservationTimeoutMs: options.live.reservationTimeoutMs,
       onConnection: (delta) => options.metrics.liveConnections.inc({ kind: 'graphql' }, delta),
     });
     options.live.endpoint = endpoint;
-    app.route({ url: STREAM_PATH, method: ['GET', 'POST', 'PUT', 'DELETE'], preHandler: boundVariables, handler: endpoint.serve });
+    app.route({
+      url: STREAM_PATH,
+      method: ['GET', 'POST', 'PUT', 'DELETE'],
+      preHandler: boundVariables,
+      handler: endpoint.serve,
+    });
   }
   registerPlayground(app, { graphqlPath: '/graphql' }); // GET / and browsers' GET /graphql: the offline GraphiQL page
 
@@ -175,13 +231,23 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     registerMarketRest(app, graph);
     if (options.live) {
       const { subscriptions, schema, connections, buffers } = options.live;
-      const liveRest = registerMarketLive(app, { graph, subscriptions, schema, connections, buffers, metrics: options.metrics, log, heartbeatMs: options.live.heartbeatMs });
+      const liveRest = registerMarketLive(app, {
+        graph,
+        subscriptions,
+        schema,
+        connections,
+        buffers,
+        metrics: options.metrics,
+        log,
+        heartbeatMs: options.live.heartbeatMs,
+      });
       app.addHook('preClose', async () => liveRest.closeStreams());
     }
   }
 
   app.get('/metrics', async (_req, reply) =>
-    reply.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics()));
+    reply.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics()),
+  );
 
   app.get('/healthz', async (_req, reply) => {
     let ok = true;

@@ -12,7 +12,9 @@ async function main(): Promise<void> {
   const names = SUBGRAPHS.map((s) => s.name);
   const program = new Command()
     .name('npm run subgraph --')
-    .description(`Runs one subgraph alone; point the gateway at it with --subgraph NAME=http://HOST:PORT/graphql.\nSubgraphs: ${names.join(', ')}. The configuration (file, environment) is the gateway's.`)
+    .description(
+      `Runs one subgraph alone; point the gateway at it with --subgraph NAME=http://HOST:PORT/graphql.\nSubgraphs: ${names.join(', ')}. The configuration (file, environment) is the gateway's.`,
+    )
     .argument('<name>', `subgraph to run: ${names.join(', ')}`)
     .addOption(new Option('--port <n>', 'HTTP port [PORT, default: the one in the supergraph, e.g. 4101 for market]'))
     .addOption(new Option('--host <addr>', 'address to listen on [HOST, default 127.0.0.1]'))
@@ -28,16 +30,28 @@ async function main(): Promise<void> {
   const subgraph = await createSubgraph(name, config, log);
   const { app } = await buildSubgraphServer(subgraph, log, {
     streamBuffers: {
-      maxStreamBytes: config.liveMaxStreamBufferBytes, maxTotalBytes: config.liveMaxBufferedBytes, slowClientTimeoutMs: config.liveSlowClientTimeoutMs,
+      maxStreamBytes: config.liveMaxStreamBufferBytes,
+      maxTotalBytes: config.liveMaxBufferedBytes,
+      slowClientTimeoutMs: config.liveSlowClientTimeoutMs,
     },
     reservationTimeoutMs: config.liveReservationTimeoutMs,
-    http: { maxConnections: config.httpMaxConnections, requestTimeoutMs: config.httpRequestTimeoutMs, shutdownGraceMs: config.shutdownGraceMs },
+    http: {
+      maxConnections: config.httpMaxConnections,
+      requestTimeoutMs: config.httpRequestTimeoutMs,
+      shutdownGraceMs: config.shutdownGraceMs,
+    },
   });
   const address = await app.listen({ port: config.port, host: config.host });
   log.info({ address }, `subgraph ${name} listening: ${address}/graphql`);
   const stop = (signal: string): void => {
     log.info({ signal }, 'shutting down');
-    app.close().then(() => subgraph.close()).then(() => process.exit(0), () => process.exit(1));
+    app
+      .close()
+      .then(() => subgraph.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

@@ -1,5 +1,8 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { print } from 'graphql';
@@ -29,7 +32,11 @@ function cacheHeaderPlugin(): ApolloServerPlugin<SubgraphContext> {
 /**
  * Its client is a gateway, which bounds its own clients: the subgraph only guards against runaway numbers.
  */
-const SUBGRAPH_STREAM_LIMITS = { maxConnections: 100_000, maxConnectionsPerClient: 100_000, maxSubscriptionsPerConnection: 100_000 };
+const SUBGRAPH_STREAM_LIMITS = {
+  maxConnections: 100_000,
+  maxConnectionsPerClient: 100_000,
+  maxSubscriptionsPerConnection: 100_000,
+};
 
 export interface SubgraphServerOptions {
   /** Bounds on the bytes its event streams hold for a gateway that reads slower than events come. */
@@ -66,15 +73,27 @@ export async function buildSubgraphServer(
   const buffers = new StreamBuffers(options.streamBuffers ?? DEFAULT_STREAM_BUFFER_LIMITS, log.child({ part: 'live' }));
   const stream = createSubscriptionStream({
     path: STREAM_PATH,
-    subscribe: (r) => subscriptions.open(r.query ?? print(r.document), r.variables ?? {}, r.requestId, r.shareKey ?? ''),
+    subscribe: (r) =>
+      subscriptions.open(r.query ?? print(r.document), r.variables ?? {}, r.requestId, r.shareKey ?? ''),
     execute: async (query, operationName, variables, requestId) => {
-      const response = await server.executeOperation({ query, operationName, variables }, {
-        contextValue: subgraph.createContext({ requestId, cacheHint: new CacheHint() }),
-      });
-      return response.body.kind === 'single' ? response.body.singleResult : { errors: [{ message: 'incremental delivery is not supported here' }] };
+      const response = await server.executeOperation(
+        { query, operationName, variables },
+        {
+          contextValue: subgraph.createContext({ requestId, cacheHint: new CacheHint() }),
+        },
+      );
+      return response.body.kind === 'single'
+        ? response.body.singleResult
+        : { errors: [{ message: 'incremental delivery is not supported here' }] };
     },
-    schema: subgraph.schema, validationRules: [], limits: SUBGRAPH_STREAM_LIMITS,
-    connections: new ConnectionLimiter(SUBGRAPH_STREAM_LIMITS), log, buffers, kind: 'subgraph', reservationTimeoutMs: options.reservationTimeoutMs,
+    schema: subgraph.schema,
+    validationRules: [],
+    limits: SUBGRAPH_STREAM_LIMITS,
+    connections: new ConnectionLimiter(SUBGRAPH_STREAM_LIMITS),
+    log,
+    buffers,
+    kind: 'subgraph',
+    reservationTimeoutMs: options.reservationTimeoutMs,
   });
   app.route({
     url: '/graphql',

@@ -16,31 +16,50 @@ export interface SystemOverrides {
 }
 
 /** Builds one subgraph (in-process, or to serve alone with `npm run subgraph`) from the configuration. */
-export async function createSubgraph(name: string, config: Config, log: Logger, overrides: SystemOverrides = {}): Promise<Subgraph> {
+export async function createSubgraph(
+  name: string,
+  config: Config,
+  log: Logger,
+  overrides: SystemOverrides = {},
+): Promise<Subgraph> {
   switch (name) {
     case 'market': {
       const marketLog = log.child({ subgraph: 'market' });
-      const provider = overrides.marketProvider ?? createMarketProvider({
-        provider: config.marketProvider,
-        seed: config.marketSeed,
-        fixedTime: config.marketClock ? Date.parse(config.marketClock) : undefined,
-        googleBaseUrl: config.googleFinanceUrl,
-        timeoutMs: config.upstreamTimeoutMs,
-        retries: config.upstreamRetries,
-        log: marketLog,
-      });
-      const redisTimeouts = { connectTimeoutMs: config.redisConnectTimeoutMs, commandTimeoutMs: config.redisCommandTimeoutMs };
+      const provider =
+        overrides.marketProvider ??
+        createMarketProvider({
+          provider: config.marketProvider,
+          seed: config.marketSeed,
+          fixedTime: config.marketClock ? Date.parse(config.marketClock) : undefined,
+          googleBaseUrl: config.googleFinanceUrl,
+          timeoutMs: config.upstreamTimeoutMs,
+          retries: config.upstreamRetries,
+          log: marketLog,
+        });
+      const redisTimeouts = {
+        connectTimeoutMs: config.redisConnectTimeoutMs,
+        commandTimeoutMs: config.redisCommandTimeoutMs,
+      };
       const cache = createMarketCache({
-        redisUrl: config.redisUrl, ...redisTimeouts, log: marketLog, onError: (err) => marketLog.warn({ err }, 'market cache error'),
+        redisUrl: config.redisUrl,
+        ...redisTimeouts,
+        log: marketLog,
+        onError: (err) => marketLog.warn({ err }, 'market cache error'),
       });
       return createMarketSubgraph({
         provider,
         cache,
         ttls: config.marketCacheTtl,
-        limits: { maxQuotesPerRequest: config.maxQuotesPerRequest, maxTickersPerSubscription: config.liveMaxTickersPerSubscription },
+        limits: {
+          maxQuotesPerRequest: config.maxQuotesPerRequest,
+          maxTickersPerSubscription: config.liveMaxTickersPerSubscription,
+        },
         live: {
-          intervalMs: config.liveIntervalMs, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix,
-          redisConnectTimeoutMs: redisTimeouts.connectTimeoutMs, redisCommandTimeoutMs: redisTimeouts.commandTimeoutMs,
+          intervalMs: config.liveIntervalMs,
+          redisUrl: config.redisUrl,
+          redisPrefix: config.redisPrefix,
+          redisConnectTimeoutMs: redisTimeouts.connectTimeoutMs,
+          redisCommandTimeoutMs: redisTimeouts.commandTimeoutMs,
         },
         log: marketLog,
       });

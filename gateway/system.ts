@@ -33,12 +33,17 @@ export interface System {
   close(): Promise<void>;
 }
 
-async function createLocalSubgraphs(config: Config, log: Logger, overrides: SystemOverrides): Promise<Map<string, Subgraph>> {
+async function createLocalSubgraphs(
+  config: Config,
+  log: Logger,
+  overrides: SystemOverrides,
+): Promise<Map<string, Subgraph>> {
   const subgraphs = new Map<string, Subgraph>();
   for (const { name } of SUBGRAPHS) {
     if (!config.subgraphUrls[name]) subgraphs.set(name, await createSubgraph(name, config, log, overrides));
   }
-  for (const extra of overrides.extraSubgraphs ?? []) if (!config.subgraphUrls[extra.name]) subgraphs.set(extra.name, extra);
+  for (const extra of overrides.extraSubgraphs ?? [])
+    if (!config.subgraphUrls[extra.name]) subgraphs.set(extra.name, extra);
   return subgraphs;
 }
 
@@ -94,26 +99,55 @@ export async function createSystem(
     maxConnectionsPerClient: config.liveMaxConnectionsPerClient,
     maxSubscriptionsPerConnection: config.liveMaxSubscriptionsPerConnection,
   };
-  const buffers = new StreamBuffers({
-    maxStreamBytes: config.liveMaxStreamBufferBytes, maxTotalBytes: config.liveMaxBufferedBytes, slowClientTimeoutMs: config.liveSlowClientTimeoutMs,
-  }, log.child({ part: 'live' }), ({ kind, limit }) => metrics.liveSlowClientDisconnects.inc({ kind, limit }));
+  const buffers = new StreamBuffers(
+    {
+      maxStreamBytes: config.liveMaxStreamBufferBytes,
+      maxTotalBytes: config.liveMaxBufferedBytes,
+      slowClientTimeoutMs: config.liveSlowClientTimeoutMs,
+    },
+    log.child({ part: 'live' }),
+    ({ kind, limit }) => metrics.liveSlowClientDisconnects.inc({ kind, limit }),
+  );
   metrics.watchBufferedBytes(() => buffers.bytes);
   const live: LiveOptions = {
-    subscriptions, schema: planner.apiSchema, limits: liveLimits, connections: new ConnectionLimiter(liveLimits), heartbeatMs: config.liveHeartbeatMs,
-    buffers, reservationTimeoutMs: config.liveReservationTimeoutMs,
+    subscriptions,
+    schema: planner.apiSchema,
+    limits: liveLimits,
+    connections: new ConnectionLimiter(liveLimits),
+    heartbeatMs: config.liveHeartbeatMs,
+    buffers,
+    reservationTimeoutMs: config.liveReservationTimeoutMs,
   };
-  const remoteHealth = Object.fromEntries([...graph.remote].map(([name, url]) => [name, () => probeRemoteSubgraph(url)]));
+  const remoteHealth = Object.fromEntries(
+    [...graph.remote].map(([name, url]) => [name, () => probeRemoteSubgraph(url)]),
+  );
   const app = await buildServer({
-    graph, subgraphs, remoteSubgraphs: remoteHealth, log, corsOrigins: config.corsOrigins, rest: !general, metrics,
+    graph,
+    subgraphs,
+    remoteSubgraphs: remoteHealth,
+    log,
+    corsOrigins: config.corsOrigins,
+    rest: !general,
+    metrics,
     bodyLimit: config.maxBodyBytes,
     maxVariablesDepth: config.maxVariablesDepth,
-    httpLimits: { maxConnections: config.httpMaxConnections, requestTimeoutMs: config.httpRequestTimeoutMs, shutdownGraceMs: config.shutdownGraceMs },
+    httpLimits: {
+      maxConnections: config.httpMaxConnections,
+      requestTimeoutMs: config.httpRequestTimeoutMs,
+      shutdownGraceMs: config.shutdownGraceMs,
+    },
     parts: dns ? { dns: () => (dns as DnsPart).health() } : {},
     live,
   });
   let closing: Promise<void> | undefined;
   return {
-    config, log, app, graph, subgraphs, dns, live,
+    config,
+    log,
+    app,
+    graph,
+    subgraphs,
+    dns,
+    live,
     close() {
       closing ??= (async () => {
         await app.close();

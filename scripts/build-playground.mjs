@@ -36,7 +36,11 @@ export function loadExamples(dir = join(srcDir, 'examples')) {
         JSON.parse(text); // a broken example file fails the build, not the browser
         return text.trim();
       };
-      return { query: readFileSync(join(dir, file), 'utf8'), variables: optional('variables'), headers: optional('headers') };
+      return {
+        query: readFileSync(join(dir, file), 'utf8'),
+        variables: optional('variables'),
+        headers: optional('headers'),
+      };
     });
 }
 
@@ -58,14 +62,18 @@ const noGraphqlWs = {
   setup(b) {
     b.onResolve({ filter: /^graphql-ws$/ }, () => ({ path: 'graphql-ws', namespace: 'stub' }));
     b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
-      contents: 'export function createClient() { throw new Error("graphql-ws is not bundled in the onegraph playground"); }',
+      contents:
+        'export function createClient() { throw new Error("graphql-ws is not bundled in the onegraph playground"); }',
       loader: 'js',
     }));
   },
 };
 
 function outputsOf(result) {
-  return Object.entries(result.metafile.outputs).map(([path, meta]) => ({ file: relative(outDir, join(root, path)), meta }));
+  return Object.entries(result.metafile.outputs).map(([path, meta]) => ({
+    file: relative(outDir, join(root, path)),
+    meta,
+  }));
 }
 
 function precompress(file) {
@@ -73,13 +81,22 @@ function precompress(file) {
   const data = readFileSync(path);
   writeFileSync(`${path}.gz`, gzipSync(data, { level: 9 }));
   // Quality 9: within 10 % of the maximum (11) at a twentieth of the time on the 5 MB app bundle.
-  writeFileSync(`${path}.br`, brotliCompressSync(data, {
-    params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: data.length },
-  }));
+  writeFileSync(
+    `${path}.br`,
+    brotliCompressSync(data, {
+      params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: data.length },
+    }),
+  );
 }
 
 const hash8 = (data) => createHash('sha256').update(data).digest('hex').slice(0, 8).toUpperCase();
-const FONT_EXT = { 'font/ttf': 'ttf', 'font/woff': 'woff', 'font/woff2': 'woff2', 'application/font-woff': 'woff', 'application/x-font-ttf': 'ttf' };
+const FONT_EXT = {
+  'font/ttf': 'ttf',
+  'font/woff': 'woff',
+  'font/woff2': 'woff2',
+  'application/font-woff': 'woff',
+  'application/x-font-ttf': 'ttf',
+};
 
 /**
  * GraphiQL's style sheet inlines its fonts (Roboto, Fira Code, Monaco's codicon) as data: URLs. Move each into a
@@ -90,16 +107,20 @@ const FONT_EXT = { 'font/ttf': 'ttf', 'font/woff': 'woff', 'font/woff2': 'woff2'
 function extractFonts(cssFile) {
   const css = readFileSync(join(outDir, cssFile), 'utf8');
   let fonts = 0;
-  const out = css.replace(/url\(\s*(["']?)data:([a-z0-9/+.-]+);base64,([A-Za-z0-9+/=]+)\1\s*\)/gi, (all, _q, mime, b64) => {
-    const ext = FONT_EXT[mime.toLowerCase()];
-    if (!ext) return all;
-    const data = Buffer.from(b64, 'base64');
-    const name = `font-${hash8(data)}.${ext}`;
-    writeFileSync(join(outDir, name), data);
-    fonts += 1;
-    return `url(${name})`;
-  });
-  if (/url\(\s*["']?data:font/i.test(out)) throw new Error('build-playground: a font is still inlined after extraction');
+  const out = css.replace(
+    /url\(\s*(["']?)data:([a-z0-9/+.-]+);base64,([A-Za-z0-9+/=]+)\1\s*\)/gi,
+    (all, _q, mime, b64) => {
+      const ext = FONT_EXT[mime.toLowerCase()];
+      if (!ext) return all;
+      const data = Buffer.from(b64, 'base64');
+      const name = `font-${hash8(data)}.${ext}`;
+      writeFileSync(join(outDir, name), data);
+      fonts += 1;
+      return `url(${name})`;
+    },
+  );
+  if (/url\(\s*["']?data:font/i.test(out))
+    throw new Error('build-playground: a font is still inlined after extraction');
   const renamed = cssFile.replace(/-[A-Z0-9]+\.css$/, `-${hash8(out)}.css`);
   rmSync(join(outDir, cssFile));
   writeFileSync(join(outDir, renamed), out);
@@ -173,7 +194,15 @@ export async function buildPlayground() {
   // 4. Precompressed copies and the manifest.
   const files = readdirSync(outDir).filter((f) => statSync(join(outDir, f)).isFile());
   for (const f of files) if (/\.(js|css|svg|ttf)$/.test(f)) precompress(f);
-  const manifest = { builtAt: new Date().toISOString(), js: app.js, css: app.css, favicon, workers, fonts, tabs: tabs.length };
+  const manifest = {
+    builtAt: new Date().toISOString(),
+    js: app.js,
+    css: app.css,
+    favicon,
+    workers,
+    fonts,
+    tabs: tabs.length,
+  };
   writeFileSync(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 
   const sizes = files.map((f) => ({ f, bytes: statSync(join(outDir, f)).size }));
@@ -181,7 +210,8 @@ export async function buildPlayground() {
   const kb = (n) => `${(n / 1024).toFixed(0)} KiB`;
   const br = (f) => statSync(join(outDir, `${f}.br`)).size;
   console.log(`playground: dist/playground/ in ${Date.now() - started} ms, ${kb(total)} (${sizes.length} files)`);
-  for (const { f, bytes } of sizes.filter((s) => /\.(js|css)$/.test(s.f))) console.log(`  ${f.padEnd(36)} ${kb(bytes).padStart(9)}  brotli ${kb(br(f))}`);
+  for (const { f, bytes } of sizes.filter((s) => /\.(js|css)$/.test(s.f)))
+    console.log(`  ${f.padEnd(36)} ${kb(bytes).padStart(9)}  brotli ${kb(br(f))}`);
   return manifest;
 }
 

@@ -6,7 +6,8 @@
 // platform without fetching it. Run after every `npm install` that rewrites the lock (npm run lockfile).
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const PLATFORM = /-(android|darwin|freebsd|linux|openharmony|win32|netbsd|openbsd|sunos|aix)-([a-z0-9]+)(?:-(gnueabihf|musleabihf|eabi|gnu|musl|msvc))?$/;
+const PLATFORM =
+  /-(android|darwin|freebsd|linux|openharmony|win32|netbsd|openbsd|sunos|aix)-([a-z0-9]+)(?:-(gnueabihf|musleabihf|eabi|gnu|musl|msvc))?$/;
 const file = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(file, 'utf8'));
 const packages = lock.packages;
@@ -18,7 +19,9 @@ for (const [path, meta] of Object.entries(packages)) {
     if (packages[nested] || packages[top]) continue;
     const match = PLATFORM.exec(dep);
     if (!match) {
-      console.error(`cannot tell the platform of the optional dependency ${dep}: add it with npm install on that platform`);
+      console.error(
+        `cannot tell the platform of the optional dependency ${dep}: add it with npm install on that platform`,
+      );
       process.exitCode = 1;
       continue;
     }
@@ -33,4 +36,8 @@ for (const [path, meta] of Object.entries(packages)) {
 // npm orders entries with localeCompare('en'): the same order keeps the diff to the added entries.
 const sorted = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => a.localeCompare(b, 'en')));
 writeFileSync(file, `${JSON.stringify({ ...lock, packages: sorted }, null, 2)}\n`);
-console.log(added.length ? `package-lock.json: added ${added.length} platform packages npm ci needs: ${added.join(', ')}` : 'package-lock.json: complete');
+console.log(
+  added.length
+    ? `package-lock.json: added ${added.length} platform packages npm ci needs: ${added.join(', ')}`
+    : 'package-lock.json: complete',
+);

@@ -70,7 +70,11 @@ describe('mapStream', () => {
   test('maps values and runs cleanup once when the consumer returns before pulling anything', async () => {
     const source = new PushStream<number>();
     let cleaned = 0;
-    const mapped = mapStream(source, (v) => v * 10, () => cleaned++);
+    const mapped = mapStream(
+      source,
+      (v) => v * 10,
+      () => cleaned++,
+    );
     await mapped.return();
     await mapped.return();
     expect(cleaned).toBe(1);
@@ -80,7 +84,11 @@ describe('mapStream', () => {
   test('maps in order and cleans up when the source ends', async () => {
     const source = new PushStream<number>();
     let cleaned = 0;
-    const mapped = mapStream(source, async (v) => v + 1, () => cleaned++);
+    const mapped = mapStream(
+      source,
+      async (v) => v + 1,
+      () => cleaned++,
+    );
     source.push(1);
     source.push(2);
     source.end();

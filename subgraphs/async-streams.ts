@@ -12,7 +12,11 @@ export type Stream<T> = AsyncIterableIterator<T> & {
 const DONE = { done: true, value: undefined } as IteratorResult<never>;
 
 /** Maps every value of `source` (in order, one at a time); `cleanup` runs once when the stream ends for any reason. */
-export function mapStream<S, T>(source: AsyncIterator<S>, map: (value: S) => T | Promise<T>, cleanup?: () => void): Stream<T> {
+export function mapStream<S, T>(
+  source: AsyncIterator<S>,
+  map: (value: S) => T | Promise<T>,
+  cleanup?: () => void,
+): Stream<T> {
   let finished = false;
   const finish = () => {
     if (finished) return;
@@ -78,7 +82,10 @@ export class PushStream<T> implements Stream<T> {
   private closed = false;
   private readonly bound: QueueBound<T>;
 
-  constructor(private readonly onClose?: () => void, bound: number | QueueBound<T> = 1_000) {
+  constructor(
+    private readonly onClose?: () => void,
+    bound: number | QueueBound<T> = 1_000,
+  ) {
     this.bound = typeof bound === 'number' ? { maxQueued: bound } : bound;
   }
 
@@ -104,7 +111,11 @@ export class PushStream<T> implements Stream<T> {
     this.queue.push(value);
     this.sizes.push(size);
     this.queuedBytes += size;
-    while (this.queue.length > 1 && (this.queue.length > maxQueued || (maxBytes !== undefined && this.queuedBytes > maxBytes))) this.dropOldest();
+    while (
+      this.queue.length > 1 &&
+      (this.queue.length > maxQueued || (maxBytes !== undefined && this.queuedBytes > maxBytes))
+    )
+      this.dropOldest();
   }
 
   private dropOldest(): T | undefined {

@@ -37,7 +37,10 @@ export async function buildFederatedSchema(
   const typeDefs = parse(`${FEDERATION_LINK}\n${printSchemaWithDirectives(schema)}`);
   const resolvers = createResolversMap(schema) as GraphQLResolverMap<unknown>;
   for (const [typeName, fields] of Object.entries(referenceResolvers)) {
-    resolvers[typeName] = { ...(resolvers[typeName] as object), ...(fields as object) } as GraphQLResolverMap<unknown>[string];
+    resolvers[typeName] = {
+      ...(resolvers[typeName] as object),
+      ...(fields as object),
+    } as GraphQLResolverMap<unknown>[string];
   }
   return remapEnumDefaults(buildSubgraphSchema({ typeDefs, resolvers }));
 }
@@ -51,8 +54,10 @@ function remapEnumDefaults(schema: GraphQLSchema): GraphQLSchema {
   const remap = (holder: { type: Parameters<typeof getNamedType>[0]; defaultValue?: unknown }): void => {
     const named = getNamedType(holder.type);
     if (!isEnumType(named) || holder.defaultValue === undefined) return;
-    const toInternal = (v: unknown): unknown => (typeof v === 'string' ? named.getValue(v)?.value ?? v : v);
-    holder.defaultValue = Array.isArray(holder.defaultValue) ? holder.defaultValue.map(toInternal) : toInternal(holder.defaultValue);
+    const toInternal = (v: unknown): unknown => (typeof v === 'string' ? (named.getValue(v)?.value ?? v) : v);
+    holder.defaultValue = Array.isArray(holder.defaultValue)
+      ? holder.defaultValue.map(toInternal)
+      : toInternal(holder.defaultValue);
   };
   for (const type of Object.values(schema.getTypeMap())) {
     if (isObjectType(type)) for (const field of Object.values(type.getFields())) field.args.forEach(remap);

@@ -13,7 +13,11 @@ const SUBGRAPH_MAIN = join(PROJECT_ROOT, 'dist', 'gateway', 'subgraph-main.js');
 // As users run it: jest's NODE_ENV=test changes libraries' behaviour (Apollo Server's signal handlers, for one).
 const { NODE_ENV: _jestNodeEnv, ...userEnv } = process.env;
 const baseEnv = {
-  ...userEnv, LOG_LEVEL: 'info', DNS_PORT: '0', DNS_API_PORT: '0', MARKET_CLOCK: '2026-11-20T18:00:00Z',
+  ...userEnv,
+  LOG_LEVEL: 'info',
+  DNS_PORT: '0',
+  DNS_API_PORT: '0',
+  MARKET_CLOCK: '2026-11-20T18:00:00Z',
   DATA_DIR: mkdtempSync(join(tmpdir(), 'onegraph-cli-')),
 };
 
@@ -24,7 +28,19 @@ beforeAll(() => {
 test('--help lists the flags with their environment variables', () => {
   const out = spawnSync(process.execPath, [MAIN, '--help'], { encoding: 'utf8' });
   expect(out.status).toBe(0);
-  for (const flag of ['--port', '--config', '--market-provider', '--redis-url', '--subgraph', '--no-response-cache', '--zone', '--tsig-keyfile', '--dns-port', '--database-url', '--notify']) {
+  for (const flag of [
+    '--port',
+    '--config',
+    '--market-provider',
+    '--redis-url',
+    '--subgraph',
+    '--no-response-cache',
+    '--zone',
+    '--tsig-keyfile',
+    '--dns-port',
+    '--database-url',
+    '--notify',
+  ]) {
     expect(out.stdout).toContain(flag);
   }
   expect(out.stdout).toContain('[MARKET_PROVIDER]');
@@ -38,42 +54,74 @@ test('a bad configuration value stops start-up with a message naming the key and
 
 test('credentials in connection URLs are never printed: an unreachable PostgreSQL names the URL masked', () => {
   const out = spawnSync(process.execPath, [MAIN], {
-    encoding: 'utf8', timeout: 20_000,
-    env: { ...baseEnv, PORT: '0', DATABASE_URL: 'postgres://zones:S3CRET-A@127.0.0.1:1/zones?password=S3CRET-B&sslpassword=S3CRET-C' },
+    encoding: 'utf8',
+    timeout: 20_000,
+    env: {
+      ...baseEnv,
+      PORT: '0',
+      DATABASE_URL: 'postgres://zones:S3CRET-A@127.0.0.1:1/zones?password=S3CRET-B&sslpassword=S3CRET-C',
+    },
   });
   expect(out.status).toBe(1);
   const printed = out.stdout + out.stderr;
-  expect(printed).toContain('cannot start: PostgreSQL at postgres://zones:***@127.0.0.1:1/zones?password=***&sslpassword=*** is unreachable');
+  expect(printed).toContain(
+    'cannot start: PostgreSQL at postgres://zones:***@127.0.0.1:1/zones?password=***&sslpassword=*** is unreachable',
+  );
   expect(printed).not.toMatch(/S3CRET/);
 });
 
 test('starts, logs JSON with a request id per request, and exits 0 on SIGTERM after finishing', async () => {
   const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], { env: { ...baseEnv, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...baseEnv, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
     for (let i = 0; i < 100 && !stdout.includes('gateway listening'); i++) await new Promise((r) => setTimeout(r, 100));
     expect(stdout).toContain('gateway listening');
-    const res = await fetch(`http://127.0.0.1:${port}/v1/quote/AAPL:NASDAQ`, { headers: { 'x-request-id': 'test-req-42', authorization: 'Bearer secret-xyz' } });
+    const res = await fetch(`http://127.0.0.1:${port}/v1/quote/AAPL:NASDAQ`, {
+      headers: { 'x-request-id': 'test-req-42', authorization: 'Bearer secret-xyz' },
+    });
     expect(res.status).toBe(200);
-    const requestLogged = () => stdout.split('\n').some((l) => l.includes('test-req-42') && l.includes('"msg":"request"'));
+    const requestLogged = () =>
+      stdout.split('\n').some((l) => l.includes('test-req-42') && l.includes('"msg":"request"'));
     for (let i = 0; i < 50 && !requestLogged(); i++) await new Promise((r) => setTimeout(r, 50));
-    const lines = stdout.split('\n').filter((l) => l.includes('test-req-42')).map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines).toContainEqual(expect.objectContaining({ reqId: 'test-req-42', method: 'GET', status: 200, msg: 'request' }));
+    const lines = stdout
+      .split('\n')
+      .filter((l) => l.includes('test-req-42'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ reqId: 'test-req-42', method: 'GET', status: 200, msg: 'request' }),
+    );
     // the REST path ran its fixed GraphQL operation under the same request id
-    expect(lines).toContainEqual(expect.objectContaining({ reqId: 'test-req-42', msg: 'graphql', operationName: 'RestQuote' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ reqId: 'test-req-42', msg: 'graphql', operationName: 'RestQuote' }),
+    );
     expect(stdout).not.toContain('secret-xyz');
     const gql = await fetch(`http://127.0.0.1:${port}/graphql`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'gql-req-7' },
-      body: JSON.stringify({ query: 'query LogProbe($t: String!) { quote(ticker: $t) { price } }', variables: { t: 'MSFT:NASDAQ' } }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'gql-req-7' },
+      body: JSON.stringify({
+        query: 'query LogProbe($t: String!) { quote(ticker: $t) { price } }',
+        variables: { t: 'MSFT:NASDAQ' },
+      }),
     });
     expect(gql.status).toBe(200);
     for (let i = 0; i < 50 && !stdout.includes('"LogProbe"'); i++) await new Promise((r) => setTimeout(r, 50));
     const opLine = JSON.parse(stdout.split('\n').find((l) => l.includes('"LogProbe"')) as string);
-    expect(opLine).toMatchObject({ msg: 'graphql', reqId: 'gql-req-7', operationName: 'LogProbe', type: 'query', cached: false,
-      fetches: [{ subgraph: 'market', ok: true, ms: expect.any(Number) }] });
+    expect(opLine).toMatchObject({
+      msg: 'graphql',
+      reqId: 'gql-req-7',
+      operationName: 'LogProbe',
+      type: 'query',
+      cached: false,
+      fetches: [{ subgraph: 'market', ok: true, ms: expect.any(Number) }],
+    });
     expect(stdout).not.toContain('MSFT:NASDAQ'); // variables are never logged
   } finally {
     child.kill('SIGTERM');
@@ -84,15 +132,21 @@ test('starts, logs JSON with a request id per request, and exits 0 on SIGTERM af
 
 test('SIGTERM with live streams open: the streams end, the process exits 0 promptly', async () => {
   const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], { env: { ...baseEnv, PORT: String(port), LIVE_INTERVAL_MS: '200' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...baseEnv, PORT: String(port), LIVE_INTERVAL_MS: '200' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
     for (let i = 0; i < 100 && !stdout.includes('gateway listening'); i++) await new Promise((r) => setTimeout(r, 100));
     const rest = await openStream(`http://127.0.0.1:${port}/v1/live?tickers=AAPL:NASDAQ`);
     const graphql = await fetch(`http://127.0.0.1:${port}/graphql/stream`, {
-      method: 'POST', headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
       body: JSON.stringify({ query: 'subscription { prices(tickers: ["BTC-USD"]) { ticker } }' }),
     });
     const graphqlEnded = graphql.text(); // resolves when the server ends the stream
@@ -109,12 +163,30 @@ test('SIGTERM with live streams open: the streams end, the process exits 0 promp
 });
 
 /** Starts the built binary and waits until it logs `ready`. */
-async function startBinary(script: string, args: string[], env: Record<string, string>, ready: string): Promise<{ child: ReturnType<typeof spawn>; out: () => string; exited: Promise<{ code: number | null; signal: string | null }> }> {
-  const child = spawn(process.execPath, [script, ...args], { env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startBinary(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: string,
+): Promise<{
+  child: ReturnType<typeof spawn>;
+  out: () => string;
+  exited: Promise<{ code: number | null; signal: string | null }>;
+}> {
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { ...baseEnv, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   for (let i = 0; i < 150 && !out.includes(ready); i++) await new Promise((r) => setTimeout(r, 100));
   if (!out.includes(ready)) {
     child.kill('SIGKILL');
@@ -127,16 +199,32 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('%s on the real binary (production
   test('requests in flight are answered in full, then the gateway exits 0', async () => {
     const upstream = await startFakeUpstream({ latencyMs: 1_500 }); // every market request is in flight 1.5 s
     const port = await freePort();
-    const gateway = await startBinary(MAIN, [], { PORT: String(port), MARKET_PROVIDER: 'google', GOOGLE_FINANCE_URL: upstream.url, UPSTREAM_RETRIES: '0' }, 'gateway listening');
+    const gateway = await startBinary(
+      MAIN,
+      [],
+      { PORT: String(port), MARKET_PROVIDER: 'google', GOOGLE_FINANCE_URL: upstream.url, UPSTREAM_RETRIES: '0' },
+      'gateway listening',
+    );
     try {
-      const rest = fetch(`http://127.0.0.1:${port}/v1/quote/AAPL:NASDAQ`).then(async (r) => ({ status: r.status, body: await r.json() }));
+      const rest = fetch(`http://127.0.0.1:${port}/v1/quote/AAPL:NASDAQ`).then(async (r) => ({
+        status: r.status,
+        body: await r.json(),
+      }));
       const gql = fetch(`http://127.0.0.1:${port}/graphql`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ quote(ticker: "MSFT:NASDAQ") { ticker price } }' }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ quote(ticker: "MSFT:NASDAQ") { ticker price } }' }),
       }).then(async (r) => ({ status: r.status, body: await r.json() }));
       await waitFor(() => upstream.requests >= 2, 5_000, 'both requests to reach the upstream');
       gateway.child.kill(signal);
-      expect(await rest).toEqual({ status: 200, body: expect.objectContaining({ ticker: 'AAPL:NASDAQ', price: expect.any(Number) }) });
-      expect(await gql).toEqual({ status: 200, body: { data: { quote: { ticker: 'MSFT:NASDAQ', price: expect.any(Number) } } } });
+      expect(await rest).toEqual({
+        status: 200,
+        body: expect.objectContaining({ ticker: 'AAPL:NASDAQ', price: expect.any(Number) }),
+      });
+      expect(await gql).toEqual({
+        status: 200,
+        body: { data: { quote: { ticker: 'MSFT:NASDAQ', price: expect.any(Number) } } },
+      });
       expect(await gateway.exited).toEqual({ code: 0, signal: null });
       expect(gateway.out()).toContain('shutting down');
     } finally {
@@ -148,10 +236,17 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('%s on the real binary (production
   test('a subgraph served alone answers its requests in flight, then exits 0', async () => {
     const upstream = await startFakeUpstream({ latencyMs: 1_500 });
     const port = await freePort();
-    const sub = await startBinary(SUBGRAPH_MAIN, ['market', '--port', String(port)], { MARKET_PROVIDER: 'google', GOOGLE_FINANCE_URL: upstream.url, UPSTREAM_RETRIES: '0' }, 'subgraph market listening');
+    const sub = await startBinary(
+      SUBGRAPH_MAIN,
+      ['market', '--port', String(port)],
+      { MARKET_PROVIDER: 'google', GOOGLE_FINANCE_URL: upstream.url, UPSTREAM_RETRIES: '0' },
+      'subgraph market listening',
+    );
     try {
       const gql = fetch(`http://127.0.0.1:${port}/graphql`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ quote(ticker: "MSFT:NASDAQ") { ticker } }' }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ quote(ticker: "MSFT:NASDAQ") { ticker } }' }),
       }).then(async (r) => ({ status: r.status, body: await r.json() }));
       await waitFor(() => upstream.requests >= 1, 5_000, 'the request to reach the upstream');
       sub.child.kill(signal);

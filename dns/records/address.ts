@@ -45,7 +45,7 @@ export function parseIPv6(text: string): number[] | null {
 export function formatIPv6(groups: number[]): string {
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;
@@ -85,7 +85,9 @@ export const A: TypeCodec<string> = {
     const v4 = parseIPv4(t);
     if (!v4) {
       const hint = parseIPv6(t) ? ' — an IPv6 address belongs in an AAAA record' : '';
-      throw new RecordValueError(`A value must be ${A_USAGE}, four numbers 0-255 without leading zeros (got ${JSON.stringify(ctx.text)})${hint}`);
+      throw new RecordValueError(
+        `A value must be ${A_USAGE}, four numbers 0-255 without leading zeros (got ${JSON.stringify(ctx.text)})${hint}`,
+      );
     }
     return v4.join('.');
   },
@@ -103,7 +105,11 @@ export const AAAA: TypeCodec<string> = {
     const t = single(ctx, AAAA_USAGE);
     const v6 = canonicalIPv6(t);
     if (!v6) {
-      const hint = parseIPv4(t) ? ' — an IPv4 address belongs in an A record' : t.includes('%') ? ' — zone indexes (%…) are not allowed' : '';
+      const hint = parseIPv4(t)
+        ? ' — an IPv4 address belongs in an A record'
+        : t.includes('%')
+          ? ' — zone indexes (%…) are not allowed'
+          : '';
       throw new RecordValueError(`AAAA value must be ${AAAA_USAGE} (got ${JSON.stringify(ctx.text)})${hint}`);
     }
     return v6;

@@ -59,7 +59,8 @@ export function usageError(ctx: ParseContext, usage: string, detail?: string): n
 
 export function expectTokens(tokens: Token[], count: number, ctx: ParseContext, usage: string): void {
   if (tokens.length < count) usageError(ctx, usage, `${count - tokens.length} field(s) missing`);
-  if (tokens.length > count) usageError(ctx, usage, `unexpected ${JSON.stringify(tokens[count].raw)} after the last field`);
+  if (tokens.length > count)
+    usageError(ctx, usage, `unexpected ${JSON.stringify(tokens[count].raw)} after the last field`);
 }
 
 /** An unsigned decimal integer field in [min, max]. */
@@ -67,18 +68,22 @@ export function uintField(token: Token, ctx: ParseContext, field: string, max: n
   const ok = !token.quoted && /^[0-9]{1,10}$/.test(token.raw);
   const n = ok ? Number(token.raw) : NaN;
   if (!ok || n < min || n > max) {
-    throw new RecordValueError(`${ctx.type} ${field} must be an integer from ${min} to ${max} (got ${JSON.stringify(token.raw)})`);
+    throw new RecordValueError(
+      `${ctx.type} ${field} must be an integer from ${min} to ${max} (got ${JSON.stringify(token.raw)})`,
+    );
   }
   return n;
 }
 
 /** A name inside a value, normalised (model form). */
 export function nameField(token: Token, ctx: ParseContext, field: string): string {
-  if (token.quoted) throw new RecordValueError(`${ctx.type} ${field} must be a domain name, not a quoted string (got "${token.raw}")`);
+  if (token.quoted)
+    throw new RecordValueError(`${ctx.type} ${field} must be a domain name, not a quoted string (got "${token.raw}")`);
   try {
     return normalizeName(token.raw, ctx.origin, { syntax: ctx.syntax });
   } catch (e) {
-    if (e instanceof NameError) throw new RecordValueError(`${ctx.type} ${field} ${JSON.stringify(token.raw)} is not a valid name: ${e.reason}`);
+    if (e instanceof NameError)
+      throw new RecordValueError(`${ctx.type} ${field} ${JSON.stringify(token.raw)} is not a valid name: ${e.reason}`);
     throw e;
   }
 }
@@ -95,7 +100,8 @@ export function nameFromWire(value: unknown, type: RecordType, field: string): s
   try {
     return normalizeName(value.endsWith('.') ? value : `${value}.`);
   } catch (e) {
-    if (e instanceof NameError) throw new RecordValueError(`${type} ${field} from the wire is not a valid name: ${e.reason}`);
+    if (e instanceof NameError)
+      throw new RecordValueError(`${type} ${field} from the wire is not a valid name: ${e.reason}`);
     throw e;
   }
 }
@@ -111,7 +117,9 @@ export function dataObject(data: unknown, type: RecordType): Record<string, unkn
 
 export function uintFromWire(value: unknown, type: RecordType, field: string, max: number, min = 0): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new RecordValueError(`${type} ${field} from the wire must be an integer from ${min} to ${max} (got ${show(value)})`);
+    throw new RecordValueError(
+      `${type} ${field} from the wire must be an integer from ${min} to ${max} (got ${show(value)})`,
+    );
   }
   return value;
 }

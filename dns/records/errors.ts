@@ -1,7 +1,8 @@
 /** A value of unknown type for an error message; never throws (unlike String() on odd objects). */
 export function show(x: unknown): string {
   if (typeof x === 'string') return JSON.stringify(x);
-  if (typeof x === 'number' || typeof x === 'boolean' || typeof x === 'bigint' || x === null || x === undefined) return String(x);
+  if (typeof x === 'number' || typeof x === 'boolean' || typeof x === 'bigint' || x === null || x === undefined)
+    return String(x);
   if (Buffer.isBuffer(x)) return `<${x.length} octets>`;
   return Array.isArray(x) ? 'an array' : `a value of type ${typeof x}`;
 }

@@ -20,7 +20,15 @@ import { validateTtl } from './ttl';
 export { RecordValueError, type RecordField } from './errors';
 export { validateTtl, parseTtl, parseDuration, MAX_UINT32 } from './ttl';
 export { canonicalIPv6, parseIPv4, parseIPv6, formatIPv6 } from './address';
-export { emailToRname, rnameToEmail, normalizeMailbox, type SoaFields, type MxFields, type SrvFields, type NaptrFields } from './name-values';
+export {
+  emailToRname,
+  rnameToEmail,
+  normalizeMailbox,
+  type SoaFields,
+  type MxFields,
+  type SrvFields,
+  type NaptrFields,
+} from './name-values';
 export { type CaaFields, type SshfpFields, type TlsaFields, type DsFields, DNSSEC_ALGORITHMS } from './security';
 export { formatCharString, tokenizeValue } from './presentation';
 export { splitText } from './text';
@@ -63,8 +71,22 @@ const CODECS: Readonly<Record<RecordType, ErasedCodec>> = {
 
 /** Wire type numbers of the supported types. */
 export const TYPE_CODES: Readonly<Record<RecordType, number>> = {
-  A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33, NAPTR: 35, DS: 43, SSHFP: 44,
-  TLSA: 52, SPF: 99, CAA: 257, DNAME: 39,
+  A: 1,
+  NS: 2,
+  CNAME: 5,
+  SOA: 6,
+  PTR: 12,
+  MX: 15,
+  TXT: 16,
+  AAAA: 28,
+  SRV: 33,
+  NAPTR: 35,
+  DS: 43,
+  SSHFP: 44,
+  TLSA: 52,
+  SPF: 99,
+  CAA: 257,
+  DNAME: 39,
 };
 
 export interface ParseOptions {
@@ -80,7 +102,10 @@ export function isRecordType(type: string): type is RecordType {
 export function parseType(type: unknown): RecordType {
   const t = typeof type === 'string' ? type.toUpperCase() : '';
   if (!isRecordType(t)) {
-    throw new RecordValueError(`Unsupported record type ${show(type)}; supported types are ${RECORD_TYPES.join(', ')}`, 'type');
+    throw new RecordValueError(
+      `Unsupported record type ${show(type)}; supported types are ${RECORD_TYPES.join(', ')}`,
+      'type',
+    );
   }
   return t;
 }
@@ -154,10 +179,16 @@ export function validateRecord(input: RecordInput, zone: string, options: ParseO
     throw e;
   }
   if (!isInZone(name, z)) {
-    throw new RecordValueError(`Name ${JSON.stringify(toFqdn(name))} is not inside zone ${JSON.stringify(toFqdn(z))}`, 'name');
+    throw new RecordValueError(
+      `Name ${JSON.stringify(toFqdn(name))} is not inside zone ${JSON.stringify(toFqdn(z))}`,
+      'name',
+    );
   }
   if (type === 'SOA' && name !== z) {
-    throw new RecordValueError(`An SOA record belongs at the zone apex ${JSON.stringify(toFqdn(z))}, not at ${JSON.stringify(toFqdn(name))}`, 'name');
+    throw new RecordValueError(
+      `An SOA record belongs at the zone apex ${JSON.stringify(toFqdn(z))}, not at ${JSON.stringify(toFqdn(name))}`,
+      'name',
+    );
   }
   if (type === 'DS' && name === z) {
     throw new RecordValueError(
@@ -166,7 +197,10 @@ export function validateRecord(input: RecordInput, zone: string, options: ParseO
     );
   }
   if (type === 'NS' && isWildcardName(name)) {
-    throw new RecordValueError(`NS records are not allowed at a wildcard name like ${JSON.stringify(toFqdn(name))} (RFC 4592 §4.2)`, 'name');
+    throw new RecordValueError(
+      `NS records are not allowed at a wildcard name like ${JSON.stringify(toFqdn(name))} (RFC 4592 §4.2)`,
+      'name',
+    );
   }
   const ttl = validateTtl(input.ttl);
   const value = parseValue(type, input.value, z, options);
@@ -200,7 +234,11 @@ function typeOfAnswer(type: unknown): RecordType {
     else return parseType(type);
   }
   const t = code === undefined ? undefined : TYPE_BY_CODE.get(code);
-  if (t === undefined) throw new RecordValueError(`Unsupported record type ${show(type)}; supported types are ${RECORD_TYPES.join(', ')}`, 'type');
+  if (t === undefined)
+    throw new RecordValueError(
+      `Unsupported record type ${show(type)}; supported types are ${RECORD_TYPES.join(', ')}`,
+      'type',
+    );
   return t;
 }
 
@@ -255,7 +293,8 @@ export function fromPacketAnswer(answer: PacketAnswerLike): RecordData {
   if (answer.name === '.' || answer.name === '') name = '';
   else {
     try {
-      if (typeof answer.name !== 'string') throw new RecordValueError(`The owner name must be a string (got ${show(answer.name)})`, 'name');
+      if (typeof answer.name !== 'string')
+        throw new RecordValueError(`The owner name must be a string (got ${show(answer.name)})`, 'name');
       name = normalizeName(answer.name.endsWith('.') ? answer.name : `${answer.name}.`);
     } catch (e) {
       if (e instanceof NameError) throw new RecordValueError(e.message, 'name');

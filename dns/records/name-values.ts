@@ -37,7 +37,13 @@ function singleName(type: 'CNAME' | 'DNAME' | 'NS' | 'PTR', what: string): TypeC
       return nameField(t[0], ctx, what);
     },
     format: (name, fmt) => fmt(name),
-    toAnswer: (name, base): Answer => ({ name: base.name, ttl: base.ttl, class: base.class, type, data: wireName(name) }),
+    toAnswer: (name, base): Answer => ({
+      name: base.name,
+      ttl: base.ttl,
+      class: base.class,
+      type,
+      data: wireName(name),
+    }),
     fromData: (data) => nameFromWire(data, type, what),
   };
 }
@@ -66,13 +72,18 @@ export const MX: TypeCodec<MxFields> = {
   },
   format: (f, fmt) => `${f.preference} ${fmt(f.exchange)}`,
   toAnswer: (f, base): Answer => ({
-    name: base.name, ttl: base.ttl, class: base.class,
+    name: base.name,
+    ttl: base.ttl,
+    class: base.class,
     type: 'MX',
     data: { preference: f.preference, exchange: wireName(f.exchange) },
   }),
   fromData(data) {
     const d = dataObject(data, 'MX');
-    return { preference: uintFromWire(d.preference, 'MX', 'preference', 65535), exchange: nameFromWire(d.exchange, 'MX', 'exchange') };
+    return {
+      preference: uintFromWire(d.preference, 'MX', 'preference', 65535),
+      exchange: nameFromWire(d.exchange, 'MX', 'exchange'),
+    };
   },
 };
 
@@ -99,7 +110,9 @@ export const SRV: TypeCodec<SrvFields> = {
   },
   format: (f, fmt) => `${f.priority} ${f.weight} ${f.port} ${fmt(f.target)}`,
   toAnswer: (f, base): Answer => ({
-    name: base.name, ttl: base.ttl, class: base.class,
+    name: base.name,
+    ttl: base.ttl,
+    class: base.class,
     type: 'SRV',
     data: { priority: f.priority, weight: f.weight, port: f.port, target: wireName(f.target) },
   }),
@@ -131,27 +144,35 @@ const NAPTR_USAGE = '<order 0-65535> <preference 0-65535> "<flags>" "<services>"
 
 function naptrString(value: string, type: RecordType, field: string): string {
   const bytes = Buffer.from(value, 'utf8');
-  if (!isPrintableAscii(bytes)) throw new RecordValueError(`${type} ${field} must be printable ASCII (got ${formatCharString(bytes)})`);
-  if (bytes.length > 255) throw new RecordValueError(`${type} ${field} is ${bytes.length} octets long; at most 255 are allowed`);
+  if (!isPrintableAscii(bytes))
+    throw new RecordValueError(`${type} ${field} must be printable ASCII (got ${formatCharString(bytes)})`);
+  if (bytes.length > 255)
+    throw new RecordValueError(`${type} ${field} is ${bytes.length} octets long; at most 255 are allowed`);
   return value;
 }
 
 function naptrFlags(value: string, type: RecordType): string {
-  if (!/^[A-Za-z0-9]*$/.test(value)) throw new RecordValueError(`${type} flags must be letters and digits only, like "U", "S", "A" or "P" (got ${JSON.stringify(value)})`);
+  if (!/^[A-Za-z0-9]*$/.test(value))
+    throw new RecordValueError(
+      `${type} flags must be letters and digits only, like "U", "S", "A" or "P" (got ${JSON.stringify(value)})`,
+    );
   return value.toUpperCase();
 }
 
 function naptrCheck(f: NaptrFields, type: RecordType): NaptrFields {
   checkNaptrRegexp(f.regexp, type);
   if (f.regexp !== '' && f.replacement !== '') {
-    throw new RecordValueError(`${type} regexp and replacement exclude each other (RFC 3403): with a regexp, the replacement must be "."`);
+    throw new RecordValueError(
+      `${type} regexp and replacement exclude each other (RFC 3403): with a regexp, the replacement must be "."`,
+    );
   }
   return f;
 }
 
 function tokenText(t: Token, ctx: ParseContext, field: string): string {
   const bytes = t.bytes;
-  if (!isPrintableAscii(bytes)) throw new RecordValueError(`${ctx.type} ${field} must be printable ASCII (got ${formatCharString(bytes)})`);
+  if (!isPrintableAscii(bytes))
+    throw new RecordValueError(`${ctx.type} ${field} must be printable ASCII (got ${formatCharString(bytes)})`);
   return naptrString(bytes.toString('latin1'), ctx.type, field);
 }
 
@@ -182,9 +203,18 @@ export const NAPTR: TypeCodec<NaptrFields> = {
       f.replacement === '' ? '.' : fmt(f.replacement),
     ].join(' '),
   toAnswer: (f, base): Answer => ({
-    name: base.name, ttl: base.ttl, class: base.class,
+    name: base.name,
+    ttl: base.ttl,
+    class: base.class,
     type: 'NAPTR',
-    data: { order: f.order, preference: f.preference, flags: f.flags, services: f.services, regexp: f.regexp, replacement: wireName(f.replacement) },
+    data: {
+      order: f.order,
+      preference: f.preference,
+      flags: f.flags,
+      services: f.services,
+      regexp: f.regexp,
+      replacement: wireName(f.replacement),
+    },
   }),
   fromData(data) {
     const d = dataObject(data, 'NAPTR');
@@ -219,7 +249,11 @@ export function normalizeMailbox(input: string, origin?: string, options: NameOp
   let k = -1;
   for (let i = 0; i < input.length; i++) {
     if (input[i] === '\\') {
-      if (input[i + 1] !== '.') throw new NameError(input, 'escaped characters are not supported in a mailbox name, except "\\." in its first label');
+      if (input[i + 1] !== '.')
+        throw new NameError(
+          input,
+          'escaped characters are not supported in a mailbox name, except "\\." in its first label',
+        );
       i++;
     } else if (input[i] === '.') {
       k = i;
@@ -228,10 +262,15 @@ export function normalizeMailbox(input: string, origin?: string, options: NameOp
   }
   const local = k === -1 ? input : input.slice(0, k);
   const rest = k === -1 ? undefined : input.slice(k + 1);
-  if (rest !== undefined && rest.includes('\\')) throw new NameError(input, '"\\." is only supported in the first label of a mailbox name');
+  if (rest !== undefined && rest.includes('\\'))
+    throw new NameError(input, '"\\." is only supported in the first label of a mailbox name');
   const parts = local.split('\\.');
   const checked = parts.map((p) => {
-    if (p === '') throw new NameError(input, 'the local part of the mailbox has an empty part (a dot at its start or end, or two in a row)');
+    if (p === '')
+      throw new NameError(
+        input,
+        'the local part of the mailbox has an empty part (a dot at its start or end, or two in a row)',
+      );
     // Each dot-separated part follows the label rules.
     try {
       return normalizeName(`${p}.`);
@@ -240,7 +279,8 @@ export function normalizeMailbox(input: string, origin?: string, options: NameOp
       throw e;
     }
   });
-  if (checked.some((p) => p.includes('.') || p.includes('*'))) throw new NameError(input, 'the local part of the mailbox has characters that are not allowed');
+  if (checked.some((p) => p.includes('.') || p.includes('*')))
+    throw new NameError(input, 'the local part of the mailbox has characters that are not allowed');
   const localLen = checked.join('.').length;
   if (localLen > 63) throw new NameError(input, `the first label is ${localLen} octets long; at most 63 are allowed`);
   let restName: string;
@@ -250,18 +290,28 @@ export function normalizeMailbox(input: string, origin?: string, options: NameOp
   const escaped = checked.join('\\.');
   const name = restName === '' ? escaped : `${escaped}.${restName}`;
   const octets = localLen + (restName === '' ? 0 : restName.length + 1);
-  if (octets > 253) throw new NameError(input, `the name is ${octets} characters long; at most 253 are allowed (255 octets on the wire)`);
+  if (octets > 253)
+    throw new NameError(
+      input,
+      `the name is ${octets} characters long; at most 253 are allowed (255 octets on the wire)`,
+    );
   return name;
 }
 
 /** `john.doe@example.com` → `john\.doe.example.com` (model form, no trailing dot). Throws {@link NameError}. */
 export function emailToRname(email: string): string {
   const at = email.lastIndexOf('@');
-  if (at <= 0 || at === email.length - 1) throw new NameError(email, 'an e-mail address must look like user@example.com');
+  if (at <= 0 || at === email.length - 1)
+    throw new NameError(email, 'an e-mail address must look like user@example.com');
   const local = email.slice(0, at);
   const domain = email.slice(at + 1);
-  if (local.includes('\\') || local.includes('@')) throw new NameError(email, 'the local part of the e-mail address has characters that are not allowed');
-  return normalizeMailbox(`${local.split('.').join('\\.')}.${domain.endsWith('.') ? domain : `${domain}.`}`, undefined, { syntax: 'master' });
+  if (local.includes('\\') || local.includes('@'))
+    throw new NameError(email, 'the local part of the e-mail address has characters that are not allowed');
+  return normalizeMailbox(
+    `${local.split('.').join('\\.')}.${domain.endsWith('.') ? domain : `${domain}.`}`,
+    undefined,
+    { syntax: 'master' },
+  );
 }
 
 /** `john\.doe.example.com` → `john.doe@example.com`. */
@@ -302,7 +352,9 @@ const SOA_TIMERS = ['refresh', 'retry', 'expire', 'minimum'] as const;
 function soaTimer(t: Token, field: string): number {
   const n = t.quoted ? null : parseDuration(t.raw);
   if (n === null || n > MAX_UINT32) {
-    throw new RecordValueError(`SOA ${field} must be a number of seconds from 0 to ${MAX_UINT32} or a duration like 1h (got ${JSON.stringify(t.raw)})`);
+    throw new RecordValueError(
+      `SOA ${field} must be a number of seconds from 0 to ${MAX_UINT32} or a duration like 1h (got ${JSON.stringify(t.raw)})`,
+    );
   }
   return n;
 }
@@ -317,7 +369,8 @@ export const SOA: TypeCodec<SoaFields> = {
       if (t[1].quoted) throw new NameError(t[1].raw, 'a name must not be quoted');
       rname = normalizeMailbox(t[1].raw, ctx.origin, { syntax: ctx.syntax });
     } catch (e) {
-      if (e instanceof NameError) throw new RecordValueError(`SOA responsible mailbox ${JSON.stringify(t[1].raw)} is not valid: ${e.reason}`);
+      if (e instanceof NameError)
+        throw new RecordValueError(`SOA responsible mailbox ${JSON.stringify(t[1].raw)} is not valid: ${e.reason}`);
       throw e;
     }
     return {
@@ -330,23 +383,46 @@ export const SOA: TypeCodec<SoaFields> = {
       minimum: soaTimer(t[6], 'minimum'),
     };
   },
-  format: (f, fmt) => [fmt(f.mname), formatMailbox(f.rname, fmt), f.serial, f.refresh, f.retry, f.expire, f.minimum].join(' '),
+  format: (f, fmt) =>
+    [fmt(f.mname), formatMailbox(f.rname, fmt), f.serial, f.refresh, f.retry, f.expire, f.minimum].join(' '),
   toAnswer: (f, base): Answer => ({
-    name: base.name, ttl: base.ttl, class: base.class,
+    name: base.name,
+    ttl: base.ttl,
+    class: base.class,
     type: 'SOA',
-    data: { mname: wireName(f.mname), rname: wireName(f.rname), serial: f.serial, refresh: f.refresh, retry: f.retry, expire: f.expire, minimum: f.minimum },
+    data: {
+      mname: wireName(f.mname),
+      rname: wireName(f.rname),
+      serial: f.serial,
+      refresh: f.refresh,
+      retry: f.retry,
+      expire: f.expire,
+      minimum: f.minimum,
+    },
   }),
   fromData(data) {
     const d = dataObject(data, 'SOA');
     const rnameText = stringFromWire(d.rname, 'SOA', 'rname');
     let rname: string;
     try {
-      rname = rnameText === '.' ? '' : normalizeMailbox(rnameText.endsWith('.') ? rnameText : `${rnameText}.`, undefined, { syntax: 'master' });
+      rname =
+        rnameText === '.'
+          ? ''
+          : normalizeMailbox(rnameText.endsWith('.') ? rnameText : `${rnameText}.`, undefined, { syntax: 'master' });
     } catch (e) {
-      if (e instanceof NameError) throw new RecordValueError(`SOA rname from the wire is not a valid mailbox name: ${e.reason}`);
+      if (e instanceof NameError)
+        throw new RecordValueError(`SOA rname from the wire is not a valid mailbox name: ${e.reason}`);
       throw e;
     }
-    const fields: SoaFields = { mname: nameFromWire(d.mname, 'SOA', 'mname'), rname, serial: uintFromWire(d.serial, 'SOA', 'serial', MAX_UINT32), refresh: 0, retry: 0, expire: 0, minimum: 0 };
+    const fields: SoaFields = {
+      mname: nameFromWire(d.mname, 'SOA', 'mname'),
+      rname,
+      serial: uintFromWire(d.serial, 'SOA', 'serial', MAX_UINT32),
+      refresh: 0,
+      retry: 0,
+      expire: 0,
+      minimum: 0,
+    };
     for (const k of SOA_TIMERS) fields[k] = uintFromWire(d[k], 'SOA', k, MAX_UINT32);
     return fields;
   },

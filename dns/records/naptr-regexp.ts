@@ -5,7 +5,20 @@
 import type { RecordType } from '../model';
 import { RecordValueError } from './errors';
 
-const CHAR_CLASSES = new Set([':alnum:', ':digit:', ':punct:', ':alpha:', ':graph:', ':space:', ':blank:', ':lower:', ':upper:', ':cntrl:', ':print:', ':xdigit:']);
+const CHAR_CLASSES = new Set([
+  ':alnum:',
+  ':digit:',
+  ':punct:',
+  ':alpha:',
+  ':graph:',
+  ':space:',
+  ':blank:',
+  ':lower:',
+  ':upper:',
+  ':cntrl:',
+  ':print:',
+  ':xdigit:',
+]);
 
 /**
  * Checks a POSIX extended regular expression (C locale) the way BIND's `isc_regex_validate` does. Returns the

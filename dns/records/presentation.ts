@@ -82,7 +82,8 @@ export function tokenizeEscaped(text: string, type: RecordType): Token[] {
     while (i < chars.length) {
       const ch = chars[i];
       const code = ch.codePointAt(0) ?? 0;
-      if (isControl(code)) fail(`contains the control character ${controlName(code)}; write it as \\DDD in a quoted string`);
+      if (isControl(code))
+        fail(`contains the control character ${controlName(code)}; write it as \\DDD in a quoted string`);
       if (quoted && ch === '"') {
         closed = true;
         break;
@@ -101,7 +102,8 @@ export function tokenizeEscaped(text: string, type: RecordType): Token[] {
           continue;
         }
         const nextCode = next.codePointAt(0) ?? 0;
-        if (isControl(nextCode)) fail(`contains the control character ${controlName(nextCode)}; write it as \\DDD in a quoted string`);
+        if (isControl(nextCode))
+          fail(`contains the control character ${controlName(nextCode)}; write it as \\DDD in a quoted string`);
         bytes.push(...Buffer.from(next, 'utf8'));
         i += 2;
         continue;
@@ -139,8 +141,19 @@ function printableUtf8At(b: Uint8Array, i: number): number {
   if (i + len > b.length) return 0;
   if (b[i + 1] < lo || b[i + 1] > hi) return 0;
   for (let k = 2; k < len; k++) if (b[i + k] < 0x80 || b[i + k] > 0xbf) return 0;
-  const cp = Buffer.from(b.subarray(i, i + len)).toString('utf8').codePointAt(0) ?? 0;
-  if (cp < 0xa0 || cp === 0x2028 || cp === 0x2029 || cp === 0xfeff || (cp & 0xfffe) === 0xfffe || (cp >= 0xfdd0 && cp <= 0xfdef)) return 0;
+  const cp =
+    Buffer.from(b.subarray(i, i + len))
+      .toString('utf8')
+      .codePointAt(0) ?? 0;
+  if (
+    cp < 0xa0 ||
+    cp === 0x2028 ||
+    cp === 0x2029 ||
+    cp === 0xfeff ||
+    (cp & 0xfffe) === 0xfffe ||
+    (cp >= 0xfdd0 && cp <= 0xfdef)
+  )
+    return 0;
   return len;
 }
 
@@ -178,7 +191,9 @@ export function hexField(toks: Token[], ctx: ParseContext, field: string): Buffe
   }
   if (hex.length === 0) throw new RecordValueError(`${ctx.type} ${field} is missing`);
   if (hex.length % 2 !== 0) {
-    throw new RecordValueError(`${ctx.type} ${field} has an odd number of hex digits (${hex.length}); two digits make one octet`);
+    throw new RecordValueError(
+      `${ctx.type} ${field} has an odd number of hex digits (${hex.length}); two digits make one octet`,
+    );
   }
   return Buffer.from(hex, 'hex');
 }

@@ -72,12 +72,24 @@ describe('good values normalise', () => {
     ['DS', '60485 5 1 2bb183af5f22588179a53b0a 98631fad1a292118', '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118'],
     ['DS', `55648 ECDSAP256SHA256 2 ${'b4'.repeat(32)}`, `55648 13 2 ${'B4'.repeat(32)}`],
     ['DS', `10771 14 4 ${'72'.repeat(48)}`, `10771 14 4 ${'72'.repeat(48)}`],
-    ['NAPTR', '100 10 u "E2U+sip" "!^.*$!sip:info@example.com!" .', '100 10 "U" "E2U+sip" "!^.*$!sip:info@example.com!" .'],
+    [
+      'NAPTR',
+      '100 10 u "E2U+sip" "!^.*$!sip:info@example.com!" .',
+      '100 10 "U" "E2U+sip" "!^.*$!sip:info@example.com!" .',
+    ],
     ['NAPTR', '102 10 "S" "SIP+D2U" "" _sip._udp', '102 10 "S" "SIP+D2U" "" _sip._udp.example.com.'],
     ['NAPTR', '1 1 "" "" "!a\\\\.b!x!i" .', '1 1 "" "" "!a\\\\.b!x!i" .'],
     ['NAPTR', '1 1 "" "" "/^([0-9]+)[[:digit:]]$/sip:\\\\1@x/" .', '1 1 "" "" "/^([0-9]+)[[:digit:]]$/sip:\\\\1@x/" .'],
-    ['SOA', 'ns1 hostmaster 2024010101 10800 3600 604800 3600', 'ns1.example.com. hostmaster.example.com. 2024010101 10800 3600 604800 3600'],
-    ['SOA', 'ns1.example.net. hostmaster@example.com 1 3h 1h 1w 1h30m', 'ns1.example.net. hostmaster.example.com. 1 10800 3600 604800 5400'],
+    [
+      'SOA',
+      'ns1 hostmaster 2024010101 10800 3600 604800 3600',
+      'ns1.example.com. hostmaster.example.com. 2024010101 10800 3600 604800 3600',
+    ],
+    [
+      'SOA',
+      'ns1.example.net. hostmaster@example.com 1 3h 1h 1w 1h30m',
+      'ns1.example.net. hostmaster.example.com. 1 10800 3600 604800 5400',
+    ],
     ['SOA', 'ns1 john\\.doe 4294967295 0 0 0 0', 'ns1.example.com. john\\.doe.example.com. 4294967295 0 0 0 0'],
     ['soa', 'NS1 JOHN.DOE@EXAMPLE.COM 1 2 3 4 5', 'ns1.example.com. john\\.doe.example.com. 1 2 3 4 5'],
   ])('%s %j → %j', (type, input, expected) => {
@@ -113,7 +125,11 @@ describe('good values normalise', () => {
 
 describe('bad values are refused with a message naming the type and what is allowed', () => {
   test.each([
-    ['A', '256.1.1.1', /^A value must be an IPv4 address in dotted-quad form like 192\.0\.2\.1.*\(got "256\.1\.1\.1"\)/],
+    [
+      'A',
+      '256.1.1.1',
+      /^A value must be an IPv4 address in dotted-quad form like 192\.0\.2\.1.*\(got "256\.1\.1\.1"\)/,
+    ],
     ['A', '1.2.3', /A value must be an IPv4 address/],
     ['A', '01.2.3.4', /without leading zeros/],
     ['A', '1.2.3.4 5.6.7.8', /A value must be an IPv4 address/],
@@ -153,11 +169,19 @@ describe('bad values are refused with a message naming the type and what is allo
     ['TXT', '"bad \\12"', /bad escape/],
     ['TXT', '"ends with \\', /lone backslash|unterminated/],
     ['SPF', '"v=spf1', /SPF value has an unterminated quoted string/],
-    ['CAA', '0 is-sue "ca.example"', /CAA tag must be 1-15 letters and digits, like issue, issuewild or iodef \(got "is-sue"\)/],
+    [
+      'CAA',
+      '0 is-sue "ca.example"',
+      /CAA tag must be 1-15 letters and digits, like issue, issuewild or iodef \(got "is-sue"\)/,
+    ],
     ['CAA', '0 "issue" "ca.example"', /CAA tag must be/],
     ['CAA', `0 ${'a'.repeat(16)} "x"`, /CAA tag must be 1-15/],
     ['CAA', '256 issue "ca.example"', /CAA flags must be an integer from 0 to 255/],
-    ['CAA', '0 issue', /CAA value must be "<flags 0-255> <tag> \\"<value>\\""|CAA value must be "<flags 0-255> <tag> "<value>""/],
+    [
+      'CAA',
+      '0 issue',
+      /CAA value must be "<flags 0-255> <tag> \\"<value>\\""|CAA value must be "<flags 0-255> <tag> "<value>""/,
+    ],
     ['CAA', '0 issue ca.example; policy=ev', /put a value with spaces in double quotes/],
     ['CAA', '0 issue "caf\\195\\169"', /CAA value must be printable ASCII/],
     ['SSHFP', '1 1 zz', /SSHFP fingerprint must be hexadecimal digits 0-9 A-F \(got "zz"\)/],
@@ -166,27 +190,51 @@ describe('bad values are refused with a message naming the type and what is allo
     ['SSHFP', `1 2 ${'ab'.repeat(20)}`, /SSHFP fingerprint of type 2 \(SHA-256\) must be 64 hex digits \(got 40\)/],
     ['SSHFP', `5 1 ${'ab'.repeat(20)}`, /SSHFP algorithm must be one of 1 \(RSA\)/],
     ['SSHFP', `1 3 ${'ab'.repeat(20)}`, /SSHFP fingerprint type must be 1 \(SHA-1\) or 2 \(SHA-256\)/],
-    ['SSHFP', '1 1', /SSHFP value must be "<algorithm 1\|2\|3\|4\|6> <fingerprint type 1\|2> <hex fingerprint>".*missing/],
+    [
+      'SSHFP',
+      '1 1',
+      /SSHFP value must be "<algorithm 1\|2\|3\|4\|6> <fingerprint type 1\|2> <hex fingerprint>".*missing/,
+    ],
     ['TLSA', `4 1 1 ${'ab'.repeat(32)}`, /TLSA usage must be an integer from 0 to 3 \(got "4"\)/],
     ['TLSA', `3 2 1 ${'ab'.repeat(32)}`, /TLSA selector must be an integer from 0 to 1/],
     ['TLSA', `3 1 3 ${'ab'.repeat(32)}`, /TLSA matching type must be an integer from 0 to 2/],
     ['TLSA', `3 1 1 ${'ab'.repeat(20)}`, /TLSA data for matching type 1 \(SHA-256\) must be 64 hex digits \(got 40\)/],
     ['TLSA', `3 1 2 ${'ab'.repeat(32)}`, /TLSA data for matching type 2 \(SHA-512\) must be 128 hex digits/],
     ['TLSA', '3 1 1 xyz', /TLSA certificate data must be hexadecimal/],
-    ['DS', '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A2921', /DS digest of type 1 \(SHA-1\) must be 40 hex digits \(got 38\)/],
+    [
+      'DS',
+      '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A2921',
+      /DS digest of type 1 \(SHA-1\) must be 40 hex digits \(got 38\)/,
+    ],
     ['DS', `60485 8 2 ${'ab'.repeat(20)}`, /DS digest of type 2 \(SHA-256\) must be 64 hex digits \(got 40\)/],
     ['DS', `60485 8 4 ${'ab'.repeat(32)}`, /DS digest of type 4 \(SHA-384\) must be 96 hex digits \(got 64\)/],
-    ['DS', `60485 8 3 ${'ab'.repeat(32)}`, /DS digest type must be 1 \(SHA-1\), 2 \(SHA-256\) or 4 \(SHA-384\) \(got 3\)/],
+    [
+      'DS',
+      `60485 8 3 ${'ab'.repeat(32)}`,
+      /DS digest type must be 1 \(SHA-1\), 2 \(SHA-256\) or 4 \(SHA-384\) \(got 3\)/,
+    ],
     ['DS', `70000 8 2 ${'ab'.repeat(32)}`, /DS key tag must be an integer from 0 to 65535/],
     ['DS', `1 0 2 ${'ab'.repeat(32)}`, /DS algorithm must be an integer from 1 to 255 \(got "0"\)/],
     ['DS', `1 NOPE 2 ${'ab'.repeat(32)}`, /DS algorithm must be an integer from 1 to 255 \(got "NOPE"\)/],
     ['DS', '1 8 2', /DS value must be .*missing/],
-    ['NAPTR', '100 10 "U" "E2U+sip"', /^NAPTR value must be "<order 0-65535> <preference 0-65535> \\?"<flags>\\?".*2 field\(s\) missing/],
+    [
+      'NAPTR',
+      '100 10 "U" "E2U+sip"',
+      /^NAPTR value must be "<order 0-65535> <preference 0-65535> \\?"<flags>\\?".*2 field\(s\) missing/,
+    ],
     ['NAPTR', '100 10 "U" "E2U+sip" "!^.*$!sip:x@example.com!"', /NAPTR value must be .*1 field\(s\) missing/],
     ['NAPTR', '100 10 "U!" "E2U+sip" "" host', /NAPTR flags must be letters and digits only/],
-    ['NAPTR', '100 10 "U" "E2U+sip" "!^.*$!sip:x@example.com!" host', /NAPTR regexp and replacement exclude each other/],
+    [
+      'NAPTR',
+      '100 10 "U" "E2U+sip" "!^.*$!sip:x@example.com!" host',
+      /NAPTR regexp and replacement exclude each other/,
+    ],
     ['NAPTR', '100 10 "U" "caf\\195\\169" "" host', /NAPTR services must be printable ASCII/],
-    ['NAPTR', '1 1 "U" "E2U" "1a1b1" .', /NAPTR regexp must be empty or "<delim><regex><delim><replacement><delim>\[i\]" .*: the delimiter \(first character\) must not be a digit/],
+    [
+      'NAPTR',
+      '1 1 "U" "E2U" "1a1b1" .',
+      /NAPTR regexp must be empty or "<delim><regex><delim><replacement><delim>\[i\]" .*: the delimiter \(first character\) must not be a digit/,
+    ],
     ['NAPTR', '1 1 "U" "E2U" " " .', /it needs three " " delimiters/],
     ['NAPTR', '1 1 "U" "E2U" "!a!b" .', /it needs three "!" delimiters/],
     ['NAPTR', '1 1 "U" "E2U" "!a!b!i!" .', /more than three "!" delimiters/],
@@ -202,15 +250,35 @@ describe('bad values are refused with a message naming the type and what is allo
     ['NAPTR', '1 1 "U" "E2U" "!(a)!\\\\2!" .', /refers to \\2 but the regex has 1 group/],
     ['NAPTR', '1 1 "U" "E2U" "!a!\\\\0!" .', /"\\0" is not a valid back-reference/],
     ['NAPTR', '70000 10 "U" "E2U" "" host', /NAPTR order must be an integer from 0 to 65535/],
-    ['SOA', 'ns1 hostmaster 1 2 3 4', /^SOA value must be "<primary name server> <responsible mailbox> <serial> <refresh> <retry> <expire> <minimum>" .*1 field\(s\) missing/],
+    [
+      'SOA',
+      'ns1 hostmaster 1 2 3 4',
+      /^SOA value must be "<primary name server> <responsible mailbox> <serial> <refresh> <retry> <expire> <minimum>" .*1 field\(s\) missing/,
+    ],
     ['SOA', 'ns1', /SOA value must be .*6 field\(s\) missing/],
     ['SOA', 'ns1 hostmaster 4294967296 2 3 4 5', /SOA serial must be an integer from 0 to 4294967295/],
-    ['SOA', 'ns1 hostmaster 1 2x 3 4 5', /SOA refresh must be a number of seconds from 0 to 4294967295 or a duration like 1h \(got "2x"\)/],
-    ['SOA', 'ns1 host\\master 1 2 3 4 5', /SOA responsible mailbox "host\\\\master" is not valid: escaped characters are not supported in a mailbox name, except "\\\." in its first label/],
+    [
+      'SOA',
+      'ns1 hostmaster 1 2x 3 4 5',
+      /SOA refresh must be a number of seconds from 0 to 4294967295 or a duration like 1h \(got "2x"\)/,
+    ],
+    [
+      'SOA',
+      'ns1 host\\master 1 2 3 4 5',
+      /SOA responsible mailbox "host\\\\master" is not valid: escaped characters are not supported in a mailbox name, except "\\\." in its first label/,
+    ],
     ['SOA', 'ns1 a.b\\.c 1 2 3 4 5', /only supported in the first label/],
     ['SOA', 'n$1 hostmaster 1 2 3 4 5', /SOA primary name server "n\$1" is not a valid name/],
-    ['SOA', 'ns1 jo+hn@example.com 1 2 3 4 5', /SOA responsible mailbox "jo\+hn@example.com" is not valid: label "jo\+hn" contains "\+"/],
-    ['SOA', 'ns1 jo+hn.doe@example.com 1 2 3 4 5', /SOA responsible mailbox .* is not valid: in the local part: .*contains "\+"/],
+    [
+      'SOA',
+      'ns1 jo+hn@example.com 1 2 3 4 5',
+      /SOA responsible mailbox "jo\+hn@example.com" is not valid: label "jo\+hn" contains "\+"/,
+    ],
+    [
+      'SOA',
+      'ns1 jo+hn.doe@example.com 1 2 3 4 5',
+      /SOA responsible mailbox .* is not valid: in the local part: .*contains "\+"/,
+    ],
   ])('%s %j', (type, text, message) => {
     expect(bad(type, text)).toMatch(message);
   });
@@ -283,16 +351,24 @@ describe('validateRecord', () => {
       ttl: 3600,
       value: '10 mail.example.com.',
     });
-    expect(validateRecord({ name: 'bücher', type: 'A', ttl: 1, value: '192.0.2.1' }, ZONE).name).toBe('xn--bcher-kva.example.com');
+    expect(validateRecord({ name: 'bücher', type: 'A', ttl: 1, value: '192.0.2.1' }, ZONE).name).toBe(
+      'xn--bcher-kva.example.com',
+    );
   });
 
   test('api syntax: a name without trailing dot that does not end with the zone is relative to it', () => {
-    expect(validateRecord({ name: 'www.other.org', type: 'A', ttl: 1, value: '192.0.2.1' }, ZONE).name).toBe('www.other.org.example.com');
-    expect(validateRecord({ name: 'www.example.com', type: 'A', ttl: 1, value: '192.0.2.1' }, ZONE).name).toBe('www.example.com');
+    expect(validateRecord({ name: 'www.other.org', type: 'A', ttl: 1, value: '192.0.2.1' }, ZONE).name).toBe(
+      'www.other.org.example.com',
+    );
+    expect(validateRecord({ name: 'www.example.com', type: 'A', ttl: 1, value: '192.0.2.1' }, ZONE).name).toBe(
+      'www.example.com',
+    );
   });
 
   test('a name outside the zone', () => {
-    const e = valueError(() => validateRecord({ name: 'www.example.org.', type: 'A', ttl: 300, value: '192.0.2.1' }, ZONE));
+    const e = valueError(() =>
+      validateRecord({ name: 'www.example.org.', type: 'A', ttl: 300, value: '192.0.2.1' }, ZONE),
+    );
     expect(e.message).toBe('Name "www.example.org." is not inside zone "example.com."');
     expect(e.field).toBe('name');
   });
@@ -310,7 +386,9 @@ describe('validateRecord', () => {
   });
 
   test('a bad TTL is reported with field "ttl"', () => {
-    expect(valueError(() => validateRecord({ name: 'www', type: 'A', ttl: -1, value: '192.0.2.1' }, ZONE)).field).toBe('ttl');
+    expect(valueError(() => validateRecord({ name: 'www', type: 'A', ttl: -1, value: '192.0.2.1' }, ZONE)).field).toBe(
+      'ttl',
+    );
   });
 
   test('no NS records at a wildcard name', () => {
@@ -321,10 +399,16 @@ describe('validateRecord', () => {
   });
 
   test('no DS record at the apex', () => {
-    const e = valueError(() => validateRecord({ name: '@', type: 'DS', ttl: 300, value: `1 13 2 ${'ab'.repeat(32)}` }, ZONE));
-    expect(e.message).toBe('A DS record cannot be at the apex of zone "example.com.": it belongs in the parent zone, at the delegation point');
+    const e = valueError(() =>
+      validateRecord({ name: '@', type: 'DS', ttl: 300, value: `1 13 2 ${'ab'.repeat(32)}` }, ZONE),
+    );
+    expect(e.message).toBe(
+      'A DS record cannot be at the apex of zone "example.com.": it belongs in the parent zone, at the delegation point',
+    );
     expect(e.field).toBe('name');
-    expect(validateRecord({ name: 'child', type: 'DS', ttl: 300, value: `1 13 2 ${'ab'.repeat(32)}` }, ZONE).name).toBe('child.example.com');
+    expect(validateRecord({ name: 'child', type: 'DS', ttl: 300, value: `1 13 2 ${'ab'.repeat(32)}` }, ZONE).name).toBe(
+      'child.example.com',
+    );
   });
 
   test('SOA only at the apex', () => {
@@ -350,7 +434,15 @@ describe('SOA and mailbox helpers', () => {
 
   test('parseSoa / formatSoa', () => {
     const soa = parseSoa('ns1 john\\.doe 7 1h 2h 3h 4h', ZONE);
-    expect(soa).toEqual({ mname: 'ns1.example.com', rname: 'john\\.doe.example.com', serial: 7, refresh: 3600, retry: 7200, expire: 10800, minimum: 14400 });
+    expect(soa).toEqual({
+      mname: 'ns1.example.com',
+      rname: 'john\\.doe.example.com',
+      serial: 7,
+      refresh: 3600,
+      retry: 7200,
+      expire: 10800,
+      minimum: 14400,
+    });
     expect(formatSoa(soa)).toBe('ns1.example.com. john\\.doe.example.com. 7 3600 7200 10800 14400');
   });
 
@@ -358,9 +450,15 @@ describe('SOA and mailbox helpers', () => {
     expect(formatValueRelative('MX', '10 mail.example.com.', ZONE)).toBe('10 mail');
     expect(formatValueRelative('MX', '10 mail.example.net.', ZONE)).toBe('10 mail.example.net.');
     expect(formatValueRelative('CNAME', 'example.com.', ZONE)).toBe('@');
-    expect(formatValueRelative('SOA', 'ns1.example.com. john\\.doe.example.com. 1 2 3 4 5', ZONE)).toBe('ns1 john\\.doe 1 2 3 4 5');
-    expect(formatValueRelative('SOA', 'ns1.example.com. a\\.example.com. 1 2 3 4 5', ZONE)).toBe('ns1 a\\.example.com. 1 2 3 4 5');
-    expect(formatValueRelative('NAPTR', '1 1 "S" "SIP+D2U" "" _sip._udp.example.com.', ZONE)).toBe('1 1 "S" "SIP+D2U" "" _sip._udp');
+    expect(formatValueRelative('SOA', 'ns1.example.com. john\\.doe.example.com. 1 2 3 4 5', ZONE)).toBe(
+      'ns1 john\\.doe 1 2 3 4 5',
+    );
+    expect(formatValueRelative('SOA', 'ns1.example.com. a\\.example.com. 1 2 3 4 5', ZONE)).toBe(
+      'ns1 a\\.example.com. 1 2 3 4 5',
+    );
+    expect(formatValueRelative('NAPTR', '1 1 "S" "SIP+D2U" "" _sip._udp.example.com.', ZONE)).toBe(
+      '1 1 "S" "SIP+D2U" "" _sip._udp',
+    );
     expect(formatValueRelative('TXT', '"a" "b"', ZONE)).toBe('"a" "b"');
   });
 });

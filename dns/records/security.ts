@@ -31,13 +31,16 @@ const CAA_TAG = /^[a-z0-9]{1,15}$/;
 function caaTag(tag: string): string {
   const t = tag.toLowerCase();
   if (!CAA_TAG.test(t)) {
-    throw new RecordValueError(`CAA tag must be 1-15 letters and digits, like issue, issuewild or iodef (got ${JSON.stringify(tag)})`);
+    throw new RecordValueError(
+      `CAA tag must be 1-15 letters and digits, like issue, issuewild or iodef (got ${JSON.stringify(tag)})`,
+    );
   }
   return t;
 }
 
 function caaValue(bytes: Uint8Array): string {
-  if (!isPrintableAscii(bytes)) throw new RecordValueError(`CAA value must be printable ASCII (got ${formatCharString(bytes)})`);
+  if (!isPrintableAscii(bytes))
+    throw new RecordValueError(`CAA value must be printable ASCII (got ${formatCharString(bytes)})`);
   return Buffer.from(bytes).toString('latin1');
 }
 
@@ -52,7 +55,9 @@ export const CAA: TypeCodec<CaaFields> = {
   },
   format: (f) => `${f.flags} ${f.tag} ${formatCharString(Buffer.from(f.value, 'latin1'))}`,
   toAnswer: (f, base): Answer => ({
-    name: base.name, ttl: base.ttl, class: base.class,
+    name: base.name,
+    ttl: base.ttl,
+    class: base.class,
     type: 'CAA',
     // Any tag is encoded as given; the typings list only the three common ones.
     data: { flags: f.flags, tag: f.tag as CaaData['tag'], value: f.value },
@@ -85,10 +90,13 @@ const SSHFP_USAGE = '<algorithm 1|2|3|4|6> <fingerprint type 1|2> <hex fingerpri
 
 function sshfpCheck(f: SshfpFields): SshfpFields {
   if (!(SSHFP_ALGORITHMS as readonly number[]).includes(f.algorithm)) {
-    throw new RecordValueError(`SSHFP algorithm must be one of 1 (RSA), 2 (DSA), 3 (ECDSA), 4 (Ed25519), 6 (Ed448) (got ${f.algorithm})`);
+    throw new RecordValueError(
+      `SSHFP algorithm must be one of 1 (RSA), 2 (DSA), 3 (ECDSA), 4 (Ed25519), 6 (Ed448) (got ${f.algorithm})`,
+    );
   }
   const len = SSHFP_FP_LENGTHS[f.fpType];
-  if (len === undefined) throw new RecordValueError(`SSHFP fingerprint type must be 1 (SHA-1) or 2 (SHA-256) (got ${f.fpType})`);
+  if (len === undefined)
+    throw new RecordValueError(`SSHFP fingerprint type must be 1 (SHA-1) or 2 (SHA-256) (got ${f.fpType})`);
   if (f.fingerprint.length !== len) {
     throw new RecordValueError(
       `SSHFP fingerprint of type ${f.fpType} (${f.fpType === 1 ? 'SHA-1' : 'SHA-256'}) must be ${len * 2} hex digits (got ${f.fingerprint.length * 2})`,
@@ -110,7 +118,9 @@ export const SSHFP: TypeCodec<SshfpFields> = {
   },
   format: (f) => `${f.algorithm} ${f.fpType} ${f.fingerprint.toString('hex').toUpperCase()}`,
   toAnswer: (f, base): Answer => ({
-    name: base.name, ttl: base.ttl, class: base.class,
+    name: base.name,
+    ttl: base.ttl,
+    class: base.class,
     type: 'SSHFP',
     data: { algorithm: f.algorithm, hash: f.fpType, fingerprint: f.fingerprint.toString('hex').toUpperCase() },
   }),
@@ -164,7 +174,9 @@ export const TLSA: TypeCodec<TlsaFields> = {
   },
   format: (f) => `${f.usage} ${f.selector} ${f.matchingType} ${f.data.toString('hex').toUpperCase()}`,
   toAnswer: (f, base): Answer => ({
-    name: base.name, ttl: base.ttl, class: base.class,
+    name: base.name,
+    ttl: base.ttl,
+    class: base.class,
     type: 'TLSA',
     data: { usage: f.usage, selector: f.selector, matchingType: f.matchingType, certificate: Buffer.from(f.data) },
   }),
@@ -213,11 +225,15 @@ const DIGEST_NAMES: Readonly<Record<number, string>> = { 1: 'SHA-1', 2: 'SHA-256
 const DS_USAGE = '<key tag 0-65535> <algorithm 1-255> <digest type 1|2|4> <hex digest>';
 
 function dsCheck(f: DsFields): DsFields {
-  if (f.algorithm < 1) throw new RecordValueError(`DS algorithm must be a DNSSEC algorithm number from 1 to 255 (got ${f.algorithm})`);
+  if (f.algorithm < 1)
+    throw new RecordValueError(`DS algorithm must be a DNSSEC algorithm number from 1 to 255 (got ${f.algorithm})`);
   const len = DS_DIGEST_LENGTHS[f.digestType];
-  if (len === undefined) throw new RecordValueError(`DS digest type must be 1 (SHA-1), 2 (SHA-256) or 4 (SHA-384) (got ${f.digestType})`);
+  if (len === undefined)
+    throw new RecordValueError(`DS digest type must be 1 (SHA-1), 2 (SHA-256) or 4 (SHA-384) (got ${f.digestType})`);
   if (f.digest.length !== len) {
-    throw new RecordValueError(`DS digest of type ${f.digestType} (${DIGEST_NAMES[f.digestType]}) must be ${len * 2} hex digits (got ${f.digest.length * 2})`);
+    throw new RecordValueError(
+      `DS digest of type ${f.digestType} (${DIGEST_NAMES[f.digestType]}) must be ${len * 2} hex digits (got ${f.digest.length * 2})`,
+    );
   }
   return f;
 }
@@ -242,7 +258,9 @@ export const DS: TypeCodec<DsFields> = {
   },
   format: (f) => `${f.keyTag} ${f.algorithm} ${f.digestType} ${f.digest.toString('hex').toUpperCase()}`,
   toAnswer: (f, base): Answer => ({
-    name: base.name, ttl: base.ttl, class: base.class,
+    name: base.name,
+    ttl: base.ttl,
+    class: base.class,
     type: 'DS',
     data: { keyTag: f.keyTag, algorithm: f.algorithm, digestType: f.digestType, digest: Buffer.from(f.digest) },
   }),

@@ -47,7 +47,8 @@ function checkStrings(strings: Buffer[], type: RecordType, text: string | undefi
     }
     total += s.length + 1;
   });
-  if (total > MAX_RDATA) throw new RecordValueError(`${type} value is ${total} octets long; at most ${MAX_RDATA} fit in a record`);
+  if (total > MAX_RDATA)
+    throw new RecordValueError(`${type} value is ${total} octets long; at most ${MAX_RDATA} fit in a record`);
   return strings;
 }
 
@@ -58,7 +59,9 @@ function parseStrings(ctx: ParseContext): Buffer[] {
     const bad = /[\x00-\x08\x0a-\x1f\x7f]/.exec(trimmed);
     if (bad) {
       const code = bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
-      throw new RecordValueError(`${ctx.type} value contains the control character U+${code}; write it as \\DDD in a quoted string`);
+      throw new RecordValueError(
+        `${ctx.type} value contains the control character U+${code}; write it as \\DDD in a quoted string`,
+      );
     }
     return checkStrings(splitText(trimmed), ctx.type, ctx.text);
   }
@@ -105,7 +108,9 @@ export const TXT: TypeCodec<Buffer[]> = {
   parse: parseStrings,
   format: formatStrings,
   toAnswer: (strings: Buffer[], base: AnswerBase): Answer => ({
-    name: base.name, ttl: base.ttl, class: base.class,
+    name: base.name,
+    ttl: base.ttl,
+    class: base.class,
     type: 'TXT',
     data: strings.map((s) => Buffer.from(s)),
   }),
@@ -118,7 +123,9 @@ export const SPF: TypeCodec<Buffer[]> = {
   parse: parseStrings,
   format: formatStrings,
   toAnswer: (strings: Buffer[], base: AnswerBase): Answer => ({
-    name: base.name, ttl: base.ttl, class: base.class,
+    name: base.name,
+    ttl: base.ttl,
+    class: base.class,
     // dns-packet maps the name 'SPF' to type 99 and, having no codec for it, writes a Buffer as raw RDATA;
     // its typings just do not list SPF.
     type: 'SPF' as string as OtherRecordType,

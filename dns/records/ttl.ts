@@ -28,7 +28,8 @@ export function validateTtl(ttl: unknown): number {
   if (typeof ttl === 'number') n = ttl;
   else if (typeof ttl === 'string' && /^[0-9]{1,12}$/.test(ttl)) n = Number(ttl);
   else throw new RecordValueError(`TTL must be ${range} (got ${show(ttl)})`, 'ttl');
-  if (!Number.isInteger(n)) throw new RecordValueError(`TTL must be ${range}; it is not an integer (got ${show(ttl)})`, 'ttl');
+  if (!Number.isInteger(n))
+    throw new RecordValueError(`TTL must be ${range}; it is not an integer (got ${show(ttl)})`, 'ttl');
   if (n < 0) throw new RecordValueError(`TTL must be ${range}; it must not be negative (got ${show(ttl)})`, 'ttl');
   if (n > MAX_TTL) throw new RecordValueError(`TTL must be ${range}; it is too big (got ${show(ttl)})`, 'ttl');
   return n;

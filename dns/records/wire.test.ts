@@ -2,7 +2,15 @@ import fc from 'fast-check';
 import * as packet from 'dns-packet';
 import type { Answer } from 'dns-packet';
 import { MAX_TTL, RECORD_TYPES, type RecordData } from '../model';
-import { RecordValueError, TYPE_CODES, fromPacketAnswer, parseValue, toPacketAnswer, validateRecord, type PacketAnswerLike } from './index';
+import {
+  RecordValueError,
+  TYPE_CODES,
+  fromPacketAnswer,
+  parseValue,
+  toPacketAnswer,
+  validateRecord,
+  type PacketAnswerLike,
+} from './index';
 import { recordOfTypeArb, zoneArb } from './testing/arbitraries';
 
 const ZONE = 'example.com';
@@ -38,10 +46,13 @@ function valueError(f: () => unknown): RecordValueError {
 describe('wire round trip: fromPacketAnswer(decode(encode(toPacketAnswer(r)))) = r', () => {
   test.each(RECORD_TYPES.map((t) => [t]))('%s (property)', (type) => {
     fc.assert(
-      fc.property(zoneArb.chain((zone) => fc.array(recordOfTypeArb(type, zone), { minLength: 1, maxLength: 3 })), (records) => {
-        // Several records in one message: names are compressed across them.
-        expect(roundTrip(records)).toEqual(records);
-      }),
+      fc.property(
+        zoneArb.chain((zone) => fc.array(recordOfTypeArb(type, zone), { minLength: 1, maxLength: 3 })),
+        (records) => {
+          // Several records in one message: names are compressed across them.
+          expect(roundTrip(records)).toEqual(records);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -109,7 +120,20 @@ describe('wire encodings', () => {
 });
 
 describe('fromPacketAnswer inputs', () => {
-  const mxRdata = Buffer.from([0, 10, 4, 0x6d, 0x61, 0x69, 0x6c, 7, ...Buffer.from('example'), 3, ...Buffer.from('com'), 0]);
+  const mxRdata = Buffer.from([
+    0,
+    10,
+    4,
+    0x6d,
+    0x61,
+    0x69,
+    0x6c,
+    7,
+    ...Buffer.from('example'),
+    3,
+    ...Buffer.from('com'),
+    0,
+  ]);
   const expected: RecordData = { name: 'example.com', type: 'MX', ttl: 60, value: '10 mail.example.com.' };
 
   test.each([['MX'], ['TYPE15'], ['UNKNOWN_15'], [15], ['mx']])('raw RDATA with type %p', (type) => {
@@ -117,7 +141,9 @@ describe('fromPacketAnswer inputs', () => {
   });
 
   test('raw SPF RDATA from an unknown type number', () => {
-    expect(fromPacketAnswer({ name: 'x.example.com', type: 'TYPE99', ttl: 1, data: Buffer.from([2, 0x68, 0x69]) })).toEqual({
+    expect(
+      fromPacketAnswer({ name: 'x.example.com', type: 'TYPE99', ttl: 1, data: Buffer.from([2, 0x68, 0x69]) }),
+    ).toEqual({
       name: 'x.example.com',
       type: 'SPF',
       ttl: 1,
@@ -147,26 +173,74 @@ describe('fromPacketAnswer inputs', () => {
   });
 
   test('AAAA from the wire comes out canonical', () => {
-    expect(fromPacketAnswer({ name: 'x', type: 'AAAA', ttl: 1, data: '2001:DB8:0:0:0:0:0:1' }).value).toBe('2001:db8::1');
+    expect(fromPacketAnswer({ name: 'x', type: 'AAAA', ttl: 1, data: '2001:DB8:0:0:0:0:0:1' }).value).toBe(
+      '2001:db8::1',
+    );
   });
 
   test.each([
     [{ name: 'x', type: 'HINFO', ttl: 1, data: { cpu: 'a', os: 'b' } }, /Unsupported record type "HINFO"/, 'type'],
     [{ name: 'x', type: 'TYPE65000', ttl: 1, data: Buffer.alloc(0) }, /Unsupported record type "TYPE65000"/, 'type'],
     [{ name: 'a b', type: 'A', ttl: 1, data: '192.0.2.1' }, /Invalid name "a b\."/, 'name'],
-    [{ name: 'x', type: 'A', ttl: -1, data: '192.0.2.1' }, /TTL from the wire must be a 32-bit unsigned integer/, 'ttl'],
+    [
+      { name: 'x', type: 'A', ttl: -1, data: '192.0.2.1' },
+      /TTL from the wire must be a 32-bit unsigned integer/,
+      'ttl',
+    ],
     [{ name: 'x', type: 'A', ttl: 1, data: '300.0.0.1' }, /A data from the wire is not an IPv4 address/, 'value'],
-    [{ name: 'x', type: 'MX', ttl: 1, data: { preference: 70000, exchange: 'mx' } }, /MX preference from the wire must be an integer from 0 to 65535/, 'value'],
+    [
+      { name: 'x', type: 'MX', ttl: 1, data: { preference: 70000, exchange: 'mx' } },
+      /MX preference from the wire must be an integer from 0 to 65535/,
+      'value',
+    ],
     [{ name: 'x', type: 'MX', ttl: 1, data: 'mx' }, /MX data from the wire is not an object/, 'value'],
-    [{ name: 'x', type: 'CNAME', ttl: 1, data: 'a b.example' }, /CNAME target from the wire is not a valid name/, 'value'],
-    [{ name: 'x', type: 'SSHFP', ttl: 1, data: { algorithm: 1, hash: 3, fingerprint: 'AB' } }, /SSHFP fingerprint type must be 1 \(SHA-1\) or 2/, 'value'],
-    [{ name: 'x', type: 'NAPTR', ttl: 1, data: { order: 1, preference: 1, flags: 'U', services: 'x', regexp: '!a!b!', replacement: 'h.example' } }, /exclude each other/, 'value'],
+    [
+      { name: 'x', type: 'CNAME', ttl: 1, data: 'a b.example' },
+      /CNAME target from the wire is not a valid name/,
+      'value',
+    ],
+    [
+      { name: 'x', type: 'SSHFP', ttl: 1, data: { algorithm: 1, hash: 3, fingerprint: 'AB' } },
+      /SSHFP fingerprint type must be 1 \(SHA-1\) or 2/,
+      'value',
+    ],
+    [
+      {
+        name: 'x',
+        type: 'NAPTR',
+        ttl: 1,
+        data: { order: 1, preference: 1, flags: 'U', services: 'x', regexp: '!a!b!', replacement: 'h.example' },
+      },
+      /exclude each other/,
+      'value',
+    ],
     [{ name: 'x', type: 'TXT', ttl: 1, data: [] }, /TXT value must be/, 'value'],
     [{ name: 'x', type: 'SPF', ttl: 1, data: Buffer.from([5, 0x61]) }, /SPF RDATA from the wire is truncated/, 'value'],
-    [{ name: 'x', type: 'MX', ttl: 1, data: Buffer.from([0, 1, 0xc0, 0x0c]) }, /MX RDATA does not decode losslessly/, 'value'],
-    [{ name: 'x', type: 'MX', ttl: 1, data: Buffer.from([0, 1, 0, 7]) }, /MX RDATA does not decode losslessly/, 'value'],
-    [{ name: 'x', type: 'A', ttl: 1, data: Buffer.from([1, 2, 3]) }, /A data from the wire is not an IPv4 address/, 'value'],
-    [{ name: 'x', type: 'SOA', ttl: 1, data: { mname: 'ns', rname: 'a\\.b\\.c.d\\.e', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 1 } }, /SOA rname from the wire is not a valid mailbox name/, 'value'],
+    [
+      { name: 'x', type: 'MX', ttl: 1, data: Buffer.from([0, 1, 0xc0, 0x0c]) },
+      /MX RDATA does not decode losslessly/,
+      'value',
+    ],
+    [
+      { name: 'x', type: 'MX', ttl: 1, data: Buffer.from([0, 1, 0, 7]) },
+      /MX RDATA does not decode losslessly/,
+      'value',
+    ],
+    [
+      { name: 'x', type: 'A', ttl: 1, data: Buffer.from([1, 2, 3]) },
+      /A data from the wire is not an IPv4 address/,
+      'value',
+    ],
+    [
+      {
+        name: 'x',
+        type: 'SOA',
+        ttl: 1,
+        data: { mname: 'ns', rname: 'a\\.b\\.c.d\\.e', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 1 },
+      },
+      /SOA rname from the wire is not a valid mailbox name/,
+      'value',
+    ],
   ])('refused: %j', (answer, message, field) => {
     const e = valueError(() => fromPacketAnswer(answer as PacketAnswerLike));
     expect(e.message).toMatch(message);
@@ -191,7 +265,12 @@ describe('fromPacketAnswer inputs', () => {
   test('arbitrary answer-shaped objects throw nothing but RecordValueError', () => {
     fc.assert(
       fc.property(
-        fc.record({ name: fc.oneof(fc.string(), fc.anything()), type: fc.oneof(fc.constantFrom<unknown>(...RECORD_TYPES), fc.anything()), ttl: fc.anything(), data: fc.anything() }),
+        fc.record({
+          name: fc.oneof(fc.string(), fc.anything()),
+          type: fc.oneof(fc.constantFrom<unknown>(...RECORD_TYPES), fc.anything()),
+          ttl: fc.anything(),
+          data: fc.anything(),
+        }),
         (answer) => {
           try {
             fromPacketAnswer(answer as unknown as PacketAnswerLike);

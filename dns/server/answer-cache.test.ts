@@ -15,7 +15,9 @@ import { answerCache, Responder, type Remote } from './respond';
  * give exactly the bytes `handle` gives (decode, resolve, encode), for every query, on a miss and on a hit.
  */
 const ZONE_TEXT = readFileSync(join(__dirname, '..', '..', 'test', 'dns', 'fixtures', 'compare.zone'), 'utf8');
-const KEY = parseKeyFile('key "k" { algorithm hmac-sha256; secret "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI="; };')[0]!;
+const KEY = parseKeyFile(
+  'key "k" { algorithm hmac-sha256; secret "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI="; };',
+)[0]!;
 const UDP: Remote = { address: '127.0.0.1', port: 5300, transport: 'udp' };
 const TCP: Remote = { ...UDP, transport: 'tcp' };
 
@@ -35,13 +37,31 @@ afterAll(async () => {
 });
 
 const QUESTIONS: Array<[string, string]> = [
-  ['www.compare.test', 'A'], ['WwW.CoMpArE.TeSt', 'A'], ['www.compare.test', 'AAAA'], ['compare.test', 'NS'],
-  ['compare.test', 'SOA'], ['compare.test', 'ANY'], ['nope.compare.test', 'A'], ['www.compare.test', 'MX'],
-  ['b.c.compare.test', 'A'], ['alias.compare.test', 'A'], ['ALIAS.compare.test', 'CNAME'], ['chain1.compare.test', 'A'],
-  ['dangling.compare.test', 'A'], ['outside.compare.test', 'A'], ['anything.wild.compare.test', 'TXT'],
-  ['X.Y.wild.compare.test', 'A'], ['*.wild.compare.test', 'TXT'], ['x.DNAME.compare.test', 'A'],
-  ['host.sub.compare.test', 'A'], ['sub.compare.test', 'NS'], ['sub.compare.test', 'DS'], ['example.org', 'A'],
-  ['big.compare.test', 'TXT'], ['_sip._tcp.compare.test', 'SRV'], ['compare.test', 'TYPE999'],
+  ['www.compare.test', 'A'],
+  ['WwW.CoMpArE.TeSt', 'A'],
+  ['www.compare.test', 'AAAA'],
+  ['compare.test', 'NS'],
+  ['compare.test', 'SOA'],
+  ['compare.test', 'ANY'],
+  ['nope.compare.test', 'A'],
+  ['www.compare.test', 'MX'],
+  ['b.c.compare.test', 'A'],
+  ['alias.compare.test', 'A'],
+  ['ALIAS.compare.test', 'CNAME'],
+  ['chain1.compare.test', 'A'],
+  ['dangling.compare.test', 'A'],
+  ['outside.compare.test', 'A'],
+  ['anything.wild.compare.test', 'TXT'],
+  ['X.Y.wild.compare.test', 'A'],
+  ['*.wild.compare.test', 'TXT'],
+  ['x.DNAME.compare.test', 'A'],
+  ['host.sub.compare.test', 'A'],
+  ['sub.compare.test', 'NS'],
+  ['sub.compare.test', 'DS'],
+  ['example.org', 'A'],
+  ['big.compare.test', 'TXT'],
+  ['_sip._tcp.compare.test', 'SRV'],
+  ['compare.test', 'TYPE999'],
 ];
 
 type Variant = { id: number; flags: number; edns?: { size: number; do?: boolean; cookie?: boolean } };
@@ -57,10 +77,15 @@ const VARIANTS: Variant[] = [
 function query(name: string, type: string, v: Variant): Buffer {
   const p: Packet = { type: 'query', id: v.id, flags: v.flags, questions: [{ name, type: type as 'A', class: 'IN' }] };
   if (v.edns) {
-    p.additionals = [{
-      name: '.', type: 'OPT', udpPayloadSize: v.edns.size, flags: v.edns.do ? packet.DNSSEC_OK : 0,
-      options: v.edns.cookie ? [{ code: 10, data: Buffer.from('0123456789abcdef', 'hex') }] : [],
-    } as never];
+    p.additionals = [
+      {
+        name: '.',
+        type: 'OPT',
+        udpPayloadSize: v.edns.size,
+        flags: v.edns.do ? packet.DNSSEC_OK : 0,
+        options: v.edns.cookie ? [{ code: 10, data: Buffer.from('0123456789abcdef', 'hex') }] : [],
+      } as never,
+    ];
   }
   return packet.encode(p);
 }
@@ -79,16 +104,19 @@ function now(raw: Buffer, remote: Remote): Buffer | undefined {
   return out && Buffer.from(out); // the cache's own buffer is valid until the next call
 }
 
-test.each(QUESTIONS)('%s %s: the same bytes as the full path, on a miss and on hits, UDP and TCP', async (name, type) => {
-  for (const remote of [UDP, TCP]) {
-    for (const v of VARIANTS) {
-      for (const id of [v.id, v.id + 0x1200, 0xffff - v.id]) {
-        const raw = query(name, type, { ...v, id });
-        expect(now(raw, remote)?.toString('hex')).toBe((await reference(raw, remote)).toString('hex'));
+test.each(QUESTIONS)(
+  '%s %s: the same bytes as the full path, on a miss and on hits, UDP and TCP',
+  async (name, type) => {
+    for (const remote of [UDP, TCP]) {
+      for (const v of VARIANTS) {
+        for (const id of [v.id, v.id + 0x1200, 0xffff - v.id]) {
+          const raw = query(name, type, { ...v, id });
+          expect(now(raw, remote)?.toString('hex')).toBe((await reference(raw, remote)).toString('hex'));
+        }
       }
     }
-  }
-});
+  },
+);
 
 /** A query built byte by byte: any label bytes, any type and class. */
 function rawQuery(labels: Buffer[], type: number, klass = 1, id = 0x4242, edns = false): Buffer {
@@ -104,10 +132,59 @@ test('random questions (names of the zone and around it, any case, many types): 
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
     return (seed >>> 8) % n;
   };
-  const owners = ['', 'www', 'ns1', 'ns2', 'mail', 'alias', 'chain1', 'chain2', 'dangling', 'outside', 'x.wild', 'a.b.wild', 'deep.a.b.c',
-    'a.b.c', 'b.c', '_sip._tcp', 'caa', 'ptr', 'naptr', 'sshfp', 'tlsa', 'dname', 'x.dname', 'y.x.dname', 'x.target', 'big', 'sub', 'ns.sub',
-    'deeper.ns.sub', 'nope', '*.wild', 'wild'];
-  const types = ['A', 'AAAA', 'MX', 'TXT', 'NS', 'SOA', 'CNAME', 'DNAME', 'ANY', 'SRV', 'DS', 'PTR', 'CAA', 'NAPTR', 'SSHFP', 'TLSA', 'UNKNOWN_65280'];
+  const owners = [
+    '',
+    'www',
+    'ns1',
+    'ns2',
+    'mail',
+    'alias',
+    'chain1',
+    'chain2',
+    'dangling',
+    'outside',
+    'x.wild',
+    'a.b.wild',
+    'deep.a.b.c',
+    'a.b.c',
+    'b.c',
+    '_sip._tcp',
+    'caa',
+    'ptr',
+    'naptr',
+    'sshfp',
+    'tlsa',
+    'dname',
+    'x.dname',
+    'y.x.dname',
+    'x.target',
+    'big',
+    'sub',
+    'ns.sub',
+    'deeper.ns.sub',
+    'nope',
+    '*.wild',
+    'wild',
+  ];
+  const types = [
+    'A',
+    'AAAA',
+    'MX',
+    'TXT',
+    'NS',
+    'SOA',
+    'CNAME',
+    'DNAME',
+    'ANY',
+    'SRV',
+    'DS',
+    'PTR',
+    'CAA',
+    'NAPTR',
+    'SSHFP',
+    'TLSA',
+    'UNKNOWN_65280',
+  ];
   const mixCase = (s: string): string => [...s].map((c) => (rnd(2) ? c.toUpperCase() : c)).join('');
   for (let i = 0; i < 600; i++) {
     const owner = owners[rnd(owners.length)] as string;
@@ -173,10 +250,25 @@ test('messages other than plain queries are left to handle()', () => {
   const badVersion = query('www.compare.test', 'A', { id: 9, flags: 0, edns: { size: 1232 } });
   badVersion[badVersion.length - 5] = 1; // EDNS version 1
   const ecs = packet.encode({
-    type: 'query', id: 9, flags: 0, questions: [{ name: 'www.compare.test', type: 'A', class: 'IN' }],
-    additionals: [{ name: '.', type: 'OPT', udpPayloadSize: 1232, flags: 0, options: [{ code: 8, family: 1, sourcePrefixLength: 24, scopePrefixLength: 0, ip: '192.0.2.0' }] } as never],
+    type: 'query',
+    id: 9,
+    flags: 0,
+    questions: [{ name: 'www.compare.test', type: 'A', class: 'IN' }],
+    additionals: [
+      {
+        name: '.',
+        type: 'OPT',
+        udpPayloadSize: 1232,
+        flags: 0,
+        options: [{ code: 8, family: 1, sourcePrefixLength: 24, scopePrefixLength: 0, ip: '192.0.2.0' }],
+      } as never,
+    ],
   });
-  const compressed = Buffer.concat([plain.subarray(0, 12), Buffer.from([3, 0x77, 0x77, 0x77, 0xc0, 0x0c]), plain.subarray(plain.length - 4)]);
+  const compressed = Buffer.concat([
+    plain.subarray(0, 12),
+    Buffer.from([3, 0x77, 0x77, 0x77, 0xc0, 0x0c]),
+    plain.subarray(plain.length - 4),
+  ]);
   const axfr = query('compare.test', 'AXFR', { id: 9, flags: 0 });
   const trailing = Buffer.concat([plain, Buffer.from([0])]);
   for (const raw of [signed, response, update, badVersion, ecs, compressed, axfr, trailing, plain.subarray(0, 11)]) {
@@ -189,7 +281,9 @@ test('answers follow zone changes: a reload retires the cached answers of that z
   const raw = query('fresh.compare.test', 'A', { id: 7, flags: 0 });
   expect(rcodeOf(now(raw, UDP) as Buffer)).toBe('NXDOMAIN');
   expect(rcodeOf(now(raw, UDP) as Buffer)).toBe('NXDOMAIN'); // cached
-  await store.change('compare.test', [{ op: 'add', record: { name: 'fresh.compare.test', type: 'A', ttl: 60, value: '192.0.2.200' } }]);
+  await store.change('compare.test', [
+    { op: 'add', record: { name: 'fresh.compare.test', type: 'A', ttl: 60, value: '192.0.2.200' } },
+  ]);
   await engine.reload('compare.test');
   const after = now(raw, UDP) as Buffer;
   expect(firstData(after)).toBe('192.0.2.200');
@@ -199,9 +293,19 @@ test('answers follow zone changes: a reload retires the cached answers of that z
 test('a zone added below a cached name takes over its answers', async () => {
   const raw = query('www.child.compare.test', 'A', { id: 8, flags: 0 });
   expect(rcodeOf(now(raw, UDP) as Buffer)).toBe('NXDOMAIN');
-  await store.createZone('child.compare.test', {
-    adminEmail: 'hostmaster@child.compare.test', primaryNs: 'ns1.compare.test', refresh: 3600, retry: 600, expire: 86400, minimum: 60, defaultTtl: 300,
-  }, [{ name: 'www.child.compare.test', type: 'A', ttl: 60, value: '192.0.2.201' }]);
+  await store.createZone(
+    'child.compare.test',
+    {
+      adminEmail: 'hostmaster@child.compare.test',
+      primaryNs: 'ns1.compare.test',
+      refresh: 3600,
+      retry: 600,
+      expire: 86400,
+      minimum: 60,
+      defaultTtl: 300,
+    },
+    [{ name: 'www.child.compare.test', type: 'A', ttl: 60, value: '192.0.2.201' }],
+  );
   await engine.reload('child.compare.test');
   const after = now(raw, UDP) as Buffer;
   expect(firstData(after)).toBe('192.0.2.201');
@@ -216,7 +320,10 @@ test('detach(): a buffer still held by the transport is not written again', () =
   const held = responder.answerNow(first, 'udp') as Buffer;
   responder.detach();
   const copy = Buffer.from(held);
-  const second = responder.answerNow(query('www.compare.test', 'AAAA', { id: 0x0202, flags: packet.RECURSION_DESIRED }), 'udp') as Buffer;
+  const second = responder.answerNow(
+    query('www.compare.test', 'AAAA', { id: 0x0202, flags: packet.RECURSION_DESIRED }),
+    'udp',
+  ) as Buffer;
   expect(held.equals(copy)).toBe(true);
   expect(second.readUInt16BE(0)).toBe(0x0202);
 });
@@ -224,7 +331,10 @@ test('detach(): a buffer still held by the transport is not written again', () =
 test('a cache at its limits starts over, and answers stay the same', async () => {
   const { maxEntries, maxBytes } = answerCache;
   try {
-    for (const [limits, rounds] of [[{ maxEntries: 3, maxBytes: 1 << 20 }, 3], [{ maxEntries: 1000, maxBytes: 700 }, 3]] as const) {
+    for (const [limits, rounds] of [
+      [{ maxEntries: 3, maxBytes: 1 << 20 }, 3],
+      [{ maxEntries: 1000, maxBytes: 700 }, 3],
+    ] as const) {
       Object.assign(answerCache, limits);
       for (let round = 0; round < rounds; round++) {
         for (const [name, type] of QUESTIONS) {

@@ -73,7 +73,8 @@ export function nameText(raw: Buffer, nameEnd: number): string {
   // the name's bytes after the first length byte, with every later length byte made a dot, read at once
   const text = textScratch;
   let next = 12 + (raw[12] as number) + 1;
-  for (let o = 13; o < nameEnd - 1; o++) text[o - 13] = o === next ? (next += (raw[o] as number) + 1, 0x2e) : (raw[o] as number);
+  for (let o = 13; o < nameEnd - 1; o++)
+    text[o - 13] = o === next ? ((next += (raw[o] as number) + 1), 0x2e) : (raw[o] as number);
   return text.toString('latin1', 0, nameEnd - 14);
 }
 
@@ -93,8 +94,14 @@ const scratch: { owners: Array<Buffer | null>; tails: Array<Buffer | null> } = {
  * when a record or name cannot be written this way.
  */
 export function encodePlainAnswer(
-  raw: Buffer, nameEnd: number, questionEnd: number, qname: string, result: Pick<Resolution, 'answers' | 'authorities' | 'additionals'>,
-  rcode: number, extraFlags: number, edns: number,
+  raw: Buffer,
+  nameEnd: number,
+  questionEnd: number,
+  qname: string,
+  result: Pick<Resolution, 'answers' | 'authorities' | 'additionals'>,
+  rcode: number,
+  extraFlags: number,
+  edns: number,
 ): Buffer | undefined {
   const sections = [result.answers, result.authorities, result.additionals];
   const nameLength = nameEnd - 12;
@@ -118,7 +125,8 @@ export function encodePlainAnswer(
   out[0] = raw[0] as number;
   out[1] = raw[1] as number;
   // QR, the query's opcode, RD and CD, then AA/TC as given, and the rcode (as encodeResponse: 15 bits and QR)
-  const flags = 0x8000 | ((((raw[2] as number) << 8 | (raw[3] as number)) & 0x7910) | extraFlags | (rcode & 0xf)) & 0x7fff;
+  const flags =
+    0x8000 | ((((((raw[2] as number) << 8) | (raw[3] as number)) & 0x7910) | extraFlags | (rcode & 0xf)) & 0x7fff);
   out.writeUInt16BE(flags, 2);
   out.writeUInt16BE(1, 4);
   out.writeUInt16BE(result.answers.length, 6);

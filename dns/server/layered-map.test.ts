@@ -1,10 +1,17 @@
 import { LayeredMap } from './layered-map';
 import { prng } from '../testing/prng';
 
-
 const byKey = (a: [string, number], b: [string, number]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
-const view = (m: LayeredMap<number>) => ({ entries: [...m.entries()].sort(byKey), keys: [...m.keys()].sort(), size: m.size });
-const plain = (m: Map<string, number>) => ({ entries: [...m.entries()].sort(byKey), keys: [...m.keys()].sort(), size: m.size });
+const view = (m: LayeredMap<number>) => ({
+  entries: [...m.entries()].sort(byKey),
+  keys: [...m.keys()].sort(),
+  size: m.size,
+});
+const plain = (m: Map<string, number>) => ({
+  entries: [...m.entries()].sort(byKey),
+  keys: [...m.keys()].sort(),
+  size: m.size,
+});
 
 test('every version reads like a plain map with the same changes, and stays so after later versions (folds included)', () => {
   const rnd = prng(7);
@@ -26,7 +33,9 @@ test('every version reads like a plain map with the same changes, and stays so a
       else reference.set(k, v);
     }
     expect(view(layered)).toEqual(plain(reference));
-    expect(keys.map((k) => [layered.get(k), layered.has(k)])).toEqual(keys.map((k) => [reference.get(k), reference.has(k)]));
+    expect(keys.map((k) => [layered.get(k), layered.has(k)])).toEqual(
+      keys.map((k) => [reference.get(k), reference.has(k)]),
+    );
     versions.push({ map: layered, expected: plain(reference) });
   }
   for (const { map, expected } of versions) expect(view(map)).toEqual(expected);
@@ -40,5 +49,8 @@ test('no changes give the same map; keys added go last, changed ones keep their 
   expect(n.with(new Map([['b', undefined]])).size).toBe(1);
   expect(n.with(new Map([['zz', undefined]])).size).toBe(2);
   // a value changed in place keeps its place in the iteration order
-  expect([...n.with(new Map([['a', 5]])).entries()]).toEqual([['a', 5], ['b', 2]]);
+  expect([...n.with(new Map([['a', 5]])).entries()]).toEqual([
+    ['a', 5],
+    ['b', 2],
+  ]);
 });

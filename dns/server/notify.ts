@@ -15,10 +15,16 @@ export interface NotifyTarget {
  * Resolves true when the secondary acknowledged: a NOTIFY response with rcode NOERROR (§4.7). An error answer
  * (NOTAUTH for a zone it does not serve or a TSIG it rejects, REFUSED, …) is final: false, without retrying.
  */
-export async function sendNotify(zone: string, target: NotifyTarget, options: { key?: TsigKey; tries?: number; timeoutMs?: number } = {}): Promise<boolean> {
+export async function sendNotify(
+  zone: string,
+  target: NotifyTarget,
+  options: { key?: TsigKey; tries?: number; timeoutMs?: number } = {},
+): Promise<boolean> {
   const id = Math.floor(Math.random() * 65536);
   let message = packet.encode({
-    type: 'query', id, flags: (OPCODE.NOTIFY << 11) | FLAG_AA,
+    type: 'query',
+    id,
+    flags: (OPCODE.NOTIFY << 11) | FLAG_AA,
     questions: [{ name: zone || '.', type: 'SOA', class: 'IN' }],
   });
   if (options.key) message = signMessage(message, options.key).message;
@@ -29,9 +35,17 @@ export async function sendNotify(zone: string, target: NotifyTarget, options: { 
   try {
     for (let attempt = 0; attempt < (options.tries ?? 3); attempt++) {
       const answer = await new Promise<number | undefined>((resolve) => {
-        const timer = setTimeout(() => { socket.off('message', onMessage); resolve(undefined); }, options.timeoutMs ?? 2000);
+        const timer = setTimeout(() => {
+          socket.off('message', onMessage);
+          resolve(undefined);
+        }, options.timeoutMs ?? 2000);
         function onMessage(msg: Buffer): void {
-          if (msg.length >= 12 && msg.readUInt16BE(0) === id && msg.readUInt16BE(2) & 0x8000 && opcodeOf(msg) === OPCODE.NOTIFY) {
+          if (
+            msg.length >= 12 &&
+            msg.readUInt16BE(0) === id &&
+            msg.readUInt16BE(2) & 0x8000 &&
+            opcodeOf(msg) === OPCODE.NOTIFY
+          ) {
             clearTimeout(timer);
             socket.off('message', onMessage);
             resolve(msg.readUInt16BE(2) & 0xf);

@@ -68,7 +68,10 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
     // Only names with NS or DNAME matter there: none in most zones.
     let rewritten: string | undefined;
     const special = zone.cutsAndDnames;
-    for (let p = lower === zone.name || special.size === 0 ? -1 : lower.length - zone.name.length - (zone.name ? 1 : 0); p >= 0;) {
+    for (
+      let p = lower === zone.name || special.size === 0 ? -1 : lower.length - zone.name.length - (zone.name ? 1 : 0);
+      p >= 0;
+    ) {
       const dot = p > 0 ? lower.lastIndexOf('.', p - 1) : -1;
       const ancestor = dot < 0 ? lower : lower.slice(dot + 1);
       p = dot;
@@ -109,7 +112,13 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
     if (rrset) {
       answers.push(...withOwner(rrset, name));
       // as BIND does even with minimal-responses: addresses of in-zone name servers come along with an NS answer
-      return { rcode: 'NOERROR', aa: true, answers, authorities: [], additionals: qtype === 'NS' ? glue(zone, rrset) : [] };
+      return {
+        rcode: 'NOERROR',
+        aa: true,
+        answers,
+        authorities: [],
+        additionals: qtype === 'NS' ? glue(zone, rrset) : [],
+      };
     }
     const cname = node.get('CNAME');
     if (cname && qtype !== 'CNAME') {

@@ -8,7 +8,17 @@ import { encodePlainAnswer, nameText, plainName } from './answer-wire';
 import { resolve, type Resolution } from './resolve';
 import type { ZoneData, ZoneIndex } from './zone-index';
 import {
-  CLASSIC_UDP_SIZE, EDNS_UDP_SIZE, FLAG_AA, FLAG_CD, FLAG_RD, FLAG_TC, headerOnlyResponse, MAX_MESSAGE, OPCODE, opcodeOf, RCODE,
+  CLASSIC_UDP_SIZE,
+  EDNS_UDP_SIZE,
+  FLAG_AA,
+  FLAG_CD,
+  FLAG_RD,
+  FLAG_TC,
+  headerOnlyResponse,
+  MAX_MESSAGE,
+  OPCODE,
+  opcodeOf,
+  RCODE,
 } from './wire';
 
 export interface Remote {
@@ -32,20 +42,32 @@ function optOf(query: DecodedPacket): OptAnswer | undefined {
 }
 
 function baseFlags(query: DecodedPacket, rcode: number): number {
-  return (query.flags ?? 0) & (FLAG_RD | FLAG_CD | (0xf << 11)) | rcode;
+  return ((query.flags ?? 0) & (FLAG_RD | FLAG_CD | (0xf << 11))) | rcode;
 }
 
 /**
  * The response to `query` with `body`, never longer than a DNS message can be (see `fitted`); `signed`: it gets a
  * TSIG record after this, which needs room.
  */
-export function encodeResponse(query: DecodedPacket, body: Packet, rcode: number, extraFlags = 0, signed = false): Buffer {
+export function encodeResponse(
+  query: DecodedPacket,
+  body: Packet,
+  rcode: number,
+  extraFlags = 0,
+  signed = false,
+): Buffer {
   const opt = optOf(query);
   const additionals = [...(body.additionals ?? [])];
   if (opt) {
     additionals.push({
-      name: '.', type: 'OPT', udpPayloadSize: EDNS_UDP_SIZE, extendedRcode: rcode >> 4, ednsVersion: 0,
-      flags: opt.flags & packet.DNSSEC_OK, flag_do: opt.flag_do, options: [],
+      name: '.',
+      type: 'OPT',
+      udpPayloadSize: EDNS_UDP_SIZE,
+      extendedRcode: rcode >> 4,
+      ednsVersion: 0,
+      flags: opt.flags & packet.DNSSEC_OK,
+      flag_do: opt.flag_do,
+      options: [],
     } as unknown as Answer);
   }
   const message: Packet = {
@@ -97,7 +119,9 @@ function fitted(message: Packet, limit: number, bare: boolean): Packet {
 
 /** The query without its TSIG record, so the response does not echo it. */
 function withoutTsig(query: DecodedPacket): DecodedPacket {
-  const additionals = query.additionals?.filter((a) => (a.type as string) !== 'TSIG' && (a.type as string) !== 'UNKNOWN_250');
+  const additionals = query.additionals?.filter(
+    (a) => (a.type as string) !== 'TSIG' && (a.type as string) !== 'UNKNOWN_250',
+  );
   return additionals?.length === query.additionals?.length ? query : { ...query, additionals };
 }
 
@@ -105,7 +129,10 @@ function withoutTsig(query: DecodedPacket): DecodedPacket {
 function signStream(replies: Buffer[], tsig: Extract<VerifyResult, { status: 'ok' }>): Buffer[] {
   let prior: Buffer | undefined;
   return replies.map((reply, i) => {
-    const signed = i === 0 ? signResponse(reply, tsig) : signMessage(reply, tsig.key, { priorMac: prior, timersOnly: true, fudge: tsig.tsig.fudge });
+    const signed =
+      i === 0
+        ? signResponse(reply, tsig)
+        : signMessage(reply, tsig.key, { priorMac: prior, timersOnly: true, fudge: tsig.tsig.fudge });
     prior = signed.mac;
     return signed.message;
   });
@@ -114,7 +141,9 @@ function signStream(replies: Buffer[], tsig: Extract<VerifyResult, { status: 'ok
 /** Largest UDP answer the client takes: 512 without EDNS, else its advertised size capped at ours. */
 function udpLimit(query: DecodedPacket): number {
   const opt = optOf(query);
-  return opt ? Math.max(CLASSIC_UDP_SIZE, Math.min(opt.udpPayloadSize || CLASSIC_UDP_SIZE, EDNS_UDP_SIZE)) : CLASSIC_UDP_SIZE;
+  return opt
+    ? Math.max(CLASSIC_UDP_SIZE, Math.min(opt.udpPayloadSize || CLASSIC_UDP_SIZE, EDNS_UDP_SIZE))
+    : CLASSIC_UDP_SIZE;
 }
 
 /**
@@ -163,7 +192,9 @@ export class Responder {
   private async dispatch(query: DecodedPacket, raw: Buffer, remote: Remote): Promise<Buffer[]> {
     const opcode = opcodeOf(raw);
     if (opcode === OPCODE.UPDATE) {
-      return this.handlers.update ? [await this.handlers.update(query, raw, remote)] : [encodeResponse(query, {}, RCODE.REFUSED)];
+      return this.handlers.update
+        ? [await this.handlers.update(query, raw, remote)]
+        : [encodeResponse(query, {}, RCODE.REFUSED)];
     }
     // An error answer repeats at most one question: echoing many could exceed the 512-byte UDP limit.
     const oneQuestion = (query.questions?.length ?? 0) > 1 ? { ...query, questions: [] } : query;
@@ -177,7 +208,11 @@ export class Responder {
     if (question.type === 'IXFR' && remote.transport === 'udp') {
       // RFC 1995 §2: over UDP an IXFR gets our SOA alone, which tells the client to come back over TCP
       const zone = this.index.get(question.name === '.' ? '' : question.name.toLowerCase());
-      return [zone ? encodeResponse(query, { answers: [zone.soa] }, RCODE.NOERROR, FLAG_AA) : encodeResponse(query, {}, RCODE.NOTAUTH)];
+      return [
+        zone
+          ? encodeResponse(query, { answers: [zone.soa] }, RCODE.NOERROR, FLAG_AA)
+          : encodeResponse(query, {}, RCODE.NOTAUTH),
+      ];
     }
     if (question.type === 'AXFR' || question.type === 'IXFR') {
       if (remote.transport !== 'tcp' || !this.handlers.transfer) return [encodeResponse(query, {}, RCODE.REFUSED)];
@@ -188,7 +223,9 @@ export class Responder {
 
   private answer(query: DecodedPacket, question: Question, remote: Remote): Buffer {
     const answer = this.lookup(query, question, remote.tsig?.status === 'ok');
-    return remote.transport === 'udp' && answer.full.length > udpLimit(query) ? (answer.truncated as Buffer) : answer.full;
+    return remote.transport === 'udp' && answer.full.length > udpLimit(query)
+      ? (answer.truncated as Buffer)
+      : answer.full;
   }
 
   /**
@@ -246,7 +283,10 @@ export class Responder {
       }
       const question = query.questions?.[0] as Question;
       try {
-        answer = (question.class ?? 'IN') === 'IN' ? this.lookup(query, question) : { full: encodeResponse(query, {}, RCODE.REFUSED) };
+        answer =
+          (question.class ?? 'IN') === 'IN'
+            ? this.lookup(query, question)
+            : { full: encodeResponse(query, {}, RCODE.REFUSED) };
       } catch {
         return encodeResponse(query, {}, RCODE.SERVFAIL);
       }
@@ -259,11 +299,21 @@ export class Responder {
         // the answer's question section is the query's bytes (name as sent) but for odd names: then it keeps its own
         const length = end - 12;
         const echoed = answer.full.length >= end && raw.compare(answer.full, 12, end, 12, end) === 0;
-        entry = { question: echoed ? undefined : Buffer.from(raw.subarray(12, end)), length, edns, full: answer.full, layout, next: undefined };
+        entry = {
+          question: echoed ? undefined : Buffer.from(raw.subarray(12, end)),
+          length,
+          edns,
+          full: answer.full,
+          layout,
+          next: undefined,
+        };
         cache.insert(entry, hash, answer.full.length + (answer.truncated?.length ?? 0));
       } else {
-        if (entry.question === undefined && answer.full.compare(entry.full, 12, end, 12, end) !== 0) entry.question = Buffer.from(raw.subarray(12, end));
-        cache.grow(answer.full.length + (answer.truncated?.length ?? 0) - entry.full.length - (entry.truncated?.length ?? 0));
+        if (entry.question === undefined && answer.full.compare(entry.full, 12, end, 12, end) !== 0)
+          entry.question = Buffer.from(raw.subarray(12, end));
+        cache.grow(
+          answer.full.length + (answer.truncated?.length ?? 0) - entry.full.length - (entry.truncated?.length ?? 0),
+        );
       }
       entry.full = answer.full;
       entry.truncated = answer.truncated;
@@ -285,12 +335,19 @@ export class Responder {
     if (raw[questionEnd - 2] !== 0 || raw[questionEnd - 1] !== 1 || !plainName(raw, nameEnd)) return undefined;
     try {
       const qname = nameText(raw, nameEnd);
-      const result = resolve(this.index, qname, typeName((raw[nameEnd] as number) << 8 | (raw[nameEnd + 1] as number)));
+      const result = resolve(
+        this.index,
+        qname,
+        typeName(((raw[nameEnd] as number) << 8) | (raw[nameEnd + 1] as number)),
+      );
       const rcode = RCODE[result.rcode];
       const flags = result.aa ? FLAG_AA : 0;
       const full = encodePlainAnswer(raw, nameEnd, questionEnd, qname, result, rcode, flags, edns);
       if (full === undefined) return undefined;
-      const truncated = full.length > CLASSIC_UDP_SIZE ? encodePlainAnswer(raw, nameEnd, questionEnd, qname, NO_RECORDS, rcode, flags | FLAG_TC, edns) : undefined;
+      const truncated =
+        full.length > CLASSIC_UDP_SIZE
+          ? encodePlainAnswer(raw, nameEnd, questionEnd, qname, NO_RECORDS, rcode, flags | FLAG_TC, edns)
+          : undefined;
       return { full, truncated, zone: result.zone };
     } catch {
       return undefined;
@@ -418,7 +475,8 @@ const INTERPRETED_OPTIONS = new Set([8, 11, 14]);
 function scanPlainQuery(raw: Buffer): boolean {
   const len = raw.length;
   if (len < 17 || ((raw[2] as number) & 0xf8) !== 0) return false;
-  if (raw[4] !== 0 || raw[5] !== 1 || raw[6] !== 0 || raw[7] !== 0 || raw[8] !== 0 || raw[9] !== 0 || raw[10] !== 0) return false;
+  if (raw[4] !== 0 || raw[5] !== 1 || raw[6] !== 0 || raw[7] !== 0 || raw[8] !== 0 || raw[9] !== 0 || raw[10] !== 0)
+    return false;
   const arcount = raw[11] as number;
   if (arcount > 1) return false;
   let o = 12;

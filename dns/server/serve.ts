@@ -22,7 +22,9 @@ export function safeReport(onError: Report | undefined): Report {
 
 /** A header-only SERVFAIL for a request that deserves an answer (a header's worth of bytes, QR clear), else undefined. */
 export function servfailFor(request: Buffer): Buffer | undefined {
-  return request.length >= 12 && (request.readUInt16BE(2) & 0x8000) === 0 ? headerOnlyResponse(request, RCODE.SERVFAIL) : undefined;
+  return request.length >= 12 && (request.readUInt16BE(2) & 0x8000) === 0
+    ? headerOnlyResponse(request, RCODE.SERVFAIL)
+    : undefined;
 }
 
 /**
@@ -31,7 +33,11 @@ export function servfailFor(request: Buffer): Buffer | undefined {
  */
 export function sendable(reply: Buffer, report: Report): Buffer {
   if (reply.length <= MAX_MESSAGE) return reply;
-  report(new Error(`an answer of ${reply.length} bytes exceeds the ${MAX_MESSAGE}-byte DNS message limit: sent SERVFAIL instead`));
+  report(
+    new Error(
+      `an answer of ${reply.length} bytes exceeds the ${MAX_MESSAGE}-byte DNS message limit: sent SERVFAIL instead`,
+    ),
+  );
   return headerOnlyResponse(reply, RCODE.SERVFAIL);
 }
 
@@ -39,7 +45,12 @@ export function sendable(reply: Buffer, report: Report): Buffer {
  * The answer to `message` computed at once (`answerNow`): a buffer to send; undefined when it needs `answerLater`;
  * null when answering failed and there is nothing to send (a SERVFAIL is returned when the message has a header).
  */
-export function answerAtOnce(responder: Responder, message: Buffer, transport: 'udp' | 'tcp', report: Report): Buffer | undefined | null {
+export function answerAtOnce(
+  responder: Responder,
+  message: Buffer,
+  transport: 'udp' | 'tcp',
+  report: Report,
+): Buffer | undefined | null {
   try {
     return responder.answerNow(message, transport);
   } catch (err) {

@@ -33,7 +33,11 @@ const lastLiteral = { host: '', family: 0 };
  * Where to send a reply: always the literal address a query came from, so no resolver round (dgram's default
  * lookup defers every send to the next tick); names still go through dns.lookup.
  */
-function literalLookup(host: string, options: LookupOptions | number, callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void): void {
+function literalLookup(
+  host: string,
+  options: LookupOptions | number,
+  callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
+): void {
   if (host === lastLiteral.host) return callback(null, host, lastLiteral.family);
   const family = isIP(host);
   if (family !== 0) {
@@ -42,7 +46,9 @@ function literalLookup(host: string, options: LookupOptions | number, callback: 
     return callback(null, host, family);
   }
   deferredLookup = true;
-  lookup(host, typeof options === 'number' ? { family: options } : options, (err, address, fam) => callback(err, address as string, fam as number));
+  lookup(host, typeof options === 'number' ? { family: options } : options, (err, address, fam) =>
+    callback(err, address as string, fam as number),
+  );
 }
 
 function listenTcp(server: Server, host: string, port: number): Promise<number> {
@@ -81,7 +87,11 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
         const now = Date.now();
         if (now - refused.toldAt >= 60_000) {
           refused.toldAt = now;
-          const info = { open: connections.size, maxConnections: limits.maxConnections, refusedSinceLast: refused.count };
+          const info = {
+            open: connections.size,
+            maxConnections: limits.maxConnections,
+            refusedSinceLast: refused.count,
+          };
           refused.count = 0;
           try {
             options.onConnectionRefused?.(info);
@@ -96,7 +106,11 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
       new TcpConnection(socket, options.responder, limits, report);
     });
     const port = await listenTcp(tcp, options.host, options.port);
-    const udp = createSocket({ type: isIPv6(options.host) ? 'udp6' : 'udp4', reuseAddr: false, lookup: literalLookup as never });
+    const udp = createSocket({
+      type: isIPv6(options.host) ? 'udp6' : 'udp4',
+      reuseAddr: false,
+      lookup: literalLookup as never,
+    });
     try {
       await bindUdp(udp, options.host, port);
     } catch (err) {
@@ -124,7 +138,12 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
       if (now) return sendUdp(now, rinfo.port, rinfo.address);
       if (now === null) return;
       const remote: Remote = { address: rinfo.address, port: rinfo.port, transport: 'udp' };
-      void answerLater(msg, { responder: options.responder, remote, send: (reply) => sendUdp(reply, rinfo.port, rinfo.address), report });
+      void answerLater(msg, {
+        responder: options.responder,
+        remote,
+        send: (reply) => sendUdp(reply, rinfo.port, rinfo.address),
+        report,
+      });
     });
     return {
       host: options.host,

@@ -15,7 +15,12 @@ export interface TcpLimits {
 }
 
 /** BIND 9's `tcp-clients` default (150); idle and message deadlines on the order of seconds (RFC 7766 §6.2.3). */
-export const DEFAULT_TCP_LIMITS: TcpLimits = { maxConnections: 150, idleMs: 10_000, messageMs: 10_000, maxBufferedBytes: 256 * 1024 };
+export const DEFAULT_TCP_LIMITS: TcpLimits = {
+  maxConnections: 150,
+  idleMs: 10_000,
+  messageMs: 10_000,
+  maxBufferedBytes: 256 * 1024,
+};
 
 /** Queries of one connection being answered at once (pipelined: RFC 7766 §6.2.1.1); reading waits beyond. */
 const MAX_IN_FLIGHT = 32;
@@ -48,10 +53,12 @@ export class TcpConnection {
     private readonly report: Report,
   ) {
     socket.on('data', (chunk: Buffer) => this.guarded(() => this.receive(chunk)));
-    socket.on('end', () => this.guarded(() => {
-      this.ended = true;
-      this.pump();
-    }));
+    socket.on('end', () =>
+      this.guarded(() => {
+        this.ended = true;
+        this.pump();
+      }),
+    );
     socket.on('error', () => socket.destroy());
     socket.on('close', () => clearTimeout(this.timer));
     this.arm();
@@ -113,12 +120,23 @@ export class TcpConnection {
     if (now) return this.send(now);
     if (now === null) return;
     this.inFlight++;
-    const remote: Remote = { address: this.socket.remoteAddress ?? '', port: this.socket.remotePort ?? 0, transport: 'tcp' };
-    void answerLater(message, { responder: this.responder, remote, send: (reply) => this.send(reply), report: this.report }).then(() => this.guarded(() => {
-      this.inFlight--;
-      this.lastActive = Date.now();
-      this.pump();
-    }));
+    const remote: Remote = {
+      address: this.socket.remoteAddress ?? '',
+      port: this.socket.remotePort ?? 0,
+      transport: 'tcp',
+    };
+    void answerLater(message, {
+      responder: this.responder,
+      remote,
+      send: (reply) => this.send(reply),
+      report: this.report,
+    }).then(() =>
+      this.guarded(() => {
+        this.inFlight--;
+        this.lastActive = Date.now();
+        this.pump();
+      }),
+    );
   }
 
   private send(reply: Buffer): void {
@@ -150,7 +168,8 @@ export class TcpConnection {
     const writing = this.socket.writableLength > 0;
     if (writing) due = this.lastWritten + this.limits.idleMs;
     if (this.input.length > 0 && !this.wholeMessage()) due = Math.min(due, this.messageStart + this.limits.messageMs);
-    else if (!writing && this.inFlight === 0 && this.input.length === 0) due = Math.min(due, this.lastActive + this.limits.idleMs);
+    else if (!writing && this.inFlight === 0 && this.input.length === 0)
+      due = Math.min(due, this.lastActive + this.limits.idleMs);
     return due === Infinity ? undefined : due;
   }
 

@@ -35,10 +35,18 @@ export function zoneTransfer(query: DecodedPacket, zone: ZoneData, signed = fals
   let batch: RR[] = [];
   const flush = (): void => {
     if (!batch.length) return;
-    const message = encodeResponse(messages.length === 0 ? query : { ...query, questions: [] }, { answers: batch }, RCODE.NOERROR, FLAG_AA, signed);
+    const message = encodeResponse(
+      messages.length === 0 ? query : { ...query, questions: [] },
+      { answers: batch },
+      RCODE.NOERROR,
+      FLAG_AA,
+      signed,
+    );
     // cut to fit (TC): only a record too large for any message alone does that; the transfer fails (SERVFAIL)
     if ((message[2] as number) & (FLAG_TC >> 8)) {
-      throw new Error(`zone transfer of ${zone.name || '.'} aborted: a record at ${batch[0]?.name} is too large for a DNS message${signed ? ' with a TSIG record' : ''}`);
+      throw new Error(
+        `zone transfer of ${zone.name || '.'} aborted: a record at ${batch[0]?.name} is too large for a DNS message${signed ? ' with a TSIG record' : ''}`,
+      );
     }
     messages.push(message);
     batch = [];

@@ -26,7 +26,10 @@ const META_TYPES = new Set(['ANY', 'AXFR', 'IXFR', 'MAILA', 'MAILB', 'OPT', 'TSI
 const lower = (name: string): string => (name === '.' ? '' : name.toLowerCase().replace(/\.$/, ''));
 
 class UpdateRefusal extends Error {
-  constructor(readonly rcode: number, message: string) {
+  constructor(
+    readonly rcode: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -39,7 +42,8 @@ class Snapshot {
   static async read(store: ZoneStore, zone: string, names: Iterable<string>): Promise<Snapshot> {
     const byName = new Map<string, RecordData[]>();
     for (const name of names) byName.set(name, []);
-    if (byName.size > 0) for (const r of await store.listRecords(zone, { names: [...byName.keys()] })) byName.get(r.name)?.push(r);
+    if (byName.size > 0)
+      for (const r of await store.listRecords(zone, { names: [...byName.keys()] })) byName.get(r.name)?.push(r);
     return new Snapshot(byName);
   }
 
@@ -58,14 +62,18 @@ class Snapshot {
 
 function checkPrerequisite(rr: WireRecord, zone: string, snap: Snapshot, valueSets: Map<string, Set<string>>): void {
   const name = lower(rr.name);
-  if (!isInZone(name, zone)) throw new UpdateRefusal(RCODE.NOTZONE, `prerequisite name ${name} is outside zone ${zone}`);
+  if (!isInZone(name, zone))
+    throw new UpdateRefusal(RCODE.NOTZONE, `prerequisite name ${name} is outside zone ${zone}`);
   if ((rr.ttl ?? 0) !== 0) throw new UpdateRefusal(RCODE.FORMERR, 'prerequisite TTL must be 0');
   const klass = rr.class;
   if (klass === 'ANY' || klass === 'NONE') {
-    if (rr.rdlength !== 0) throw new UpdateRefusal(RCODE.FORMERR, 'prerequisite of class ANY/NONE must have empty RDATA');
+    if (rr.rdlength !== 0)
+      throw new UpdateRefusal(RCODE.FORMERR, 'prerequisite of class ANY/NONE must have empty RDATA');
     const inUse = rr.type === 'ANY' ? snap.at(name).length > 0 : snap.rrset(name, rr.type).length > 0;
-    if (klass === 'ANY' && !inUse) throw new UpdateRefusal(rr.type === 'ANY' ? RCODE.NXDOMAIN : RCODE.NXRRSET, `${name} ${rr.type} does not exist`);
-    if (klass === 'NONE' && inUse) throw new UpdateRefusal(rr.type === 'ANY' ? RCODE.YXDOMAIN : RCODE.YXRRSET, `${name} ${rr.type} exists`);
+    if (klass === 'ANY' && !inUse)
+      throw new UpdateRefusal(rr.type === 'ANY' ? RCODE.NXDOMAIN : RCODE.NXRRSET, `${name} ${rr.type} does not exist`);
+    if (klass === 'NONE' && inUse)
+      throw new UpdateRefusal(rr.type === 'ANY' ? RCODE.YXDOMAIN : RCODE.YXRRSET, `${name} ${rr.type} exists`);
     return;
   }
   if (klass !== 'IN') throw new UpdateRefusal(RCODE.FORMERR, `prerequisite class ${String(klass)} is not allowed`);
@@ -92,8 +100,10 @@ function prescan(rr: WireRecord, zone: string): void {
   if (rr.class === 'IN') {
     if (META_TYPES.has(rr.type)) throw new UpdateRefusal(RCODE.FORMERR, `cannot add records of type ${rr.type}`);
   } else if (rr.class === 'ANY') {
-    if ((rr.ttl ?? 0) !== 0 || rr.rdlength !== 0) throw new UpdateRefusal(RCODE.FORMERR, 'a class ANY delete must have TTL 0 and empty RDATA');
-    if (META_TYPES.has(rr.type) && rr.type !== 'ANY') throw new UpdateRefusal(RCODE.FORMERR, `cannot delete type ${rr.type}`);
+    if ((rr.ttl ?? 0) !== 0 || rr.rdlength !== 0)
+      throw new UpdateRefusal(RCODE.FORMERR, 'a class ANY delete must have TTL 0 and empty RDATA');
+    if (META_TYPES.has(rr.type) && rr.type !== 'ANY')
+      throw new UpdateRefusal(RCODE.FORMERR, `cannot delete type ${rr.type}`);
   } else if (rr.class === 'NONE') {
     if ((rr.ttl ?? 0) !== 0) throw new UpdateRefusal(RCODE.FORMERR, 'a class NONE delete must have TTL 0');
     if (META_TYPES.has(rr.type)) throw new UpdateRefusal(RCODE.FORMERR, `cannot delete type ${rr.type}`);
@@ -115,17 +125,25 @@ function applyUpdate(rr: WireRecord, zone: string, snap: Snapshot, changes: Reco
     if (type === 'CNAME' ? current.some((r) => r.type !== 'CNAME') : current.some((r) => r.type === 'CNAME')) return;
     if (type === 'CNAME' && current.some((r) => r.type === 'CNAME' && r.value !== record.value)) {
       changes.push({ op: 'deleteMatching', name, type: 'CNAME' }); // a new CNAME replaces the old one
-      snap.set(name, current.filter((r) => r.type !== 'CNAME'));
+      snap.set(
+        name,
+        current.filter((r) => r.type !== 'CNAME'),
+      );
     }
     const now = snap.at(name);
     const rrset = now.filter((r) => r.type === type);
     // RRsets have one TTL (RFC 2181 §5.2): the added record's TTL becomes the set's
     for (const r of rrset) {
-      if (r.ttl !== record.ttl && 'id' in r) changes.push({ op: 'update', id: (r as { id: string }).id, ttl: record.ttl });
+      if (r.ttl !== record.ttl && 'id' in r)
+        changes.push({ op: 'update', id: (r as { id: string }).id, ttl: record.ttl });
     }
     const exists = rrset.some((r) => r.value === record.value);
     if (!exists) changes.push({ op: 'add', record });
-    snap.set(name, [...now.filter((r) => r.type !== type), ...rrset.map((r) => ({ ...r, ttl: record.ttl })), ...(exists ? [] : [record])]);
+    snap.set(name, [
+      ...now.filter((r) => r.type !== type),
+      ...rrset.map((r) => ({ ...r, ttl: record.ttl })),
+      ...(exists ? [] : [record]),
+    ]);
     return;
   }
   const protectedType = (t: RecordType): boolean => atApex && (t === 'SOA' || t === 'NS');
@@ -133,10 +151,16 @@ function applyUpdate(rr: WireRecord, zone: string, snap: Snapshot, changes: Reco
     if (rr.type === 'ANY') {
       const doomed = [...new Set(current.filter((r) => !protectedType(r.type)).map((r) => r.type))];
       for (const type of doomed) changes.push({ op: 'deleteMatching', name, type });
-      snap.set(name, current.filter((r) => protectedType(r.type)));
+      snap.set(
+        name,
+        current.filter((r) => protectedType(r.type)),
+      );
     } else if (!protectedType(rr.type as RecordType) && current.some((r) => r.type === rr.type)) {
       changes.push({ op: 'deleteMatching', name, type: rr.type as RecordType });
-      snap.set(name, current.filter((r) => r.type !== rr.type));
+      snap.set(
+        name,
+        current.filter((r) => r.type !== rr.type),
+      );
     }
     return;
   }
@@ -147,7 +171,10 @@ function applyUpdate(rr: WireRecord, zone: string, snap: Snapshot, changes: Reco
   if (!match) return;
   if (atApex && record.type === 'NS' && current.filter((r) => r.type === 'NS').length <= 1) return;
   changes.push({ op: 'deleteMatching', name, type: record.type, value: record.value });
-  snap.set(name, current.filter((r) => r !== match));
+  snap.set(
+    name,
+    current.filter((r) => r !== match),
+  );
 }
 
 /** Runs one update against the store; retries when another change landed between read and write. */
@@ -156,7 +183,9 @@ export async function processUpdate(store: ZoneStore, request: UpdateRequest): P
     const zone = await store.getZone(request.zone);
     if (!zone) return { rcode: RCODE.NOTAUTH, changed: false, reason: `not authoritative for ${request.zone}` };
     try {
-      const names = [...request.prerequisites, ...request.updates].map((r) => lower(r.name)).filter((n) => isInZone(n, zone.name));
+      const names = [...request.prerequisites, ...request.updates]
+        .map((r) => lower(r.name))
+        .filter((n) => isInZone(n, zone.name));
       const snap = await Snapshot.read(store, zone.name, names);
       const valueSets = new Map<string, Set<string>>();
       for (const rr of request.prerequisites) checkPrerequisite(rr, zone.name, snap, valueSets);

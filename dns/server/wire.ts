@@ -7,8 +7,17 @@ export const FLAG_AD = 1 << 5;
 export const FLAG_CD = 1 << 4;
 
 export const RCODE = {
-  NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, YXDOMAIN: 6, YXRRSET: 7, NXRRSET: 8,
-  NOTAUTH: 9, NOTZONE: 10,
+  NOERROR: 0,
+  FORMERR: 1,
+  SERVFAIL: 2,
+  NXDOMAIN: 3,
+  NOTIMP: 4,
+  REFUSED: 5,
+  YXDOMAIN: 6,
+  YXRRSET: 7,
+  NXRRSET: 8,
+  NOTAUTH: 9,
+  NOTZONE: 10,
 } as const;
 export type RcodeName = keyof typeof RCODE;
 

@@ -38,7 +38,12 @@ export class ZoneData {
   private sorted?: Node[];
 
   /** A zone built from its SOA and records in the order the store lists them (`tree`: a patched copy's parts). */
-  constructor(readonly name: string, readonly soa: SoaAnswer, records: readonly RR[], tree?: Tree) {
+  constructor(
+    readonly name: string,
+    readonly soa: SoaAnswer,
+    records: readonly RR[],
+    tree?: Tree,
+  ) {
     if (!tree) {
       const nodes = new Map<string, Node>();
       const names = new Map<string, number>();
@@ -49,12 +54,23 @@ export class ZoneData {
         let node = nodes.get(owner);
         if (!node) {
           nodes.set(owner, (node = new Map()));
-          countNames(name, owner, 1, (n) => names.get(n) ?? 0, (n, c) => names.set(n, c));
+          countNames(
+            name,
+            owner,
+            1,
+            (n) => names.get(n) ?? 0,
+            (n, c) => names.set(n, c),
+          );
         }
         addTo(node, r);
         if (isCutOrDname(name, owner, r)) cuts.set(owner, true);
       }
-      tree = { nodes: LayeredMap.of(nodes), names: LayeredMap.of(names), cutsAndDnames: LayeredMap.of(cuts), ordered: true };
+      tree = {
+        nodes: LayeredMap.of(nodes),
+        names: LayeredMap.of(names),
+        cutsAndDnames: LayeredMap.of(cuts),
+        ordered: true,
+      };
     }
     this.nodes = tree.nodes;
     this.names = tree.names;
@@ -79,7 +95,13 @@ export class ZoneData {
       nodes.set(apex, node);
     }
     const count = (owner: string, delta: 1 | -1) =>
-      countNames(this.name, owner, delta, (n) => counts.get(n) ?? this.names.get(n) ?? 0, (n, c) => counts.set(n, c));
+      countNames(
+        this.name,
+        owner,
+        delta,
+        (n) => counts.get(n) ?? this.names.get(n) ?? 0,
+        (n, c) => counts.set(n, c),
+      );
     for (const [owner, records] of owners) {
       const list = owner === apex ? [soa, ...records] : records;
       const had = this.nodes.has(owner);
@@ -103,7 +125,10 @@ export class ZoneData {
     const names = new Map<string, number | undefined>();
     for (const [n, c] of counts) names.set(n, c > 0 ? c : undefined);
     return new ZoneData(this.name, soa, [], {
-      nodes: this.nodes.with(nodes), names: this.names.with(names), cutsAndDnames: this.cutsAndDnames.with(cuts), ordered,
+      nodes: this.nodes.with(nodes),
+      names: this.names.with(names),
+      cutsAndDnames: this.cutsAndDnames.with(cuts),
+      ordered,
     });
   }
 
@@ -142,7 +167,13 @@ function isCutOrDname(zone: string, owner: string, record: RR): boolean {
 }
 
 /** The owner and every ancestor down from the apex exist: counts, per name, the owner names at or below it. */
-function countNames(zone: string, owner: string, delta: 1 | -1, get: (name: string) => number, set: (name: string, count: number) => void): void {
+function countNames(
+  zone: string,
+  owner: string,
+  delta: 1 | -1,
+  get: (name: string) => number,
+  set: (name: string, count: number) => void,
+): void {
   for (let n = owner; ; n = parentOf(n)) {
     set(n, get(n) + delta);
     if (n === zone || n === '') break;

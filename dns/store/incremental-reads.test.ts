@@ -25,7 +25,10 @@ afterAll(async () => {
   await dropSchemas(url, [schema]);
 });
 
-const add = (name: string, type: RecordData['type'], value: string): RecordChange => ({ op: 'add', record: { name, type, ttl: 300, value } });
+const add = (name: string, type: RecordData['type'], value: string): RecordChange => ({
+  op: 'add',
+  record: { name, type, ttl: 300, value },
+});
 
 describe.each([
   { kind: 'sqlite', open: (now?: Clock) => openSqliteStore({ file: join(dir, 'zones.sqlite'), now }) },
@@ -72,8 +75,12 @@ describe.each([
   test('listRecords by many names: one list in the usual order; unknown and odd names match nothing', async () => {
     const all = await store.listRecords(Z);
     const wanted = [`new.${Z}`, `a.${Z}`, `none.${Z}`, 'x\u0000y'];
-    expect(await store.listRecords(Z, { names: wanted })).toEqual(all.filter((r) => r.name === `a.${Z}` || r.name === `new.${Z}`));
-    expect(await store.listRecords(Z, { names: [`a.${Z}`], type: 'TXT' })).toEqual(all.filter((r) => r.name === `a.${Z}` && r.type === 'TXT'));
+    expect(await store.listRecords(Z, { names: wanted })).toEqual(
+      all.filter((r) => r.name === `a.${Z}` || r.name === `new.${Z}`),
+    );
+    expect(await store.listRecords(Z, { names: [`a.${Z}`], type: 'TXT' })).toEqual(
+      all.filter((r) => r.name === `a.${Z}` && r.type === 'TXT'),
+    );
     expect(await store.listRecords(Z, { names: [] })).toEqual([]);
     await expectStoreError(store.listRecords(Z, { names: 'a' as unknown as string[] }), 'INVALID');
     await expectStoreError(store.listRecords(Z, { names: [1] as unknown as string[] }), 'INVALID');
@@ -83,19 +90,27 @@ describe.each([
   test('eachRecord hands over every record in listRecords order, without ids; an unknown zone is NOT_FOUND', async () => {
     const seen: RecordData[] = [];
     await store.eachRecord(Z, (r) => seen.push(r));
-    expect(seen).toEqual((await store.listRecords(Z)).map(({ name, type, ttl, value }) => ({ name, type, ttl, value })));
+    expect(seen).toEqual(
+      (await store.listRecords(Z)).map(({ name, type, ttl, value }) => ({ name, type, ttl, value })),
+    );
     await store.createZone(`empty.${Z}`, SETTINGS);
     const none: RecordData[] = [];
     await store.eachRecord(`empty.${Z}`, (r) => none.push(r));
     expect(none).toEqual([]);
-    await expectStoreError(store.eachRecord('none.example', () => undefined), 'NOT_FOUND');
+    await expectStoreError(
+      store.eachRecord('none.example', () => undefined),
+      'NOT_FOUND',
+    );
   });
 
   test('record counts carried over from change to change stay right, also with another instance writing between', async () => {
     const count = async (s: ZoneStore) => (await s.listRecords(Z)).length;
     for (let i = 0; i < 6; i++) {
       const writer = i % 3 === 2 ? other : store;
-      const out = await writer.change(Z, [add(`n${i}.${Z}`, 'A', `192.0.2.${20 + i}`), { op: 'deleteMatching', name: `n${i - 2}.${Z}` }]);
+      const out = await writer.change(Z, [
+        add(`n${i}.${Z}`, 'A', `192.0.2.${20 + i}`),
+        { op: 'deleteMatching', name: `n${i - 2}.${Z}` },
+      ]);
       expect(out.zone.recordsCount).toBe(await count(store));
       expect((await store.getZone(Z))?.recordsCount).toBe(await count(store));
       expect((await other.getZone(Z))?.recordsCount).toBe(await count(store));
@@ -106,7 +121,10 @@ describe.each([
     expect(out.zone.recordsCount).toBe(await count(store));
     expect((await store.listZones()).find((z) => z.name === Z)?.recordsCount).toBe(await count(store));
     // a failed change leaves the count alone
-    await expectStoreError(store.change(Z, [add(`d.${Z}`, 'A', '192.0.2.99'), add(`d.${Z}`, 'A', '192.0.2.99')]), 'CONFLICT');
+    await expectStoreError(
+      store.change(Z, [add(`d.${Z}`, 'A', '192.0.2.99'), add(`d.${Z}`, 'A', '192.0.2.99')]),
+      'CONFLICT',
+    );
     expect((await store.getZone(Z))?.recordsCount).toBe(await count(store));
   });
 

@@ -26,13 +26,26 @@ export const SQLITE_FILE_NAME = 'zones.sqlite';
 
 export async function openZoneStore(options: OpenZoneStoreOptions): Promise<ZoneStore> {
   const url = options.databaseUrl?.trim();
-  if (url) return openPostgresStore({ url, schema: options.schema, now: options.now, maxRecordsPerRrset: options.maxRecordsPerRrset });
+  if (url)
+    return openPostgresStore({
+      url,
+      schema: options.schema,
+      now: options.now,
+      maxRecordsPerRrset: options.maxRecordsPerRrset,
+    });
   try {
     mkdirSync(options.dataDir, { recursive: true });
   } catch (err) {
-    throw new StoreError('UNAVAILABLE', `cannot create the data directory ${options.dataDir}: ${(err as Error).message}`);
+    throw new StoreError(
+      'UNAVAILABLE',
+      `cannot create the data directory ${options.dataDir}: ${(err as Error).message}`,
+    );
   }
-  return openSqliteStore({ file: join(options.dataDir, SQLITE_FILE_NAME), now: options.now, maxRecordsPerRrset: options.maxRecordsPerRrset });
+  return openSqliteStore({
+    file: join(options.dataDir, SQLITE_FILE_NAME),
+    now: options.now,
+    maxRecordsPerRrset: options.maxRecordsPerRrset,
+  });
 }
 
 /** Opens the PostgreSQL store; its driver is loaded only then (a SQLite-only process starts without it). */
@@ -43,5 +56,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
 export type { PostgresStoreOptions } from './postgres';
 export { openSqliteStore, type SqliteStoreOptions } from './sqlite';
-export { nextSerial, initialSerial, DEFAULT_MAX_RECORDS_PER_RRSET, MAX_CHANGES_PER_CALL, MAX_VALUE_LENGTH, type Clock } from './rules';
+export {
+  nextSerial,
+  initialSerial,
+  DEFAULT_MAX_RECORDS_PER_RRSET,
+  MAX_CHANGES_PER_CALL,
+  MAX_VALUE_LENGTH,
+  type Clock,
+} from './rules';
 export * from './types';

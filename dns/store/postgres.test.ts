@@ -33,7 +33,12 @@ async function openOrFail(options: Omit<PostgresStoreOptions, 'url'>): Promise<Z
   }
 }
 
-describeZoneStoreContract('postgres', (options) => openOrFail({ schema: contractSchema, now: options?.now, maxRecordsPerRrset: options?.maxRecordsPerRrset }), () => dropSchemas(url, schemas));
+describeZoneStoreContract(
+  'postgres',
+  (options) =>
+    openOrFail({ schema: contractSchema, now: options?.now, maxRecordsPerRrset: options?.maxRecordsPerRrset }),
+  () => dropSchemas(url, schemas),
+);
 
 /** Resolves with the first event `store` hears for `zone` (rejects after `ms`). */
 function nextEvent(store: ZoneStore, zone: string, ms = 5000): Promise<ZoneChangeEvent> {
@@ -76,7 +81,9 @@ describe('PostgreSQL zone store specifics', () => {
     expect(await created).toEqual({ zone: 'one.notify.example', serial: zone.serial, kind: 'zone-created' });
 
     const changed = nextEvent(b, 'one.notify.example');
-    const out = await a.change('one.notify.example', [{ op: 'add', record: { name: 'www.one.notify.example', type: 'A', ttl: 60, value: '192.0.2.1' } }]);
+    const out = await a.change('one.notify.example', [
+      { op: 'add', record: { name: 'www.one.notify.example', type: 'A', ttl: 60, value: '192.0.2.1' } },
+    ]);
     expect(await changed).toEqual({ zone: 'one.notify.example', serial: out.zone.serial, kind: 'records-changed' });
 
     // And the other way round; B's own change is reported to B once (directly), not a second time via NOTIFY.
@@ -118,7 +125,9 @@ describe('PostgreSQL zone store specifics', () => {
     const zone = await a.createZone('race.example', SETTINGS);
     await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        (i % 2 ? a : b).change('race.example', [{ op: 'add', record: { name: `h${i}.race.example`, type: 'A', ttl: 60, value: `192.0.2.${i}` } }]),
+        (i % 2 ? a : b).change('race.example', [
+          { op: 'add', record: { name: `h${i}.race.example`, type: 'A', ttl: 60, value: `192.0.2.${i}` } },
+        ]),
       ),
     );
     const final = await b.getZone('race.example');
@@ -126,8 +135,16 @@ describe('PostgreSQL zone store specifics', () => {
     expect(final?.recordsCount).toBe(10);
     // Optimistic locking across instances: of two writers holding the same serial, exactly one wins.
     const results = await Promise.allSettled([
-      a.change('race.example', [{ op: 'add', record: { name: 'x.race.example', type: 'A', ttl: 60, value: '192.0.2.100' } }], { ifSerial: final!.serial }),
-      b.change('race.example', [{ op: 'add', record: { name: 'y.race.example', type: 'A', ttl: 60, value: '192.0.2.101' } }], { ifSerial: final!.serial }),
+      a.change(
+        'race.example',
+        [{ op: 'add', record: { name: 'x.race.example', type: 'A', ttl: 60, value: '192.0.2.100' } }],
+        { ifSerial: final!.serial },
+      ),
+      b.change(
+        'race.example',
+        [{ op: 'add', record: { name: 'y.race.example', type: 'A', ttl: 60, value: '192.0.2.101' } }],
+        { ifSerial: final!.serial },
+      ),
     ]);
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
@@ -142,9 +159,15 @@ describe('PostgreSQL zone store specifics', () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      const rows = (await client.query(`SELECT version, name FROM "${schema}".schema_migrations ORDER BY version`)).rows;
+      const rows = (await client.query(`SELECT version, name FROM "${schema}".schema_migrations ORDER BY version`))
+        .rows;
       expect(rows).toEqual([{ version: 1, name: 'zones and records' }]);
-      const index = (await client.query(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'records_zone_name_type'`, [schema])).rows;
+      const index = (
+        await client.query(
+          `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'records_zone_name_type'`,
+          [schema],
+        )
+      ).rows;
       expect(index[0]?.indexdef).toMatch(/\(zone, name, type\)/);
       // Byte-order sorting whatever the database's locale (this test database may well be C already).
       const collations = (
@@ -154,14 +177,20 @@ describe('PostgreSQL zone store specifics', () => {
           [schema],
         )
       ).rows;
-      expect(collations).toEqual(['name', 'type', 'value', 'zone'].map((c) => ({ column_name: c, collation_name: 'C' })));
+      expect(collations).toEqual(
+        ['name', 'type', 'value', 'zone'].map((c) => ({ column_name: c, collation_name: 'C' })),
+      );
     } finally {
       await client.end();
     }
   });
 
   test('openZoneStore with a database URL uses PostgreSQL (and the schema asked for)', async () => {
-    const s = await openZoneStore({ dataDir: '/nonexistent/never-created', databaseUrl: url, schema: `${ownSchema}_zs` });
+    const s = await openZoneStore({
+      dataDir: '/nonexistent/never-created',
+      databaseUrl: url,
+      schema: `${ownSchema}_zs`,
+    });
     stores.push(s);
     expect(s.kind).toBe('postgres');
     await s.createZone('zs.example', SETTINGS as ZoneSettings);
@@ -169,15 +198,21 @@ describe('PostgreSQL zone store specifics', () => {
   });
 
   test('an unreachable server is UNAVAILABLE, says so, and does not leak the password', async () => {
-    const err = await expectStoreError(openPostgresStore({ url: 'postgres://someone:s3cret@127.0.0.1:1/nothing' }), 'UNAVAILABLE', {
-      message: /unreachable/,
-    });
+    const err = await expectStoreError(
+      openPostgresStore({ url: 'postgres://someone:s3cret@127.0.0.1:1/nothing' }),
+      'UNAVAILABLE',
+      {
+        message: /unreachable/,
+      },
+    );
     expect(err.message).toContain('127.0.0.1:1');
     expect(err.message).not.toContain('s3cret');
   });
 
   test('a bad schema name is refused before connecting', async () => {
-    await expectStoreError(openPostgresStore({ url, schema: 'x"; DROP TABLE y; --' }), 'INVALID', { message: /schema/ });
+    await expectStoreError(openPostgresStore({ url, schema: 'x"; DROP TABLE y; --' }), 'INVALID', {
+      message: /schema/,
+    });
   });
 
   test(`the NOTIFY channel is ${NOTIFY_CHANNEL}`, async () => {
@@ -187,12 +222,19 @@ describe('PostgreSQL zone store specifics', () => {
     try {
       await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
       // Other test files run against the same database at the same time: keep only this store's notifications.
-      const got = new Promise<string>((resolve) => client.on('notification', (m) => {
-        if ((JSON.parse(m.payload ?? '{}') as { schema?: string }).schema === ownSchema) resolve(m.payload ?? '');
-      }));
+      const got = new Promise<string>((resolve) =>
+        client.on('notification', (m) => {
+          if ((JSON.parse(m.payload ?? '{}') as { schema?: string }).schema === ownSchema) resolve(m.payload ?? '');
+        }),
+      );
       const s = await open();
       const z = await s.createZone('chan.example', SETTINGS);
-      expect(JSON.parse(await got)).toMatchObject({ schema: ownSchema, zone: 'chan.example', serial: z.serial, kind: 'zone-created' });
+      expect(JSON.parse(await got)).toMatchObject({
+        schema: ownSchema,
+        zone: 'chan.example',
+        serial: z.serial,
+        kind: 'zone-created',
+      });
     } finally {
       await client.end();
     }

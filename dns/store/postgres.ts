@@ -46,7 +46,15 @@ import {
   type Plan,
   type RecordRow,
 } from './rules';
-import { StoreError, type ChangeOutcome, type RecordChange, type RecordFilter, type ZoneChangeEvent, type ZoneChangeListener, type ZoneStore } from './types';
+import {
+  StoreError,
+  type ChangeOutcome,
+  type RecordChange,
+  type RecordFilter,
+  type ZoneChangeEvent,
+  type ZoneChangeListener,
+  type ZoneStore,
+} from './types';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` */
@@ -119,8 +127,6 @@ interface Versioned {
 /** NOTIFY payloads must stay under 8000 bytes: beyond this, `names` is left out (listeners then read everything). */
 const MAX_PAYLOAD_BYTES = 7_800;
 
-
-
 /** Query parameters of a connection URL that carry a credential (libpq's password, sslpassword, …). */
 const SECRET_PARAM = /pass|secret|token|auth|key/i;
 
@@ -136,17 +142,29 @@ export function redactUrl(url: string): string {
   }
 }
 
-const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
+const CONNECTION_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
 
 function isConnectionError(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (CONNECTION_ERRNOS.has(code)) return true;
-    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300')
+      return true;
     if (code === '28P01' || code === '28000' || code === '3D000') return true; // authentication, unknown database
   }
   const message = err instanceof Error ? err.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    message,
+  );
 }
 
 const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
@@ -154,7 +172,8 @@ const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadloc
 /** Translates driver errors; StoreErrors pass through. */
 function mapError(err: unknown): unknown {
   if (err instanceof StoreError) return err;
-  if (isConnectionError(err)) return new StoreError('UNAVAILABLE', `PostgreSQL is unavailable: ${(err as Error).message}`);
+  if (isConnectionError(err))
+    return new StoreError('UNAVAILABLE', `PostgreSQL is unavailable: ${(err as Error).message}`);
   const code = (err as { code?: unknown }).code;
   if (code === '23505') return new StoreError('CONFLICT', (err as Error).message);
   if (code === '23503') return new StoreError('NOT_FOUND', (err as Error).message);
@@ -165,7 +184,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const schema = options.schema ?? 'public';
   storeLimits(options); // a bad limit fails before connecting
   if (!SCHEMA_NAME.test(schema)) {
-    throw new StoreError('INVALID', `schema ${JSON.stringify(schema)} must be a plain identifier (letters, digits, _; at most 63)`);
+    throw new StoreError(
+      'INVALID',
+      `schema ${JSON.stringify(schema)} must be a plain identifier (letters, digits, _; at most 63)`,
+    );
   }
   const where = redactUrl(options.url);
   const pool = new pg.Pool({
@@ -186,9 +208,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     if (err instanceof StoreError) throw err;
     const message = err instanceof Error ? err.message : String(err);
     if (isConnectionError(err)) {
-      throw new StoreError('UNAVAILABLE', `PostgreSQL at ${where} is unreachable or refused the connection: ${message}`);
+      throw new StoreError(
+        'UNAVAILABLE',
+        `PostgreSQL at ${where} is unreachable or refused the connection: ${message}`,
+      );
     }
-    throw new StoreError('UNAVAILABLE', `cannot prepare the zone store in PostgreSQL at ${where} (schema ${schema}): ${message}`);
+    throw new StoreError(
+      'UNAVAILABLE',
+      `cannot prepare the zone store in PostgreSQL at ${where} (schema ${schema}): ${message}`,
+    );
   }
   return store;
 }
@@ -226,12 +254,19 @@ class PostgresZoneStore implements ZoneStore {
       if (present.rowCount === 0) await c.query(`CREATE SCHEMA ${this.s}`);
       await c.query(`CREATE TABLE IF NOT EXISTS ${this.s}.schema_migrations (
         version integer NOT NULL PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-      const applied = new Set((await c.query<{ version: number }>(`SELECT version FROM ${this.s}.schema_migrations`)).rows.map((r) => r.version));
+      const applied = new Set(
+        (await c.query<{ version: number }>(`SELECT version FROM ${this.s}.schema_migrations`)).rows.map(
+          (r) => r.version,
+        ),
+      );
       const migrations = postgresMigrations(this.s);
       const known = Math.max(...migrations.map((m) => m.version));
       const newest = Math.max(0, ...applied);
       if (newest > known) {
-        throw new StoreError('UNAVAILABLE', `the database has schema version ${newest}, newer than this software knows (${known})`);
+        throw new StoreError(
+          'UNAVAILABLE',
+          `the database has schema version ${newest}, newer than this software knows (${known})`,
+        );
       }
       for (const m of migrations) {
         if (applied.has(m.version)) continue;
@@ -253,7 +288,8 @@ class PostgresZoneStore implements ZoneStore {
       }
       if (p.schema !== this.schema || p.origin === this.origin) return;
       if (typeof p.zone !== 'string' || typeof p.serial !== 'number' || typeof p.kind !== 'string') return;
-      const names = Array.isArray(p.names) && p.names.every((n) => typeof n === 'string') ? (p.names as string[]) : undefined;
+      const names =
+        Array.isArray(p.names) && p.names.every((n) => typeof n === 'string') ? (p.names as string[]) : undefined;
       this.events.emit({ zone: p.zone, serial: p.serial, kind: p.kind as ZoneChangeEvent['kind'] }, names);
     });
     const lost = () => {
@@ -350,8 +386,14 @@ class PostgresZoneStore implements ZoneStore {
    * counted along with the row in one statement, and kept when `remember` (only for committed state: a version
    * written by a transaction that then rolls back could be committed later with other rows).
    */
-  private async readZone(c: pg.Pool | pg.PoolClient, name: string, remember: boolean, count?: number): Promise<Versioned | null> {
-    const row = (await c.query<Omit<VersionedRow, 'records_count'>>(this.zoneSql('WHERE z.name = $1', false), [name])).rows[0];
+  private async readZone(
+    c: pg.Pool | pg.PoolClient,
+    name: string,
+    remember: boolean,
+    count?: number,
+  ): Promise<Versioned | null> {
+    const row = (await c.query<Omit<VersionedRow, 'records_count'>>(this.zoneSql('WHERE z.name = $1', false), [name]))
+      .rows[0];
     if (!row) return null;
     const known = count ?? this.counts.get(name, row.version);
     if (known !== undefined) return { zone: toZone({ ...row, records_count: known }), version: row.version };
@@ -399,14 +441,20 @@ class PostgresZoneStore implements ZoneStore {
   }
 
   private async apply(c: pg.PoolClient, plan: Plan): Promise<void> {
-    if (plan.deletes.length > 0) await c.query(`DELETE FROM ${this.s}.records WHERE id = ANY($1::text[])`, [plan.deletes]);
+    if (plan.deletes.length > 0)
+      await c.query(`DELETE FROM ${this.s}.records WHERE id = ANY($1::text[])`, [plan.deletes]);
     await this.insert(c, plan.inserts);
     if (plan.updates.length > 0) {
       await c.query(
         `UPDATE ${this.s}.records r SET ttl = u.ttl, value = u.value, updated_at = u.updated_at
          FROM unnest($1::text[], $2::integer[], $3::text[], $4::timestamptz[]) AS u(id, ttl, value, updated_at)
          WHERE r.id = u.id`,
-        [plan.updates.map((r) => r.id), plan.updates.map((r) => r.ttl), plan.updates.map((r) => r.value), plan.updates.map((r) => r.updatedAt)],
+        [
+          plan.updates.map((r) => r.id),
+          plan.updates.map((r) => r.ttl),
+          plan.updates.map((r) => r.value),
+          plan.updates.map((r) => r.updatedAt),
+        ],
       );
     }
   }
@@ -414,7 +462,9 @@ class PostgresZoneStore implements ZoneStore {
   // -- ZoneStore ----------------------------------------------------------------------------------------------
 
   async listZones(): Promise<Zone[]> {
-    return (await this.query<VersionedRow>(this.zoneSql('ORDER BY z.name'))).map((r) => this.committed({ zone: toZone(r), version: r.version }));
+    return (await this.query<VersionedRow>(this.zoneSql('ORDER BY z.name'))).map((r) =>
+      this.committed({ zone: toZone(r), version: r.version }),
+    );
   }
 
   async getZone(name: string): Promise<Zone | null> {
@@ -437,7 +487,18 @@ class PostgresZoneStore implements ZoneStore {
       const inserted = await c.query(
         `INSERT INTO ${this.s}.zones (name, admin_email, primary_ns, refresh, retry, expire, minimum, default_ttl, serial, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (name) DO NOTHING`,
-        [name, clean.adminEmail, clean.primaryNs, clean.refresh, clean.retry, clean.expire, clean.minimum, clean.defaultTtl, initialSerial(now), ts],
+        [
+          name,
+          clean.adminEmail,
+          clean.primaryNs,
+          clean.refresh,
+          clean.retry,
+          clean.expire,
+          clean.minimum,
+          clean.defaultTtl,
+          initialSerial(now),
+          ts,
+        ],
       );
       if (inserted.rowCount === 0) throw new StoreError('CONFLICT', `zone ${name} already exists`);
       await this.insert(c, plan.inserts);
@@ -454,15 +515,28 @@ class PostgresZoneStore implements ZoneStore {
     const clean = checkSettingsPatch(patch);
     const now = this.clock();
     const written = await this.tx(async (c) => {
-      const locked = isKey(name) ? (await c.query<{ serial: string }>(`SELECT serial FROM ${this.s}.zones WHERE name = $1 FOR UPDATE`, [name])).rows[0] : undefined;
+      const locked = isKey(name)
+        ? (await c.query<{ serial: string }>(`SELECT serial FROM ${this.s}.zones WHERE name = $1 FOR UPDATE`, [name]))
+            .rows[0]
+        : undefined;
       if (!locked) throw new StoreError('NOT_FOUND', `no zone ${name}`);
       const current = (await this.readZone(c, name, false))!.zone;
       const next: ZoneSettings = { ...pickSettings(current), ...clean };
       await c.query(
         `UPDATE ${this.s}.zones SET admin_email = $2, primary_ns = $3, refresh = $4, retry = $5, expire = $6, minimum = $7,
            default_ttl = $8, serial = $9, updated_at = $10 WHERE name = $1`,
-        [name, next.adminEmail, next.primaryNs, next.refresh, next.retry, next.expire, next.minimum, next.defaultTtl,
-          nextSerial(Number(locked.serial), now), timestamp(now)],
+        [
+          name,
+          next.adminEmail,
+          next.primaryNs,
+          next.refresh,
+          next.retry,
+          next.expire,
+          next.minimum,
+          next.defaultTtl,
+          nextSerial(Number(locked.serial), now),
+          timestamp(now),
+        ],
       );
       const z = (await this.readZone(c, name, false, current.recordsCount))!; // settings only: the same records
       await this.notify(c, { zone: name, serial: z.zone.serial, kind: 'zone-updated' });
@@ -476,7 +550,9 @@ class PostgresZoneStore implements ZoneStore {
   async deleteZone(name: string): Promise<boolean> {
     if (!isKey(name)) return false;
     const serial = await this.tx(async (c) => {
-      const row = (await c.query<{ serial: string }>(`DELETE FROM ${this.s}.zones WHERE name = $1 RETURNING serial`, [name])).rows[0];
+      const row = (
+        await c.query<{ serial: string }>(`DELETE FROM ${this.s}.zones WHERE name = $1 RETURNING serial`, [name])
+      ).rows[0];
       if (!row) return null;
       await this.notify(c, { zone: name, serial: Number(row.serial), kind: 'zone-deleted' });
       return Number(row.serial);
@@ -489,7 +565,8 @@ class PostgresZoneStore implements ZoneStore {
 
   async listRecords(zone: string, filter: RecordFilter = {}): Promise<StoredRecord[]> {
     if (filter.type !== undefined) checkAnyType(filter.type);
-    if (filter.name !== undefined && typeof filter.name !== 'string') throw new StoreError('INVALID', 'name filter must be a string');
+    if (filter.name !== undefined && typeof filter.name !== 'string')
+      throw new StoreError('INVALID', 'name filter must be a string');
     const names = filter.names === undefined ? undefined : checkNamesFilter(filter.names);
     if (!isKey(zone) || (await this.query(`SELECT 1 FROM ${this.s}.zones WHERE name = $1`, [zone])).length === 0) {
       throw new StoreError('NOT_FOUND', `no zone ${zone}`);
@@ -501,7 +578,10 @@ class PostgresZoneStore implements ZoneStore {
     if (filter.name !== undefined) where += ` AND name = $${params.push(filter.name)}`;
     if (names !== undefined) where += ` AND name = ANY($${params.push(names)}::text[])`;
     if (filter.type !== undefined) where += ` AND type = $${params.push(filter.type)}`;
-    return this.query<StoredRecord>(`SELECT ${this.recordColumns} FROM ${this.s}.records WHERE ${where} ORDER BY name, type, value, id`, params);
+    return this.query<StoredRecord>(
+      `SELECT ${this.recordColumns} FROM ${this.s}.records WHERE ${where} ORDER BY name, type, value, id`,
+      params,
+    );
   }
 
   async eachRecord(zone: string, visit: (record: RecordData) => void): Promise<void> {
@@ -509,9 +589,11 @@ class PostgresZoneStore implements ZoneStore {
     // A zone without records gives one row of NULLs; an unknown zone none.
     const rows = isKey(zone)
       ? await this.query<{ [K in keyof RecordData]: RecordData[K] | null }>(
-        `SELECT r.name, r.type, r.ttl, r.value
+          `SELECT r.name, r.type, r.ttl, r.value
          FROM (SELECT name FROM ${this.s}.zones WHERE name = $1) z LEFT JOIN ${this.s}.records r ON r.zone = z.name
-         ORDER BY r.name, r.type, r.value, r.id`, [zone])
+         ORDER BY r.name, r.type, r.value, r.id`,
+          [zone],
+        )
       : [];
     if (rows.length === 0) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
     for (const r of rows) if (r.name !== null) visit(r as RecordData);
@@ -519,7 +601,10 @@ class PostgresZoneStore implements ZoneStore {
 
   async getRecord(zone: string, id: string): Promise<StoredRecord | null> {
     if (!isKey(zone) || !isKey(id)) return null;
-    const rows = await this.query<StoredRecord>(`SELECT ${this.recordColumns} FROM ${this.s}.records WHERE zone = $1 AND id = $2`, [zone, id]);
+    const rows = await this.query<StoredRecord>(
+      `SELECT ${this.recordColumns} FROM ${this.s}.records WHERE zone = $1 AND id = $2`,
+      [zone, id],
+    );
     return rows[0] ?? null;
   }
 
@@ -528,8 +613,12 @@ class PostgresZoneStore implements ZoneStore {
     const now = this.clock();
     const outcome = await this.tx(async (c) => {
       const locked = isKey(zone)
-        ? (await c.query<{ serial: string; version: string }>(
-          `SELECT serial, xmin::text AS version FROM ${this.s}.zones WHERE name = $1 FOR UPDATE`, [zone])).rows[0]
+        ? (
+            await c.query<{ serial: string; version: string }>(
+              `SELECT serial, xmin::text AS version FROM ${this.s}.zones WHERE name = $1 FOR UPDATE`,
+              [zone],
+            )
+          ).rows[0]
         : undefined;
       if (!locked) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
       const serial = Number(locked.serial);
@@ -541,7 +630,10 @@ class PostgresZoneStore implements ZoneStore {
       const foreignIds = new Set<string>();
       const names = new Set(keys.names);
       if (keys.ids.length > 0) {
-        const found = await c.query<RecordRow>(`SELECT ${this.recordColumns} FROM ${this.s}.records WHERE id = ANY($1::text[])`, [keys.ids]);
+        const found = await c.query<RecordRow>(
+          `SELECT ${this.recordColumns} FROM ${this.s}.records WHERE id = ANY($1::text[])`,
+          [keys.ids],
+        );
         for (const r of found.rows) {
           if (r.zone === zone) {
             rows.set(r.id, r);
@@ -559,7 +651,11 @@ class PostgresZoneStore implements ZoneStore {
       const plan = planChanges({ zone, changes, rows: rows.values(), foreignIds, now, limits: this.limits });
       if (!plan.effective) return { plan, zone: (await this.readZone(c, zone, false))! };
       await this.apply(c, plan);
-      await c.query(`UPDATE ${this.s}.zones SET serial = $2, updated_at = $3 WHERE name = $1`, [zone, nextSerial(serial, now), timestamp(now)]);
+      await c.query(`UPDATE ${this.s}.zones SET serial = $2, updated_at = $3 WHERE name = $1`, [
+        zone,
+        nextSerial(serial, now),
+        timestamp(now),
+      ]);
       const before = this.counts.get(zone, locked.version);
       const count = before === undefined ? undefined : before + plan.inserts.length - plan.deletes.length;
       const z = (await this.readZone(c, zone, false, count))!;

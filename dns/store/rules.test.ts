@@ -34,7 +34,9 @@ test('planCreate and planChanges (adds only) agree on every batch of records, wh
       const limits = { maxRecordsPerRrset };
       const viaCreate = outcome(() => planCreate(ZONE, records, now, undefined, limits));
       const changes: RecordChange[] = records.map((record) => ({ op: 'add', record }));
-      const viaChange = outcome(() => planChanges({ zone: ZONE, changes, rows: [], foreignIds: new Set(), now, limits }));
+      const viaChange = outcome(() =>
+        planChanges({ zone: ZONE, changes, rows: [], foreignIds: new Set(), now, limits }),
+      );
       expect(viaCreate).toBe(viaChange);
     }),
     { numRuns: 2000 },
@@ -43,12 +45,16 @@ test('planCreate and planChanges (adds only) agree on every batch of records, wh
 
 test('planCreate names the record that completed a violation', () => {
   const r = (name: string, type: RecordType, value: string): RecordData => ({ name, type, ttl: 60, value });
-  expect(outcome(() => planCreate(ZONE, [r(`a.${ZONE}`, 'A', '1'), r(`b.${ZONE}`, 'A', '1'), r(`a.${ZONE}`, 'A', '1')], now))).toBe(
-    `CONFLICT 2 a.${ZONE} A 1 already exists in zone ${ZONE}`,
-  );
-  expect(outcome(() => planCreate(ZONE, [r(`w.${ZONE}`, 'CNAME', 'x.'), r(`v.${ZONE}`, 'A', '1'), r(`w.${ZONE}`, 'TXT', '"t"')], now))).toBe(
-    `INVALID 2 CNAME may not share its name with any other record (w.${ZONE} has TXT)`,
-  );
+  expect(
+    outcome(() =>
+      planCreate(ZONE, [r(`a.${ZONE}`, 'A', '1'), r(`b.${ZONE}`, 'A', '1'), r(`a.${ZONE}`, 'A', '1')], now),
+    ),
+  ).toBe(`CONFLICT 2 a.${ZONE} A 1 already exists in zone ${ZONE}`);
+  expect(
+    outcome(() =>
+      planCreate(ZONE, [r(`w.${ZONE}`, 'CNAME', 'x.'), r(`v.${ZONE}`, 'A', '1'), r(`w.${ZONE}`, 'TXT', '"t"')], now),
+    ),
+  ).toBe(`INVALID 2 CNAME may not share its name with any other record (w.${ZONE} has TXT)`);
   expect(planCreate(ZONE, [r(`a.${ZONE}`, 'A', '1'), r(`a.${ZONE}`, 'A', '2')], now).inserts).toHaveLength(2);
 });
 

@@ -5,9 +5,24 @@
  * so both stores accept and refuse exactly the same inputs with the same codes, messages and indexes.
  */
 import { randomUUID } from 'node:crypto';
-import { MAX_TTL, RECORD_TYPES, type RecordData, type RecordType, type StoredRecord, type Zone, type ZoneSettings } from '../model';
+import {
+  MAX_TTL,
+  RECORD_TYPES,
+  type RecordData,
+  type RecordType,
+  type StoredRecord,
+  type Zone,
+  type ZoneSettings,
+} from '../model';
 import { serialAdd, serialGreater } from '../serial';
-import { StoreError, type ChangeResult, type RecordChange, type ZoneChangeDetail, type ZoneChangeEvent, type ZoneChangeListener } from './types';
+import {
+  StoreError,
+  type ChangeResult,
+  type RecordChange,
+  type ZoneChangeDetail,
+  type ZoneChangeEvent,
+  type ZoneChangeListener,
+} from './types';
 
 /** Most changes one `change()` call may hold. */
 export const MAX_CHANGES_PER_CALL = 10_000;
@@ -42,7 +57,8 @@ export function storeLimits(options: Partial<StoreLimits>): StoreLimits {
   const limits = { ...DEFAULT_STORE_LIMITS };
   const max = options.maxRecordsPerRrset;
   if (max !== undefined) {
-    if (!Number.isInteger(max) || max < 0) throw invalid(`maxRecordsPerRrset must be an integer of 0 (no limit) or more (got ${show(max)})`);
+    if (!Number.isInteger(max) || max < 0)
+      throw invalid(`maxRecordsPerRrset must be an integer of 0 (no limit) or more (got ${show(max)})`);
     limits.maxRecordsPerRrset = max;
   }
   return limits;
@@ -93,7 +109,8 @@ const invalid = (message: string, index?: number) => new StoreError('INVALID', m
 
 function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined)
+    return String(value);
   return typeof value;
 }
 
@@ -104,8 +121,15 @@ function show(value: unknown): string {
 export function checkName(name: unknown, what: string, index?: number): asserts name is string {
   if (typeof name !== 'string') throw invalid(`${what} must be a string (got ${show(name)})`, index);
   if (name === '') return;
-  if (name.length > MAX_NAME_LENGTH) throw invalid(`${what} ${show(name)} is longer than ${MAX_NAME_LENGTH} characters`, index);
-  if (name !== name.toLowerCase() || name.startsWith('.') || name.endsWith('.') || name.includes('..') || /\s/.test(name)) {
+  if (name.length > MAX_NAME_LENGTH)
+    throw invalid(`${what} ${show(name)} is longer than ${MAX_NAME_LENGTH} characters`, index);
+  if (
+    name !== name.toLowerCase() ||
+    name.startsWith('.') ||
+    name.endsWith('.') ||
+    name.includes('..') ||
+    /\s/.test(name)
+  ) {
     throw invalid(`${what} ${show(name)} is not an absolute lower-case name without trailing dot`, index);
   }
   checkText(name, what, index);
@@ -133,7 +157,10 @@ export function checkStoredType(type: unknown, index?: number): asserts type is 
     throw invalid(`SOA is not stored as a record: the zone's SOA comes from its settings and serial`, index);
   }
   if (typeof type !== 'string' || !STORED_TYPES.has(type)) {
-    throw invalid(`record type ${show(type)} is not one of ${RECORD_TYPES.filter((t) => t !== 'SOA').join(', ')}`, index);
+    throw invalid(
+      `record type ${show(type)} is not one of ${RECORD_TYPES.filter((t) => t !== 'SOA').join(', ')}`,
+      index,
+    );
   }
 }
 
@@ -149,7 +176,8 @@ export function checkAnyType(type: unknown, index?: number): asserts type is Rec
  * (see `isKey`; the others match nothing), each once.
  */
 export function checkNamesFilter(names: unknown): string[] {
-  if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) throw invalid('names filter must be an array of strings');
+  if (!Array.isArray(names) || !names.every((n) => typeof n === 'string'))
+    throw invalid('names filter must be an array of strings');
   return [...new Set(names.filter(isKey))];
 }
 
@@ -169,7 +197,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * (not UTF-8), at most 255 characters. Lookups by anything else find nothing without asking the database.
  */
 export function isKey(text: unknown): text is string {
-  return typeof text === 'string' && text.length <= MAX_ID_LENGTH && !text.includes('\u0000') && !LONE_SURROGATE.test(text);
+  return (
+    typeof text === 'string' && text.length <= MAX_ID_LENGTH && !text.includes('\u0000') && !LONE_SURROGATE.test(text)
+  );
 }
 
 /** Text both databases keep unchanged: no NUL (PostgreSQL text cannot hold it), no lone surrogate (not UTF-8). */
@@ -180,13 +210,17 @@ function checkText(text: string, what: string, index?: number): void {
 
 export function checkId(id: unknown, index?: number): asserts id is string {
   if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
-    throw invalid(`record id must be a non-empty string of at most ${MAX_ID_LENGTH} characters (got ${show(id)})`, index);
+    throw invalid(
+      `record id must be a non-empty string of at most ${MAX_ID_LENGTH} characters (got ${show(id)})`,
+      index,
+    );
   }
   checkText(id, 'record id', index);
 }
 
 export function checkRecord(record: unknown, zone: string, index?: number): asserts record is RecordData {
-  if (typeof record !== 'object' || record === null) throw invalid('record must be an object with name, type, ttl and value', index);
+  if (typeof record !== 'object' || record === null)
+    throw invalid('record must be an object with name, type, ttl and value', index);
   const r = record as Record<string, unknown>;
   checkRecordName(r.name, zone, index);
   checkStoredType(r.type, index);
@@ -202,7 +236,9 @@ function checkSetting(key: keyof ZoneSettings, value: unknown): void {
   if ((SETTING_NUMBERS as readonly string[]).includes(key)) {
     checkTtl(value, undefined, key);
   } else if (typeof value !== 'string' || value.length === 0 || value.length > MAX_SETTING_TEXT_LENGTH) {
-    throw invalid(`${key} must be a non-empty string of at most ${MAX_SETTING_TEXT_LENGTH} characters (got ${show(value)})`);
+    throw invalid(
+      `${key} must be a non-empty string of at most ${MAX_SETTING_TEXT_LENGTH} characters (got ${show(value)})`,
+    );
   } else {
     checkText(value, key);
   }
@@ -335,7 +371,16 @@ export function cmp(a: string, b: string): number {
 }
 
 function stored(r: WorkRow): RecordRow {
-  return { id: r.id, zone: r.zone, name: r.name, type: r.type, ttl: r.ttl, value: r.value, createdAt: r.createdAt, updatedAt: r.updatedAt };
+  return {
+    id: r.id,
+    zone: r.zone,
+    name: r.name,
+    type: r.type,
+    ttl: r.ttl,
+    value: r.value,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
 }
 
 /**
@@ -396,12 +441,26 @@ export function planChanges(input: PlanInput): Plan {
         if (change.id !== undefined) {
           checkId(change.id, index);
           id = change.id;
-          if (byId.has(id) || foreignIds.has(id)) throw new StoreError('CONFLICT', `record id ${id} already exists`, index);
+          if (byId.has(id) || foreignIds.has(id))
+            throw new StoreError('CONFLICT', `record id ${id} already exists`, index);
         } else {
           id = newId();
         }
         const { name, type, ttl, value } = change.record;
-        const row: WorkRow = { id, zone, name, type, ttl, value, createdAt: ts, updatedAt: ts, fresh: true, dirty: false, live: true, origin: index };
+        const row: WorkRow = {
+          id,
+          zone,
+          name,
+          type,
+          ttl,
+          value,
+          createdAt: ts,
+          updatedAt: ts,
+          fresh: true,
+          dirty: false,
+          live: true,
+          origin: index,
+        };
         place(row, change.id !== undefined);
         touch(name);
         effective = true;
@@ -441,7 +500,11 @@ export function planChanges(input: PlanInput): Plan {
         if (change.type !== undefined) checkAnyType(change.type, index);
         if (change.value !== undefined) checkValue(change.value, index);
         const matched = (byName.get(change.name)?.rows ?? [])
-          .filter((r) => (change.type === undefined || r.type === change.type) && (change.value === undefined || r.value === change.value))
+          .filter(
+            (r) =>
+              (change.type === undefined || r.type === change.type) &&
+              (change.value === undefined || r.value === change.value),
+          )
           .sort(compareRows);
         for (const r of matched) remove(r);
         if (matched.length > 0) effective = true;
@@ -449,7 +512,10 @@ export function planChanges(input: PlanInput): Plan {
         return;
       }
       default:
-        throw invalid(`change has unknown op ${show((change as { op?: unknown }).op)} (add, update, delete, deleteMatching)`, index);
+        throw invalid(
+          `change has unknown op ${show((change as { op?: unknown }).op)} (add, update, delete, deleteMatching)`,
+          index,
+        );
     }
   });
 
@@ -490,7 +556,10 @@ export function planChanges(input: PlanInput): Plan {
  * several violations, the one with the smallest index.
  */
 function nameViolation(
-  zone: string, name: string, rows: readonly { type: string; value: string; origin: number; fresh: boolean }[], limits: StoreLimits,
+  zone: string,
+  name: string,
+  rows: readonly { type: string; value: string; origin: number; fresh: boolean }[],
+  limits: StoreLimits,
 ): StoreError | undefined {
   let failure: StoreError | undefined;
   const fail = (err: StoreError) => {
@@ -507,7 +576,9 @@ function nameViolation(
   for (const g of groups.values()) {
     if (g.length > 1) {
       const r = g[0]!;
-      fail(new StoreError('CONFLICT', `${name} ${r.type} ${r.value} already exists in zone ${zone || '(root)'}`, blame(g)));
+      fail(
+        new StoreError('CONFLICT', `${name} ${r.type} ${r.value} already exists in zone ${zone || '(root)'}`, blame(g)),
+      );
     }
   }
   const max = limits.maxRecordsPerRrset;
@@ -521,7 +592,12 @@ function nameViolation(
     for (const [type, g] of byType) {
       const added = g.filter((r) => r.fresh);
       if (g.length > max && added.length > 0) {
-        fail(invalid(`too many records: ${name} ${type} would hold ${g.length}; the limit is ${max} records per name and type (RRset)`, blame(added)));
+        fail(
+          invalid(
+            `too many records: ${name} ${type} would hold ${g.length}; the limit is ${max} records per name and type (RRset)`,
+            blame(added),
+          ),
+        );
       }
     }
   }
@@ -532,7 +608,9 @@ function nameViolation(
   if (cnames.length > 0) {
     const others = [...new Set(rows.filter((r) => r.type !== 'CNAME').map((r) => r.type))].sort(cmp);
     if (others.length > 0) {
-      fail(invalid(`CNAME may not share its name with any other record (${name} has ${others.join(', ')})`, blame(rows)));
+      fail(
+        invalid(`CNAME may not share its name with any other record (${name} has ${others.join(', ')})`, blame(rows)),
+      );
     }
   }
   return failure;
@@ -543,7 +621,13 @@ function nameViolation(
  * rules as `planChanges` with only adds, without its per-row maps (an imported zone may have 100 000s of
  * records): rows sorted by name, then each name with several rows is checked.
  */
-export function planCreate(zone: string, records: unknown, now: Date, newId: () => string = randomUUID, limits: StoreLimits = DEFAULT_STORE_LIMITS): Plan {
+export function planCreate(
+  zone: string,
+  records: unknown,
+  now: Date,
+  newId: () => string = randomUUID,
+  limits: StoreLimits = DEFAULT_STORE_LIMITS,
+): Plan {
   if (!Array.isArray(records)) throw invalid('records must be an array');
   if (records.length > MAX_RECORDS_PER_CREATE) {
     throw invalid(`a new zone may hold at most ${MAX_RECORDS_PER_CREATE} records (got ${records.length})`);
@@ -553,7 +637,16 @@ export function planCreate(zone: string, records: unknown, now: Date, newId: () 
   for (let i = 0; i < records.length; i++) {
     const record: unknown = records[i];
     checkRecord(record, zone, i);
-    rows[i] = { id: newId(), zone, name: record.name, type: record.type, ttl: record.ttl, value: record.value, createdAt: ts, updatedAt: ts };
+    rows[i] = {
+      id: newId(),
+      zone,
+      name: record.name,
+      type: record.type,
+      ttl: record.ttl,
+      value: record.value,
+      createdAt: ts,
+      updatedAt: ts,
+    };
   }
   const order = Array.from({ length: rows.length }, (_, i) => i).sort((a, b) => {
     const x = rows[a]!.name;
@@ -561,12 +654,14 @@ export function planCreate(zone: string, records: unknown, now: Date, newId: () 
     return x < y ? -1 : x > y ? 1 : a - b;
   });
   let failure: StoreError | undefined;
-  for (let start = 0; start < order.length; ) {
+  for (let start = 0; start < order.length;) {
     const name = rows[order[start]!]!.name;
     let end = start + 1;
     while (end < order.length && rows[order[end]!]!.name === name) end++;
     if (end - start > 1) {
-      const group = order.slice(start, end).map((i) => ({ type: rows[i]!.type, value: rows[i]!.value, origin: i, fresh: true }));
+      const group = order
+        .slice(start, end)
+        .map((i) => ({ type: rows[i]!.type, value: rows[i]!.value, origin: i, fresh: true }));
       const err = nameViolation(zone, name, group, limits);
       if (err && (!failure || err.index! < failure.index!)) failure = err;
     }
@@ -594,7 +689,9 @@ export class ChangeEmitter {
 
   /** `names`: the owner names a records-changed event touched, when known (listeners share one frozen array). */
   emit(event: ZoneChangeEvent, names?: readonly string[]): void {
-    const detail: ZoneChangeDetail | undefined = names ? Object.freeze({ names: Object.freeze([...names]) }) : undefined;
+    const detail: ZoneChangeDetail | undefined = names
+      ? Object.freeze({ names: Object.freeze([...names]) })
+      : undefined;
     for (const l of [...this.listeners]) {
       try {
         l({ ...event }, detail);

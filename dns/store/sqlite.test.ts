@@ -14,9 +14,14 @@ import type { ZoneStore } from './types';
 const dir = mkdtempSync(join(tmpdir(), 'zone-store-sqlite-'));
 const contractFile = join(dir, 'contract.sqlite');
 
-describeZoneStoreContract('sqlite', (options) => openSqliteStore({ file: contractFile, now: options?.now, maxRecordsPerRrset: options?.maxRecordsPerRrset }), async () => {
-  rmSync(dir, { recursive: true, force: true });
-});
+describeZoneStoreContract(
+  'sqlite',
+  (options) =>
+    openSqliteStore({ file: contractFile, now: options?.now, maxRecordsPerRrset: options?.maxRecordsPerRrset }),
+  async () => {
+    rmSync(dir, { recursive: true, force: true });
+  },
+);
 
 describe('SQLite zone store specifics', () => {
   const stores: ZoneStore[] = [];
@@ -33,8 +38,12 @@ describe('SQLite zone store specifics', () => {
   test('the file persists across close and reopen: zones, serials, records and ids', async () => {
     const file = join(own, 'persist.sqlite');
     const first = await openSqliteStore({ file });
-    await first.createZone('persist.example', SETTINGS, [{ name: 'www.persist.example', type: 'A', ttl: 300, value: '192.0.2.1' }]);
-    const changed = await first.change('persist.example', [{ op: 'add', record: { name: 'persist.example', type: 'TXT', ttl: 60, value: '"kept"' } }]);
+    await first.createZone('persist.example', SETTINGS, [
+      { name: 'www.persist.example', type: 'A', ttl: 300, value: '192.0.2.1' },
+    ]);
+    const changed = await first.change('persist.example', [
+      { op: 'add', record: { name: 'persist.example', type: 'TXT', ttl: 60, value: '"kept"' } },
+    ]);
     const zoneBefore = await first.getZone('persist.example');
     const recordsBefore = await first.listRecords('persist.example');
     await first.close();
@@ -54,10 +63,16 @@ describe('SQLite zone store specifics', () => {
     const db = new Database(file, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual([{ version: 1, name: 'zones and records' }]);
-      const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' AND sql IS NOT NULL").all();
+      expect(db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual([
+        { version: 1, name: 'zones and records' },
+      ]);
+      const indexes = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' AND sql IS NOT NULL")
+        .all();
       expect(indexes).toEqual([{ name: 'records_zone_name_type' }]);
-      expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'records_zone_name_type'").pluck().get()).toMatch(/\(zone, name, type\)/);
+      expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'records_zone_name_type'").pluck().get()).toMatch(
+        /\(zone, name, type\)/,
+      );
     } finally {
       db.close();
     }
@@ -80,7 +95,9 @@ describe('SQLite zone store specifics', () => {
     const file = join(own, 'newer.sqlite');
     await (await openSqliteStore({ file })).close();
     const db = new Database(file);
-    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', '2030-01-01T00:00:00Z')").run();
+    db.prepare(
+      "INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', '2030-01-01T00:00:00Z')",
+    ).run();
     db.close();
     await expectStoreError(openSqliteStore({ file }), 'UNAVAILABLE', { message: /schema version 99/ });
   });

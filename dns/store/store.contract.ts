@@ -71,7 +71,10 @@ export async function expectStoreError(
 }
 
 const rec = (name: string, type: RecordType, value: string, ttl = 300): RecordData => ({ name, type, ttl, value });
-const add = (name: string, type: RecordType, value: string, ttl = 300): RecordChange => ({ op: 'add', record: rec(name, type, value, ttl) });
+const add = (name: string, type: RecordType, value: string, ttl = 300): RecordChange => ({
+  op: 'add',
+  record: rec(name, type, value, ttl),
+});
 const strip = (r: StoredRecord) => ({ name: r.name, type: r.type, ttl: r.ttl, value: r.value });
 
 export function describeZoneStoreContract(
@@ -91,7 +94,10 @@ export function describeZoneStoreContract(
       opened.push(s);
       return s;
     };
-    const snapshot = async (s: ZoneStore, zone: string) => ({ zone: await s.getZone(zone), records: await s.listRecords(zone) });
+    const snapshot = async (s: ZoneStore, zone: string) => ({
+      zone: await s.getZone(zone),
+      records: await s.listRecords(zone),
+    });
 
     beforeAll(async () => {
       store = await openTracked({ now: clock.now });
@@ -149,9 +155,13 @@ export function describeZoneStoreContract(
       test('createZone of an existing zone is CONFLICT and keeps the first', async () => {
         const zn = zoneName('dup');
         await store.createZone(zn, SETTINGS, [rec(zn, 'TXT', '"first"')]);
-        await expectStoreError(store.createZone(zn, { ...SETTINGS, refresh: 1 }, [rec(zn, 'TXT', '"second"')]), 'CONFLICT', {
-          message: new RegExp(zn),
-        });
+        await expectStoreError(
+          store.createZone(zn, { ...SETTINGS, refresh: 1 }, [rec(zn, 'TXT', '"second"')]),
+          'CONFLICT',
+          {
+            message: new RegExp(zn),
+          },
+        );
         const zone = await store.getZone(zn);
         expect(zone?.refresh).toBe(SETTINGS.refresh);
         expect((await store.listRecords(zn)).map((r) => r.value)).toEqual(['"first"']);
@@ -185,18 +195,30 @@ export function describeZoneStoreContract(
       test('createZone refuses a bad initial record with its index and creates nothing', async () => {
         const zn = zoneName('badinit');
         await expectStoreError(
-          store.createZone(zn, SETTINGS, [rec(`a.${zn}`, 'A', '192.0.2.1'), rec(`b.${zn}`, 'A', '192.0.2.2'), rec('www.other.org', 'A', '192.0.2.3')]),
+          store.createZone(zn, SETTINGS, [
+            rec(`a.${zn}`, 'A', '192.0.2.1'),
+            rec(`b.${zn}`, 'A', '192.0.2.2'),
+            rec('www.other.org', 'A', '192.0.2.3'),
+          ]),
           'INVALID',
           { index: 2, message: `record name www.other.org is not in zone ${zn}` },
         );
         expect(await store.getZone(zn)).toBeNull();
-        await expectStoreError(store.createZone(zn, SETTINGS, [rec(`a.${zn}`, 'A', '192.0.2.1'), rec(`a.${zn}`, 'A', '192.0.2.1')]), 'CONFLICT', {
-          index: 1,
-        });
-        await expectStoreError(store.createZone(zn, SETTINGS, [rec(`w.${zn}`, 'A', '192.0.2.1'), rec(`w.${zn}`, 'CNAME', 'x.example.')]), 'INVALID', {
-          index: 1,
-          message: `CNAME may not share its name with any other record (w.${zn} has A)`,
-        });
+        await expectStoreError(
+          store.createZone(zn, SETTINGS, [rec(`a.${zn}`, 'A', '192.0.2.1'), rec(`a.${zn}`, 'A', '192.0.2.1')]),
+          'CONFLICT',
+          {
+            index: 1,
+          },
+        );
+        await expectStoreError(
+          store.createZone(zn, SETTINGS, [rec(`w.${zn}`, 'A', '192.0.2.1'), rec(`w.${zn}`, 'CNAME', 'x.example.')]),
+          'INVALID',
+          {
+            index: 1,
+            message: `CNAME may not share its name with any other record (w.${zn} has A)`,
+          },
+        );
         await expectStoreError(store.createZone(zn, SETTINGS, [rec(`a.${zn}`, 'SOA', 'x')]), 'INVALID', { index: 0 });
         expect(await store.getZone(zn)).toBeNull();
       });
@@ -219,7 +241,9 @@ export function describeZoneStoreContract(
         ['primaryNs', undefined],
       ])('createZone refuses the setting %s = %p', async (key, bad) => {
         const zn = zoneName('badsettings');
-        await expectStoreError(store.createZone(zn, { ...SETTINGS, [key]: bad }), 'INVALID', { message: new RegExp(key) });
+        await expectStoreError(store.createZone(zn, { ...SETTINGS, [key]: bad }), 'INVALID', {
+          message: new RegExp(key),
+        });
         expect(await store.getZone(zn)).toBeNull();
       });
 
@@ -239,11 +263,15 @@ export function describeZoneStoreContract(
       });
 
       test('updateZone of a missing zone is NOT_FOUND; bad or unknown settings are INVALID and change nothing', async () => {
-        await expectStoreError(store.updateZone('nope.example', { refresh: 1 }), 'NOT_FOUND', { message: /nope\.example/ });
+        await expectStoreError(store.updateZone('nope.example', { refresh: 1 }), 'NOT_FOUND', {
+          message: /nope\.example/,
+        });
         const zn = zoneName('updatebad');
         const created = await store.createZone(zn, SETTINGS);
         await expectStoreError(store.updateZone(zn, { refresh: 1.5 }), 'INVALID', { message: /refresh/ });
-        await expectStoreError(store.updateZone(zn, { serial: 1 } as unknown as Partial<ZoneSettings>), 'INVALID', { message: /serial/ });
+        await expectStoreError(store.updateZone(zn, { serial: 1 } as unknown as Partial<ZoneSettings>), 'INVALID', {
+          message: /serial/,
+        });
         await expectStoreError(store.updateZone(zn, { minimum: -5 }), 'INVALID', { message: /minimum/ });
         expect(await store.getZone(zn)).toEqual(created);
       });
@@ -278,7 +306,9 @@ export function describeZoneStoreContract(
         expect((await store.getZone(child))?.recordsCount).toBe(1);
         const [childRecord] = await store.listRecords(child);
         expect(await store.getRecord(parent, childRecord!.id)).toBeNull();
-        await expectStoreError(store.change(parent, [{ op: 'delete', id: childRecord!.id }]), 'NOT_FOUND', { index: 0 });
+        await expectStoreError(store.change(parent, [{ op: 'delete', id: childRecord!.id }]), 'NOT_FOUND', {
+          index: 0,
+        });
         await expectStoreError(store.change(child, [add(`www.${parent}`, 'A', '192.0.2.3')]), 'INVALID', {
           index: 0,
           message: `record name www.${parent} is not in zone ${child}`,
@@ -318,7 +348,12 @@ export function describeZoneStoreContract(
         ]);
         clock.tick(1000);
         const revalued = await store.change(zn, [{ op: 'update', id: r1!.id, value: '192.0.2.10' }]);
-        expect(revalued.results[0]!.record).toEqual({ ...r1, ttl: 60, value: '192.0.2.10', updatedAt: '2024-03-05T10:00:03.123Z' });
+        expect(revalued.results[0]!.record).toEqual({
+          ...r1,
+          ttl: 60,
+          value: '192.0.2.10',
+          updatedAt: '2024-03-05T10:00:03.123Z',
+        });
         expect(await store.getRecord(zn, r1!.id)).toEqual(revalued.results[0]!.record);
         expect(revalued.zone.serial).toBe(2024030503);
 
@@ -339,13 +374,27 @@ export function describeZoneStoreContract(
         const out = await store.change(zn, [{ op: 'add', id, record: rec(`a.${zn}`, 'A', '192.0.2.1') }]);
         expect(out.results[0]!.ids).toEqual([id]);
         expect((await store.getRecord(zn, id))?.value).toBe('192.0.2.1');
-        await expectStoreError(store.change(zn, [add(`b.${zn}`, 'A', '192.0.2.2'), { op: 'add', id, record: rec(`c.${zn}`, 'A', '192.0.2.3') }]), 'CONFLICT', {
-          index: 1,
-          message: new RegExp(id),
-        });
-        await expectStoreError(store.change(other, [{ op: 'add', id, record: rec(`c.${other}`, 'A', '192.0.2.3') }]), 'CONFLICT', { index: 0 });
+        await expectStoreError(
+          store.change(zn, [
+            add(`b.${zn}`, 'A', '192.0.2.2'),
+            { op: 'add', id, record: rec(`c.${zn}`, 'A', '192.0.2.3') },
+          ]),
+          'CONFLICT',
+          {
+            index: 1,
+            message: new RegExp(id),
+          },
+        );
+        await expectStoreError(
+          store.change(other, [{ op: 'add', id, record: rec(`c.${other}`, 'A', '192.0.2.3') }]),
+          'CONFLICT',
+          { index: 0 },
+        );
         // Deleting and adding the same id again in one batch replaces the record.
-        const replaced = await store.change(zn, [{ op: 'delete', id }, { op: 'add', id, record: rec(`d.${zn}`, 'TXT', '"again"') }]);
+        const replaced = await store.change(zn, [
+          { op: 'delete', id },
+          { op: 'add', id, record: rec(`d.${zn}`, 'TXT', '"again"') },
+        ]);
         expect(replaced.zone.recordsCount).toBe(1);
         expect(await store.getRecord(zn, id)).toMatchObject({ id, name: `d.${zn}`, type: 'TXT', value: '"again"' });
         expect(await store.listRecords(other)).toEqual([]);
@@ -381,8 +430,12 @@ export function describeZoneStoreContract(
           rec(zn, 'NS', 'ns1.example.com.'),
         ];
         expect((await store.listRecords(zn)).map(strip)).toEqual(expected);
-        expect((await store.listRecords(zn, { name: `b.${zn}` })).map(strip)).toEqual(expected.filter((r) => r.name === `b.${zn}`));
-        expect((await store.listRecords(zn, { type: 'TXT' })).map(strip)).toEqual(expected.filter((r) => r.type === 'TXT'));
+        expect((await store.listRecords(zn, { name: `b.${zn}` })).map(strip)).toEqual(
+          expected.filter((r) => r.name === `b.${zn}`),
+        );
+        expect((await store.listRecords(zn, { type: 'TXT' })).map(strip)).toEqual(
+          expected.filter((r) => r.type === 'TXT'),
+        );
         expect((await store.listRecords(zn, { name: `b.${zn}`, type: 'A' })).map(strip)).toEqual([
           rec(`b.${zn}`, 'A', '192.0.2.10'),
           rec(`b.${zn}`, 'A', '192.0.2.2'),
@@ -395,26 +448,54 @@ export function describeZoneStoreContract(
 
       const MAX = 2147483647;
       test.each<[string, (zn: string) => RecordChange, RegExp | string]>([
-        ['a name outside the zone', () => add('www.other.org', 'A', '192.0.2.1'), /record name www\.other\.org is not in zone /],
+        [
+          'a name outside the zone',
+          () => add('www.other.org', 'A', '192.0.2.1'),
+          /record name www\.other\.org is not in zone /,
+        ],
         ['a name that only ends like the zone', (zn) => add(`evil${zn}`, 'A', '192.0.2.1'), /is not in zone/],
         ['a name with a trailing dot', (zn) => add(`www.${zn}.`, 'A', '192.0.2.1'), /trailing dot/],
         ['an upper-case name', (zn) => add(`WWW.${zn}`, 'A', '192.0.2.1'), /lower-case/],
-        ['TTL -1', (zn) => add(`www.${zn}`, 'A', '192.0.2.1', -1), /TTL must be an integer from 0 to 2147483647 \(got -1\)/],
+        [
+          'TTL -1',
+          (zn) => add(`www.${zn}`, 'A', '192.0.2.1', -1),
+          /TTL must be an integer from 0 to 2147483647 \(got -1\)/,
+        ],
         ['TTL 1.5', (zn) => add(`www.${zn}`, 'A', '192.0.2.1', 1.5), /\(got 1\.5\)/],
         ['TTL 2^31', (zn) => add(`www.${zn}`, 'A', '192.0.2.1', MAX + 1), /\(got 2147483648\)/],
-        ['TTL as a string', (zn) => ({ op: 'add', record: { ...rec(`www.${zn}`, 'A', '1.2.3.4'), ttl: '300' as unknown as number } }), /TTL/],
+        [
+          'TTL as a string',
+          (zn) => ({ op: 'add', record: { ...rec(`www.${zn}`, 'A', '1.2.3.4'), ttl: '300' as unknown as number } }),
+          /TTL/,
+        ],
         ['an unknown type', (zn) => add(`www.${zn}`, 'FOO' as RecordType, 'x'), /record type "FOO" is not one of/],
         ['a lower-case type', (zn) => add(`www.${zn}`, 'a' as RecordType, '192.0.2.1'), /record type "a"/],
-        ['an SOA row', (zn) => add(zn, 'SOA', `ns1.example.com. hostmaster.example.com. 1 2 3 4 5`), /SOA is not stored as a record/],
-        ['a value of 65 536 characters', (zn) => add(`www.${zn}`, 'TXT', 'x'.repeat(65536)), /65536 characters long; the limit is 65535/],
+        [
+          'an SOA row',
+          (zn) => add(zn, 'SOA', `ns1.example.com. hostmaster.example.com. 1 2 3 4 5`),
+          /SOA is not stored as a record/,
+        ],
+        [
+          'a value of 65 536 characters',
+          (zn) => add(`www.${zn}`, 'TXT', 'x'.repeat(65536)),
+          /65536 characters long; the limit is 65535/,
+        ],
         ['an empty value', (zn) => add(`www.${zn}`, 'TXT', ''), /must not be empty/],
         ['a value with NUL', (zn) => add(`www.${zn}`, 'TXT', '"a\u0000b"'), /NUL/],
-        ['an unknown op', () => ({ op: 'upsert' } as unknown as RecordChange), /unknown op "upsert"/],
+        ['an unknown op', () => ({ op: 'upsert' }) as unknown as RecordChange, /unknown op "upsert"/],
         ['an update with TTL -5', () => ({ op: 'update', id: 'ID', ttl: -5 }), /\(got -5\)/],
-        ['an update with a too long value', () => ({ op: 'update', id: 'ID', value: 'y'.repeat(65536) }), /limit is 65535/],
+        [
+          'an update with a too long value',
+          () => ({ op: 'update', id: 'ID', value: 'y'.repeat(65536) }),
+          /limit is 65535/,
+        ],
         ['an update with neither ttl nor value', () => ({ op: 'update', id: 'ID' }), /neither ttl nor value/],
         ['deleteMatching outside the zone', () => ({ op: 'deleteMatching', name: 'other.org' }), /not in zone/],
-        ['deleteMatching of an unknown type', (zn) => ({ op: 'deleteMatching', name: zn, type: 'XYZ' as RecordType }), /"XYZ"/],
+        [
+          'deleteMatching of an unknown type',
+          (zn) => ({ op: 'deleteMatching', name: zn, type: 'XYZ' as RecordType }),
+          /"XYZ"/,
+        ],
       ])('change refuses %s with INVALID at its index and writes nothing', async (_label, make, message) => {
         const zn = zoneName('invalid');
         await store.createZone(zn, SETTINGS, [rec(`keep.${zn}`, 'A', '192.0.2.1')]);
@@ -422,7 +503,10 @@ export function describeZoneStoreContract(
         let bad = make(zn);
         if ('id' in bad && bad.id === 'ID') bad = { ...bad, id: keep!.id } as RecordChange; // an existing record
         const before = await snapshot(store, zn);
-        await expectStoreError(store.change(zn, [add(`ok.${zn}`, 'A', '192.0.2.2'), bad]), 'INVALID', { index: 1, message });
+        await expectStoreError(store.change(zn, [add(`ok.${zn}`, 'A', '192.0.2.2'), bad]), 'INVALID', {
+          index: 1,
+          message,
+        });
         expect(await snapshot(store, zn)).toEqual(before);
       });
 
@@ -431,7 +515,11 @@ export function describeZoneStoreContract(
         await store.createZone(zn, SETTINGS);
         const long = `"${'x'.repeat(65533)}"`;
         expect(long).toHaveLength(65535);
-        const out = await store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.1', 0), add(`b.${zn}`, 'A', '192.0.2.1', 2147483647), add(`c.${zn}`, 'TXT', long)]);
+        const out = await store.change(zn, [
+          add(`a.${zn}`, 'A', '192.0.2.1', 0),
+          add(`b.${zn}`, 'A', '192.0.2.1', 2147483647),
+          add(`c.${zn}`, 'TXT', long),
+        ]);
         expect(out.zone.recordsCount).toBe(3);
         expect((await store.listRecords(zn)).map((r) => [r.ttl, r.value.length])).toEqual([
           [0, 9],
@@ -459,12 +547,24 @@ export function describeZoneStoreContract(
           index: 0,
           message: `www.${zn} A 192.0.2.1 already exists in zone ${zn}`,
         });
-        await expectStoreError(store.change(zn, [add(`x.${zn}`, 'A', '192.0.2.7'), add(`y.${zn}`, 'A', '192.0.2.7'), add(`x.${zn}`, 'A', '192.0.2.7')]), 'CONFLICT', {
-          index: 2,
-        });
+        await expectStoreError(
+          store.change(zn, [
+            add(`x.${zn}`, 'A', '192.0.2.7'),
+            add(`y.${zn}`, 'A', '192.0.2.7'),
+            add(`x.${zn}`, 'A', '192.0.2.7'),
+          ]),
+          'CONFLICT',
+          {
+            index: 2,
+          },
+        );
         const [existing] = before.records;
         const other = await store.change(zn, [add(`www.${zn}`, 'A', '192.0.2.2')]);
-        await expectStoreError(store.change(zn, [{ op: 'update', id: other.results[0]!.ids[0]!, value: '192.0.2.1' }]), 'CONFLICT', { index: 0 });
+        await expectStoreError(
+          store.change(zn, [{ op: 'update', id: other.results[0]!.ids[0]!, value: '192.0.2.1' }]),
+          'CONFLICT',
+          { index: 0 },
+        );
         // Not duplicates: same value with another type or name; and a batch that removes one first.
         await store.change(zn, [add(`www.${zn}`, 'TXT', '192.0.2.1'), add(`web.${zn}`, 'A', '192.0.2.1')]);
         await store.change(zn, [{ op: 'delete', id: existing!.id }, add(`www.${zn}`, 'A', '192.0.2.1', 120)]);
@@ -479,16 +579,27 @@ export function describeZoneStoreContract(
 
       test('CNAME may not share its name with other data, nor with another CNAME (INVALID, with the message)', async () => {
         const zn = zoneName('cname');
-        await store.createZone(zn, SETTINGS, [rec(`www.${zn}`, 'A', '192.0.2.1'), rec(`alias.${zn}`, 'CNAME', 'target.example.')]);
+        await store.createZone(zn, SETTINGS, [
+          rec(`www.${zn}`, 'A', '192.0.2.1'),
+          rec(`alias.${zn}`, 'CNAME', 'target.example.'),
+        ]);
         const before = await snapshot(store, zn);
         await expectStoreError(store.change(zn, [add(`www.${zn}`, 'CNAME', 'target.example.')]), 'INVALID', {
           index: 0,
           message: `CNAME may not share its name with any other record (www.${zn} has A)`,
         });
-        await expectStoreError(store.change(zn, [add(`ok.${zn}`, 'A', '192.0.2.5'), add(`alias.${zn}`, 'MX', '10 mx.example.'), add(`alias.${zn}`, 'TXT', '"t"')]), 'INVALID', {
-          index: 2,
-          message: `CNAME may not share its name with any other record (alias.${zn} has MX, TXT)`,
-        });
+        await expectStoreError(
+          store.change(zn, [
+            add(`ok.${zn}`, 'A', '192.0.2.5'),
+            add(`alias.${zn}`, 'MX', '10 mx.example.'),
+            add(`alias.${zn}`, 'TXT', '"t"'),
+          ]),
+          'INVALID',
+          {
+            index: 2,
+            message: `CNAME may not share its name with any other record (alias.${zn} has MX, TXT)`,
+          },
+        );
         await expectStoreError(store.change(zn, [add(`alias.${zn}`, 'CNAME', 'other.example.')]), 'INVALID', {
           index: 0,
           message: new RegExp(`only one CNAME.*alias\\.${zn.replace(/[.-]/g, '\\$&')} has 2`),
@@ -498,8 +609,15 @@ export function describeZoneStoreContract(
         // Judged after all changes of the call: delete the A and add the CNAME, in either order.
         const [a] = before.records.filter((r) => r.type === 'A');
         await store.change(zn, [add(`www.${zn}`, 'CNAME', 'target.example.'), { op: 'delete', id: a!.id }]);
-        await store.change(zn, [{ op: 'deleteMatching', name: `alias.${zn}`, type: 'CNAME' }, add(`alias.${zn}`, 'A', '192.0.2.9')]);
-        await store.change(zn, [add(`alias2.${zn}`, 'TXT', '"x"'), add(`alias2.${zn}`, 'CNAME', 'y.example.'), { op: 'deleteMatching', name: `alias2.${zn}`, type: 'TXT' }]);
+        await store.change(zn, [
+          { op: 'deleteMatching', name: `alias.${zn}`, type: 'CNAME' },
+          add(`alias.${zn}`, 'A', '192.0.2.9'),
+        ]);
+        await store.change(zn, [
+          add(`alias2.${zn}`, 'TXT', '"x"'),
+          add(`alias2.${zn}`, 'CNAME', 'y.example.'),
+          { op: 'deleteMatching', name: `alias2.${zn}`, type: 'TXT' },
+        ]);
         expect((await store.listRecords(zn)).map((r) => `${r.name} ${r.type}`)).toEqual([
           `alias.${zn} A`,
           `alias2.${zn} CNAME`,
@@ -512,51 +630,98 @@ export function describeZoneStoreContract(
         await store.createZone(zn, SETTINGS, [rec(`www.${zn}`, 'A', '192.0.2.1')]);
         const [r] = await store.listRecords(zn);
         const before = await snapshot(store, zn);
-        await expectStoreError(store.change('missing.example', [add('www.missing.example', 'A', '192.0.2.1')]), 'NOT_FOUND', {
-          message: /missing\.example/,
-        });
+        await expectStoreError(
+          store.change('missing.example', [add('www.missing.example', 'A', '192.0.2.1')]),
+          'NOT_FOUND',
+          {
+            message: /missing\.example/,
+          },
+        );
         const ghost = randomUUID();
-        await expectStoreError(store.change(zn, [{ op: 'update', id: r!.id, ttl: 5 }, { op: 'update', id: ghost, ttl: 5 }]), 'NOT_FOUND', {
-          index: 1,
-          message: new RegExp(ghost),
-        });
-        await expectStoreError(store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.2'), add(`b.${zn}`, 'A', '192.0.2.2'), { op: 'delete', id: ghost }]), 'NOT_FOUND', {
-          index: 2,
-        });
+        await expectStoreError(
+          store.change(zn, [
+            { op: 'update', id: r!.id, ttl: 5 },
+            { op: 'update', id: ghost, ttl: 5 },
+          ]),
+          'NOT_FOUND',
+          {
+            index: 1,
+            message: new RegExp(ghost),
+          },
+        );
+        await expectStoreError(
+          store.change(zn, [
+            add(`a.${zn}`, 'A', '192.0.2.2'),
+            add(`b.${zn}`, 'A', '192.0.2.2'),
+            { op: 'delete', id: ghost },
+          ]),
+          'NOT_FOUND',
+          {
+            index: 2,
+          },
+        );
         // A record deleted earlier in the batch is gone for the later changes.
-        await expectStoreError(store.change(zn, [{ op: 'delete', id: r!.id }, { op: 'update', id: r!.id, ttl: 1 }]), 'NOT_FOUND', { index: 1 });
+        await expectStoreError(
+          store.change(zn, [
+            { op: 'delete', id: r!.id },
+            { op: 'update', id: r!.id, ttl: 1 },
+          ]),
+          'NOT_FOUND',
+          { index: 1 },
+        );
         expect(await snapshot(store, zn)).toEqual(before);
       });
 
       test('ifSerial: a stale serial is SERIAL_MISMATCH and writes nothing; the current one passes', async () => {
         const zn = zoneName('ifserial');
         const zone = await store.createZone(zn, SETTINGS);
-        await expectStoreError(store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.1')], { ifSerial: zone.serial - 1 }), 'SERIAL_MISMATCH', {
-          message: new RegExp(String(zone.serial)),
-        });
+        await expectStoreError(
+          store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.1')], { ifSerial: zone.serial - 1 }),
+          'SERIAL_MISMATCH',
+          {
+            message: new RegExp(String(zone.serial)),
+          },
+        );
         expect(await store.getZone(zn)).toEqual(zone);
         const out = await store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.1')], { ifSerial: zone.serial });
         expect(out.zone.serial).toBe(zone.serial + 1);
-        await expectStoreError(store.change(zn, [add(`b.${zn}`, 'A', '192.0.2.1')], { ifSerial: zone.serial }), 'SERIAL_MISMATCH');
+        await expectStoreError(
+          store.change(zn, [add(`b.${zn}`, 'A', '192.0.2.1')], { ifSerial: zone.serial }),
+          'SERIAL_MISMATCH',
+        );
         expect((await store.getZone(zn))?.recordsCount).toBe(1);
       });
 
       test('atomicity: a batch whose 3rd change fails leaves the zone exactly as before', async () => {
         const zn = zoneName('atomic');
-        await store.createZone(zn, SETTINGS, [rec(`a.${zn}`, 'A', '192.0.2.1'), rec(`b.${zn}`, 'A', '192.0.2.2'), rec(`c.${zn}`, 'TXT', '"c"')]);
+        await store.createZone(zn, SETTINGS, [
+          rec(`a.${zn}`, 'A', '192.0.2.1'),
+          rec(`b.${zn}`, 'A', '192.0.2.2'),
+          rec(`c.${zn}`, 'TXT', '"c"'),
+        ]);
         clock.tick(60_000);
         const before = await snapshot(store, zn);
         const [a, b] = before.records;
         // A per-change failure (unknown id) ...
         await expectStoreError(
-          store.change(zn, [{ op: 'update', id: a!.id, value: '192.0.2.100' }, { op: 'delete', id: b!.id }, { op: 'delete', id: randomUUID() }, add(`d.${zn}`, 'A', '192.0.2.4')]),
+          store.change(zn, [
+            { op: 'update', id: a!.id, value: '192.0.2.100' },
+            { op: 'delete', id: b!.id },
+            { op: 'delete', id: randomUUID() },
+            add(`d.${zn}`, 'A', '192.0.2.4'),
+          ]),
           'NOT_FOUND',
           { index: 2 },
         );
         expect(await snapshot(store, zn)).toEqual(before);
         // ... and a failure on the state after the batch (a duplicate made by the 3rd change).
         await expectStoreError(
-          store.change(zn, [{ op: 'deleteMatching', name: `c.${zn}` }, add(`e.${zn}`, 'A', '192.0.2.5'), add(`b.${zn}`, 'A', '192.0.2.2'), { op: 'update', id: a!.id, ttl: 1 }]),
+          store.change(zn, [
+            { op: 'deleteMatching', name: `c.${zn}` },
+            add(`e.${zn}`, 'A', '192.0.2.5'),
+            add(`b.${zn}`, 'A', '192.0.2.2'),
+            { op: 'update', id: a!.id, ttl: 1 },
+          ]),
           'CONFLICT',
           { index: 2 },
         );
@@ -574,7 +739,8 @@ export function describeZoneStoreContract(
           rec(`o.${zn}`, 'MX', '10 mx.example.'),
         ]);
         const all = await store.listRecords(zn);
-        const idOf = (name: string, type: string, value: string) => all.find((r) => r.name === name && r.type === type && r.value === value)!.id;
+        const idOf = (name: string, type: string, value: string) =>
+          all.find((r) => r.name === name && r.type === type && r.value === value)!.id;
         const out = await store.change(zn, [
           { op: 'deleteMatching', name: `m.${zn}`, type: 'A', value: '192.0.2.2' },
           { op: 'deleteMatching', name: `m.${zn}`, type: 'A' },
@@ -611,7 +777,10 @@ export function describeZoneStoreContract(
         expect((await store.change(zn, [])).zone).toEqual(zone);
         expect(await store.getZone(zn)).toEqual(zone);
         // One effective change among them raises it once.
-        const mixed = await store.change(zn, [{ op: 'deleteMatching', name: `b.${zn}` }, { op: 'deleteMatching', name: `a.${zn}` }]);
+        const mixed = await store.change(zn, [
+          { op: 'deleteMatching', name: `b.${zn}` },
+          { op: 'deleteMatching', name: `a.${zn}` },
+        ]);
         expect(mixed.zone.serial).toBe(zone.serial + 1);
         off();
         expect(events.map((e) => e.serial)).toEqual([zone.serial + 1]);
@@ -621,43 +790,71 @@ export function describeZoneStoreContract(
     // ----------------------------------------------------------------------------------------------------------
     describe('records per RRset', () => {
       const many = (name: string, count: number, type: RecordType = 'A'): RecordData[] =>
-        Array.from({ length: count }, (_, i) => rec(name, type, type === 'A' ? `10.0.${i >> 8}.${i & 255}` : `2001:db8::${(i + 1).toString(16)}`));
+        Array.from({ length: count }, (_, i) =>
+          rec(name, type, type === 'A' ? `10.0.${i >> 8}.${i & 255}` : `2001:db8::${(i + 1).toString(16)}`),
+        );
 
-      test('by default at most 100 records per name and type (BIND 9\'s max-records-per-type): createZone and change alike, nothing written over it', async () => {
+      test("by default at most 100 records per name and type (BIND 9's max-records-per-type): createZone and change alike, nothing written over it", async () => {
         const zn = zoneName('rrset');
         await expectStoreError(store.createZone(zn, SETTINGS, many(`m.${zn}`, 101)), 'INVALID', {
-          index: 100, message: `too many records: m.${zn} A would hold 101; the limit is 100 records per name and type (RRset)`,
+          index: 100,
+          message: `too many records: m.${zn} A would hold 101; the limit is 100 records per name and type (RRset)`,
         });
         expect(await store.getZone(zn)).toBeNull();
         await store.createZone(zn, SETTINGS, [...many(`m.${zn}`, 100), ...many(`m.${zn}`, 100, 'AAAA')]);
         const before = await snapshot(store, zn);
-        await expectStoreError(store.change(zn, [add(`n.${zn}`, 'A', '192.0.2.1'), add(`m.${zn}`, 'A', '192.0.2.1')]), 'INVALID', {
-          index: 1, message: `too many records: m.${zn} A would hold 101; the limit is 100 records per name and type (RRset)`,
-        });
+        await expectStoreError(
+          store.change(zn, [add(`n.${zn}`, 'A', '192.0.2.1'), add(`m.${zn}`, 'A', '192.0.2.1')]),
+          'INVALID',
+          {
+            index: 1,
+            message: `too many records: m.${zn} A would hold 101; the limit is 100 records per name and type (RRset)`,
+          },
+        );
         expect(await snapshot(store, zn)).toEqual(before);
         // the state after the whole batch counts: one out, one in
-        const swapped = await store.change(zn, [{ op: 'deleteMatching', name: `m.${zn}`, type: 'A', value: '10.0.0.0' }, add(`m.${zn}`, 'A', '192.0.2.1')]);
+        const swapped = await store.change(zn, [
+          { op: 'deleteMatching', name: `m.${zn}`, type: 'A', value: '10.0.0.0' },
+          add(`m.${zn}`, 'A', '192.0.2.1'),
+        ]);
         expect(swapped.zone.recordsCount).toBe(200);
       });
 
-      test('the limit is the store\'s option: 0 is none; an RRset stored over a lower limit may shrink and change but not grow', async () => {
+      test("the limit is the store's option: 0 is none; an RRset stored over a lower limit may shrink and change but not grow", async () => {
         const zn = zoneName('rrset-opt');
         const unlimited = await openTracked({ now: clock.now, maxRecordsPerRrset: 0 });
         await unlimited.createZone(zn, SETTINGS, many(`m.${zn}`, 150));
         expect((await unlimited.change(zn, [add(`m.${zn}`, 'A', '192.0.2.1')])).zone.recordsCount).toBe(151);
         const three = await openTracked({ now: clock.now, maxRecordsPerRrset: 3 });
-        await expectStoreError(three.change(zn, [add(`m.${zn}`, 'A', '192.0.2.2')]), 'INVALID', { index: 0, message: /would hold 152; the limit is 3 records/ });
+        await expectStoreError(three.change(zn, [add(`m.${zn}`, 'A', '192.0.2.2')]), 'INVALID', {
+          index: 0,
+          message: /would hold 152; the limit is 3 records/,
+        });
         const [first] = await three.listRecords(zn, { name: `m.${zn}` });
-        await three.change(zn, [{ op: 'update', id: first!.id, ttl: 60 }, { op: 'deleteMatching', name: `m.${zn}`, type: 'A', value: '10.0.0.1' }]);
+        await three.change(zn, [
+          { op: 'update', id: first!.id, ttl: 60 },
+          { op: 'deleteMatching', name: `m.${zn}`, type: 'A', value: '10.0.0.1' },
+        ]);
         expect((await three.getZone(zn))?.recordsCount).toBe(150);
-        await three.change(zn, [add(`x.${zn}`, 'A', '192.0.2.1'), add(`x.${zn}`, 'A', '192.0.2.2'), add(`x.${zn}`, 'A', '192.0.2.3')]);
-        await expectStoreError(three.change(zn, [add(`x.${zn}`, 'A', '192.0.2.4')]), 'INVALID', { index: 0, message: /x\.\S+ A would hold 4/ });
+        await three.change(zn, [
+          add(`x.${zn}`, 'A', '192.0.2.1'),
+          add(`x.${zn}`, 'A', '192.0.2.2'),
+          add(`x.${zn}`, 'A', '192.0.2.3'),
+        ]);
+        await expectStoreError(three.change(zn, [add(`x.${zn}`, 'A', '192.0.2.4')]), 'INVALID', {
+          index: 0,
+          message: /x\.\S+ A would hold 4/,
+        });
       });
 
       test('a bad limit is refused when the store opens, naming the option', async () => {
         // (the PostgreSQL test's `open` wraps errors in one that says the database is unreachable: match the text)
-        await expect(open({ maxRecordsPerRrset: -1 })).rejects.toThrow(/maxRecordsPerRrset must be an integer of 0 \(no limit\) or more \(got -1\)/);
-        await expect(open({ maxRecordsPerRrset: 1.5 })).rejects.toThrow(/maxRecordsPerRrset must be an integer .*\(got 1\.5\)/);
+        await expect(open({ maxRecordsPerRrset: -1 })).rejects.toThrow(
+          /maxRecordsPerRrset must be an integer of 0 \(no limit\) or more \(got -1\)/,
+        );
+        await expect(open({ maxRecordsPerRrset: 1.5 })).rejects.toThrow(
+          /maxRecordsPerRrset must be an integer .*\(got 1\.5\)/,
+        );
       });
     });
 
@@ -742,13 +939,17 @@ export function describeZoneStoreContract(
         const serials: number[] = [];
         const off = store.onChange((e) => e.zone === zn && e.kind === 'records-changed' && serials.push(e.serial));
         const outs = await Promise.all(
-          Array.from({ length: 10 }, (_, i) => store.change(zn, [add(`p${i}.${zn}`, 'A', `192.0.2.${i + 1}`), add(`q.${zn}`, 'TXT', `"${i}"`)])),
+          Array.from({ length: 10 }, (_, i) =>
+            store.change(zn, [add(`p${i}.${zn}`, 'A', `192.0.2.${i + 1}`), add(`q.${zn}`, 'TXT', `"${i}"`)]),
+          ),
         );
         off();
         const final = await store.getZone(zn);
         expect(final?.serial).toBe(zone.serial + 10);
         expect(final?.recordsCount).toBe(20);
-        expect(outs.map((o) => o.zone.serial).sort()).toEqual(Array.from({ length: 10 }, (_, i) => zone.serial + 1 + i));
+        expect(outs.map((o) => o.zone.serial).sort()).toEqual(
+          Array.from({ length: 10 }, (_, i) => zone.serial + 1 + i),
+        );
         expect([...serials].sort()).toEqual(Array.from({ length: 10 }, (_, i) => zone.serial + 1 + i));
       });
 
@@ -775,7 +976,9 @@ export function describeZoneStoreContract(
 
       test('a zone of 100 000 records: create and list (times printed)', async () => {
         const zn = zoneName('big');
-        const records = Array.from({ length: 100_000 }, (_, i) => rec(`host${i}.${zn}`, 'A', `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`));
+        const records = Array.from({ length: 100_000 }, (_, i) =>
+          rec(`host${i}.${zn}`, 'A', `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`),
+        );
         const t0 = performance.now();
         const zone = await store.createZone(zn, SETTINGS, records);
         const t1 = performance.now();
@@ -783,7 +986,10 @@ export function describeZoneStoreContract(
         const t2 = performance.now();
         const filtered = await store.listRecords(zn, { name: `host99999.${zn}` });
         const t3 = performance.now();
-        const changed = await store.change(zn, [add(`host5.${zn}`, 'TXT', '"x"'), { op: 'deleteMatching', name: `host6.${zn}` }]);
+        const changed = await store.change(zn, [
+          add(`host5.${zn}`, 'TXT', '"x"'),
+          { op: 'deleteMatching', name: `host6.${zn}` },
+        ]);
         const t4 = performance.now();
         console.log(
           `[${name}] 100 000-record zone: createZone ${(t1 - t0).toFixed(0)} ms, listRecords ${(t2 - t1).toFixed(0)} ms, ` +

@@ -30,7 +30,11 @@ export type StoreErrorCode = 'NOT_FOUND' | 'CONFLICT' | 'INVALID' | 'SERIAL_MISM
 
 /** A refused store operation. Nothing was written. `index` names the failing change of a batch. */
 export class StoreError extends Error {
-  constructor(readonly code: StoreErrorCode, message: string, readonly index?: number) {
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    readonly index?: number,
+  ) {
     super(message);
     this.name = 'StoreError';
   }

@@ -51,9 +51,13 @@ export function answersOf(zone: ZoneData, questions: ReadonlyArray<[string, stri
   return questions.map(([name, type]) => {
     const r = resolve(index, name, type);
     const wire = packet.encode({
-      type: 'response', id: 0, flags: r.aa ? 1 << 10 : 0,
+      type: 'response',
+      id: 0,
+      flags: r.aa ? 1 << 10 : 0,
       questions: [{ name, type: type as Question['type'], class: 'IN' }],
-      answers: r.answers, authorities: r.authorities, additionals: r.additionals,
+      answers: r.answers,
+      authorities: r.authorities,
+      additionals: r.additionals,
     });
     return `${name} ${type} ${r.rcode} ${wire.toString('hex')}`;
   });
@@ -61,6 +65,11 @@ export function answersOf(zone: ZoneData, questions: ReadonlyArray<[string, stri
 
 /** The messages of a full zone transfer of `zone`, hex. */
 export function transferOf(zone: ZoneData): string[] {
-  const query = { type: 'query', id: 1, flags: 0, questions: [{ name: zone.name || '.', type: 'AXFR', class: 'IN' }] } as unknown as DecodedPacket;
+  const query = {
+    type: 'query',
+    id: 1,
+    flags: 0,
+    questions: [{ name: zone.name || '.', type: 'AXFR', class: 'IN' }],
+  } as unknown as DecodedPacket;
   return zoneTransfer(query, zone).map((m) => m.toString('hex'));
 }

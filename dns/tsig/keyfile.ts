@@ -29,7 +29,9 @@ function algorithmName(raw: string): TsigAlgorithm {
   const name = raw.toLowerCase().replace(/\.$/, '');
   const alias = name === 'hmac-md5' ? 'hmac-md5.sig-alg.reg.int' : name;
   if (!(alias in TSIG_ALGORITHMS)) {
-    throw new KeyFileError(`unsupported TSIG algorithm "${raw}": use one of ${Object.keys(TSIG_ALGORITHMS).join(', ')}`);
+    throw new KeyFileError(
+      `unsupported TSIG algorithm "${raw}": use one of ${Object.keys(TSIG_ALGORITHMS).join(', ')}`,
+    );
   }
   return alias as TsigAlgorithm;
 }
@@ -46,7 +48,10 @@ export function parseKeyFile(text: string): TsigKey[] {
   const re = /key\s+"?([^"\s{]+)"?\s*\{([^}]*)\}\s*;/g;
   let consumed = 0;
   for (let m = re.exec(body); m; m = re.exec(body)) {
-    if (body.slice(consumed, m.index).trim()) throw new KeyFileError(`unexpected text before key "${m[1]}": ${body.slice(consumed, m.index).trim().slice(0, 40)}`);
+    if (body.slice(consumed, m.index).trim())
+      throw new KeyFileError(
+        `unexpected text before key "${m[1]}": ${body.slice(consumed, m.index).trim().slice(0, 40)}`,
+      );
     consumed = m.index + m[0].length;
     const name = (m[1] as string).toLowerCase().replace(/\.$/, '');
     const alg = /algorithm\s+"?([A-Za-z0-9.-]+)"?\s*;/.exec(m[2] as string);
@@ -58,7 +63,8 @@ export function parseKeyFile(text: string): TsigKey[] {
     if (keys.some((k) => k.name === name)) throw new KeyFileError(`key "${name}" is defined twice`);
     keys.push({ name, algorithm: algorithmName(alg[1] as string), secret: bytes });
   }
-  if (body.slice(consumed).trim()) throw new KeyFileError(`cannot read key file near: ${body.slice(consumed).trim().slice(0, 40)}`);
+  if (body.slice(consumed).trim())
+    throw new KeyFileError(`cannot read key file near: ${body.slice(consumed).trim().slice(0, 40)}`);
   return keys;
 }
 

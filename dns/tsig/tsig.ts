@@ -96,19 +96,43 @@ function computeMac(i: MacInput): Buffer {
   if (i.timersOnly) {
     h.update(u48(i.timeSigned)).update(u16(i.fudge));
   } else {
-    h.update(nameToWire(i.key.name)).update(u16(CLASS_ANY)).update(Buffer.alloc(4))
-      .update(nameToWire(i.key.algorithm)).update(u48(i.timeSigned)).update(u16(i.fudge))
-      .update(u16(i.error)).update(u16(i.other.length)).update(i.other);
+    h.update(nameToWire(i.key.name))
+      .update(u16(CLASS_ANY))
+      .update(Buffer.alloc(4))
+      .update(nameToWire(i.key.algorithm))
+      .update(u48(i.timeSigned))
+      .update(u16(i.fudge))
+      .update(u16(i.error))
+      .update(u16(i.other.length))
+      .update(i.other);
   }
   return h.digest();
 }
 
-function tsigRecord(keyName: string, algorithm: TsigAlgorithm, f: { timeSigned: number; fudge: number; mac: Buffer; originalId: number; error: number; other: Buffer }): Buffer {
+function tsigRecord(
+  keyName: string,
+  algorithm: TsigAlgorithm,
+  f: { timeSigned: number; fudge: number; mac: Buffer; originalId: number; error: number; other: Buffer },
+): Buffer {
   const rdata = Buffer.concat([
-    nameToWire(algorithm), u48(f.timeSigned), u16(f.fudge), u16(f.mac.length), f.mac,
-    u16(f.originalId), u16(f.error), u16(f.other.length), f.other,
+    nameToWire(algorithm),
+    u48(f.timeSigned),
+    u16(f.fudge),
+    u16(f.mac.length),
+    f.mac,
+    u16(f.originalId),
+    u16(f.error),
+    u16(f.other.length),
+    f.other,
   ]);
-  return Buffer.concat([nameToWire(keyName), u16(TSIG_TYPE), u16(CLASS_ANY), Buffer.alloc(4), u16(rdata.length), rdata]);
+  return Buffer.concat([
+    nameToWire(keyName),
+    u16(TSIG_TYPE),
+    u16(CLASS_ANY),
+    Buffer.alloc(4),
+    u16(rdata.length),
+    rdata,
+  ]);
 }
 
 export interface SignOptions {
@@ -124,14 +148,32 @@ export interface SignOptions {
 }
 
 /** Appends a TSIG record to `message`; returns the signed message and its MAC (to chain the next one). */
-export function signMessage(message: Buffer, key: TsigKey, options: SignOptions = {}): { message: Buffer; mac: Buffer } {
+export function signMessage(
+  message: Buffer,
+  key: TsigKey,
+  options: SignOptions = {},
+): { message: Buffer; mac: Buffer } {
   const timeSigned = options.timeSigned ?? Math.floor(Date.now() / 1000);
   const fudge = options.fudge ?? DEFAULT_FUDGE;
   const error = options.error ?? 0;
   const other = options.other ?? Buffer.alloc(0);
-  const mac = options.unsigned ? Buffer.alloc(0) : computeMac({ key, message, timeSigned, fudge, error, other, priorMac: options.priorMac, timersOnly: options.timersOnly });
+  const mac = options.unsigned
+    ? Buffer.alloc(0)
+    : computeMac({
+        key,
+        message,
+        timeSigned,
+        fudge,
+        error,
+        other,
+        priorMac: options.priorMac,
+        timersOnly: options.timersOnly,
+      });
   const originalId = message.readUInt16BE(0);
-  const signed = Buffer.concat([message, tsigRecord(key.name, key.algorithm, { timeSigned, fudge, mac, originalId, error, other })]);
+  const signed = Buffer.concat([
+    message,
+    tsigRecord(key.name, key.algorithm, { timeSigned, fudge, mac, originalId, error, other }),
+  ]);
   signed.writeUInt16BE(message.readUInt16BE(10) + 1, 10);
   return { message: signed, mac };
 }
@@ -143,14 +185,23 @@ export type VerifyResult =
   | { status: 'error'; error: 16 | 17 | 18; tsig: TsigRecord; key?: TsigKey };
 
 /** Checks a request's TSIG against the configured keys. Throws WireError for a malformed TSIG. */
-export function verifyMessage(raw: Buffer, keys: ReadonlyMap<string, TsigKey>, options: { now?: number; priorMac?: Buffer } = {}): VerifyResult {
+export function verifyMessage(
+  raw: Buffer,
+  keys: ReadonlyMap<string, TsigKey>,
+  options: { now?: number; priorMac?: Buffer } = {},
+): VerifyResult {
   const tsig = parseTsig(raw);
   if (!tsig) return { status: 'unsigned' };
   const key = keys.get(tsig.keyName);
   if (!key || key.algorithm !== tsig.algorithm) return { status: 'error', error: TSIG_ERROR.BADKEY, tsig };
   const expected = computeMac({
-    key, message: unsignedPart(raw, tsig), timeSigned: tsig.timeSigned, fudge: tsig.fudge, error: tsig.error,
-    other: tsig.other, priorMac: options.priorMac,
+    key,
+    message: unsignedPart(raw, tsig),
+    timeSigned: tsig.timeSigned,
+    fudge: tsig.fudge,
+    error: tsig.error,
+    other: tsig.other,
+    priorMac: options.priorMac,
   });
   if (expected.length !== tsig.mac.length || !timingSafeEqual(expected, tsig.mac)) {
     return { status: 'error', error: TSIG_ERROR.BADSIG, tsig, key };
@@ -164,15 +215,34 @@ export function verifyMessage(raw: Buffer, keys: ReadonlyMap<string, TsigKey>, o
  * Signs a response to a TSIG request the way RFC 8945 §5.3 and §5.4 say: normal answers with the request MAC as
  * prior MAC; BADKEY and BADSIG unsigned (empty MAC, error code set); BADTIME signed, with our time as other data.
  */
-export function signResponse(response: Buffer, request: VerifyResult, fallbackKeyName?: string): { message: Buffer; mac: Buffer } {
+export function signResponse(
+  response: Buffer,
+  request: VerifyResult,
+  fallbackKeyName?: string,
+): { message: Buffer; mac: Buffer } {
   if (request.status === 'unsigned') return { message: response, mac: Buffer.alloc(0) };
   const tsig = request.tsig;
   if (request.status === 'ok') return signMessage(response, request.key, { priorMac: tsig.mac, fudge: tsig.fudge });
   if (request.error === TSIG_ERROR.BADTIME && request.key) {
     const now = Math.floor(Date.now() / 1000);
-    return signMessage(response, request.key, { priorMac: tsig.mac, timeSigned: tsig.timeSigned, fudge: tsig.fudge, error: request.error, other: u48(now) });
+    return signMessage(response, request.key, {
+      priorMac: tsig.mac,
+      timeSigned: tsig.timeSigned,
+      fudge: tsig.fudge,
+      error: request.error,
+      other: u48(now),
+    });
   }
   // Unsigned: no HMAC is computed, so the request's key and algorithm names are echoed even when unknown to us.
-  const key: TsigKey = { name: tsig.keyName || fallbackKeyName || '', algorithm: tsig.algorithm as TsigAlgorithm, secret: Buffer.alloc(1) };
-  return signMessage(response, key, { unsigned: true, timeSigned: tsig.timeSigned, fudge: tsig.fudge, error: request.error });
+  const key: TsigKey = {
+    name: tsig.keyName || fallbackKeyName || '',
+    algorithm: tsig.algorithm as TsigAlgorithm,
+    secret: Buffer.alloc(1),
+  };
+  return signMessage(response, key, {
+    unsigned: true,
+    timeSigned: tsig.timeSigned,
+    fudge: tsig.fudge,
+    error: request.error,
+  });
 }

@@ -1,7 +1,6 @@
 import * as packet from 'dns-packet';
 import type { Answer, DecodedPacket, Question } from 'dns-packet';
 
-
 /**
  * Decoding of whole DNS messages that also holds for dynamic updates: RFC 2136 uses records with empty RDATA
  * (class ANY / NONE, "delete this RRset"), which dns-packet's message decoder misreads (it decodes an A record's
@@ -12,7 +11,11 @@ import type { Answer, DecodedPacket, Question } from 'dns-packet';
 interface Codec<T> {
   decode: ((buf: Buffer, offset: number) => T) & { bytes: number };
 }
-const { answer: answerCodec, question: questionCodec, name: nameCodec } = packet as unknown as {
+const {
+  answer: answerCodec,
+  question: questionCodec,
+  name: nameCodec,
+} = packet as unknown as {
   answer: Codec<Answer>;
   question: Codec<Question>;
   name: Codec<string>;
@@ -69,7 +72,8 @@ function checkNameText(buf: Buffer, offset: number): void {
     }
     if (!ascii) {
       const label = buf.subarray(o + 1, o + 1 + len);
-      if (!Buffer.from(label.toString('utf8'), 'utf8').equals(label)) throw new FormatError('a label that is not UTF-8 is not supported');
+      if (!Buffer.from(label.toString('utf8'), 'utf8').equals(label))
+        throw new FormatError('a label that is not UTF-8 is not supported');
     }
     o += 1 + len;
   }
@@ -120,7 +124,8 @@ function decodeRecord(buf: Buffer, offset: number): { record: WireRecord; next: 
     return { record: { name: owner, type, class: klass, ttl: buf.readUInt32BE(at + 4), data: null, rdlength }, next };
   }
   const record = answerCodec.decode(buf, offset) as unknown as WireRecord;
-  if (offset + answerCodec.decode.bytes !== next) throw new FormatError(`${record.type} record data does not match its length`);
+  if (offset + answerCodec.decode.bytes !== next)
+    throw new FormatError(`${record.type} record data does not match its length`);
   if (buf.readUInt16BE(at + 2) === 254) record.class = 'NONE'; // dns-packet has no name for it
   record.rdlength = rdlength;
   return { record, next };
@@ -141,7 +146,8 @@ export function decodeMessage(buf: Buffer): Message {
       const question = questionCodec.decode(buf, offset);
       checkNameText(buf, offset);
       // dns-packet names only classes IN, CS, CH, HS and ANY; any other it would echo as class 0, a different question
-      if (String(question.class).startsWith('UNKNOWN_')) throw new FormatError(`question class ${String(question.class).slice(8)} is not supported`);
+      if (String(question.class).startsWith('UNKNOWN_'))
+        throw new FormatError(`question class ${String(question.class).slice(8)} is not supported`);
       questions.push(question);
       offset += questionCodec.decode.bytes;
       if (offset > buf.length) throw new FormatError('question runs past the message');

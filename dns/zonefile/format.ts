@@ -62,11 +62,16 @@ function mostCommonTtl(records: readonly RecordData[]): number | undefined {
  * repeats. Records are validated (a record outside the zone, or an SOA among them, is a {@link RecordValueError}).
  */
 export function formatZoneFile(input: ZoneFileInput): string {
-  const origin = normalizeName(input.origin.endsWith('.') || input.origin === '' ? input.origin || '.' : `${input.origin}.`);
+  const origin = normalizeName(
+    input.origin.endsWith('.') || input.origin === '' ? input.origin || '.' : `${input.origin}.`,
+  );
   const records = input.records.map((r) => {
     if (r.type === 'SOA') throw new RecordValueError('An SOA record goes into `soa`, not among the records', 'type');
     if (!isInZone(r.name, origin)) {
-      throw new RecordValueError(`Name ${JSON.stringify(toFqdn(r.name))} is not inside zone ${JSON.stringify(toFqdn(origin))}`, 'name');
+      throw new RecordValueError(
+        `Name ${JSON.stringify(toFqdn(r.name))} is not inside zone ${JSON.stringify(toFqdn(origin))}`,
+        'name',
+      );
     }
     return validateRecord({ ...r, name: toFqdn(r.name) }, origin, { syntax: 'master' });
   });

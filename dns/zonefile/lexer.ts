@@ -69,7 +69,8 @@ export function lexZoneFile(text: string): Entry[] {
       continue;
     }
     if (c === '(') {
-      if (parenLine !== 0) throw new ZoneFileError(line, `nested "(": the one opened on line ${parenLine} is not closed yet`);
+      if (parenLine !== 0)
+        throw new ZoneFileError(line, `nested "(": the one opened on line ${parenLine} is not closed yet`);
       parenLine = line;
       i++;
       continue;
@@ -88,14 +89,16 @@ export function lexZoneFile(text: string): Entry[] {
         if (text[i] === '\\' && i + 1 < n && text[i + 1] !== '\n') i++;
         i++;
       }
-      if (i >= n || text[i] !== '"') throw new ZoneFileError(line, 'unterminated quoted string (a closing " is missing on this line)');
+      if (i >= n || text[i] !== '"')
+        throw new ZoneFileError(line, 'unterminated quoted string (a closing " is missing on this line)');
       i++;
       push({ text: text.slice(start, i), quoted: true, line });
       continue;
     }
     while (i < n && !' \t\r\n;()"'.includes(text[i])) {
       if (text[i] === '\\') {
-        if (i + 1 >= n || text[i + 1] === '\n') throw new ZoneFileError(line, 'a backslash at the end of a line escapes nothing');
+        if (i + 1 >= n || text[i + 1] === '\n')
+          throw new ZoneFileError(line, 'a backslash at the end of a line escapes nothing');
         i++;
       }
       i++;

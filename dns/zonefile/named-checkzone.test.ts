@@ -21,7 +21,9 @@ function checkzoneBinary(): string {
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/bin', '/sbin'];
   const found = dirs.map((d) => join(d, 'named-checkzone')).find((p) => existsSync(p));
   if (!found) {
-    throw new Error('named-checkzone (BIND 9) is not installed: install bind9-utils (apt-get install -y bind9-utils) to run this interop test');
+    throw new Error(
+      'named-checkzone (BIND 9) is not installed: install bind9-utils (apt-get install -y bind9-utils) to run this interop test',
+    );
   }
   return found;
 }
@@ -47,9 +49,32 @@ function checkzone(origin: string, text: string, relaxed = false): CheckResult {
   const dump = join(dir, 'dump.zone');
   writeFileSync(input, text);
   rmSync(dump, { force: true });
-  const relax = relaxed ? ['-i', 'none', '-k', 'ignore', '-n', 'ignore', '-m', 'ignore', '-M', 'ignore', '-S', 'ignore', '-T', 'ignore', '-W', 'ignore'] : [];
+  const relax = relaxed
+    ? [
+        '-i',
+        'none',
+        '-k',
+        'ignore',
+        '-n',
+        'ignore',
+        '-m',
+        'ignore',
+        '-M',
+        'ignore',
+        '-S',
+        'ignore',
+        '-T',
+        'ignore',
+        '-W',
+        'ignore',
+      ]
+    : [];
   const r = spawnSync(bin, [...relax, '-D', '-o', dump, origin, input], { encoding: 'utf8' });
-  return { status: r.status, output: `${r.stdout}${r.stderr}`, dump: existsSync(dump) ? readFileSync(dump, 'utf8') : '' };
+  return {
+    status: r.status,
+    output: `${r.stdout}${r.stderr}`,
+    dump: existsSync(dump) ? readFileSync(dump, 'utf8') : '',
+  };
 }
 
 function expectSameZone(actual: ParsedZone, expected: ParsedZone): void {

@@ -1,7 +1,16 @@
 /** RFC 1035 master files → SOA + validated records. */
 import { RECORD_TYPES, type RecordData } from '../model';
 import { NameError, normalizeName, toFqdn } from '../names';
-import { RecordValueError, parseSoa, parseTtl, parseType, parseValue, validateRecord, validateTtl, type SoaFields } from '../records';
+import {
+  RecordValueError,
+  parseSoa,
+  parseTtl,
+  parseType,
+  parseValue,
+  validateRecord,
+  validateTtl,
+  type SoaFields,
+} from '../records';
 import { lexZoneFile, ZoneFileError, type Entry } from './lexer';
 
 export { ZoneFileError } from './lexer';
@@ -42,9 +51,12 @@ function wrap<T>(line: number, f: () => T): T {
  * the line.
  */
 export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZone {
-  const zone = wrap(0, () => normalizeName(options.origin.endsWith('.') || options.origin === '' ? options.origin || '.' : `${options.origin}.`));
+  const zone = wrap(0, () =>
+    normalizeName(options.origin.endsWith('.') || options.origin === '' ? options.origin || '.' : `${options.origin}.`),
+  );
   let origin = zone;
-  let defaultTtl: number | undefined = options.defaultTtl === undefined ? undefined : wrap(0, () => validateTtl(options.defaultTtl));
+  let defaultTtl: number | undefined =
+    options.defaultTtl === undefined ? undefined : wrap(0, () => validateTtl(options.defaultTtl));
   let lastTtl: number | undefined;
   let previousOwner: string | undefined;
   let soa: ZoneSoa | null = null;
@@ -59,7 +71,8 @@ export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZo
     };
     if (name === '$ORIGIN') origin = wrap(e.line, () => normalizeName(one(), origin, { syntax: 'master' }));
     else if (name === '$TTL') defaultTtl = wrap(e.line, () => parseTtl(one()));
-    else if (name === '$INCLUDE') throw new ZoneFileError(e.line, '$INCLUDE is not supported: put the included records into this file');
+    else if (name === '$INCLUDE')
+      throw new ZoneFileError(e.line, '$INCLUDE is not supported: put the included records into this file');
     else throw new ZoneFileError(e.line, `directive ${head.text} is not supported (supported: $ORIGIN, $TTL)`);
   };
 
@@ -72,11 +85,13 @@ export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZo
     let i = 0;
     let owner: string;
     if (e.blankOwner) {
-      if (previousOwner === undefined) throw new ZoneFileError(e.line, 'no owner name: the first record must start with a name in the first column');
+      if (previousOwner === undefined)
+        throw new ZoneFileError(e.line, 'no owner name: the first record must start with a name in the first column');
       owner = previousOwner;
     } else {
       const ownerText = toks[0];
-      if (ownerText.quoted) throw new ZoneFileError(e.line, `the owner name must not be quoted (got ${ownerText.text})`);
+      if (ownerText.quoted)
+        throw new ZoneFileError(e.line, `the owner name must not be quoted (got ${ownerText.text})`);
       owner = wrap(e.line, () => normalizeName(ownerText.text, origin, { syntax: 'master' }));
       i = 1;
     }
@@ -94,7 +109,10 @@ export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZo
     const typeTok = toks[i];
     if (typeTok === undefined) throw new ZoneFileError(e.line, 'the record type is missing');
     if (typeTok.quoted || !(RECORD_TYPES as readonly string[]).includes(typeTok.text.toUpperCase())) {
-      throw new ZoneFileError(e.line, `record type ${typeTok.text} is not supported; supported types are ${RECORD_TYPES.join(', ')}`);
+      throw new ZoneFileError(
+        e.line,
+        `record type ${typeTok.text} is not supported; supported types are ${RECORD_TYPES.join(', ')}`,
+      );
     }
     const type = parseType(typeTok.text);
     const valueText = toks
@@ -104,11 +122,14 @@ export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZo
     if (valueText === '') throw new ZoneFileError(e.line, `the ${type} record has no value`);
     if (ttl !== undefined) lastTtl = ttl;
     const effectiveTtl = ttl ?? defaultTtl ?? lastTtl;
-    if (effectiveTtl === undefined) throw new ZoneFileError(e.line, 'no TTL: give one on the record, or a $TTL directive before it');
+    if (effectiveTtl === undefined)
+      throw new ZoneFileError(e.line, 'no TTL: give one on the record, or a $TTL directive before it');
     previousOwner = owner;
 
     const value = wrap(e.line, () => parseValue(type, valueText, origin, { syntax: 'master' }));
-    const record = wrap(e.line, () => validateRecord({ name: toFqdn(owner), type, ttl: effectiveTtl, value }, zone, { syntax: 'master' }));
+    const record = wrap(e.line, () =>
+      validateRecord({ name: toFqdn(owner), type, ttl: effectiveTtl, value }, zone, { syntax: 'master' }),
+    );
     if (type === 'SOA') {
       if (soa !== null) throw new ZoneFileError(e.line, 'a second SOA record; a zone has exactly one');
       const fields = wrap(e.line, () => parseSoa(record.value, '', { syntax: 'master' }));

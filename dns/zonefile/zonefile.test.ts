@@ -20,8 +20,10 @@ function zoneError(f: () => unknown): ZoneFileError {
   throw new Error('expected a ZoneFileError, nothing was thrown');
 }
 
-const records = (text: string, defaultTtl?: number): RecordData[] => parseZoneFile(text, { origin: ORIGIN, defaultTtl }).records;
-const find = (rs: RecordData[], name: string, type: string): RecordData[] => rs.filter((r) => r.name === name && r.type === type);
+const records = (text: string, defaultTtl?: number): RecordData[] =>
+  parseZoneFile(text, { origin: ORIGIN, defaultTtl }).records;
+const find = (rs: RecordData[], name: string, type: string): RecordData[] =>
+  rs.filter((r) => r.name === name && r.type === type);
 
 describe('the fixture zone', () => {
   const zone = parseZoneFile(FIXTURE, { origin: ORIGIN });
@@ -46,8 +48,14 @@ describe('the fixture zone', () => {
   });
 
   test('blank owners continue the previous owner; relative and absolute names; @', () => {
-    expect(find(zone.records, 'example.com', 'NS').map((r) => r.value)).toEqual(['ns1.example.com.', 'ns2.example.net.']);
-    expect(find(zone.records, 'example.com', 'MX').map((r) => r.value)).toEqual(['10 mail.example.com.', '20 mail.example.net.']);
+    expect(find(zone.records, 'example.com', 'NS').map((r) => r.value)).toEqual([
+      'ns1.example.com.',
+      'ns2.example.net.',
+    ]);
+    expect(find(zone.records, 'example.com', 'MX').map((r) => r.value)).toEqual([
+      '10 mail.example.com.',
+      '20 mail.example.net.',
+    ]);
     expect(find(zone.records, 'www.example.com', 'CNAME')[0].value).toBe('example.com.');
     expect(find(zone.records, 'ftp.example.com', 'CNAME')[0].value).toBe('www.example.com.');
     expect(find(zone.records, 'host.example.com', 'SSHFP')).toHaveLength(2);
@@ -70,7 +78,9 @@ describe('the fixture zone', () => {
       '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118',
       '60485 5 2 D4B7D520E7BB5F0F67674A0CCEB1E3E0614B93C4F9E99B8383F6A1E4469DA50A',
     ]);
-    expect(find(zone.records, 'sip-uri.example.com', 'NAPTR')[1].value).toBe('102 10 "S" "SIP+D2U" "" _sip._udp.example.com.');
+    expect(find(zone.records, 'sip-uri.example.com', 'NAPTR')[1].value).toBe(
+      '102 10 "S" "SIP+D2U" "" _sip._udp.example.com.',
+    );
   });
 
   test('quoted strings keep spaces and ";", escapes are read, unquoted words are separate strings', () => {
@@ -126,7 +136,9 @@ describe('parseZoneFile features', () => {
   });
 
   test('parentheses spanning lines inside a record, with "(" and ")" next to values', () => {
-    const rs = records('$TTL 60\nt IN TXT (\n "one"\n "two")\nd IN DS 1 8 2 (ABCDEF0123456789ABCDEF0123456789\n ABCDEF0123456789ABCDEF0123456789)\n');
+    const rs = records(
+      '$TTL 60\nt IN TXT (\n "one"\n "two")\nd IN DS 1 8 2 (ABCDEF0123456789ABCDEF0123456789\n ABCDEF0123456789ABCDEF0123456789)\n',
+    );
     expect(rs[0].value).toBe('"one" "two"');
     expect(rs[1].value).toBe(`1 8 2 ${'ABCDEF0123456789'.repeat(4)}`);
   });
@@ -141,17 +153,27 @@ describe('parseZoneFile features', () => {
   });
 
   test('the origin option may have a trailing dot and capitals', () => {
-    expect(parseZoneFile('$TTL 60\nwww IN A 192.0.2.1\n', { origin: 'Example.COM.' }).records[0].name).toBe('www.example.com');
+    expect(parseZoneFile('$TTL 60\nwww IN A 192.0.2.1\n', { origin: 'Example.COM.' }).records[0].name).toBe(
+      'www.example.com',
+    );
   });
 });
 
 describe('parseZoneFile errors name the line and what is wrong', () => {
   test.each([
     [`${HEAD}$INCLUDE other.zone\n`, 3, /\$INCLUDE is not supported/],
-    [`${HEAD}$GENERATE 1-10 host$ A 192.0.2.$\n`, 3, /directive \$GENERATE is not supported \(supported: \$ORIGIN, \$TTL\)/],
+    [
+      `${HEAD}$GENERATE 1-10 host$ A 192.0.2.$\n`,
+      3,
+      /directive \$GENERATE is not supported \(supported: \$ORIGIN, \$TTL\)/,
+    ],
     [`${HEAD}$TTL\n`, 3, /\$TTL takes exactly one argument/],
     [`${HEAD}$TTL 1x\n`, 3, /TTL must be a number of seconds or a duration like 1h30m/],
-    [`${HEAD}www IN HINFO "cpu" "os"\n`, 3, new RegExp(`record type HINFO is not supported; supported types are ${RECORD_TYPES.join(', ')}`)],
+    [
+      `${HEAD}www IN HINFO "cpu" "os"\n`,
+      3,
+      new RegExp(`record type HINFO is not supported; supported types are ${RECORD_TYPES.join(', ')}`),
+    ],
     [`${HEAD}www CH A 192.0.2.1\n`, 3, /class CH is not supported; only IN is/],
     [`${HEAD}\n\nwww IN A 300.1.1.1\n`, 5, /A value must be an IPv4 address/],
     [`${HEAD}www IN A\n`, 3, /the A record has no value/],
@@ -189,7 +211,35 @@ describe('parseZoneFile errors name the line and what is wrong', () => {
 
   test('arbitrary text throws nothing but ZoneFileError', () => {
     const zoneish = fc.string({
-      unit: fc.constantFrom(...['a', 'www', ' ', '\t', '\n', ';', '(', ')', '"', '\\', '$TTL', '$ORIGIN', '@', '.', '1', '3600', 'IN', 'A', 'TXT', 'MX', 'SOA', 'NAPTR', '*', '1.2.3.4', 'é']),
+      unit: fc.constantFrom(
+        ...[
+          'a',
+          'www',
+          ' ',
+          '\t',
+          '\n',
+          ';',
+          '(',
+          ')',
+          '"',
+          '\\',
+          '$TTL',
+          '$ORIGIN',
+          '@',
+          '.',
+          '1',
+          '3600',
+          'IN',
+          'A',
+          'TXT',
+          'MX',
+          'SOA',
+          'NAPTR',
+          '*',
+          '1.2.3.4',
+          'é',
+        ],
+      ),
       maxLength: 40,
     });
     fc.assert(
@@ -252,20 +302,33 @@ describe('formatZoneFile', () => {
   });
 
   test('the ttl option sets $TTL', () => {
-    const text = formatZoneFile({ origin: ORIGIN, soa: null, records: [{ name: 'example.com', type: 'A', ttl: 300, value: '192.0.2.1' }], ttl: 60 });
+    const text = formatZoneFile({
+      origin: ORIGIN,
+      soa: null,
+      records: [{ name: 'example.com', type: 'A', ttl: 300, value: '192.0.2.1' }],
+      ttl: 60,
+    });
     expect(text).toBe('$ORIGIN example.com.\n$TTL 60\n@\t300\tIN\tA\t192.0.2.1\n');
   });
 
   test('refuses a record outside the zone, an SOA among the records, and invalid records', () => {
-    expect(() => formatZoneFile({ origin: ORIGIN, soa, records: [{ name: 'example.org', type: 'A', ttl: 1, value: '192.0.2.1' }] })).toThrow(
-      /Name "example.org." is not inside zone "example.com."/,
-    );
-    expect(() => formatZoneFile({ origin: ORIGIN, soa: null, records: [{ name: ORIGIN, type: 'SOA', ttl: 1, value: 'a. b. 1 2 3 4 5' }] })).toThrow(
-      /An SOA record goes into `soa`/,
-    );
-    expect(() => formatZoneFile({ origin: ORIGIN, soa: null, records: [{ name: ORIGIN, type: 'A', ttl: 1, value: 'nope' }] })).toThrow(
-      /A value must be an IPv4 address/,
-    );
+    expect(() =>
+      formatZoneFile({
+        origin: ORIGIN,
+        soa,
+        records: [{ name: 'example.org', type: 'A', ttl: 1, value: '192.0.2.1' }],
+      }),
+    ).toThrow(/Name "example.org." is not inside zone "example.com."/);
+    expect(() =>
+      formatZoneFile({
+        origin: ORIGIN,
+        soa: null,
+        records: [{ name: ORIGIN, type: 'SOA', ttl: 1, value: 'a. b. 1 2 3 4 5' }],
+      }),
+    ).toThrow(/An SOA record goes into `soa`/);
+    expect(() =>
+      formatZoneFile({ origin: ORIGIN, soa: null, records: [{ name: ORIGIN, type: 'A', ttl: 1, value: 'nope' }] }),
+    ).toThrow(/A value must be an IPv4 address/);
   });
 
   test('the fixture survives format → parse', () => {

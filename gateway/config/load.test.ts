@@ -13,8 +13,14 @@ function file(name: string, text: string): string {
 test('defaults follow the runtime contract of DESIGN.md', () => {
   const c = loadConfig({ env: {} });
   expect(c).toMatchObject({
-    port: 4000, dnsApiPort: 8081, dnsHost: '127.0.0.1', dnsPort: 5353, dataDir: './data', marketProvider: 'simulated',
-    liveIntervalMs: 15000, responseCache: true,
+    port: 4000,
+    dnsApiPort: 8081,
+    dnsHost: '127.0.0.1',
+    dnsPort: 5353,
+    dataDir: './data',
+    marketProvider: 'simulated',
+    liveIntervalMs: 15000,
+    responseCache: true,
   });
   expect(c.redisUrl).toBeUndefined();
   expect(c.databaseUrl).toBeUndefined();
@@ -49,8 +55,14 @@ test.each([
   [{ UPSTREAM_RETRIES: '9' }, /UPSTREAM_RETRIES \(upstreamRetries\)/],
   [{ LIVE_MAX_CONNECTIONS: '0' }, /LIVE_MAX_CONNECTIONS \(liveMaxConnections\)/],
   [{ LIVE_MAX_CONNECTIONS_PER_CLIENT: 'many' }, /LIVE_MAX_CONNECTIONS_PER_CLIENT \(liveMaxConnectionsPerClient\)/],
-  [{ LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION: '0' }, /LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION \(liveMaxSubscriptionsPerConnection\)/],
-  [{ LIVE_MAX_TICKERS_PER_SUBSCRIPTION: '1001' }, /LIVE_MAX_TICKERS_PER_SUBSCRIPTION \(liveMaxTickersPerSubscription\)/],
+  [
+    { LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION: '0' },
+    /LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION \(liveMaxSubscriptionsPerConnection\)/,
+  ],
+  [
+    { LIVE_MAX_TICKERS_PER_SUBSCRIPTION: '1001' },
+    /LIVE_MAX_TICKERS_PER_SUBSCRIPTION \(liveMaxTickersPerSubscription\)/,
+  ],
   [{ LIVE_HEARTBEAT_MS: '5' }, /LIVE_HEARTBEAT_MS \(liveHeartbeatMs\)/],
   [{ REDIS_PREFIX: 'has space' }, /REDIS_PREFIX \(redisPrefix\): must be 1–64 letters, digits or \. _ : -/],
   [{ REDIS_CONNECT_TIMEOUT_MS: '10' }, /REDIS_CONNECT_TIMEOUT_MS \(redisConnectTimeoutMs\).*50/],
@@ -64,18 +76,25 @@ test.each([
 
 test('unknown keys and bad nested values in a file are named', () => {
   expect(() => loadConfig({ file: file('u.yaml', 'prot: 1\n'), env: {} })).toThrow(/unknown key\(s\) prot/);
-  expect(() => loadConfig({ file: file('t.yaml', 'marketCacheTtl:\n  quote: 0\n'), env: {} })).toThrow(/marketCacheTtl\.quote/);
+  expect(() => loadConfig({ file: file('t.yaml', 'marketCacheTtl:\n  quote: 0\n'), env: {} })).toThrow(
+    /marketCacheTtl\.quote/,
+  );
 });
 
 test('an unreadable or malformed file is a ConfigError naming CONFIG', () => {
   expect(() => loadConfig({ file: join(dir, 'missing.yaml'), env: {} })).toThrow(/CONFIG: cannot read config file/);
-  expect(() => loadConfig({ file: file('bad.json', '{ nope'), env: {} })).toThrow(/CONFIG: .*bad.json is not valid JSON/);
+  expect(() => loadConfig({ file: file('bad.json', '{ nope'), env: {} })).toThrow(
+    /CONFIG: .*bad.json is not valid JSON/,
+  );
   expect(() => loadConfig({ file: file('list.yaml', '- 1\n- 2\n'), env: {} })).toThrow(/must hold an object/);
 });
 
 test('Redis timeouts: bounded defaults, and the environment sets them', () => {
   expect(loadConfig({ env: {} })).toMatchObject({ redisConnectTimeoutMs: 1000, redisCommandTimeoutMs: 500 });
-  expect(loadConfig({ env: { REDIS_CONNECT_TIMEOUT_MS: '250', REDIS_COMMAND_TIMEOUT_MS: '100' } })).toMatchObject({ redisConnectTimeoutMs: 250, redisCommandTimeoutMs: 100 });
+  expect(loadConfig({ env: { REDIS_CONNECT_TIMEOUT_MS: '250', REDIS_COMMAND_TIMEOUT_MS: '100' } })).toMatchObject({
+    redisConnectTimeoutMs: 250,
+    redisCommandTimeoutMs: 100,
+  });
 });
 
 test('boolean settings accept true/false/1/0/yes/no', () => {
@@ -86,14 +105,32 @@ test('boolean settings accept true/false/1/0/yes/no', () => {
 describe('DNS limits (issue 10)', () => {
   test('defaults: 100 records per RRset (BIND 9), 150 TCP connections (BIND), 10 s idle and message deadlines, 256 KiB buffered', () => {
     expect(loadConfig({ env: {} })).toMatchObject({
-      dnsMaxRecordsPerRrset: 100, dnsTcpMaxConnections: 150, dnsTcpIdleMs: 10_000, dnsTcpMessageMs: 10_000, dnsTcpMaxBufferedBytes: 262_144,
+      dnsMaxRecordsPerRrset: 100,
+      dnsTcpMaxConnections: 150,
+      dnsTcpIdleMs: 10_000,
+      dnsTcpMessageMs: 10_000,
+      dnsTcpMaxBufferedBytes: 262_144,
     });
   });
 
   test('set from the environment (0 records per RRset = no limit)', () => {
-    expect(loadConfig({
-      env: { DNS_MAX_RECORDS_PER_RRSET: '0', DNS_TCP_MAX_CONNECTIONS: '1', DNS_TCP_IDLE_MS: '100', DNS_TCP_MESSAGE_MS: '600000', DNS_TCP_MAX_BUFFERED_BYTES: '1024' },
-    })).toMatchObject({ dnsMaxRecordsPerRrset: 0, dnsTcpMaxConnections: 1, dnsTcpIdleMs: 100, dnsTcpMessageMs: 600_000, dnsTcpMaxBufferedBytes: 1024 });
+    expect(
+      loadConfig({
+        env: {
+          DNS_MAX_RECORDS_PER_RRSET: '0',
+          DNS_TCP_MAX_CONNECTIONS: '1',
+          DNS_TCP_IDLE_MS: '100',
+          DNS_TCP_MESSAGE_MS: '600000',
+          DNS_TCP_MAX_BUFFERED_BYTES: '1024',
+        },
+      }),
+    ).toMatchObject({
+      dnsMaxRecordsPerRrset: 0,
+      dnsTcpMaxConnections: 1,
+      dnsTcpIdleMs: 100,
+      dnsTcpMessageMs: 600_000,
+      dnsTcpMaxBufferedBytes: 1024,
+    });
   });
 
   test.each([
@@ -117,7 +154,10 @@ describe('DNS limits (issue 10)', () => {
 describe('live stream buffers and reservations', () => {
   test('defaults: 1 MiB per stream, 256 MiB per process, 60 s for a stuck client, 10 s for a reservation', () => {
     expect(loadConfig({ env: {} })).toMatchObject({
-      liveMaxStreamBufferBytes: 1024 * 1024, liveMaxBufferedBytes: 256 * 1024 * 1024, liveSlowClientTimeoutMs: 60_000, liveReservationTimeoutMs: 10_000,
+      liveMaxStreamBufferBytes: 1024 * 1024,
+      liveMaxBufferedBytes: 256 * 1024 * 1024,
+      liveSlowClientTimeoutMs: 60_000,
+      liveReservationTimeoutMs: 10_000,
     });
   });
 
@@ -125,8 +165,10 @@ describe('live stream buffers and reservations', () => {
     [{ LIVE_MAX_STREAM_BUFFER_BYTES: '100' }, /LIVE_MAX_STREAM_BUFFER_BYTES \(liveMaxStreamBufferBytes\): .*1024/],
     [{ LIVE_MAX_STREAM_BUFFER_BYTES: 'big' }, /LIVE_MAX_STREAM_BUFFER_BYTES \(liveMaxStreamBufferBytes\)/],
     [{ LIVE_MAX_BUFFERED_BYTES: '-1' }, /LIVE_MAX_BUFFERED_BYTES \(liveMaxBufferedBytes\)/],
-    [{ LIVE_MAX_STREAM_BUFFER_BYTES: '2097152', LIVE_MAX_BUFFERED_BYTES: '1048576' },
-      /LIVE_MAX_BUFFERED_BYTES \(liveMaxBufferedBytes\): must be at least liveMaxStreamBufferBytes/],
+    [
+      { LIVE_MAX_STREAM_BUFFER_BYTES: '2097152', LIVE_MAX_BUFFERED_BYTES: '1048576' },
+      /LIVE_MAX_BUFFERED_BYTES \(liveMaxBufferedBytes\): must be at least liveMaxStreamBufferBytes/,
+    ],
     [{ LIVE_SLOW_CLIENT_TIMEOUT_MS: '10' }, /LIVE_SLOW_CLIENT_TIMEOUT_MS \(liveSlowClientTimeoutMs\): .*100/],
     [{ LIVE_RESERVATION_TIMEOUT_MS: '0' }, /LIVE_RESERVATION_TIMEOUT_MS \(liveReservationTimeoutMs\): .*100/],
     [{ LIVE_RESERVATION_TIMEOUT_MS: '600001' }, /LIVE_RESERVATION_TIMEOUT_MS \(liveReservationTimeoutMs\): .*600000/],
@@ -135,7 +177,20 @@ describe('live stream buffers and reservations', () => {
   });
 
   test('values in range are taken', () => {
-    expect(loadConfig({ env: { LIVE_MAX_STREAM_BUFFER_BYTES: '65536', LIVE_MAX_BUFFERED_BYTES: '65536', LIVE_SLOW_CLIENT_TIMEOUT_MS: '500', LIVE_RESERVATION_TIMEOUT_MS: '250' } }))
-      .toMatchObject({ liveMaxStreamBufferBytes: 65536, liveMaxBufferedBytes: 65536, liveSlowClientTimeoutMs: 500, liveReservationTimeoutMs: 250 });
+    expect(
+      loadConfig({
+        env: {
+          LIVE_MAX_STREAM_BUFFER_BYTES: '65536',
+          LIVE_MAX_BUFFERED_BYTES: '65536',
+          LIVE_SLOW_CLIENT_TIMEOUT_MS: '500',
+          LIVE_RESERVATION_TIMEOUT_MS: '250',
+        },
+      }),
+    ).toMatchObject({
+      liveMaxStreamBufferBytes: 65536,
+      liveMaxBufferedBytes: 65536,
+      liveSlowClientTimeoutMs: 500,
+      liveReservationTimeoutMs: 250,
+    });
   });
 });

@@ -31,7 +31,9 @@ function readConfigFile(path: string): Record<string, unknown> {
   try {
     parsed = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new ConfigError(`CONFIG: ${path} is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message}`);
+    throw new ConfigError(
+      `CONFIG: ${path} is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
+    );
   }
   if (parsed == null) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) {
@@ -78,7 +80,9 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   };
   const result = ConfigSchema.safeParse(merged);
   if (!result.success) {
-    throw new ConfigError(`Invalid configuration:\n${result.error.issues.map((i) => `  - ${describeIssue(i)}`).join('\n')}`);
+    throw new ConfigError(
+      `Invalid configuration:\n${result.error.issues.map((i) => `  - ${describeIssue(i)}`).join('\n')}`,
+    );
   }
   return result.data;
 }

@@ -21,7 +21,12 @@ const CacheTtls = z
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const bool = z.preprocess(
-  (v) => (typeof v === 'string' ? ({ true: true, '1': true, yes: true, false: false, '0': false, no: false } as Record<string, boolean>)[v.toLowerCase()] ?? v : v),
+  (v) =>
+    typeof v === 'string'
+      ? (({ true: true, '1': true, yes: true, false: false, '0': false, no: false } as Record<string, boolean>)[
+          v.toLowerCase()
+        ] ?? v)
+      : v,
   z.boolean(),
 );
 
@@ -34,8 +39,14 @@ export const ConfigSchema = z
     dnsHost: z.string().min(1).default('127.0.0.1'),
     dnsPort: port.default(5353),
     dataDir: z.string().min(1).default('./data'),
-    databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
-    redisUrl: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+    databaseUrl: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+      .optional(),
+    redisUrl: z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+      .optional(),
     marketProvider: z.enum(['simulated', 'google']).default('simulated'),
     marketSeed: z.string().min(1).max(200).default('onegraph'),
     /** Freezes the simulated market's clock at this instant (ISO 8601); unset = real time. */
@@ -47,9 +58,19 @@ export const ConfigSchema = z
     responseCache: bool.default(true),
     responseCacheEntries: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
     /** Bytes the whole-response cache may hold (results and their renderings); the least recently used go first. */
-    responseCacheBytes: z.coerce.number().int().min(0).max(64 * 1024 ** 3).default(64 * 1024 ** 2),
+    responseCacheBytes: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(64 * 1024 ** 3)
+      .default(64 * 1024 ** 2),
     /** A response bigger than this is not cached at all. */
-    responseCacheMaxEntryBytes: z.coerce.number().int().min(1_024).max(1024 ** 3).default(2 * 1024 ** 2),
+    responseCacheMaxEntryBytes: z.coerce
+      .number()
+      .int()
+      .min(1_024)
+      .max(1024 ** 3)
+      .default(2 * 1024 ** 2),
     liveIntervalMs: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
     /** Open live streams (GraphQL subscriptions over SSE and /v1/live) in this process. */
     liveMaxConnections: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
@@ -61,15 +82,28 @@ export const ConfigSchema = z
     /** Tickers one live subscription (or /v1/live stream, or snapshot) may name. */
     liveMaxTickersPerSubscription: z.coerce.number().int().min(1).max(1_000).default(50),
     /** Outgoing live streams: unsent bytes one stream may hold (a client that falls behind loses its oldest events). */
-    liveMaxStreamBufferBytes: z.coerce.number().int().min(1_024).max(1024 * 1024 * 1024).default(1024 * 1024),
+    liveMaxStreamBufferBytes: z.coerce
+      .number()
+      .int()
+      .min(1_024)
+      .max(1024 * 1024 * 1024)
+      .default(1024 * 1024),
     /** Unsent bytes of all live streams of the process; over it the streams holding the most are disconnected. */
-    liveMaxBufferedBytes: z.coerce.number().int().min(1_024).max(64 * 1024 * 1024 * 1024).default(256 * 1024 * 1024),
+    liveMaxBufferedBytes: z.coerce
+      .number()
+      .int()
+      .min(1_024)
+      .max(64 * 1024 * 1024 * 1024)
+      .default(256 * 1024 * 1024),
     /** A live stream that stays over liveMaxStreamBufferBytes this long is disconnected. */
     liveSlowClientTimeoutMs: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
     /** How long a graphql-sse single-connection reservation (PUT) waits for its stream to open. */
     liveReservationTimeoutMs: z.coerce.number().int().min(100).max(600_000).default(10_000),
     /** Prefix of the Redis keys and channel the replicas' shared live poller uses. */
-    redisPrefix: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1–64 letters, digits or . _ : -').default('onegraph'),
+    redisPrefix: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1–64 letters, digits or . _ : -')
+      .default('onegraph'),
     /** Bound of one Redis connection attempt; while Redis is away the cache and the live poller do without it. */
     redisConnectTimeoutMs: z.coerce.number().int().min(50).max(60_000).default(1_000),
     /** Bound of one Redis command (a stalled server counts as away after it). */
@@ -87,7 +121,12 @@ export const ConfigSchema = z
     shutdownGraceMs: z.coerce.number().int().min(0).max(600_000).default(10_000),
     /** Deepest nesting of arrays and objects in a request's GraphQL variables. */
     maxVariablesDepth: z.coerce.number().int().min(1).max(1_000).default(32),
-    maxBodyBytes: z.coerce.number().int().min(1_024).max(100 * 1024 * 1024).default(1024 * 1024),
+    maxBodyBytes: z.coerce
+      .number()
+      .int()
+      .min(1_024)
+      .max(100 * 1024 * 1024)
+      .default(1024 * 1024),
     subgraphTimeoutMs: z.coerce.number().int().min(10).max(600_000).default(10_000),
     introspection: bool.default(true),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -96,10 +135,20 @@ export const ConfigSchema = z
     /** `name=file` pairs: master files loaded at start into zones the store does not hold yet. */
     zoneFiles: z.record(z.string(), z.string().min(1)).default({}),
     /** Secondaries told by NOTIFY after every change, as host:port. */
-    notifyTargets: z.preprocess(
-      (v) => (typeof v === 'string' ? v.split(',').map((t) => t.trim()).filter(Boolean) : v),
-      z.array(z.string().regex(/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be host:port (comma-separated)')),
-    ).default([]),
+    notifyTargets: z
+      .preprocess(
+        (v) =>
+          typeof v === 'string'
+            ? v
+                .split(',')
+                .map((t) => t.trim())
+                .filter(Boolean)
+            : v,
+        z.array(
+          z.string().regex(/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be host:port (comma-separated)'),
+        ),
+      )
+      .default([]),
     dnsAccess: z
       .object({
         updateKeys: z.record(z.string(), z.array(z.string())).optional(),
@@ -120,14 +169,20 @@ export const ConfigSchema = z
     /** A DNS message over TCP must arrive whole within this long of its first byte. */
     dnsTcpMessageMs: z.coerce.number().int().min(100).max(600_000).default(10_000),
     /** A DNS TCP connection is not read from while more than this many bytes of its answers wait to be sent. */
-    dnsTcpMaxBufferedBytes: z.coerce.number().int().min(1_024).max(64 * 1024 * 1024).default(256 * 1024),
+    dnsTcpMaxBufferedBytes: z.coerce
+      .number()
+      .int()
+      .min(1_024)
+      .max(64 * 1024 * 1024)
+      .default(256 * 1024),
     /** `name=url` pairs: serve that subgraph from a remote URL instead of in-process. */
     subgraphUrls: z.record(z.string(), z.url({ protocol: /^https?$/ })).default({}),
     supergraphFile: z.string().min(1).optional(),
   })
   .strict()
   .refine((c) => c.liveMaxBufferedBytes >= c.liveMaxStreamBufferBytes, {
-    path: ['liveMaxBufferedBytes'], message: 'must be at least liveMaxStreamBufferBytes (one stream\'s bound)',
+    path: ['liveMaxBufferedBytes'],
+    message: "must be at least liveMaxStreamBufferBytes (one stream's bound)",
   });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -25,7 +25,9 @@ export interface Composed {
 export function composeSupergraph(subgraphs: SubgraphDefinition[]): Composed {
   const subgraphSdl: Record<string, string> = {};
   for (const s of subgraphs) subgraphSdl[s.name] = printSubgraphSchema(s.schema);
-  const result = composeServices(subgraphs.map((s) => ({ name: s.name, url: s.url, typeDefs: parse(subgraphSdl[s.name] as string) })));
+  const result = composeServices(
+    subgraphs.map((s) => ({ name: s.name, url: s.url, typeDefs: parse(subgraphSdl[s.name] as string) })),
+  );
   if (result.errors) throw new CompositionError(result.errors.map((e) => e.message));
   return { subgraphSdl, supergraphSdl: result.supergraphSdl };
 }

@@ -24,7 +24,9 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
     const prepared = this.prepared.get(request.query ?? '');
     if ('errors' in prepared) return { errors: prepared.errors };
     const incoming = options.kind === GraphQLDataSourceRequestKind.INCOMING_OPERATION ? options.context : undefined;
-    const context = incoming ? this.contextFor(incoming) : this.subgraph.createContext({ requestId: 'internal', cacheHint: new CacheHint() });
+    const context = incoming
+      ? this.contextFor(incoming)
+      : this.subgraph.createContext({ requestId: 'internal', cacheHint: new CacheHint() });
     const result = await execute({
       schema: this.subgraph.schema,
       document: prepared.document,

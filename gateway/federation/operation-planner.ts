@@ -39,11 +39,17 @@ export class OperationPlanner {
 
   /** The query plan of a validated operation (not cached: callers keep what they derive from it). */
   plan(document: DocumentNode, operationName: string | null | undefined): QueryPlan {
-    return this.planner.buildQueryPlan(operationFromDocument(this.api, document, { operationName: operationName ?? undefined }));
+    return this.planner.buildQueryPlan(
+      operationFromDocument(this.api, document, { operationName: operationName ?? undefined }),
+    );
   }
 
   /** Plans a validated subscription document (cached by its text and operation name). */
-  planSubscription(document: DocumentNode, operationName: string | null | undefined, key = print(document)): SubscriptionPlan {
+  planSubscription(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    key = print(document),
+  ): SubscriptionPlan {
     const cacheKey = `${operationName ?? ''}\u0000${key}`;
     const cached = this.subscriptions.get(cacheKey);
     if (cached) return cached;
@@ -52,7 +58,11 @@ export class OperationPlanner {
     const plan: SubscriptionPlan = {
       primary: node.primary,
       rest: node.rest,
-      operationContext: buildOperationContext({ schema: this.apiSchema, operationDocument: document, operationName: operationName ?? undefined }),
+      operationContext: buildOperationContext({
+        schema: this.apiSchema,
+        operationDocument: document,
+        operationName: operationName ?? undefined,
+      }),
     };
     this.subscriptions.set(cacheKey, plan);
     return plan;

@@ -11,7 +11,8 @@ export async function probeRemoteSubgraph(url: string, timeoutMs = 2_000): Promi
       signal: AbortSignal.timeout(timeoutMs),
     });
     const body = (await res.json()) as { data?: { __typename?: string } };
-    if (!res.ok || body.data?.__typename !== 'Query') return { status: 'down', url, error: `answered HTTP ${res.status}` };
+    if (!res.ok || body.data?.__typename !== 'Query')
+      return { status: 'down', url, error: `answered HTTP ${res.status}` };
     return { status: 'ok', url, ms: Date.now() - started };
   } catch (err) {
     return { status: 'down', url, error: err instanceof Error ? err.message : String(err) };

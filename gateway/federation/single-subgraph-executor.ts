@@ -1,6 +1,10 @@
 import type { GraphQLDataSource } from '@apollo/gateway';
 import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/types';
-import type { GatewayExecutionResult, GatewayExecutor, GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
+import type {
+  GatewayExecutionResult,
+  GatewayExecutor,
+  GatewayGraphQLRequestContext,
+} from '@apollo/server-gateway-interface';
 import { execute, GraphQLError, Kind, validate, visit, type DocumentNode, type GraphQLFormattedError } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { Subgraph } from '../../subgraphs/subgraph';
@@ -76,15 +80,23 @@ export class SingleSubgraphExecutor {
   }
 
   private findRoute(document: DocumentNode, operationName: string | null): Route | false {
-    const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION && (operationName === null || d.name?.value === operationName));
-    if (operation?.kind !== Kind.OPERATION_DEFINITION || operation.operation === 'subscription' || hasIntrospection(document)) return false;
+    const operation = document.definitions.find(
+      (d) => d.kind === Kind.OPERATION_DEFINITION && (operationName === null || d.name?.value === operationName),
+    );
+    if (
+      operation?.kind !== Kind.OPERATION_DEFINITION ||
+      operation.operation === 'subscription' ||
+      hasIntrospection(document)
+    )
+      return false;
     let node;
     try {
       node = this.planner.plan(document, operationName).node;
     } catch {
       return false; // Apollo's executor reports it
     }
-    if (node?.kind !== 'Fetch' || node.requires?.length || node.inputRewrites?.length || node.outputRewrites?.length) return false;
+    if (node?.kind !== 'Fetch' || node.requires?.length || node.inputRewrites?.length || node.outputRewrites?.length)
+      return false;
     const subgraph = this.local.get(node.serviceName);
     if (!subgraph || !this.dataSources.has(node.serviceName)) return false;
     // The client's document must mean the same on the subgraph's schema (it is valid on the API schema already).
@@ -95,13 +107,20 @@ export class SingleSubgraphExecutor {
   /** The operation executed over the API schema with every root field resolving to null (synchronous). */
   private nulledRootFields(rc: GatewayGraphQLRequestContext<GatewayContext>): unknown {
     const result = execute({
-      schema: this.planner.apiSchema, document: rc.document, operationName: rc.operationName, variableValues: rc.request.variables,
-      rootValue: {}, fieldResolver: () => null,
+      schema: this.planner.apiSchema,
+      document: rc.document,
+      operationName: rc.operationName,
+      variableValues: rc.request.variables,
+      rootValue: {},
+      fieldResolver: () => null,
     });
-    return 'then' in result ? null : result.data ?? null;
+    return 'then' in result ? null : (result.data ?? null);
   }
 
-  private async execute(route: Route, rc: GatewayGraphQLRequestContext<GatewayContext>): Promise<GatewayExecutionResult> {
+  private async execute(
+    route: Route,
+    rc: GatewayGraphQLRequestContext<GatewayContext>,
+  ): Promise<GatewayExecutionResult> {
     const source = this.dataSources.get(route.subgraph) as GraphQLDataSource<GatewayContext>;
     const response = await source.process({
       kind: GraphQLDataSourceRequestKind.INCOMING_OPERATION,

@@ -21,13 +21,24 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
     // fetch reports "fetch failed" and keeps the reason (e.g. "connect ECONNREFUSED …") in its cause chain. Duck
     // typing, not instanceof: errors may come from another realm (fetch's own, or a test VM).
     const messageOf = (e: unknown): string | undefined =>
-      typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string' ? (e as { message: string }).message : undefined;
+      typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string'
+        ? (e as { message: string }).message
+        : undefined;
     let reason = messageOf(err) ?? String(err);
-    for (let cause = (err as { cause?: unknown } | null)?.cause; messageOf(cause) !== undefined; cause = (cause as { cause?: unknown }).cause) {
+    for (
+      let cause = (err as { cause?: unknown } | null)?.cause;
+      messageOf(cause) !== undefined;
+      cause = (cause as { cause?: unknown }).cause
+    ) {
       reason = messageOf(cause) as string;
     }
     return {
-      errors: [{ message: `subgraph ${this.name} is unavailable: ${reason}`, extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName: this.name } }],
+      errors: [
+        {
+          message: `subgraph ${this.name} is unavailable: ${reason}`,
+          extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName: this.name },
+        },
+      ],
     } as GatewayGraphQLResponse;
   }
 
@@ -35,16 +46,25 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<GatewayGraphQLResponse>((resolve) => {
-      timer = setTimeout(() => resolve({
-        errors: [{
-          message: `subgraph ${this.name} did not answer within ${this.timeoutMs} ms (subgraphTimeoutMs)`,
-          extensions: { code: 'SUBGRAPH_TIMEOUT', serviceName: this.name },
-        }],
-      } as GatewayGraphQLResponse), this.timeoutMs);
+      timer = setTimeout(
+        () =>
+          resolve({
+            errors: [
+              {
+                message: `subgraph ${this.name} did not answer within ${this.timeoutMs} ms (subgraphTimeoutMs)`,
+                extensions: { code: 'SUBGRAPH_TIMEOUT', serviceName: this.name },
+              },
+            ],
+          } as GatewayGraphQLResponse),
+        this.timeoutMs,
+      );
     });
     let ok = false;
     try {
-      const result = await Promise.race([this.inner.process(options).catch((err: unknown) => this.unavailable(err)), timeout]);
+      const result = await Promise.race([
+        this.inner.process(options).catch((err: unknown) => this.unavailable(err)),
+        timeout,
+      ]);
       ok = !result.errors?.length;
       return result;
     } finally {

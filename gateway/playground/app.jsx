@@ -49,7 +49,11 @@ function fetcher(params, options) {
     headers: options?.headers ?? {},
     retryAttempts: 0,
   });
-  const events = client.iterate({ query: params.query, variables: params.variables ?? undefined, operationName: params.operationName ?? undefined });
+  const events = client.iterate({
+    query: params.query,
+    variables: params.variables ?? undefined,
+    operationName: params.operationName ?? undefined,
+  });
   const stop = events.return.bind(events);
   events.return = async (value) => {
     const result = await stop(value);

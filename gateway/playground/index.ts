@@ -127,7 +127,9 @@ export function registerPlayground(app: FastifyInstance, options: PlaygroundOpti
   async function loadManifest(): Promise<PlaygroundManifest | undefined> {
     try {
       const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as PlaygroundManifest;
-      return existsSync(join(assetsDir, manifest.js)) && existsSync(join(assetsDir, manifest.css)) ? manifest : undefined;
+      return existsSync(join(assetsDir, manifest.js)) && existsSync(join(assetsDir, manifest.css))
+        ? manifest
+        : undefined;
     } catch {
       return undefined;
     }
@@ -136,7 +138,11 @@ export function registerPlayground(app: FastifyInstance, options: PlaygroundOpti
   async function sendPage(reply: FastifyReply): Promise<FastifyReply> {
     const manifest = await loadManifest();
     if (!manifest) {
-      return reply.status(503).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(`${notBuilt}\n`);
+      return reply
+        .status(503)
+        .header('cache-control', 'no-store')
+        .type('text/plain; charset=utf-8')
+        .send(`${notBuilt}\n`);
     }
     return reply
       .header('content-security-policy', PLAYGROUND_CSP)

@@ -3,7 +3,10 @@ import type { GraphQLFormattedError } from 'graphql';
 
 /** An error a REST adapter answers with: a status and the message for the body. */
 export class RestError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
     this.name = 'RestError';
   }

@@ -14,7 +14,10 @@ import { RestError, restErrorFromGraphQL, statusText } from './errors';
 /** The original stream's item: `{ticker, name, price, change, changePercent, currency, type}`, in that order. */
 const LIVE_FIELDS = 'ticker name price change changePercent currency type';
 const STREAM_QUERY = `subscription RestLive($tickers: [String!]) { priceTicks(tickers: $tickers) { sequence quotes { ${LIVE_FIELDS} } } }`;
-const SNAPSHOT = prepareOperation('RestLiveSnapshot', `query RestLiveSnapshot($tickers: [String!]) { liveSnapshot(tickers: $tickers) { ${LIVE_FIELDS} } }`);
+const SNAPSHOT = prepareOperation(
+  'RestLiveSnapshot',
+  `query RestLiveSnapshot($tickers: [String!]) { liveSnapshot(tickers: $tickers) { ${LIVE_FIELDS} } }`,
+);
 
 export interface MarketLiveOptions {
   graph: Graph;
@@ -50,11 +53,15 @@ function restItem(quote: Item): Item {
  * frame and heartbeat comments) and `GET /v1/live/snapshot`. Both run GraphQL operations through the gateway: the
  * stream is a `priceTicks` subscription, so it shares the price hub with every other subscriber.
  */
-export function registerMarketLive(app: FastifyInstance, options: MarketLiveOptions): { closeStreams(): void; open(): number } {
+export function registerMarketLive(
+  app: FastifyInstance,
+  options: MarketLiveOptions,
+): { closeStreams(): void; open(): number } {
   const { graph, subscriptions, connections, log } = options;
   const document = parse(STREAM_QUERY);
   const invalid = validate(options.schema, document);
-  if (invalid.length) throw new Error(`the /v1/live operation does not fit the schema: ${invalid.map((e) => e.message).join('; ')}`);
+  if (invalid.length)
+    throw new Error(`the /v1/live operation does not fit the schema: ${invalid.map((e) => e.message).join('; ')}`);
 
   // Frames are the same bytes for every client of the same event (results are shared per event): render once.
   const frames = new WeakMap<object, Frame>();
@@ -94,79 +101,103 @@ export function registerMarketLive(app: FastifyInstance, options: MarketLiveOpti
     buffer.write(frame.text, false, frame.bytes);
   }
 
-  app.get('/v1/live', async (req: FastifyRequest<{ Querystring: Record<string, string | string[] | undefined> }>, reply: FastifyReply) => {
-    const tickers = tickersParam(req.query);
-    const slot = connections.tryOpen(req.ip);
-    if ('refused' in slot) {
-      log.warn({ client: req.ip, limit: slot.refused.limit }, 'live connection refused');
-      return reply.status(503).send({ error: statusText(503), message: slot.refused.message });
-    }
-    let stream: Stream<FormattedExecutionResult>;
-    let first: FormattedExecutionResult;
-    try {
-      const result = await subscriptions.subscribe({ document, query: STREAM_QUERY, operationName: 'RestLive', variables: { tickers }, requestId: req.id });
-      if (!('next' in result)) throw result.errors?.length ? restErrorFromGraphQL(result.errors) : new RestError(502, 'the live stream could not start');
-      stream = result;
-      // The first event comes at once; a stream that fails to open (a remote subgraph's errors arrive as an event)
-      // is still a plain JSON error with the REST status, not a stream.
-      const step = await stream.next();
-      if (step.done || !step.value.data) {
-        await stream.return(undefined);
-        const errors = step.done ? undefined : step.value.errors;
-        throw errors?.length ? restErrorFromGraphQL(errors) : new RestError(502, 'the live stream ended before its first frame');
+  app.get(
+    '/v1/live',
+    async (
+      req: FastifyRequest<{ Querystring: Record<string, string | string[] | undefined> }>,
+      reply: FastifyReply,
+    ) => {
+      const tickers = tickersParam(req.query);
+      const slot = connections.tryOpen(req.ip);
+      if ('refused' in slot) {
+        log.warn({ client: req.ip, limit: slot.refused.limit }, 'live connection refused');
+        return reply.status(503).send({ error: statusText(503), message: slot.refused.message });
       }
-      first = step.value;
-    } catch (err) {
-      slot.release();
-      throw err;
-    }
-
-    reply.hijack();
-    const raw = reply.raw;
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
-    raw.writeHead(200, {
-      ...headers,
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no', // nginx: do not buffer the stream
-    });
-    const buffer = options.buffers.attach(raw, req.ip, 'rest');
-    buffer.write(': live prices\n\n'); // headers reach the client now, before the first frame
-    options.metrics.liveConnections.inc({ kind: 'rest' });
-    const live = stream;
-    const stop = () => void live.return(undefined);
-    raw.once('close', stop);
-    track(raw, stop, buffer);
-    try {
-      send(buffer, frameOf(first));
-      // A client that reads slower than frames come: the next event is taken only when its stream has room (the
-      // hub's queue drops the oldest meanwhile), and one stuck too long is disconnected by the buffers' bounds.
-      while (await buffer.room()) {
-        const step = await live.next();
-        if (step.done || !raw.writable) break;
-        send(buffer, frameOf(step.value));
-        if (!step.value.data) break; // the stream failed: the error frame was its last
+      let stream: Stream<FormattedExecutionResult>;
+      let first: FormattedExecutionResult;
+      try {
+        const result = await subscriptions.subscribe({
+          document,
+          query: STREAM_QUERY,
+          operationName: 'RestLive',
+          variables: { tickers },
+          requestId: req.id,
+        });
+        if (!('next' in result))
+          throw result.errors?.length
+            ? restErrorFromGraphQL(result.errors)
+            : new RestError(502, 'the live stream could not start');
+        stream = result;
+        // The first event comes at once; a stream that fails to open (a remote subgraph's errors arrive as an event)
+        // is still a plain JSON error with the REST status, not a stream.
+        const step = await stream.next();
+        if (step.done || !step.value.data) {
+          await stream.return(undefined);
+          const errors = step.done ? undefined : step.value.errors;
+          throw errors?.length
+            ? restErrorFromGraphQL(errors)
+            : new RestError(502, 'the live stream ended before its first frame');
+        }
+        first = step.value;
+      } catch (err) {
+        slot.release();
+        throw err;
       }
-    } catch (err) {
-      log.warn({ err, requestId: req.id }, 'live stream failed');
-    } finally {
-      raw.off('close', stop);
-      untrack(raw);
-      slot.release();
-      options.metrics.liveConnections.dec({ kind: 'rest' });
-      endStream(raw);
-      log.info({ requestId: req.id, url: '/v1/live', client: req.ip, ms: Math.round(reply.elapsedTime) }, 'live stream closed');
-    }
-  });
 
-  app.get('/v1/live/snapshot', async (req: FastifyRequest<{ Querystring: Record<string, string | string[] | undefined> }>, reply) => {
-    const { result } = await graph.run(SNAPSHOT, { tickers: tickersParam(req.query) }, req.id);
-    if (result.errors?.length) throw restErrorFromGraphQL(result.errors);
-    const items = ((result.data as { liveSnapshot?: Item[] } | null)?.liveSnapshot ?? []).map(restItem);
-    return reply.header('cache-control', 'no-cache').send(items);
-  });
+      reply.hijack();
+      const raw = reply.raw;
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(reply.getHeaders()))
+        if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+      raw.writeHead(200, {
+        ...headers,
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no', // nginx: do not buffer the stream
+      });
+      const buffer = options.buffers.attach(raw, req.ip, 'rest');
+      buffer.write(': live prices\n\n'); // headers reach the client now, before the first frame
+      options.metrics.liveConnections.inc({ kind: 'rest' });
+      const live = stream;
+      const stop = () => void live.return(undefined);
+      raw.once('close', stop);
+      track(raw, stop, buffer);
+      try {
+        send(buffer, frameOf(first));
+        // A client that reads slower than frames come: the next event is taken only when its stream has room (the
+        // hub's queue drops the oldest meanwhile), and one stuck too long is disconnected by the buffers' bounds.
+        while (await buffer.room()) {
+          const step = await live.next();
+          if (step.done || !raw.writable) break;
+          send(buffer, frameOf(step.value));
+          if (!step.value.data) break; // the stream failed: the error frame was its last
+        }
+      } catch (err) {
+        log.warn({ err, requestId: req.id }, 'live stream failed');
+      } finally {
+        raw.off('close', stop);
+        untrack(raw);
+        slot.release();
+        options.metrics.liveConnections.dec({ kind: 'rest' });
+        endStream(raw);
+        log.info(
+          { requestId: req.id, url: '/v1/live', client: req.ip, ms: Math.round(reply.elapsedTime) },
+          'live stream closed',
+        );
+      }
+    },
+  );
+
+  app.get(
+    '/v1/live/snapshot',
+    async (req: FastifyRequest<{ Querystring: Record<string, string | string[] | undefined> }>, reply) => {
+      const { result } = await graph.run(SNAPSHOT, { tickers: tickersParam(req.query) }, req.id);
+      if (result.errors?.length) throw restErrorFromGraphQL(result.errors);
+      const items = ((result.data as { liveSnapshot?: Item[] } | null)?.liveSnapshot ?? []).map(restItem);
+      return reply.header('cache-control', 'no-cache').send(items);
+    },
+  );
 
   return {
     closeStreams: () => {

@@ -10,8 +10,14 @@ const FINANCIAL_FIELDS = `fiscalEnd isAnnual currency revenue netIncome eps epsD
 const LIST_FIELDS = `ticker name price change changePercent`;
 
 export const MarketOperations = {
-  quote: prepareOperation('RestQuote', `query RestQuote($ticker: String!) { quote(ticker: $ticker) { ${QUOTE_FIELDS} } }`),
-  company: prepareOperation('RestCompany', `query RestCompany($ticker: String!) { company(ticker: $ticker) { ${COMPANY_FIELDS} } }`),
+  quote: prepareOperation(
+    'RestQuote',
+    `query RestQuote($ticker: String!) { quote(ticker: $ticker) { ${QUOTE_FIELDS} } }`,
+  ),
+  company: prepareOperation(
+    'RestCompany',
+    `query RestCompany($ticker: String!) { company(ticker: $ticker) { ${COMPANY_FIELDS} } }`,
+  ),
   chart: prepareOperation(
     'RestChart',
     `query RestChart($ticker: String!, $range: ChartRange!) { chart(ticker: $ticker, range: $range) { ${CHART_FIELDS} } }`,
@@ -21,7 +27,10 @@ export const MarketOperations = {
     'RestFinancials',
     `query RestFinancials($ticker: String!, $type: FinancialsType!) { financials(ticker: $ticker, type: $type) { ${FINANCIAL_FIELDS} } }`,
   ),
-  related: prepareOperation('RestRelated', `query RestRelated($ticker: String!) { related(ticker: $ticker) { ${LIST_FIELDS} } }`),
+  related: prepareOperation(
+    'RestRelated',
+    `query RestRelated($ticker: String!) { related(ticker: $ticker) { ${LIST_FIELDS} } }`,
+  ),
   full: prepareOperation(
     'RestFull',
     `query RestFull($ticker: String!, $range: ChartRange!) { quote(ticker: $ticker) { ${QUOTE_FIELDS}

@@ -9,8 +9,14 @@ type Query = Record<string, string | string[] | undefined>;
 
 /** REST strings of the seed → GraphQL enum values. */
 const RANGES: Record<string, string> = {
-  '1D': 'ONE_DAY', '5D': 'FIVE_DAYS', '1M': 'ONE_MONTH', '6M': 'SIX_MONTHS',
-  YTD: 'YEAR_TO_DATE', '1Y': 'ONE_YEAR', '5Y': 'FIVE_YEARS', MAX: 'MAX',
+  '1D': 'ONE_DAY',
+  '5D': 'FIVE_DAYS',
+  '1M': 'ONE_MONTH',
+  '6M': 'SIX_MONTHS',
+  YTD: 'YEAR_TO_DATE',
+  '1Y': 'ONE_YEAR',
+  '5Y': 'FIVE_YEARS',
+  MAX: 'MAX',
 };
 const FINANCIALS_TYPES: Record<string, string> = { quarterly: 'QUARTERLY', annual: 'ANNUAL', all: 'ALL' };
 const CATEGORIES: Record<string, string> = { 'most-active': 'MOST_ACTIVE', gainers: 'GAINERS', losers: 'LOSERS' };
@@ -35,8 +41,10 @@ function integer(query: Query, name: string, fallback: number, min: number, max:
   const raw = param(query, name);
   if (raw === undefined) return fallback;
   const value = /^[-+]?\d{1,300}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(value)) throw new RestError(400, `${name} must be an integer from ${min} to ${max} (got "${raw.slice(0, 40)}")`);
-  if (value < min || value > max) throw new RestError(400, `${name} must be an integer from ${min} to ${max} (got ${raw.slice(0, 40)})`);
+  if (!Number.isInteger(value))
+    throw new RestError(400, `${name} must be an integer from ${min} to ${max} (got "${raw.slice(0, 40)}")`);
+  if (value < min || value > max)
+    throw new RestError(400, `${name} must be an integer from ${min} to ${max} (got ${raw.slice(0, 40)})`);
   return value;
 }
 
@@ -75,7 +83,8 @@ export function registerMarketRest(app: FastifyInstance, graph: Graph): void {
     render: (data: Data) => unknown,
   ): void => {
     app.get(`/v1/${path}/:ticker`, (req: TickerRequest, reply) =>
-      respond(req, reply, op, { ticker: req.params.ticker, ...vars(req.query) }, render));
+      respond(req, reply, op, { ticker: req.params.ticker, ...vars(req.query) }, render),
+    );
     // The path without a ticker is a request error, not an unknown route.
     app.get(`/v1/${path}/`, async () => {
       throw new RestError(400, 'missing ticker: use SYMBOL:EXCHANGE (e.g. AAPL:NASDAQ) or BASE-QUOTE (e.g. BTC-USD)');
@@ -88,25 +97,38 @@ export function registerMarketRest(app: FastifyInstance, graph: Graph): void {
   byTicker('company', Ops.company, none, (d) => d.company);
   byTicker('chart', Ops.chart, range, (d) => d.chart);
   byTicker('news', Ops.news, none, (d) => d.news);
-  byTicker('financials', Ops.financials, (q) => ({ type: choice(q, 'type', FINANCIALS_TYPES, 'all') }), (d) => d.financials);
+  byTicker(
+    'financials',
+    Ops.financials,
+    (q) => ({ type: choice(q, 'type', FINANCIALS_TYPES, 'all') }),
+    (d) => d.financials,
+  );
   byTicker('related', Ops.related, none, (d) => d.related);
   byTicker('full', Ops.full, range, renderFull);
 
   type ListRequest = FastifyRequest<{ Querystring: Query }>;
   app.get('/v1/market/indices', (req: ListRequest, reply) => respond(req, reply, Ops.indices, {}, (d) => d.indices));
   app.get('/v1/market/movers', (req: ListRequest, reply) =>
-    respond(req, reply, Ops.movers, {
-      category: choice(req.query, 'category', CATEGORIES, 'most-active'),
-      count: integer(req.query, 'count', 10, 1, MAX_MOVERS_COUNT),
-      offset: integer(req.query, 'offset', 0, 0, MAX_MOVERS_OFFSET),
-    }, (d) => d.movers));
+    respond(
+      req,
+      reply,
+      Ops.movers,
+      {
+        category: choice(req.query, 'category', CATEGORIES, 'most-active'),
+        count: integer(req.query, 'count', 10, 1, MAX_MOVERS_COUNT),
+        offset: integer(req.query, 'offset', 0, 0, MAX_MOVERS_OFFSET),
+      },
+      (d) => d.movers,
+    ),
+  );
   app.get('/v1/market/trending', (req: ListRequest, reply) => respond(req, reply, Ops.trending, {}, (d) => d.trending));
   app.get('/v1/market/earnings', (req: ListRequest, reply) => respond(req, reply, Ops.earnings, {}, (d) => d.earnings));
   app.get('/v1/market/headlines', (req: ListRequest, reply) =>
     respond(req, reply, Ops.headline, {}, (d) => {
       if (d.headline == null) throw new RestError(404, 'no current headline');
       return d.headline;
-    }));
+    }),
+  );
 }
 
 export const MARKET_ENUM_MAPS = { RANGES, FINANCIALS_TYPES, CATEGORIES };

@@ -7,7 +7,12 @@ describe('ConnectionLimiter', () => {
     const b = limiter.tryOpen('10.0.0.2');
     expect('release' in a && 'release' in b).toBe(true);
     const c = limiter.tryOpen('10.0.0.3');
-    expect(c).toEqual({ refused: { limit: 'liveMaxConnections', message: 'too many live connections: at most 2 are served at once (liveMaxConnections)' } });
+    expect(c).toEqual({
+      refused: {
+        limit: 'liveMaxConnections',
+        message: 'too many live connections: at most 2 are served at once (liveMaxConnections)',
+      },
+    });
     if ('release' in a) {
       a.release();
       a.release(); // idempotent: must not free a second slot
@@ -21,7 +26,10 @@ describe('ConnectionLimiter', () => {
     const limiter = new ConnectionLimiter({ maxConnections: 100, maxConnectionsPerClient: 1 });
     const first = limiter.tryOpen('10.0.0.1');
     expect(limiter.tryOpen('10.0.0.1')).toEqual({
-      refused: { limit: 'liveMaxConnectionsPerClient', message: 'too many live connections from 10.0.0.1: at most 1 per client address (liveMaxConnectionsPerClient)' },
+      refused: {
+        limit: 'liveMaxConnectionsPerClient',
+        message: 'too many live connections from 10.0.0.1: at most 1 per client address (liveMaxConnectionsPerClient)',
+      },
     });
     expect('release' in limiter.tryOpen('10.0.0.2')).toBe(true);
     expect(limiter.clients).toBe(2);

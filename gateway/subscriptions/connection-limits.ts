@@ -35,11 +35,21 @@ export class ConnectionLimiter {
 
   tryOpen(client: string): { release: () => void } | { refused: Refusal } {
     if (this.total >= this.limits.maxConnections) {
-      return { refused: { limit: 'liveMaxConnections', message: `too many live connections: at most ${this.limits.maxConnections} are served at once (liveMaxConnections)` } };
+      return {
+        refused: {
+          limit: 'liveMaxConnections',
+          message: `too many live connections: at most ${this.limits.maxConnections} are served at once (liveMaxConnections)`,
+        },
+      };
     }
     const mine = this.perClient.get(client) ?? 0;
     if (mine >= this.limits.maxConnectionsPerClient) {
-      return { refused: { limit: 'liveMaxConnectionsPerClient', message: `too many live connections from ${client}: at most ${this.limits.maxConnectionsPerClient} per client address (liveMaxConnectionsPerClient)` } };
+      return {
+        refused: {
+          limit: 'liveMaxConnectionsPerClient',
+          message: `too many live connections from ${client}: at most ${this.limits.maxConnectionsPerClient} per client address (liveMaxConnectionsPerClient)`,
+        },
+      };
     }
     this.total++;
     this.perClient.set(client, mine + 1);

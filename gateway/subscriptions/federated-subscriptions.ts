@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { executeQueryPlan, type GraphQLDataSource, type ServiceMap } from '@apollo/gateway';
 import type { FetchNode, QueryPlan } from '@apollo/query-planner';
 import type { GatewayGraphQLRequestContext, GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
-import { GraphQLError, type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
+import {
+  GraphQLError,
+  type DocumentNode,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
+} from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { createGatewayContext, type GatewayContext } from '../context';
 import type { Logger } from '../logger';
@@ -74,7 +80,10 @@ export class FederatedSubscriptions {
   private readonly eventPlans = new WeakMap<SubscriptionPlan, QueryPlan>();
   private readonly results = new WeakMap<object, Map<string, Promise<FormattedExecutionResult>>>();
   private readonly byContent = new LRUCache<string, Promise<FormattedExecutionResult>>({
-    max: 10_000, ttl: CONTENT_REUSE_MS, ttlAutopurge: true, maxSize: CONTENT_REUSE_BYTES,
+    max: 10_000,
+    ttl: CONTENT_REUSE_MS,
+    ttlAutopurge: true,
+    maxSize: CONTENT_REUSE_BYTES,
   });
 
   constructor(private readonly options: FederatedSubscriptionsOptions) {}
@@ -85,12 +94,20 @@ export class FederatedSubscriptions {
       plan = this.options.planner.planSubscription(request.document, request.operationName, request.query);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      return { errors: [this.options.formatError({ message: `cannot plan the subscription: ${message}`, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })] };
+      return {
+        errors: [
+          this.options.formatError({
+            message: `cannot plan the subscription: ${message}`,
+            extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+          }),
+        ],
+      };
     }
     const variables = request.variables ?? {};
     const { primary } = plan;
     const fetchVariables: Record<string, unknown> = {};
-    for (const name of primary.variableUsages ?? []) if (variables[name] !== undefined) fetchVariables[name] = variables[name];
+    for (const name of primary.variableUsages ?? [])
+      if (variables[name] !== undefined) fetchVariables[name] = variables[name];
 
     const source = await this.open(primary, fetchVariables, request);
     if (!isStream(source)) return this.complete(plan, source, request);
@@ -99,27 +116,48 @@ export class FederatedSubscriptions {
     let events = 0;
     this.options.onActive?.(1);
     const key = `${request.operationName ?? ''}\u0000${request.query ?? ''}\u0000${JSON.stringify(variables)}\u0000${request.shareKey ?? ''}`;
-    return mapStream(source, (event) => {
-      events++;
-      this.options.onEvent?.();
-      return this.resultOf(plan, event, request, key);
-    }, () => {
-      this.options.onActive?.(-1);
-      this.options.log.info({
-        requestId: request.requestId, operation: request.operationName ?? null, subgraph: primary.serviceName, events,
-        ms: Math.round(performance.now() - started),
-      }, 'subscription ended');
-    });
+    return mapStream(
+      source,
+      (event) => {
+        events++;
+        this.options.onEvent?.();
+        return this.resultOf(plan, event, request, key);
+      },
+      () => {
+        this.options.onActive?.(-1);
+        this.options.log.info(
+          {
+            requestId: request.requestId,
+            operation: request.operationName ?? null,
+            subgraph: primary.serviceName,
+            events,
+            ms: Math.round(performance.now() - started),
+          },
+          'subscription ended',
+        );
+      },
+    );
   }
 
-  private async open(primary: FetchNode, variables: Record<string, unknown>, request: SubscriptionRequest): Promise<Stream<ExecutionResult> | ExecutionResult> {
+  private async open(
+    primary: FetchNode,
+    variables: Record<string, unknown>,
+    request: SubscriptionRequest,
+  ): Promise<Stream<ExecutionResult> | ExecutionResult> {
     const name = primary.serviceName;
     const local = this.options.local.get(name);
     try {
       if (local) return await local.open(primary.operation, variables, request.requestId, request.shareKey ?? '');
       const url = this.options.remote.get(name);
       if (!url) return subgraphUnavailable(name, new Error('no URL is known for it'));
-      return openRemoteSubscription(url, name, primary.operation, variables, request.requestId, this.options.remoteQueueBytes);
+      return openRemoteSubscription(
+        url,
+        name,
+        primary.operation,
+        variables,
+        request.requestId,
+        this.options.remoteQueueBytes,
+      );
     } catch (err) {
       this.options.log.warn({ err, subgraph: name }, 'opening a subscription failed');
       return subgraphUnavailable(name, err);
@@ -132,7 +170,12 @@ export class FederatedSubscriptions {
    * content when it is remote (each subscription has its own stream, so equal events are distinct objects). A
    * content match is reused for CONTENT_REUSE_MS at most, so other subgraphs' fields are never staler than that.
    */
-  private resultOf(plan: SubscriptionPlan, event: ExecutionResult, request: SubscriptionRequest, key: string): Promise<FormattedExecutionResult> {
+  private resultOf(
+    plan: SubscriptionPlan,
+    event: ExecutionResult,
+    request: SubscriptionRequest,
+    key: string,
+  ): Promise<FormattedExecutionResult> {
     let byOperation = this.results.get(event);
     if (!byOperation) {
       byOperation = new Map();
@@ -143,41 +186,61 @@ export class FederatedSubscriptions {
     const remote = !this.options.local.has(plan.primary.serviceName);
     const content = remote ? JSON.stringify(event) : undefined;
     // The key holds a digest of the event, not the event: the text of a large event would double what an entry holds.
-    const contentKey = content === undefined ? undefined : `${key}\u0000${createHash('sha256').update(content).digest('base64url')}`;
+    const contentKey =
+      content === undefined ? undefined : `${key}\u0000${createHash('sha256').update(content).digest('base64url')}`;
     result = contentKey === undefined ? undefined : this.byContent.get(contentKey);
     if (!result) {
       result = this.complete(plan, event, request);
-      if (contentKey !== undefined) this.byContent.set(contentKey, result, { size: Math.max(1, (content?.length ?? 0) + contentKey.length) });
+      if (contentKey !== undefined)
+        this.byContent.set(contentKey, result, { size: Math.max(1, (content?.length ?? 0) + contentKey.length) });
     }
     byOperation.set(key, result);
     return result;
   }
 
   /** Runs the rest of the plan on one event and shapes the result as the client's operation asked for it. */
-  private async complete(plan: SubscriptionPlan, event: ExecutionResult, request: SubscriptionRequest): Promise<FormattedExecutionResult> {
+  private async complete(
+    plan: SubscriptionPlan,
+    event: ExecutionResult,
+    request: SubscriptionRequest,
+  ): Promise<FormattedExecutionResult> {
     const primaryName = plan.primary.serviceName;
     if (!event.data) {
       const errors = (event.errors ?? [new GraphQLError('the subgraph sent an event without data')]).map((e) =>
-        this.options.formatError(withService(toFormatted(e), primaryName)));
+        this.options.formatError(withService(toFormatted(e), primaryName)),
+      );
       return { errors };
     }
     const serviceMap: ServiceMap = Object.fromEntries(this.options.dataSources);
     serviceMap[EVENT_SOURCE] = new EventSource(event);
     const context = createGatewayContext(request.requestId, this.options.log);
     const requestContext = {
-      request: { query: request.query, operationName: request.operationName ?? undefined, variables: request.variables ?? {} },
+      request: {
+        query: request.query,
+        operationName: request.operationName ?? undefined,
+        variables: request.variables ?? {},
+      },
       context,
       logger: this.options.log,
       metrics: {},
       overallCachePolicy: {},
     } as unknown as GatewayGraphQLRequestContext<GatewayContext>;
     const planner = this.options.planner;
-    const response = await executeQueryPlan(this.eventPlan(plan), serviceMap, requestContext, plan.operationContext, planner.supergraphSchema, planner.api);
+    const response = await executeQueryPlan(
+      this.eventPlan(plan),
+      serviceMap,
+      requestContext,
+      plan.operationContext,
+      planner.supergraphSchema,
+      planner.api,
+    );
     const result: FormattedExecutionResult = { data: response.data ?? null };
     if (response.errors?.length) {
       result.errors = response.errors.map((e) => {
         const formatted = toFormatted(e);
-        return this.options.formatError(formatted.extensions?.serviceName === EVENT_SOURCE ? withService(formatted, primaryName) : formatted);
+        return this.options.formatError(
+          formatted.extensions?.serviceName === EVENT_SOURCE ? withService(formatted, primaryName) : formatted,
+        );
       });
     }
     return result;

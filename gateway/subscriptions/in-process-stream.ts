@@ -21,7 +21,12 @@ export class InProcessSubscriptions {
     this.prepared = new PreparedDocuments(subgraph.schema);
   }
 
-  async open(operation: string, variables: Record<string, unknown>, requestId: string, shareKey: string): Promise<Stream<ExecutionResult> | ExecutionResult> {
+  async open(
+    operation: string,
+    variables: Record<string, unknown>,
+    requestId: string,
+    shareKey: string,
+  ): Promise<Stream<ExecutionResult> | ExecutionResult> {
     const prepared = this.prepared.get(operation);
     if ('errors' in prepared) return { errors: prepared.errors };
     const { document } = prepared;
@@ -33,19 +38,30 @@ export class InProcessSubscriptions {
     });
     if (!isAsyncIterable(source)) return source as ExecutionResult;
     const key = `${operation}\u0000${JSON.stringify(variables)}\u0000${shareKey}`;
-    return mapStream(source[Symbol.asyncIterator](), (payload) => this.resultOf(payload, key, document, variables, requestId));
+    return mapStream(source[Symbol.asyncIterator](), (payload) =>
+      this.resultOf(payload, key, document, variables, requestId),
+    );
   }
 
   /** Executes the operation for one event payload, once per payload object and operation. */
-  private resultOf(payload: unknown, key: string, document: DocumentNode, variables: Record<string, unknown>, requestId: string): Promise<ExecutionResult> {
+  private resultOf(
+    payload: unknown,
+    key: string,
+    document: DocumentNode,
+    variables: Record<string, unknown>,
+    requestId: string,
+  ): Promise<ExecutionResult> {
     // A fresh context per event: loaders cache for their context's lifetime, and a subscription lives for hours.
-    const run = () => Promise.resolve(execute({
-      schema: this.subgraph.schema,
-      document,
-      rootValue: payload,
-      variableValues: variables,
-      contextValue: this.subgraph.createContext({ requestId, cacheHint: new CacheHint() }),
-    }));
+    const run = () =>
+      Promise.resolve(
+        execute({
+          schema: this.subgraph.schema,
+          document,
+          rootValue: payload,
+          variableValues: variables,
+          contextValue: this.subgraph.createContext({ requestId, cacheHint: new CacheHint() }),
+        }),
+      );
     if (typeof payload !== 'object' || payload === null) return run();
     let byOperation = this.results.get(payload);
     if (!byOperation) {

@@ -4,12 +4,19 @@ import { PushStream, type Stream } from '../../subgraphs/async-streams';
 
 /** What a failed connection to a remote subgraph looks like to the subscriber: an error naming the subgraph. */
 export function subgraphUnavailable(serviceName: string, err: unknown): ExecutionResult {
-  const reason = err instanceof Error ? err.message : typeof err === 'object' && err !== null && 'message' in err ? String(err.message) : String(err);
+  const reason =
+    err instanceof Error
+      ? err.message
+      : typeof err === 'object' && err !== null && 'message' in err
+        ? String(err.message)
+        : String(err);
   return {
-    errors: [{
-      message: `subgraph ${serviceName} is unavailable: ${reason}`,
-      extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName },
-    }],
+    errors: [
+      {
+        message: `subgraph ${serviceName} is unavailable: ${reason}`,
+        extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName },
+      },
+    ],
   } as unknown as ExecutionResult;
 }
 
@@ -33,17 +40,23 @@ export function openRemoteSubscription(
 ): Stream<ExecutionResult> {
   const client = createClient({ url, retryAttempts: 0, headers: { 'x-request-id': requestId } });
   let dispose: () => void = () => undefined;
-  const stream = new PushStream<ExecutionResult>(() => {
-    dispose();
-    client.dispose();
-  }, { maxQueued: MAX_QUEUED, maxBytes: maxQueuedBytes, sizeOf: (event) => JSON.stringify(event).length });
-  dispose = client.subscribe<Record<string, unknown>>({ query: operation, variables }, {
-    next: (result) => stream.push(result as ExecutionResult),
-    error: (err) => {
-      stream.push(subgraphUnavailable(serviceName, err));
-      stream.end();
+  const stream = new PushStream<ExecutionResult>(
+    () => {
+      dispose();
+      client.dispose();
     },
-    complete: () => stream.end(),
-  });
+    { maxQueued: MAX_QUEUED, maxBytes: maxQueuedBytes, sizeOf: (event) => JSON.stringify(event).length },
+  );
+  dispose = client.subscribe<Record<string, unknown>>(
+    { query: operation, variables },
+    {
+      next: (result) => stream.push(result as ExecutionResult),
+      error: (err) => {
+        stream.push(subgraphUnavailable(serviceName, err));
+        stream.end();
+      },
+      complete: () => stream.end(),
+    },
+  );
   return stream;
 }

@@ -2,9 +2,23 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema, type ValidationRule } from 'graphql';
 import {
-  createHandler, TOKEN_HEADER_KEY, TOKEN_QUERY_KEY, type Request as SseRequest, type RequestParams, type Response as SseResponse,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type ValidationRule,
+} from 'graphql';
+import {
+  createHandler,
+  TOKEN_HEADER_KEY,
+  TOKEN_QUERY_KEY,
+  type Request as SseRequest,
+  type RequestParams,
+  type Response as SseResponse,
 } from 'graphql-sse';
 import type { Logger } from '../logger';
 import { mapStream, type Stream } from '../../subgraphs/async-streams';
@@ -42,7 +56,12 @@ export interface SubscriptionStreamOptions {
   path: string;
   subscribe(request: SubscriptionRequest): Promise<Results>;
   /** Runs queries and mutations sent over the stream endpoint (the same pipeline as /graphql). */
-  execute(query: string, operationName: string | undefined, variables: Record<string, unknown> | undefined, requestId: string): Promise<object>;
+  execute(
+    query: string,
+    operationName: string | undefined,
+    variables: Record<string, unknown> | undefined,
+    requestId: string,
+  ): Promise<object>;
   schema: GraphQLSchema;
   validationRules: readonly ValidationRule[];
   limits: StreamLimits;
@@ -71,7 +90,9 @@ export interface SubscriptionStreamEndpoint {
 }
 
 /** An error response in GraphQL's shape, naming the limit that refused the request. */
-export function limitError(refusal: Refusal): { errors: Array<{ message: string; extensions: { code: string; limit: string } }> } {
+export function limitError(refusal: Refusal): {
+  errors: Array<{ message: string; extensions: { code: string; limit: string } }>;
+} {
   return { errors: [{ message: refusal.message, extensions: { code: 'LIMIT_EXCEEDED', limit: refusal.limit } }] };
 }
 
@@ -100,7 +121,11 @@ export function endStream(raw: ServerResponse): void {
  * Writes a stream body to the socket, honouring back-pressure, until it ends or the client goes away. `next`
  * messages were counted in the stream's buffer when graphql-sse took them (onNext); pings and `complete` count now.
  */
-async function pipeStream(raw: ServerResponse, body: AsyncGenerator<string, void, undefined>, buffer: StreamBuffer): Promise<void> {
+async function pipeStream(
+  raw: ServerResponse,
+  body: AsyncGenerator<string, void, undefined>,
+  buffer: StreamBuffer,
+): Promise<void> {
   const stop = () => void body.return(undefined);
   raw.once('close', stop);
   try {
@@ -183,10 +208,12 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
         // `data` must be there: graphql-sse takes an object without it for execution arguments, not a result.
         return {
           data: null,
-          errors: [new GraphQLError(
-            `too many operations on one stream: at most ${limits.maxSubscriptionsPerConnection} (liveMaxSubscriptionsPerConnection)`,
-            { extensions: { code: 'LIMIT_EXCEEDED', limit: 'liveMaxSubscriptionsPerConnection' } },
-          )],
+          errors: [
+            new GraphQLError(
+              `too many operations on one stream: at most ${limits.maxSubscriptionsPerConnection} (liveMaxSubscriptionsPerConnection)`,
+              { extensions: { code: 'LIMIT_EXCEEDED', limit: 'liveMaxSubscriptionsPerConnection' } },
+            ),
+          ],
         };
       }
       // One parsed document per operation text, shared by every subscriber of it (each subscription holds its
@@ -201,31 +228,48 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
         parsed.set(params.query, document);
       }
       return {
-        schema: options.schema, document, operationName: params.operationName, variableValues: params.variables, contextValue: contextOf(req, params),
+        schema: options.schema,
+        document,
+        operationName: params.operationName,
+        variableValues: params.variables,
+        contextValue: contextOf(req, params),
       };
     },
     subscribe: async (args) => {
       const ctx = args.contextValue;
       const result = await options.subscribe({
-        document: args.document, query: ctx.query, operationName: args.operationName, variables: args.variableValues,
-        requestId: ctx.requestId, shareKey: ctx.shareKey,
+        document: args.document,
+        query: ctx.query,
+        operationName: args.operationName,
+        variables: args.variableValues,
+        requestId: ctx.requestId,
+        shareKey: ctx.shareKey,
       });
       if (!isStream(result)) return result as ExecutionResult;
       // Count the operation against its stream until it ends, whichever way it ends.
       const token = ctx.token;
       operations++;
       if (token) operationsPerStream.set(token, (operationsPerStream.get(token) ?? 0) + 1);
-      return mapStream(result, (value) => value as ExecutionResult, () => {
-        operations--;
-        if (!token) return;
-        const left = (operationsPerStream.get(token) ?? 1) - 1;
-        if (left > 0) operationsPerStream.set(token, left);
-        else operationsPerStream.delete(token);
-      }) as Stream<ExecutionResult>;
+      return mapStream(
+        result,
+        (value) => value as ExecutionResult,
+        () => {
+          operations--;
+          if (!token) return;
+          const left = (operationsPerStream.get(token) ?? 1) - 1;
+          if (left > 0) operationsPerStream.set(token, left);
+          else operationsPerStream.delete(token);
+        },
+      ) as Stream<ExecutionResult>;
     },
     execute: async (args) => {
       const ctx = args.contextValue;
-      return (await options.execute(ctx.query, args.operationName ?? undefined, args.variableValues ?? undefined, ctx.requestId)) as ExecutionResult;
+      return (await options.execute(
+        ctx.query,
+        args.operationName ?? undefined,
+        args.variableValues ?? undefined,
+        ctx.requestId,
+      )) as ExecutionResult;
     },
   });
 
@@ -233,8 +277,12 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
   function expireReservation(token: string, req: FastifyRequest): void {
     reservations.delete(token);
     void handler({
-      method: 'GET', url: `${options.path}?${TOKEN_QUERY_KEY}=${encodeURIComponent(token)}`,
-      headers: { get: (key) => (key === 'accept' ? 'text/event-stream' : undefined) }, body: null, raw: req, context: undefined,
+      method: 'GET',
+      url: `${options.path}?${TOKEN_QUERY_KEY}=${encodeURIComponent(token)}`,
+      headers: { get: (key) => (key === 'accept' ? 'text/event-stream' : undefined) },
+      body: null,
+      raw: req,
+      context: undefined,
     }).then(([body]) => {
       if (body && typeof body !== 'string') void body.return(undefined);
     });
@@ -281,16 +329,22 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
     } else if (token && reservations.has(token) && (req.method === 'POST' || req.method === 'GET')) {
       // Operations on a reservation whose stream is not open would queue their results with nobody to take them.
       await reply.status(409).send({
-        errors: [{
-          message: 'the event stream of this reservation is not open: open it first (GET with accept: text/event-stream and the token), then send operations',
-          extensions: { code: 'CONFLICT' },
-        }],
+        errors: [
+          {
+            message:
+              'the event stream of this reservation is not open: open it first (GET with accept: text/event-stream and the token), then send operations',
+            extensions: { code: 'CONFLICT' },
+          },
+        ],
       });
       return;
     } else if (req.method === 'PUT') {
       const mine = [...reservations.values()].filter((r) => r.client === req.ip).length;
       if (mine >= limits.maxConnectionsPerClient) {
-        const refusal: Refusal = { limit: 'liveMaxConnectionsPerClient', message: `too many reserved streams from ${req.ip}: at most ${limits.maxConnectionsPerClient} per client address (liveMaxConnectionsPerClient)` };
+        const refusal: Refusal = {
+          limit: 'liveMaxConnectionsPerClient',
+          message: `too many reserved streams from ${req.ip}: at most ${limits.maxConnectionsPerClient} per client address (liveMaxConnectionsPerClient)`,
+        };
         await reply.status(429).send(limitError(refusal));
         return;
       }
@@ -303,7 +357,8 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
       response = await handler(sseRequest);
       const [body, init] = response;
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+      for (const [k, v] of Object.entries(reply.getHeaders()))
+        if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
       raw.writeHead(init.status, init.statusText, { ...headers, ...init.headers });
       if (req.method === 'PUT' && init.status === 201 && typeof body === 'string') {
         const timer = setTimeout(() => expireReservation(body, req), options.reservationTimeoutMs ?? 10_000);
@@ -325,13 +380,29 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
     } catch (err) {
       log.error({ err, requestId: req.id }, 'event stream failed');
       if (!raw.headersSent) raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-      if (!raw.writableEnded) raw.end(raw.headersSent ? undefined : JSON.stringify({ errors: [{ message: 'internal error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
+      if (!raw.writableEnded)
+        raw.end(
+          raw.headersSent
+            ? undefined
+            : JSON.stringify({
+                errors: [{ message: 'internal error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+              }),
+        );
     } finally {
       if (release) {
         release();
         options.onConnection?.(-1);
       }
-      log.info({ requestId: req.id, method: req.method, url: req.url.split('?')[0], status: raw.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+      log.info(
+        {
+          requestId: req.id,
+          method: req.method,
+          url: req.url.split('?')[0],
+          status: raw.statusCode,
+          ms: Math.round(reply.elapsedTime),
+        },
+        'request',
+      );
     }
   }
 
@@ -342,6 +413,11 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
       reservations.clear();
       await Promise.all([...openBodies].map((body) => body.return(undefined)));
     },
-    stats: () => ({ streams: openBodies.size, reservations: reservations.size, operations, bufferedBytes: buffers.bytes }),
+    stats: () => ({
+      streams: openBodies.size,
+      reservations: reservations.size,
+      operations,
+      bufferedBytes: buffers.bytes,
+    }),
   };
 }

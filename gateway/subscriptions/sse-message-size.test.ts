@@ -13,7 +13,9 @@ describe('nextMessageBytes', () => {
   });
   test.each(results)('single-connection mode: %j', (result) => {
     for (const id of ['1', 'a0b1-Ω', '"x"']) {
-      expect(nextMessageBytes(result, id)).toBe(Buffer.byteLength(print({ event: 'next', data: { id, payload: result } })));
+      expect(nextMessageBytes(result, id)).toBe(
+        Buffer.byteLength(print({ event: 'next', data: { id, payload: result } })),
+      );
     }
   });
   test('a result object is measured once (its size is remembered by identity)', () => {

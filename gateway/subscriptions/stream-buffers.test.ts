@@ -52,7 +52,9 @@ describe('StreamBuffers', () => {
     const { res, buffer } = open();
     buffer.write('x'.repeat(120));
     let taken = 0;
-    const waiting = [buffer.reserve(60), buffer.reserve(60), buffer.reserve(60)].map((p) => p.then((ok) => (ok && taken++, ok)));
+    const waiting = [buffer.reserve(60), buffer.reserve(60), buffer.reserve(60)].map((p) =>
+      p.then((ok) => (ok && taken++, ok)),
+    );
     await new Promise((r) => setImmediate(r));
     expect(taken).toBe(0);
     res.flush(); // 0 held: the first takes 60 (below 100, so the second is let in too: 120), the third waits
@@ -66,7 +68,11 @@ describe('StreamBuffers', () => {
   });
 
   test('a stream stuck over its bound past the timeout is disconnected, named in the disconnect', async () => {
-    const { buffers, disconnects, open } = setup({ maxStreamBytes: 100, maxTotalBytes: 1_000, slowClientTimeoutMs: 50 });
+    const { buffers, disconnects, open } = setup({
+      maxStreamBytes: 100,
+      maxTotalBytes: 1_000,
+      slowClientTimeoutMs: 50,
+    });
     const { res, buffer } = open('10.0.0.1');
     buffer.write('x'.repeat(150));
     const waiter = buffer.reserve(10);
@@ -90,7 +96,11 @@ describe('StreamBuffers', () => {
   });
 
   test('over the process bound the streams holding the most are disconnected first, until the rest fit', () => {
-    const { buffers, disconnects, open } = setup({ maxStreamBytes: 500, maxTotalBytes: 1_000, slowClientTimeoutMs: 60_000 });
+    const { buffers, disconnects, open } = setup({
+      maxStreamBytes: 500,
+      maxTotalBytes: 1_000,
+      slowClientTimeoutMs: 60_000,
+    });
     const a = open('a');
     const b = open('b');
     const c = open('c');

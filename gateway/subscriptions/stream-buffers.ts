@@ -163,7 +163,10 @@ export class StreamBuffer {
         this.slowTimer = undefined;
       }
     } else if (!this.slowTimer) {
-      this.slowTimer = setTimeout(() => this.disconnect('liveSlowClientTimeoutMs'), this.owner.limits.slowClientTimeoutMs);
+      this.slowTimer = setTimeout(
+        () => this.disconnect('liveSlowClientTimeoutMs'),
+        this.owner.limits.slowClientTimeoutMs,
+      );
       this.slowTimer.unref();
     }
   }
@@ -243,8 +246,10 @@ export class StreamBuffers {
   disconnected(event: SlowClientDisconnect): void {
     this.disconnects++;
     const max = event.limit === 'liveMaxBufferedBytes' ? this.limits.maxTotalBytes : this.limits.maxStreamBytes;
-    this.log.warn({ client: event.client, kind: event.kind, bytes: event.bytes, limit: event.limit, max, heldBytes: this.held },
-      'slow live client disconnected');
+    this.log.warn(
+      { client: event.client, kind: event.kind, bytes: event.bytes, limit: event.limit, max, heldBytes: this.held },
+      'slow live client disconnected',
+    );
     this.onDisconnect?.(event);
   }
 

@@ -20,14 +20,26 @@ class CountingProvider implements MarketProvider {
   calls = 0;
   async fetch(requests: readonly MarketRequest[]): Promise<MarketResult[]> {
     this.calls++;
-    return requests.map((r) => ({ ok: true, value: { ticker: (r as { ticker: string }).ticker, price: this.calls } as Quote }));
+    return requests.map((r) => ({
+      ok: true,
+      value: { ticker: (r as { ticker: string }).ticker, price: this.calls } as Quote,
+    }));
   }
 }
 
-interface Logged { level: 'info' | 'warn'; msg: string }
+interface Logged {
+  level: 'info' | 'warn';
+  msg: string;
+}
 function recorder(): { log: { info(o: object, m: string): void; warn(o: object, m: string): void }; lines: Logged[] } {
   const lines: Logged[] = [];
-  return { lines, log: { info: (_o, msg) => lines.push({ level: 'info', msg }), warn: (_o, msg) => lines.push({ level: 'warn', msg }) } };
+  return {
+    lines,
+    log: {
+      info: (_o, msg) => lines.push({ level: 'info', msg }),
+      warn: (_o, msg) => lines.push({ level: 'warn', msg }),
+    },
+  };
 }
 
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
@@ -58,7 +70,12 @@ describe('market cache on Redis that is away', () => {
   test('Redis never started: the first request answers at once from the provider; one log line for many requests', async () => {
     const port = await freePort();
     const { log, lines } = recorder();
-    const cache = createMarketCache({ redisUrl: `redis://127.0.0.1:${port}`, namespace: `t-${randomUUID()}`, log, commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    const cache = createMarketCache({
+      redisUrl: `redis://127.0.0.1:${port}`,
+      namespace: `t-${randomUUID()}`,
+      log,
+      commandTimeoutMs: COMMAND_TIMEOUT_MS,
+    });
     caches.push(cache);
     const provider = new CountingProvider();
     const data = new MarketData(provider, cache, ttls);
@@ -72,14 +89,28 @@ describe('market cache on Redis that is away', () => {
       expect(ms).toBeLessThan(1_000);
     }
     expect(provider.calls).toBe(51);
-    expect(marketCacheHealth(cache)).toMatchObject({ state: 'down', since: expect.any(String), error: expect.stringMatching(/ECONNREFUSED/) });
-    expect(lines).toEqual([{ level: 'warn', msg: expect.stringMatching(/^market cache: Redis is unreachable; market data is read from the provider/) }]);
+    expect(marketCacheHealth(cache)).toMatchObject({
+      state: 'down',
+      since: expect.any(String),
+      error: expect.stringMatching(/ECONNREFUSED/),
+    });
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        msg: expect.stringMatching(/^market cache: Redis is unreachable; market data is read from the provider/),
+      },
+    ]);
   });
 
   test('killed and restarted on the same port: reads through while away, logs the outage once each way, caches again after', async () => {
     redis = await startTestRedis();
     const { log, lines } = recorder();
-    const cache = createMarketCache({ redisUrl: redis.url, namespace: `t-${randomUUID()}`, log, commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    const cache = createMarketCache({
+      redisUrl: redis.url,
+      namespace: `t-${randomUUID()}`,
+      log,
+      commandTimeoutMs: COMMAND_TIMEOUT_MS,
+    });
     caches.push(cache);
     const provider = new CountingProvider();
     const data = new MarketData(provider, cache, ttls);
@@ -110,7 +141,12 @@ describe('market cache on Redis that is away', () => {
   test('a server that stops answering: each request waits at most the command timeout, then none waits at all', async () => {
     redis = await startTestRedis();
     const { log, lines } = recorder();
-    const cache = createMarketCache({ redisUrl: redis.url, namespace: `t-${randomUUID()}`, log, commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    const cache = createMarketCache({
+      redisUrl: redis.url,
+      namespace: `t-${randomUUID()}`,
+      log,
+      commandTimeoutMs: COMMAND_TIMEOUT_MS,
+    });
     caches.push(cache);
     const data = new MarketData(new CountingProvider(), cache, ttls);
     await until(() => marketCacheHealth(cache)?.state === 'up', 'connected');
@@ -119,7 +155,10 @@ describe('market cache on Redis that is away', () => {
       const first = await timed(() => data.fetchMany([quote('P:X')]));
       expect(first.value[0]?.ok).toBe(true);
       expect(first.ms).toBeLessThan(COMMAND_TIMEOUT_MS + 700);
-      expect(marketCacheHealth(cache)).toMatchObject({ state: 'down', error: expect.stringMatching(/did not answer within 300 ms/) });
+      expect(marketCacheHealth(cache)).toMatchObject({
+        state: 'down',
+        error: expect.stringMatching(/did not answer within 300 ms/),
+      });
       const next = await timed(() => data.fetchMany([quote('Q:X')]));
       expect(next.ms).toBeLessThan(200);
     } finally {

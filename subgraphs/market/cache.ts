@@ -34,7 +34,10 @@ export interface MarketCacheOptions {
  * every call is bounded by the command timeout. Nothing here ever throws to the cache's users.
  */
 class GuardedRedisStore extends KeyvRedis<CachedMarketValue> {
-  constructor(readonly link: RedisLink, private readonly onError?: (err: unknown) => void) {
+  constructor(
+    readonly link: RedisLink,
+    private readonly onError?: (err: unknown) => void,
+  ) {
     super(link.client, { throwOnConnectError: false, throwOnErrors: true });
   }
 
@@ -43,7 +46,10 @@ class GuardedRedisStore extends KeyvRedis<CachedMarketValue> {
   }
 
   override async getMany<U = CachedMarketValue>(keys: string[]): Promise<Array<U | undefined>> {
-    return this.guard(() => super.getMany<U>(keys), keys.map(() => undefined));
+    return this.guard(
+      () => super.getMany<U>(keys),
+      keys.map(() => undefined),
+    );
   }
 
   override async set(key: string, value: string, ttl?: number): Promise<void> {

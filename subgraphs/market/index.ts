@@ -39,19 +39,30 @@ export async function createMarketSubgraph(options: MarketSubgraphOptions): Prom
   const data = new MarketData(options.provider, options.cache, options.ttls, options.log);
   const hub = new PriceHub(data, options.log);
   const { intervalMs, redisUrl, redisPrefix, redisConnectTimeoutMs, redisCommandTimeoutMs } = options.live;
-  hub.attach(redisUrl
-    ? new SharedTicker(hub, {
-      redisUrl, prefix: redisPrefix ?? 'onegraph', intervalMs, log: options.log,
-      connectTimeoutMs: redisConnectTimeoutMs, commandTimeoutMs: redisCommandTimeoutMs,
-    })
-    : new LocalTicker(hub, intervalMs, options.log));
+  hub.attach(
+    redisUrl
+      ? new SharedTicker(hub, {
+          redisUrl,
+          prefix: redisPrefix ?? 'onegraph',
+          intervalMs,
+          log: options.log,
+          connectTimeoutMs: redisConnectTimeoutMs,
+          commandTimeoutMs: redisCommandTimeoutMs,
+        })
+      : new LocalTicker(hub, intervalMs, options.log),
+  );
   return {
     name: 'market',
     schema,
     data,
     hub,
     createContext(base: SubgraphContext): MarketContext {
-      return { ...base, market: data.createLoader((s) => base.cacheHint.restrict(s)), limits: options.limits, live: hub };
+      return {
+        ...base,
+        market: data.createLoader((s) => base.cacheHint.restrict(s)),
+        limits: options.limits,
+        live: hub,
+      };
     },
     async health() {
       // Redis away is `degraded`, never `down`: the cache reads through to the provider and live prices are polled
@@ -59,7 +70,11 @@ export async function createMarketSubgraph(options: MarketSubgraphOptions): Prom
       const cache = marketCacheHealth(options.cache);
       const live = hub.health();
       const reasons = [
-        ...(cache?.state === 'down' ? [`Redis unreachable since ${cache.since} (${cache.error}): market data is read from the provider without the shared cache`] : []),
+        ...(cache?.state === 'down'
+          ? [
+              `Redis unreachable since ${cache.since} (${cache.error}): market data is read from the provider without the shared cache`,
+            ]
+          : []),
         ...(live.status === 'degraded' && live.reason ? [live.reason] : []),
       ];
       return {

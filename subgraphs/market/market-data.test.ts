@@ -16,9 +16,17 @@ class GatedProvider implements MarketProvider {
   async fetch(requests: readonly MarketRequest[]): Promise<MarketResult[]> {
     this.calls.push([...requests]);
     await new Promise<void>((r) => this.release.push(r));
-    return requests.map((r) => this.fail
-      ? { ok: false, error: new UpstreamError('boom') }
-      : { ok: true, value: r.kind === 'quote' && r.ticker.startsWith('NONE') ? null : { ticker: (r as { ticker: string }).ticker } as never });
+    return requests.map((r) =>
+      this.fail
+        ? { ok: false, error: new UpstreamError('boom') }
+        : {
+            ok: true,
+            value:
+              r.kind === 'quote' && r.ticker.startsWith('NONE')
+                ? null
+                : ({ ticker: (r as { ticker: string }).ticker } as never),
+          },
+    );
   }
   releaseAll(): void {
     this.release.splice(0).forEach((r) => r());
@@ -61,7 +69,12 @@ describe('MarketData over the memory cache', () => {
   });
 
   test('values are cached for their kind TTL, then fetched again', async () => {
-    const load = async () => { const p = data.fetchMany([quoteReq('A:X')]); await settle(); provider.releaseAll(); return p; };
+    const load = async () => {
+      const p = data.fetchMany([quoteReq('A:X')]);
+      await settle();
+      provider.releaseAll();
+      return p;
+    };
     const [r] = await load();
     expect(r).toMatchObject({ ok: true, expiresAt: now + ttls.quote * 1000 });
     await load(); // coalesced with the in-flight call or read from the cache: no second provider call
@@ -73,21 +86,29 @@ describe('MarketData over the memory cache', () => {
 
   test('"no data" is cached with the notFound TTL; upstream errors are not cached', async () => {
     let p = data.fetchMany([quoteReq('NONE:X')]);
-    await settle(); provider.releaseAll();
+    await settle();
+    provider.releaseAll();
     expect((await p)[0]).toEqual({ ok: true, value: null, expiresAt: now + ttls.notFound * 1000 });
     provider.fail = true;
     p = data.fetchMany([quoteReq('B:X')]);
-    await settle(); provider.releaseAll();
+    await settle();
+    provider.releaseAll();
     expect((await p)[0]).toMatchObject({ ok: false, error: expect.any(UpstreamError) });
     provider.fail = false;
     p = data.fetchMany([quoteReq('B:X')]);
-    await settle(); provider.releaseAll();
+    await settle();
+    provider.releaseAll();
     expect((await p)[0]).toMatchObject({ ok: true, value: { ticker: 'B:X' } });
     expect(provider.calls).toHaveLength(3);
   });
 
   test('a provider that throws becomes an UpstreamError per item, never a crash', async () => {
-    const throwing: MarketProvider = { name: 't', fetch: async () => { throw new Error('socket hang up'); } };
+    const throwing: MarketProvider = {
+      name: 't',
+      fetch: async () => {
+        throw new Error('socket hang up');
+      },
+    };
     const d = new MarketData(throwing, createMarketCache(), ttls);
     const [r] = await d.fetchMany([quoteReq('A:X')]);
     expect(r).toMatchObject({ ok: false });
@@ -117,9 +138,13 @@ describe('MarketData over Redis (shared by replicas)', () => {
 
   test('a value fetched by one replica is read by another without a provider call', async () => {
     const errors: unknown[] = [];
-    caches = [createMarketCache({ redisUrl, namespace, onError: (e) => errors.push(e) }), createMarketCache({ redisUrl, namespace })];
+    caches = [
+      createMarketCache({ redisUrl, namespace, onError: (e) => errors.push(e) }),
+      createMarketCache({ redisUrl, namespace }),
+    ];
     // Nothing waits for Redis (until it answers, reads miss and writes are skipped): wait for it here.
-    for (let i = 0; i < 500 && caches.some((c) => marketCacheHealth(c)?.state !== 'up'); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && caches.some((c) => marketCacheHealth(c)?.state !== 'up'); i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect(caches.map((c) => marketCacheHealth(c)?.state)).toEqual(['up', 'up']);
     const p1 = new GatedProvider();
     const p2 = new GatedProvider();

@@ -3,13 +3,28 @@ import type { GraphQLError } from 'graphql';
 import { upstreamUnavailable } from '../errors';
 import type { MarketCache } from './cache';
 import {
-  requestKey, UpstreamError, type MarketProvider, type MarketRequest, type MarketResult, type MarketValue,
+  requestKey,
+  UpstreamError,
+  type MarketProvider,
+  type MarketRequest,
+  type MarketResult,
+  type MarketValue,
 } from './providers/provider';
 
 /** TTL in seconds per kind of data (see gateway config `marketCacheTtl`). */
 export interface MarketTtls {
-  quote: number; company: number; chartIntraday: number; chartDaily: number; news: number; financials: number;
-  related: number; indices: number; movers: number; trending: number; earnings: number; headline: number;
+  quote: number;
+  company: number;
+  chartIntraday: number;
+  chartDaily: number;
+  news: number;
+  financials: number;
+  related: number;
+  indices: number;
+  movers: number;
+  trending: number;
+  earnings: number;
+  headline: number;
   notFound: number;
 }
 
@@ -82,13 +97,23 @@ export class MarketData {
   private fetchMisses(misses: MarketRequest[], keys: string[]): Promise<TimedResult>[] {
     this.stats.providerCalls++;
     const call = this.provider.fetch(misses).catch((err: unknown): MarketResult[] => {
-      const error = err instanceof UpstreamError ? err : new UpstreamError(`market provider failed: ${String(err)}`, err);
+      const error =
+        err instanceof UpstreamError ? err : new UpstreamError(`market provider failed: ${String(err)}`, err);
       return misses.map(() => ({ ok: false, error }));
     });
     const perKey = keys.map((key, i) => {
       const p = call.then((all): TimedResult => {
-        const r = all[i] ?? { ok: false as const, error: new UpstreamError(`market provider gave no result for ${key}`) };
-        return r.ok ? { ok: true, value: r.value, expiresAt: this.now() + this.ttlFor(misses[i] as MarketRequest, r.value) * 1000 } : r;
+        const r = all[i] ?? {
+          ok: false as const,
+          error: new UpstreamError(`market provider gave no result for ${key}`),
+        };
+        return r.ok
+          ? {
+              ok: true,
+              value: r.value,
+              expiresAt: this.now() + this.ttlFor(misses[i] as MarketRequest, r.value) * 1000,
+            }
+          : r;
       });
       this.inFlight.set(key, p);
       return p;
@@ -102,7 +127,8 @@ export class MarketData {
 
   private ttlFor(request: MarketRequest, value: MarketValue): number {
     if (value === null) return this.ttls.notFound;
-    if (request.kind === 'chart') return request.range === '1D' || request.range === '5D' ? this.ttls.chartIntraday : this.ttls.chartDaily;
+    if (request.kind === 'chart')
+      return request.range === '1D' || request.range === '5D' ? this.ttls.chartIntraday : this.ttls.chartDaily;
     return this.ttls[request.kind];
   }
 

@@ -78,12 +78,17 @@ export class RedisLink {
   private closed = false;
   private readonly changeListeners = new Set<(up: boolean) => void>();
 
-  constructor(private readonly options: RedisLinkOptions, client?: RedisClientType) {
-    this.client = client ?? (createClient({
-      url: options.url,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: options.connectTimeoutMs, reconnectStrategy: backoff },
-    }) as RedisClientType);
+  constructor(
+    private readonly options: RedisLinkOptions,
+    client?: RedisClientType,
+  ) {
+    this.client =
+      client ??
+      (createClient({
+        url: options.url,
+        disableOfflineQueue: true,
+        socket: { connectTimeout: options.connectTimeoutMs, reconnectStrategy: backoff },
+      }) as RedisClientType);
     this.client.on('ready', () => this.markUp());
     this.client.on('error', (err: unknown) => this.markDown(err));
     this.client.connect().catch((err: unknown) => this.markDown(err));
@@ -144,7 +149,10 @@ export class RedisLink {
     this.stopProbe();
     if (wasDown) {
       const seconds = Math.round((Date.now() - this.downSince) / 100) / 10;
-      this.options.log?.info({ redis: this.options.purpose, downSeconds: seconds }, `${this.options.purpose}: Redis is back after ${seconds} s`);
+      this.options.log?.info(
+        { redis: this.options.purpose, downSeconds: seconds },
+        `${this.options.purpose}: Redis is back after ${seconds} s`,
+      );
     }
     for (const listener of this.changeListeners) listener(true);
   }

@@ -18,7 +18,11 @@ export function buildMarketSchema(): Promise<GraphQLSchema> {
       Quote: {
         // Another subgraph hands us { ticker }; we answer with the whole quote, prefetching the selected fields.
         // A copy: @apollo/subgraph writes __typename into what this returns, and cached quotes are frozen.
-        async __resolveReference(ref: { ticker: string }, ctx: MarketContext, info: GraphQLResolveInfo): Promise<M.Quote> {
+        async __resolveReference(
+          ref: { ticker: string },
+          ctx: MarketContext,
+          info: GraphQLResolveInfo,
+        ): Promise<M.Quote> {
           return { ...(await resolveQuote(ctx, info, tickerArg(ref.ticker))) };
         },
       },

@@ -2,7 +2,12 @@ import fc from 'fast-check';
 import { InvalidTickerError, parseTicker } from './tickers';
 
 test('exchange and pair forms parse and normalise to upper case', () => {
-  expect(parseTicker('aapl:nasdaq')).toEqual({ form: 'exchange', ticker: 'AAPL:NASDAQ', symbol: 'AAPL', exchange: 'NASDAQ' });
+  expect(parseTicker('aapl:nasdaq')).toEqual({
+    form: 'exchange',
+    ticker: 'AAPL:NASDAQ',
+    symbol: 'AAPL',
+    exchange: 'NASDAQ',
+  });
   expect(parseTicker('.DJI:INDEXDJX')).toMatchObject({ form: 'exchange', symbol: '.DJI' });
   expect(parseTicker('BRK.B:NYSE')).toMatchObject({ symbol: 'BRK.B' });
   expect(parseTicker('btc-usd')).toEqual({ form: 'pair', ticker: 'BTC-USD', base: 'BTC', quote: 'USD' });
@@ -25,13 +30,16 @@ test.each([
 });
 
 test('property: any string either parses to a ticker that parses to itself, or throws InvalidTickerError', () => {
-  fc.assert(fc.property(fc.string({ maxLength: 60 }), (s) => {
-    try {
-      const t = parseTicker(s).ticker;
-      expect(parseTicker(t).ticker).toBe(t);
-      expect(t.length).toBeLessThanOrEqual(40);
-    } catch (err) {
-      expect(err).toBeInstanceOf(InvalidTickerError);
-    }
-  }), { numRuns: 2000 });
+  fc.assert(
+    fc.property(fc.string({ maxLength: 60 }), (s) => {
+      try {
+        const t = parseTicker(s).ticker;
+        expect(parseTicker(t).ticker).toBe(t);
+        expect(t.length).toBeLessThanOrEqual(40);
+      } catch (err) {
+        expect(err).toBeInstanceOf(InvalidTickerError);
+      }
+    }),
+    { numRuns: 2000 },
+  );
 });

@@ -18,9 +18,12 @@ export class InvalidTickerError extends Error {
 
 function describeInvalidTicker(input: string): string {
   const shown = input.length > 60 ? `${input.slice(0, 60)}…` : input;
-  const why = input.length === 0 ? 'it is empty'
-    : input.length > MAX_TICKER_LENGTH ? `it is longer than ${MAX_TICKER_LENGTH} characters`
-    : 'it is not in either allowed form';
+  const why =
+    input.length === 0
+      ? 'it is empty'
+      : input.length > MAX_TICKER_LENGTH
+        ? `it is longer than ${MAX_TICKER_LENGTH} characters`
+        : 'it is not in either allowed form';
   return `invalid ticker "${shown}": ${why}; use SYMBOL:EXCHANGE (e.g. AAPL:NASDAQ) or BASE-QUOTE (e.g. BTC-USD)`;
 }
 

@@ -15,7 +15,10 @@ export const TICKER = 'AAPL:NASDAQ';
 export const FIXED_ENV = {
   // Every process of a comparison (ours and the references) in the same mode; ours defaults to production anyway.
   NODE_ENV: 'production',
-  LOG_LEVEL: 'warn', MARKET_CLOCK: '2026-11-20T18:00:00Z', DNS_PORT: '0', DNS_API_PORT: '0',
+  LOG_LEVEL: 'warn',
+  MARKET_CLOCK: '2026-11-20T18:00:00Z',
+  DNS_PORT: '0',
+  DNS_API_PORT: '0',
   DATA_DIR: mkdtempSync(join(tmpdir(), 'bench-data-')),
 };
 
@@ -26,7 +29,11 @@ export const FULL_QUERY = `query Full($ticker: String!) { quote(ticker: $ticker)
   news { title source url timestamp } } }`;
 export const GRAPHQL_BODY = JSON.stringify({ query: FULL_QUERY, variables: { ticker: TICKER } });
 
-export interface Target { url: string; method?: 'GET' | 'POST'; body?: string }
+export interface Target {
+  url: string;
+  method?: 'GET' | 'POST';
+  body?: string;
+}
 
 export async function rps(target: Target): Promise<number> {
   const opts = {
@@ -38,7 +45,8 @@ export async function rps(target: Target): Promise<number> {
   };
   await autocannon({ ...opts, duration: 1 }); // warm-up: JIT, caches, keep-alive sockets
   const result = await autocannon({ ...opts, duration: SECONDS });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${target.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
 }
 
@@ -52,7 +60,11 @@ export async function withChild<T>(start: Promise<Child>, fn: (c: Child) => Prom
 }
 
 export async function bodyOf(target: Target): Promise<string> {
-  const res = await fetch(target.url, { method: target.method ?? 'GET', body: target.body, headers: target.body ? { 'content-type': 'application/json' } : undefined });
+  const res = await fetch(target.url, {
+    method: target.method ?? 'GET',
+    body: target.body,
+    headers: target.body ? { 'content-type': 'application/json' } : undefined,
+  });
   if (!res.ok) throw new Error(`${target.url} answered ${res.status}`);
   return res.text();
 }

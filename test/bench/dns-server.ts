@@ -43,13 +43,23 @@ async function main(): Promise<void> {
   const rssBefore = process.memoryUsage().rss;
   const t0 = performance.now();
   const engine = await DnsEngine.start({
-    store, host: '127.0.0.1', port: Number(process.env.BENCH_DNS_PORT ?? 0),
+    store,
+    host: '127.0.0.1',
+    port: Number(process.env.BENCH_DNS_PORT ?? 0),
     keys: process.env.BENCH_DNS_KEYS ? readKeyFile(process.env.BENCH_DNS_KEYS) : [],
   });
-  report('listening', { port: engine.server?.port, startMs: performance.now() - t0, rssBefore, rssAfter: process.memoryUsage().rss });
+  report('listening', {
+    port: engine.server?.port,
+    startMs: performance.now() - t0,
+    rssBefore,
+    rssAfter: process.memoryUsage().rss,
+  });
 
   const stop = (): void => {
-    void engine.close().then(() => store.close()).finally(() => process.exit(0));
+    void engine
+      .close()
+      .then(() => store.close())
+      .finally(() => process.exit(0));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

@@ -29,15 +29,20 @@ async function main(): Promise<void> {
   const socket = createSocket('udp4');
   let waiting: ((msg: Buffer) => void) | undefined;
   socket.on('message', (msg) => waiting?.(msg));
-  const send = (i: number): Promise<Buffer> => new Promise((resolve) => {
-    waiting = resolve;
-    const msg = packet.encode({
-      type: 'query', id: i & 0xffff, flags: 5 << 11,
-      questions: [{ name: ZONE, type: 'SOA', class: 'IN' }],
-      authorities: [{ name: `u${i}.${ZONE}`, type: 'A', class: 'IN', ttl: 300, data: `10.200.${(i >> 8) & 255}.${i & 255}` }],
+  const send = (i: number): Promise<Buffer> =>
+    new Promise((resolve) => {
+      waiting = resolve;
+      const msg = packet.encode({
+        type: 'query',
+        id: i & 0xffff,
+        flags: 5 << 11,
+        questions: [{ name: ZONE, type: 'SOA', class: 'IN' }],
+        authorities: [
+          { name: `u${i}.${ZONE}`, type: 'A', class: 'IN', ttl: 300, data: `10.200.${(i >> 8) & 255}.${i & 255}` },
+        ],
+      });
+      socket.send(signMessage(msg, KEY).message, port, '127.0.0.1');
     });
-    socket.send(signMessage(msg, KEY).message, port, '127.0.0.1');
-  });
   const t0 = performance.now();
   let failed = 0;
   for (let i = 0; i < count; i++) if (((await send(i)).readUInt16BE(2) & 0xf) !== 0) failed++;

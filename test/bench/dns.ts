@@ -48,7 +48,6 @@ const PARTS = new Set((process.env.BENCH_DNS_PARTS ?? 'qps,updates,startup').spl
 // Zones and the query mix
 // ---------------------------------------------------------------------------------------------------------------
 
-
 function soaLines(origin: string): string[] {
   return [
     `$ORIGIN ${origin}.`,
@@ -96,7 +95,13 @@ function tinyZone(origin: string): string {
 }
 
 type Kind = 'positive' | 'NXDOMAIN' | 'NODATA' | 'CNAME' | 'wildcard';
-const MIX: Array<[Kind, number]> = [['positive', 0.4], ['NXDOMAIN', 0.15], ['NODATA', 0.15], ['CNAME', 0.15], ['wildcard', 0.15]];
+const MIX: Array<[Kind, number]> = [
+  ['positive', 0.4],
+  ['NXDOMAIN', 0.15],
+  ['NODATA', 0.15],
+  ['CNAME', 0.15],
+  ['wildcard', 0.15],
+];
 
 function question(kind: Kind, rnd: () => number): [string, string] {
   const n = (max: number): number => Math.floor(rnd() * max);
@@ -181,7 +186,12 @@ class UdpClient {
   }
 
   query(port: number, name: string, type: string, timeoutMs?: number): Promise<Buffer | null> {
-    const msg = packet.encode({ type: 'query', id: this.id(), flags: 0, questions: [{ name, type: type as 'A', class: 'IN' }] });
+    const msg = packet.encode({
+      type: 'query',
+      id: this.id(),
+      flags: 0,
+      questions: [{ name, type: type as 'A', class: 'IN' }],
+    });
     return this.exchange(port, msg, timeoutMs);
   }
 
@@ -193,7 +203,13 @@ class UdpClient {
 const rcodeOf = (msg: Buffer): number => msg.readUInt16BE(2) & 0xf;
 
 /** Asks the apex SOA every 10 ms until a NOERROR answer comes; resolves with the time it came (performance.now()). */
-async function firstAnswer(client: UdpClient, port: number, zone: string, isAlive: () => boolean, timeoutMs = 120_000): Promise<number> {
+async function firstAnswer(
+  client: UdpClient,
+  port: number,
+  zone: string,
+  isAlive: () => boolean,
+  timeoutMs = 120_000,
+): Promise<number> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     if (!isAlive()) throw new Error(`server on port ${port} exited before answering`);
@@ -220,12 +236,13 @@ interface Server {
 }
 
 function stopper(child: ChildProcess): () => Promise<void> {
-  return () => new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-  });
+  return () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+    });
 }
 
 const alive = (child: ChildProcess) => () => child.exitCode === null && child.signalCode === null;
@@ -233,11 +250,19 @@ const alive = (child: ChildProcess) => () => child.exitCode === null && child.si
 /** Runs the child in import-only mode: fills the SQLite store of `dataDir` from a master file. */
 async function importZone(dataDir: string, zone: string, file: string): Promise<{ ms: number; records: number }> {
   const child = spawn(process.execPath, [CHILD], {
-    env: { ...process.env, BENCH_DNS_DATA: dataDir, BENCH_DNS_IMPORT: file, BENCH_DNS_ZONE: zone, BENCH_DNS_IMPORT_ONLY: '1' },
+    env: {
+      ...process.env,
+      BENCH_DNS_DATA: dataDir,
+      BENCH_DNS_IMPORT: file,
+      BENCH_DNS_ZONE: zone,
+      BENCH_DNS_IMPORT_ONLY: '1',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
-  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`zone import exited with ${code}`);
   const line = out.split('\n').find((l) => l.includes('"imported"'));
@@ -245,7 +270,12 @@ async function importZone(dataDir: string, zone: string, file: string): Promise<
   return JSON.parse(line) as { ms: number; records: number };
 }
 
-async function startOurs(client: UdpClient, dataDir: string, zone: string, env: Record<string, string> = {}): Promise<Server> {
+async function startOurs(
+  client: UdpClient,
+  dataDir: string,
+  zone: string,
+  env: Record<string, string> = {},
+): Promise<Server> {
   const port = await freePort();
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, [CHILD], {
@@ -253,7 +283,9 @@ async function startOurs(client: UdpClient, dataDir: string, zone: string, env: 
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
-  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const server: Server = { label: 'ours', port, process: child, spawnedAt, answeredAt: 0, stop: stopper(child) };
   try {
     server.answeredAt = await firstAnswer(client, port, zone, alive(child));
@@ -267,12 +299,24 @@ async function startOurs(client: UdpClient, dataDir: string, zone: string, env: 
   return server;
 }
 
-interface BindZone { name: string; file: string; options?: string }
+interface BindZone {
+  name: string;
+  file: string;
+  options?: string;
+}
 
-async function startBind(client: UdpClient, label: string, dir: string, zones: BindZone[], opts: { threads?: number; extra?: string } = {}): Promise<Server> {
+async function startBind(
+  client: UdpClient,
+  label: string,
+  dir: string,
+  zones: BindZone[],
+  opts: { threads?: number; extra?: string } = {},
+): Promise<Server> {
   const port = await freePort();
   const conf = join(dir, `named-${port}.conf`);
-  writeFileSync(conf, `
+  writeFileSync(
+    conf,
+    `
 options {
   directory "${dir}";
   listen-on port ${port} { 127.0.0.1; };
@@ -285,13 +329,16 @@ options {
 };
 ${opts.extra ?? ''}
 ${zones.map((z) => `zone "${z.name}" { type primary; file "${z.file}"; ${z.options ?? ''} };`).join('\n')}
-`);
+`,
+  );
   const args = ['-g', '-c', conf, '-u', process.getuid?.() === 0 ? 'root' : String(process.getuid?.())];
   if (opts.threads) args.push('-n', String(opts.threads));
   const spawnedAt = performance.now();
   const child = spawn('named', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
-  child.stderr?.on('data', (d: Buffer) => { log = (log + d.toString()).slice(-4000); });
+  child.stderr?.on('data', (d: Buffer) => {
+    log = (log + d.toString()).slice(-4000);
+  });
   const server: Server = { label, port, process: child, spawnedAt, answeredAt: 0, stop: stopper(child) };
   try {
     server.answeredAt = await firstAnswer(client, port, zones[0]?.name ?? '', alive(child));
@@ -349,26 +396,50 @@ async function measureQps(server: Server, file: string, seconds: number): Promis
 }
 
 function dnsperf(port: number, file: string, seconds: number): Promise<Omit<PerfResult, 'cpuPerQuery'>> {
-  const args = ['-s', '127.0.0.1', '-p', String(port), '-d', file, '-l', String(seconds), '-c', String(DNSPERF_CLIENTS),
-    '-q', String(DNSPERF_OUTSTANDING), '-t', '2'];
+  const args = [
+    '-s',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-d',
+    file,
+    '-l',
+    String(seconds),
+    '-c',
+    String(DNSPERF_CLIENTS),
+    '-q',
+    String(DNSPERF_OUTSTANDING),
+    '-t',
+    '2',
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn('dnsperf', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
     child.once('exit', (code) => {
       clearTimeout(timer);
       const num = (re: RegExp): number => Number(re.exec(out)?.[1] ?? NaN);
       const qps = num(/Queries per second:\s+([\d.]+)/);
-      if (code !== 0 || !Number.isFinite(qps)) return reject(new Error(`dnsperf exited with ${code}: ${out.slice(-1000)}`));
+      if (code !== 0 || !Number.isFinite(qps))
+        return reject(new Error(`dnsperf exited with ${code}: ${out.slice(-1000)}`));
       resolve({ qps, completed: num(/Queries completed:\s+(\d+)/), lost: num(/Queries lost:\s+(\d+)/) });
     });
   });
 }
 
 /** The same questions asked of both servers must get the same rcode, flags and section sizes. */
-async function compareAnswers(client: UdpClient, a: Server, b: Server, samples: Array<[Kind, string, string]>): Promise<string[]> {
+async function compareAnswers(
+  client: UdpClient,
+  a: Server,
+  b: Server,
+  samples: Array<[Kind, string, string]>,
+): Promise<string[]> {
   const summary = (msg: Buffer | null): string => {
     if (!msg) return 'no answer';
     const d = packet.decode(msg);
@@ -377,22 +448,33 @@ async function compareAnswers(client: UdpClient, a: Server, b: Server, samples: 
   const mismatches: string[] = [];
   for (const [kind, name, type] of samples) {
     const [x, y] = await Promise.all([client.query(a.port, name, type), client.query(b.port, name, type)]);
-    if (summary(x) !== summary(y)) mismatches.push(`${kind} ${name} ${type}: ${a.label} ${summary(x)}, ${b.label} ${summary(y)}`);
+    if (summary(x) !== summary(y))
+      mismatches.push(`${kind} ${name} ${type}: ${a.label} ${summary(x)}, ${b.label} ${summary(y)}`);
   }
   return mismatches;
 }
 
 function updateMessage(client: UdpClient, key: TsigKey, i: number): Buffer {
   const msg = packet.encode({
-    type: 'query', id: client.id(), flags: 5 << 11, // opcode UPDATE
+    type: 'query',
+    id: client.id(),
+    flags: 5 << 11, // opcode UPDATE
     questions: [{ name: ZONE, type: 'SOA', class: 'IN' }],
-    authorities: [{ name: `u${i}.${ZONE}`, type: 'A', class: 'IN', ttl: 300, data: `10.200.${(i >> 8) & 255}.${i & 255}` }],
+    authorities: [
+      { name: `u${i}.${ZONE}`, type: 'A', class: 'IN', ttl: 300, data: `10.200.${(i >> 8) & 255}.${i & 255}` },
+    ],
   });
   return signMessage(msg, key).message;
 }
 
 /** Signed dynamic updates, one at a time (each adds a new name), for `seconds`: NOERROR answers per second. */
-async function updatesPerSecond(client: UdpClient, server: Server, key: TsigKey, seconds: number, first: number): Promise<{ rate: number; ok: number; failed: number }> {
+async function updatesPerSecond(
+  client: UdpClient,
+  server: Server,
+  key: TsigKey,
+  seconds: number,
+  first: number,
+): Promise<{ rate: number; ok: number; failed: number }> {
   let ok = 0;
   let failed = 0;
   const t0 = performance.now();
@@ -425,44 +507,62 @@ async function queryThroughput(root: string, client: UdpClient, zoneFile: string
   const queriesFile = join(root, 'queries.txt');
   writeFileSync(queriesFile, queries.text);
   const bindZone: BindZone = { name: ZONE, file: zoneFile };
-  const labels = ['ours (one Node process)', 'ours, answer cache off', 'BIND 9 -n 1 (one worker thread)', 'BIND 9 default threads'];
-  const runs = await withServers([
-    () => startOurs(client, ourData, ZONE),
-    () => startOurs(client, ourData, ZONE, { BENCH_DNS_ANSWER_CACHE: 'off' }),
-    () => startBind(client, labels[2] as string, root, [bindZone], { threads: 1 }),
-    () => startBind(client, labels[3] as string, root, [bindZone]),
-  ], async (servers) => {
-    const [ours, , bind1] = servers as [Server, Server, Server, Server];
-    const mismatches = await compareAnswers(client, ours, bind1, queries.samples);
-    if (mismatches.length) throw new Error(`our answers differ from BIND's:\n${mismatches.join('\n')}`);
-    for (const s of servers) await dnsperf(s.port, queriesFile, 1); // warm-up: JIT, caches
-    // rounds in turn, so that load from outside this benchmark falls on every server alike
-    const results: PerfResult[][] = servers.map(() => []);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [i, s] of servers.entries()) results[i]?.push(await measureQps(s, queriesFile, SECONDS));
-    }
-    return results;
-  });
+  const labels = [
+    'ours (one Node process)',
+    'ours, answer cache off',
+    'BIND 9 -n 1 (one worker thread)',
+    'BIND 9 default threads',
+  ];
+  const runs = await withServers(
+    [
+      () => startOurs(client, ourData, ZONE),
+      () => startOurs(client, ourData, ZONE, { BENCH_DNS_ANSWER_CACHE: 'off' }),
+      () => startBind(client, labels[2] as string, root, [bindZone], { threads: 1 }),
+      () => startBind(client, labels[3] as string, root, [bindZone]),
+    ],
+    async (servers) => {
+      const [ours, , bind1] = servers as [Server, Server, Server, Server];
+      const mismatches = await compareAnswers(client, ours, bind1, queries.samples);
+      if (mismatches.length) throw new Error(`our answers differ from BIND's:\n${mismatches.join('\n')}`);
+      for (const s of servers) await dnsperf(s.port, queriesFile, 1); // warm-up: JIT, caches
+      // rounds in turn, so that load from outside this benchmark falls on every server alike
+      const results: PerfResult[][] = servers.map(() => []);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [i, s] of servers.entries()) results[i]?.push(await measureQps(s, queriesFile, SECONDS));
+      }
+      return results;
+    },
+  );
   const best = runs.map((r) => r.reduce((a, b) => (b.qps > a.qps ? b : a)));
   const [ours, uncached, bind1, bindN] = best as [PerfResult, PerfResult, PerfResult, PerfResult];
   const out: string[] = [];
-  out.push(`DNS zone: ${HOSTS} hosts (A/AAAA/TXT, MX on half), ${CNAMES} CNAMEs, a wildcard; ${QUERY_LINES} questions: `
-    + `${MIX.map(([k, w]) => `${k} ${w * 100}%`).join(', ')} (${queries.samples.length} samples: same rcode and sections as BIND)`);
-  out.push(`dnsperf -c ${DNSPERF_CLIENTS} -q ${DNSPERF_OUTSTANDING} over UDP on 127.0.0.1 (2 cores shared with dnsperf), `
-    + `${ROUNDS} rounds of ${SECONDS} s per server in turn after a 1 s warm-up; best round (every round):`);
+  out.push(
+    `DNS zone: ${HOSTS} hosts (A/AAAA/TXT, MX on half), ${CNAMES} CNAMEs, a wildcard; ${QUERY_LINES} questions: ` +
+      `${MIX.map(([k, w]) => `${k} ${w * 100}%`).join(', ')} (${queries.samples.length} samples: same rcode and sections as BIND)`,
+  );
+  out.push(
+    `dnsperf -c ${DNSPERF_CLIENTS} -q ${DNSPERF_OUTSTANDING} over UDP on 127.0.0.1 (2 cores shared with dnsperf), ` +
+      `${ROUNDS} rounds of ${SECONDS} s per server in turn after a 1 s warm-up; best round (every round):`,
+  );
   // server CPU per query: what each answer costs, whatever else runs on the machine (lowest round counts)
   const cpu = runs.map((r) => Math.min(...r.map((x) => x.cpuPerQuery)));
   for (const [i, label] of labels.entries()) {
     const r = best[i] as PerfResult;
     const lost = runs[i]?.reduce((n, x) => n + x.lost, 0) ?? 0;
-    out.push(`  ${label.padEnd(34)} ${f0(r.qps).padStart(7)} q/s  (${runs[i]?.map((x) => f0(x.qps)).join(', ')})${lost ? `, ${lost} lost` : ''}; `
-      + `server CPU ${(cpu[i] as number).toFixed(1)} µs/query`);
+    out.push(
+      `  ${label.padEnd(34)} ${f0(r.qps).padStart(7)} q/s  (${runs[i]?.map((x) => f0(x.qps)).join(', ')})${lost ? `, ${lost} lost` : ''}; ` +
+        `server CPU ${(cpu[i] as number).toFixed(1)} µs/query`,
+    );
   }
   const verdict = ours.qps / bind1.qps >= 0.8 ? 'met' : 'NOT met';
-  out.push(`DNS queries/s ratio vs BIND -n 1 (like for like): ${ratio(ours.qps, bind1.qps)} (goal ≥ 0.8: ${verdict}); `
-    + `vs BIND default threads: ${ratio(ours.qps, bindN.qps)}; answer cache off vs BIND -n 1: ${ratio(uncached.qps, bind1.qps)}`);
-  out.push(`DNS server CPU per query, BIND -n 1 / ours (queries one core answers, relative): ${ratio(cpu[2] as number, cpu[0] as number)}; `
-    + `with the answer cache off: ${ratio(cpu[2] as number, cpu[1] as number)}`);
+  out.push(
+    `DNS queries/s ratio vs BIND -n 1 (like for like): ${ratio(ours.qps, bind1.qps)} (goal ≥ 0.8: ${verdict}); ` +
+      `vs BIND default threads: ${ratio(ours.qps, bindN.qps)}; answer cache off vs BIND -n 1: ${ratio(uncached.qps, bind1.qps)}`,
+  );
+  out.push(
+    `DNS server CPU per query, BIND -n 1 / ours (queries one core answers, relative): ${ratio(cpu[2] as number, cpu[0] as number)}; ` +
+      `with the answer cache off: ${ratio(cpu[2] as number, cpu[1] as number)}`,
+  );
   return out;
 }
 
@@ -472,17 +572,26 @@ async function dynamicUpdates(root: string, client: UdpClient, zoneFile: string)
   const key = parseKeyFile(KEY_TEXT)[0] as TsigKey;
   const updData = join(root, 'ours-update');
   await importZone(updData, ZONE, zoneFile);
-  const ours = await withServer(startOurs(client, updData, ZONE, { BENCH_DNS_KEYS: keyFile }), (s) => updatesPerSecond(client, s, key, SECONDS, 0));
+  const ours = await withServer(startOurs(client, updData, ZONE, { BENCH_DNS_KEYS: keyFile }), (s) =>
+    updatesPerSecond(client, s, key, SECONDS, 0),
+  );
   const bindFile = join(root, 'bench-update.zone');
   writeFileSync(bindFile, readFileSync(zoneFile));
   const bind = await withServer(
-    startBind(client, 'BIND -n 1', root, [{ name: ZONE, file: bindFile, options: `allow-update { key "${KEY_NAME}"; };` }], { threads: 1, extra: KEY_TEXT }),
-    (s) => updatesPerSecond(client, s, key, SECONDS, 0));
+    startBind(
+      client,
+      'BIND -n 1',
+      root,
+      [{ name: ZONE, file: bindFile, options: `allow-update { key "${KEY_NAME}"; };` }],
+      { threads: 1, extra: KEY_TEXT },
+    ),
+    (s) => updatesPerSecond(client, s, key, SECONDS, 0),
+  );
   const failures = (r: { failed: number }): string => (r.failed ? `, ${r.failed} not NOERROR` : '');
   return [
     `DNS dynamic updates with TSIG (hmac-sha256, UDP, one at a time, each adds a name to the ${HOSTS}-host zone), ${SECONDS} s each:`,
-    `  ours ${f0(ours.rate)} updates/s (${ours.ok} NOERROR${failures(ours)}); BIND -n 1 ${f0(bind.rate)} updates/s `
-      + `(${bind.ok}${failures(bind)}); ratio ${ratio(ours.rate, bind.rate)}`,
+    `  ours ${f0(ours.rate)} updates/s (${ours.ok} NOERROR${failures(ours)}); BIND -n 1 ${f0(bind.rate)} updates/s ` +
+      `(${bind.ok}${failures(bind)}); ratio ${ratio(ours.rate, bind.rate)}`,
   ];
 }
 
@@ -495,25 +604,31 @@ async function startupAndMemory(root: string, client: UdpClient): Promise<string
   const tinyData = join(root, 'ours-tiny');
   const imported = await importZone(bigData, BIG_ZONE, bigFile);
   await importZone(tinyData, BIG_ZONE, tinyFile);
-  const startup = async (start: Promise<Server>) => withServer(start, async (s) => {
-    await new Promise((r) => setTimeout(r, 500));
-    const mem = memoryOf(s.process.pid as number);
-    const reply = await client.query(s.port, `n${BIG_RECORDS / 4 - 1}.${BIG_ZONE}`, 'TXT');
-    return { ms: s.answeredAt - s.spawnedAt, ...mem, info: s.info, answered: reply !== null && rcodeOf(reply) === 0 };
-  });
+  const startup = async (start: Promise<Server>) =>
+    withServer(start, async (s) => {
+      await new Promise((r) => setTimeout(r, 500));
+      const mem = memoryOf(s.process.pid as number);
+      const reply = await client.query(s.port, `n${BIG_RECORDS / 4 - 1}.${BIG_ZONE}`, 'TXT');
+      return { ms: s.answeredAt - s.spawnedAt, ...mem, info: s.info, answered: reply !== null && rcodeOf(reply) === 0 };
+    });
   const ourBig = await startup(startOurs(client, bigData, BIG_ZONE));
   const ourTiny = await startup(startOurs(client, tinyData, BIG_ZONE));
-  const bindBig = await startup(startBind(client, 'BIND -n 1', root, [{ name: BIG_ZONE, file: bigFile }], { threads: 1 }));
-  const bindTiny = await startup(startBind(client, 'BIND -n 1', root, [{ name: BIG_ZONE, file: tinyFile }], { threads: 1 }));
-  if (!ourBig.answered || !bindBig.answered) throw new Error('a server did not answer for the last name of the 100 000-record zone');
+  const bindBig = await startup(
+    startBind(client, 'BIND -n 1', root, [{ name: BIG_ZONE, file: bigFile }], { threads: 1 }),
+  );
+  const bindTiny = await startup(
+    startBind(client, 'BIND -n 1', root, [{ name: BIG_ZONE, file: tinyFile }], { threads: 1 }),
+  );
+  if (!ourBig.answered || !bindBig.answered)
+    throw new Error('a server did not answer for the last name of the 100 000-record zone');
   return [
     `DNS zone of ${imported.records} records (imported into SQLite in ${f0(imported.ms)} ms first); process start → first answer, RSS 0.5 s later:`,
-    `  ours ${f0(ourBig.ms)} ms (DnsEngine.start ${f0(ourBig.info?.startMs ?? NaN)} ms), RSS ${mb(ourBig.rss)} (peak ${mb(ourBig.peak)}), `
-      + `delta vs a tiny zone ${mb(ourBig.rss - ourTiny.rss)} (tiny: ${f0(ourTiny.ms)} ms, ${mb(ourTiny.rss)})`,
-    `  BIND -n 1 ${f0(bindBig.ms)} ms, RSS ${mb(bindBig.rss)} (peak ${mb(bindBig.peak)}), `
-      + `delta vs a tiny zone ${mb(bindBig.rss - bindTiny.rss)} (tiny: ${f0(bindTiny.ms)} ms, ${mb(bindTiny.rss)})`,
-    `  ratios ours/BIND (lower is better): start-up time ${ratio(ourBig.ms, bindBig.ms)}, RSS ${ratio(ourBig.rss, bindBig.rss)}, `
-      + `RSS delta ${ratio(ourBig.rss - ourTiny.rss, bindBig.rss - bindTiny.rss)}`,
+    `  ours ${f0(ourBig.ms)} ms (DnsEngine.start ${f0(ourBig.info?.startMs ?? NaN)} ms), RSS ${mb(ourBig.rss)} (peak ${mb(ourBig.peak)}), ` +
+      `delta vs a tiny zone ${mb(ourBig.rss - ourTiny.rss)} (tiny: ${f0(ourTiny.ms)} ms, ${mb(ourTiny.rss)})`,
+    `  BIND -n 1 ${f0(bindBig.ms)} ms, RSS ${mb(bindBig.rss)} (peak ${mb(bindBig.peak)}), ` +
+      `delta vs a tiny zone ${mb(bindBig.rss - bindTiny.rss)} (tiny: ${f0(bindTiny.ms)} ms, ${mb(bindTiny.rss)})`,
+    `  ratios ours/BIND (lower is better): start-up time ${ratio(ourBig.ms, bindBig.ms)}, RSS ${ratio(ourBig.rss, bindBig.rss)}, ` +
+      `RSS delta ${ratio(ourBig.rss - ourTiny.rss, bindBig.rss - bindTiny.rss)}`,
   ];
 }
 
@@ -527,9 +642,9 @@ export async function dnsBenchmark(): Promise<string[]> {
     writeFileSync(zoneFile, benchZone());
     const ourData = join(root, 'ours');
     await importZone(ourData, ZONE, zoneFile);
-    if (PARTS.has('qps')) out.push(...await queryThroughput(root, client, zoneFile, ourData));
-    if (PARTS.has('updates')) out.push(...await dynamicUpdates(root, client, zoneFile));
-    if (PARTS.has('startup')) out.push(...await startupAndMemory(root, client));
+    if (PARTS.has('qps')) out.push(...(await queryThroughput(root, client, zoneFile, ourData)));
+    if (PARTS.has('updates')) out.push(...(await dynamicUpdates(root, client, zoneFile)));
+    if (PARTS.has('startup')) out.push(...(await startupAndMemory(root, client)));
     return out;
   } finally {
     client.close();
@@ -538,10 +653,13 @@ export async function dnsBenchmark(): Promise<string[]> {
 }
 
 if (require.main === module) {
-  dnsBenchmark().then((lines) => {
-    for (const l of lines) console.log(l);
-  }, (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
+  dnsBenchmark().then(
+    (lines) => {
+      for (const l of lines) console.log(l);
+    },
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

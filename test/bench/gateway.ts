@@ -11,8 +11,10 @@ export async function gatewayVsPlain(): Promise<string[]> {
   return withChild(startNode(SUBGRAPH, { ...FIXED_ENV }, '/healthz', ['market']), async (service) => {
     const subgraphUrl = `${service.url}/graphql`;
     const graphql = (url: string) => ({ url: `${url}/graphql`, method: 'POST' as const, body: GRAPHQL_BODY });
-    const plain = await withChild(startNode(join(DIST, 'test', 'bench', 'plain-http-gateway.js'), { ...FIXED_ENV, SUBGRAPH_URL: subgraphUrl }, '/'),
-      (gw) => rps({ url: gw.url, method: 'POST', body: GRAPHQL_BODY }));
+    const plain = await withChild(
+      startNode(join(DIST, 'test', 'bench', 'plain-http-gateway.js'), { ...FIXED_ENV, SUBGRAPH_URL: subgraphUrl }, '/'),
+      (gw) => rps({ url: gw.url, method: 'POST', body: GRAPHQL_BODY }),
+    );
     const measure = (env: Record<string, string>, args: string[] = []) =>
       withChild(startNode(GATEWAY, { ...FIXED_ENV, ...env }, '/healthz', args), (gw) => rps(graphql(gw.url)));
     const inProcess = await measure({});

@@ -18,7 +18,8 @@ const INTERVAL_MS = Number(process.env.BENCH_LIVE_INTERVAL_MS ?? 2_000);
 const TICKS = Number(process.env.BENCH_LIVE_TICKS ?? 5);
 const BATCH = 250;
 const TICKERS = ['GOOGL:NASDAQ', 'AAPL:NASDAQ', 'MSFT:NASDAQ', 'BTC-USD', 'THYAO:IST', 'USD-TRY', 'EUR-TRY', 'EUR-USD'];
-const SUBSCRIPTION = 'subscription Bench($t: [String!]) { priceTicks(tickers: $t) { sequence at quotes { ticker price change } } }';
+const SUBSCRIPTION =
+  'subscription Bench($t: [String!]) { priceTicks(tickers: $t) { sequence at quotes { ticker price change } } }';
 
 /** Arrival time of each subscriber's event, by tick sequence. */
 type Arrivals = Map<number, { at: number; delays: number[] }>;
@@ -31,42 +32,53 @@ interface Subscriber {
 const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
 
 /** Opens one SSE stream and records every event's delay; resolves `firstEvent` on its first event. */
-function openStream(url: URL, method: 'GET' | 'POST', body: string | undefined, arrivals: Arrivals, parse: (data: string) => { sequence: number; at: number } | null): Subscriber {
+function openStream(
+  url: URL,
+  method: 'GET' | 'POST',
+  body: string | undefined,
+  arrivals: Arrivals,
+  parse: (data: string) => { sequence: number; at: number } | null,
+): Subscriber {
   let resolveFirst!: () => void;
   let rejectFirst!: (err: Error) => void;
   const firstEvent = new Promise<void>((res, rej) => {
     resolveFirst = res;
     rejectFirst = rej;
   });
-  const req = request(url, {
-    method, agent,
-    headers: { accept: 'text/event-stream', ...(body ? { 'content-type': 'application/json' } : {}) },
-  }, (res: IncomingMessage) => {
-    if (res.statusCode !== 200) {
-      rejectFirst(new Error(`stream answered ${res.statusCode}`));
-      res.resume();
-      return;
-    }
-    res.setEncoding('utf8');
-    let buffer = '';
-    res.on('data', (chunk: string) => {
-      const now = Date.now();
-      buffer += chunk;
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const message = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const dataLine = message.split('\n').find((l) => l.startsWith('data: '));
-        if (!dataLine) continue;
-        const event = parse(dataLine.slice(6));
-        if (!event) continue;
-        let tick = arrivals.get(event.sequence);
-        if (!tick) arrivals.set(event.sequence, (tick = { at: event.at, delays: [] }));
-        tick.delays.push(now - event.at);
-        resolveFirst();
+  const req = request(
+    url,
+    {
+      method,
+      agent,
+      headers: { accept: 'text/event-stream', ...(body ? { 'content-type': 'application/json' } : {}) },
+    },
+    (res: IncomingMessage) => {
+      if (res.statusCode !== 200) {
+        rejectFirst(new Error(`stream answered ${res.statusCode}`));
+        res.resume();
+        return;
       }
-    });
-  });
+      res.setEncoding('utf8');
+      let buffer = '';
+      res.on('data', (chunk: string) => {
+        const now = Date.now();
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const message = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const dataLine = message.split('\n').find((l) => l.startsWith('data: '));
+          if (!dataLine) continue;
+          const event = parse(dataLine.slice(6));
+          if (!event) continue;
+          let tick = arrivals.get(event.sequence);
+          if (!tick) arrivals.set(event.sequence, (tick = { at: event.at, delays: [] }));
+          tick.delays.push(now - event.at);
+          resolveFirst();
+        }
+      });
+    },
+  );
   req.on('error', (err) => rejectFirst(err));
   req.end(body);
   return { req, firstEvent };
@@ -105,7 +117,13 @@ async function hold(n: number, open: (arrivals: Arrivals) => Subscriber): Promis
     .slice(0, TICKS)
     .map(([sequence, t]) => {
       const sorted = [...t.delays].sort((a, b) => a - b);
-      return { sequence, received: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN };
+      return {
+        sequence,
+        received: sorted.length,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        max: sorted[sorted.length - 1] ?? NaN,
+      };
     });
   return { held: subscribers.length, ticks, close: () => subscribers.forEach((s) => s.req.destroy()) };
 }
@@ -134,7 +152,10 @@ async function providerCalls(url: string): Promise<number> {
 function summary(label: string, m: Measured): string[] {
   const worst = m.ticks.reduce((w, t) => Math.max(w, t.p99), 0);
   const lines = [`${label}: ${m.held} subscribers held; ${m.ticks.length} ticks observed`];
-  for (const t of m.ticks) lines.push(`  tick ${t.sequence}: ${t.received}/${m.held} delivered, delay p50 ${t.p50} ms, p99 ${t.p99} ms, max ${t.max} ms`);
+  for (const t of m.ticks)
+    lines.push(
+      `  tick ${t.sequence}: ${t.received}/${m.held} delivered, delay p50 ${t.p50} ms, p99 ${t.p99} ms, max ${t.max} ms`,
+    );
   lines.push(`  worst p99 ${worst} ms`);
   return lines;
 }
@@ -142,39 +163,70 @@ function summary(label: string, m: Measured): string[] {
 export async function liveBenchmark(): Promise<string[]> {
   const out: string[] = [];
   const env = {
-    ...FIXED_ENV, MARKET_CLOCK: '', LIVE_INTERVAL_MS: String(INTERVAL_MS),
-    LIVE_MAX_CONNECTIONS: String(SUBSCRIBERS + 1_000), LIVE_MAX_CONNECTIONS_PER_CLIENT: String(SUBSCRIBERS + 1_000),
+    ...FIXED_ENV,
+    MARKET_CLOCK: '',
+    LIVE_INTERVAL_MS: String(INTERVAL_MS),
+    LIVE_MAX_CONNECTIONS: String(SUBSCRIBERS + 1_000),
+    LIVE_MAX_CONNECTIONS_PER_CLIENT: String(SUBSCRIBERS + 1_000),
   };
   const ours = await withChild(startNode(GATEWAY, env), async (gw) => {
     const url = new URL('/graphql/stream', gw.url);
     const rssBefore = await metric(gw.url, 'process_resident_memory_bytes');
     const heapBefore = await settledHeap(gw.url);
     let i = 0;
-    const m = await hold(SUBSCRIBERS, (arrivals) => openStream(url, 'POST', JSON.stringify({ query: SUBSCRIPTION, variables: { t: [TICKERS[i++ % TICKERS.length]] } }), arrivals, (data) => {
-      const tick = (JSON.parse(data) as { data?: { priceTicks?: { sequence: number; at: string } } }).data?.priceTicks;
-      return tick ? { sequence: tick.sequence, at: Date.parse(tick.at) } : null;
-    }));
+    const m = await hold(SUBSCRIBERS, (arrivals) =>
+      openStream(
+        url,
+        'POST',
+        JSON.stringify({ query: SUBSCRIPTION, variables: { t: [TICKERS[i++ % TICKERS.length]] } }),
+        arrivals,
+        (data) => {
+          const tick = (JSON.parse(data) as { data?: { priceTicks?: { sequence: number; at: string } } }).data
+            ?.priceTicks;
+          return tick ? { sequence: tick.sequence, at: Date.parse(tick.at) } : null;
+        },
+      ),
+    );
     const callsBefore = await providerCalls(gw.url);
     await new Promise((r) => setTimeout(r, INTERVAL_MS * TICKS));
     const calls = (await providerCalls(gw.url)) - callsBefore;
     const rssAfter = await metric(gw.url, 'process_resident_memory_bytes');
     const heapAfter = await settledHeap(gw.url);
     m.close();
-    return { ...m, calls, rssPer: (rssAfter - rssBefore) / m.held, heapPer: (heapAfter - heapBefore) / m.held, rssAfter };
+    return {
+      ...m,
+      calls,
+      rssPer: (rssAfter - rssBefore) / m.held,
+      heapPer: (heapAfter - heapBefore) / m.held,
+      rssAfter,
+    };
   });
-  const raw = await withChild(startNode(join(DIST, 'test', 'bench', 'raw-sse-server.js'), { RAW_SSE_INTERVAL_MS: String(INTERVAL_MS) }, '/'), async (srv) => {
-    const url = new URL('/stream', srv.url);
-    const m = await hold(SUBSCRIBERS, (arrivals) => openStream(url, 'GET', undefined, arrivals, (data) => JSON.parse(data) as { sequence: number; at: number }));
-    m.close();
-    return m;
-  });
+  const raw = await withChild(
+    startNode(join(DIST, 'test', 'bench', 'raw-sse-server.js'), { RAW_SSE_INTERVAL_MS: String(INTERVAL_MS) }, '/'),
+    async (srv) => {
+      const url = new URL('/stream', srv.url);
+      const m = await hold(SUBSCRIBERS, (arrivals) =>
+        openStream(url, 'GET', undefined, arrivals, (data) => JSON.parse(data) as { sequence: number; at: number }),
+      );
+      m.close();
+      return m;
+    },
+  );
   const oursP99 = ours.ticks.reduce((w, t) => Math.max(w, t.p99), 0);
   const rawP99 = raw.ticks.reduce((w, t) => Math.max(w, t.p99), 0);
   out.push(...summary('our gateway, GraphQL subscriptions over graphql-sse (priceTicks)', ours));
   out.push(...summary('reference: raw node:http SSE broadcast of one precomputed frame', raw));
-  out.push(`subscribers held by one gateway process: ${ours.held} (goal ≥ 10 000: ${ours.held >= 10_000 && ours.ticks.every((t) => t.received >= ours.held) ? 'met' : 'NOT met'})`);
-  out.push(`provider calls over ${TICKS} intervals with ${ours.held} subscribers: ${ours.calls} (${(ours.calls / TICKS).toFixed(2)} per interval; goal 1)`);
-  out.push(`delay tick → last subscriber, worst p99 over ${TICKS} ticks: ${oursP99} ms (goal ≤ 1000 ms: ${oursP99 <= 1000 ? 'met' : 'NOT met'}); raw SSE reference ${rawP99} ms; ratio ${(oursP99 / Math.max(1, rawP99)).toFixed(1)}×`);
-  out.push(`memory per subscriber: ${(ours.rssPer / 1024).toFixed(1)} KiB RSS, ${(ours.heapPer / 1024).toFixed(1)} KiB JS heap (gateway RSS ${(ours.rssAfter / 1048576).toFixed(0)} MiB with ${ours.held} subscribers)`);
+  out.push(
+    `subscribers held by one gateway process: ${ours.held} (goal ≥ 10 000: ${ours.held >= 10_000 && ours.ticks.every((t) => t.received >= ours.held) ? 'met' : 'NOT met'})`,
+  );
+  out.push(
+    `provider calls over ${TICKS} intervals with ${ours.held} subscribers: ${ours.calls} (${(ours.calls / TICKS).toFixed(2)} per interval; goal 1)`,
+  );
+  out.push(
+    `delay tick → last subscriber, worst p99 over ${TICKS} ticks: ${oursP99} ms (goal ≤ 1000 ms: ${oursP99 <= 1000 ? 'met' : 'NOT met'}); raw SSE reference ${rawP99} ms; ratio ${(oursP99 / Math.max(1, rawP99)).toFixed(1)}×`,
+  );
+  out.push(
+    `memory per subscriber: ${(ours.rssPer / 1024).toFixed(1)} KiB RSS, ${(ours.heapPer / 1024).toFixed(1)} KiB JS heap (gateway RSS ${(ours.rssAfter / 1048576).toFixed(0)} MiB with ${ours.held} subscribers)`,
+  );
   return out;
 }

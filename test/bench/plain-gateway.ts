@@ -17,10 +17,17 @@ import { CacheHint } from '../../subgraphs/subgraph';
 async function main(): Promise<void> {
   const config = loadConfig();
   const market = await createMarketSubgraph({
-    provider: createMarketProvider({ provider: 'simulated', seed: config.marketSeed, fixedTime: config.marketClock ? Date.parse(config.marketClock) : undefined }),
+    provider: createMarketProvider({
+      provider: 'simulated',
+      seed: config.marketSeed,
+      fixedTime: config.marketClock ? Date.parse(config.marketClock) : undefined,
+    }),
     cache: createMarketCache(),
     ttls: config.marketCacheTtl,
-    limits: { maxQuotesPerRequest: config.maxQuotesPerRequest, maxTickersPerSubscription: config.liveMaxTickersPerSubscription },
+    limits: {
+      maxQuotesPerRequest: config.maxQuotesPerRequest,
+      maxTickersPerSubscription: config.liveMaxTickersPerSubscription,
+    },
     live: { intervalMs: config.liveIntervalMs },
   });
   const gateway = new ApolloGateway({

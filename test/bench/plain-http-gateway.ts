@@ -11,9 +11,14 @@ import { SUPERGRAPH_FILE } from '../../gateway/paths';
 async function main(): Promise<void> {
   const url = process.env.SUBGRAPH_URL as string;
   const gateway = new ApolloGateway({
-    supergraphSdl: readFileSync(SUPERGRAPH_FILE, 'utf8').replace(/url: "http:\/\/127\.0\.0\.1:4101\/graphql"/, `url: "${url}"`),
+    supergraphSdl: readFileSync(SUPERGRAPH_FILE, 'utf8').replace(
+      /url: "http:\/\/127\.0\.0\.1:4101\/graphql"/,
+      `url: "${url}"`,
+    ),
   });
-  await startStandaloneServer(new ApolloServer({ gateway }), { listen: { port: Number(process.env.PORT), host: '127.0.0.1' } });
+  await startStandaloneServer(new ApolloServer({ gateway }), {
+    listen: { port: Number(process.env.PORT), host: '127.0.0.1' },
+  });
 }
 
 main().catch((err: unknown) => {

@@ -19,7 +19,12 @@ export interface Child {
 }
 
 /** Starts `node script` with `env`, waits until `probePath` answers, and returns its base URL. */
-export async function startNode(script: string, env: Record<string, string>, probePath = '/healthz', args: string[] = []): Promise<Child> {
+export async function startNode(
+  script: string,
+  env: Record<string, string>,
+  probePath = '/healthz',
+  args: string[] = [],
+): Promise<Child> {
   const port = await freePort();
   const child = spawn(process.execPath, [script, ...args], {
     env: { ...process.env, ...env, PORT: String(port) },
@@ -44,11 +49,12 @@ export async function startNode(script: string, env: Record<string, string>, pro
   return {
     url,
     process: child,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve(); // ended (or killed) already
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(); // ended (or killed) already
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+      }),
   };
 }

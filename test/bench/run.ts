@@ -3,7 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeUpstream } from '../fakes/google-upstream';
 import {
-  bodyOf, CONNECTIONS, DIST, FIXED_ENV, FULL_QUERY, GATEWAY, GRAPHQL_BODY, ratioLine, rps, SECONDS, TICKER, withChild,
+  bodyOf,
+  CONNECTIONS,
+  DIST,
+  FIXED_ENV,
+  FULL_QUERY,
+  GATEWAY,
+  GRAPHQL_BODY,
+  ratioLine,
+  rps,
+  SECONDS,
+  TICKER,
+  withChild,
   type Target,
 } from './common';
 import { dnsBenchmark } from './dns';
@@ -21,7 +32,9 @@ async function rawCeiling(body: string): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   const file = join(dir, 'body.json');
   writeFileSync(file, body);
-  return withChild(startNode(join(DIST, 'test', 'bench', 'raw-server.js'), { RAW_BODY_FILE: file }, '/'), (raw) => rps({ url: raw.url }));
+  return withChild(startNode(join(DIST, 'test', 'bench', 'raw-server.js'), { RAW_BODY_FILE: file }, '/'), (raw) =>
+    rps({ url: raw.url }),
+  );
 }
 
 async function throughput(): Promise<string[]> {
@@ -37,37 +50,51 @@ async function throughput(): Promise<string[]> {
     gql: await rps({ url: `${gw.url}/graphql`, method: 'POST', body: GRAPHQL_BODY }),
   }));
   const plain = await withChild(startNode(join(DIST, 'test', 'bench', 'plain-gateway.js'), FIXED_ENV, '/'), (gw) =>
-    rps({ url: gw.url, method: 'POST', body: GRAPHQL_BODY }));
+    rps({ url: gw.url, method: 'POST', body: GRAPHQL_BODY }),
+  );
   const rawRest = await rawCeiling(measured.restBody);
   const rawGql = await rawCeiling(measured.gqlBody);
-  out.push(`raw node:http ceiling, /v1/full body (${measured.restBody.length} B): ${rawRest.toFixed(0)} req/s; GraphQL body: ${rawGql.toFixed(0)} req/s`);
+  out.push(
+    `raw node:http ceiling, /v1/full body (${measured.restBody.length} B): ${rawRest.toFixed(0)} req/s; GraphQL body: ${rawGql.toFixed(0)} req/s`,
+  );
   out.push(ratioLine(`GET ${restPath} (warm cache)`, measured.rest, rawRest, 0.5));
   out.push(ratioLine('GraphQL full query (warm cache)', measured.gql, rawGql, 0.1));
   out.push(ratioLine(`GET ${restPath}, response cache off (data cache warm)`, uncached.rest, rawRest));
   out.push(ratioLine('GraphQL full query, response cache off (data cache warm)', uncached.gql, rawGql));
   out.push(ratioLine('reference: plain @apollo/gateway + LocalGraphQLDataSource', plain, rawGql));
-  out.push(`our gateway vs plain @apollo/gateway in-process: ${(measured.gql / plain).toFixed(1)}× (response cache on), ${(uncached.gql / plain).toFixed(1)}× (off)`);
+  out.push(
+    `our gateway vs plain @apollo/gateway in-process: ${(measured.gql / plain).toFixed(1)}× (response cache on), ${(uncached.gql / plain).toFixed(1)}× (off)`,
+  );
   return out;
 }
 
 async function upstreamEconomy(): Promise<string[]> {
   const upstream = await startFakeUpstream();
   try {
-    return await withChild(startNode(GATEWAY, { ...FIXED_ENV, MARKET_PROVIDER: 'google', GOOGLE_FINANCE_URL: upstream.url }), async (gw) => {
-      const trips = async (fn: () => Promise<unknown>): Promise<number> => {
-        const before = upstream.requests;
-        await fn();
-        return upstream.requests - before;
-      };
-      const full = (): Promise<string> => bodyOf({ url: `${gw.url}/v1/full/${TICKER}` });
-      const cold = await trips(full);
-      const warm = await trips(full);
-      const gqlOther = await trips(() => bodyOf({ url: `${gw.url}/graphql`, method: 'POST', body: JSON.stringify({ query: FULL_QUERY, variables: { ticker: 'MSFT:NASDAQ' } }) }));
-      return [
-        `upstream round trips per /v1/full request (google provider, fake upstream): cold ${cold} (goal 1), warm ${warm} (goal 0)`,
-        `upstream round trips for the equivalent GraphQL query, cold: ${gqlOther}`,
-      ];
-    });
+    return await withChild(
+      startNode(GATEWAY, { ...FIXED_ENV, MARKET_PROVIDER: 'google', GOOGLE_FINANCE_URL: upstream.url }),
+      async (gw) => {
+        const trips = async (fn: () => Promise<unknown>): Promise<number> => {
+          const before = upstream.requests;
+          await fn();
+          return upstream.requests - before;
+        };
+        const full = (): Promise<string> => bodyOf({ url: `${gw.url}/v1/full/${TICKER}` });
+        const cold = await trips(full);
+        const warm = await trips(full);
+        const gqlOther = await trips(() =>
+          bodyOf({
+            url: `${gw.url}/graphql`,
+            method: 'POST',
+            body: JSON.stringify({ query: FULL_QUERY, variables: { ticker: 'MSFT:NASDAQ' } }),
+          }),
+        );
+        return [
+          `upstream round trips per /v1/full request (google provider, fake upstream): cold ${cold} (goal 1), warm ${warm} (goal 0)`,
+          `upstream round trips for the equivalent GraphQL query, cold: ${gqlOther}`,
+        ];
+      },
+    );
   } finally {
     await upstream.close();
   }

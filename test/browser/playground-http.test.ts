@@ -21,12 +21,21 @@ const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,im
  * comments, help links opened on click, XML namespaces, JSON Schema ids) loads nothing and is allowed.
  */
 const EXTERNAL_LOADS: Array<[string, RegExp]> = [
-  ['<script src> / <link href> / <img src> to another host', /<(script|link|img|iframe)\b[^>]*\b(src|href)\s*=\s*["']?(https?:)?\/\//i],
+  [
+    '<script src> / <link href> / <img src> to another host',
+    /<(script|link|img|iframe)\b[^>]*\b(src|href)\s*=\s*["']?(https?:)?\/\//i,
+  ],
   ['CSS url() to another host', /url\(\s*["']?(https?:)?\/\//i],
   ['CSS @import', /@import\b/i],
   ['ES import of a URL', /\b(import|from)\s*\(?\s*["'`](https?:)?\/\//],
-  ['importScripts / Worker / fetch of an absolute URL', /\b(importScripts|Worker|SharedWorker|fetch|EventSource|WebSocket)\s*\(\s*["'`](https?:|wss?:)?\/\//],
-  ['a CDN host', /\b(esm\.sh|unpkg\.com|cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|fonts\.googleapis\.com|fonts\.gstatic\.com|embeddable-sandbox\.cdn\.apollographql\.com)\b/i],
+  [
+    'importScripts / Worker / fetch of an absolute URL',
+    /\b(importScripts|Worker|SharedWorker|fetch|EventSource|WebSocket)\s*\(\s*["'`](https?:|wss?:)?\/\//,
+  ],
+  [
+    'a CDN host',
+    /\b(esm\.sh|unpkg\.com|cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|fonts\.googleapis\.com|fonts\.gstatic\.com|embeddable-sandbox\.cdn\.apollographql\.com)\b/i,
+  ],
 ];
 
 function externalLoads(text: string): string[] {
@@ -86,8 +95,13 @@ describe('playground over HTTP', () => {
       'new Worker("https://cdn.example.com/worker.js")',
       'importScripts("//cdn.example.com/w.js")',
       'x="https://unpkg.com/graphiql"',
-    ]) expect(externalLoads(bad)).not.toEqual([]);
-    expect(externalLoads('/*! MIT https://github.com/graphql/graphiql */ e.setAttribute("xmlns","http://www.w3.org/2000/svg")')).toEqual([]);
+    ])
+      expect(externalLoads(bad)).not.toEqual([]);
+    expect(
+      externalLoads(
+        '/*! MIT https://github.com/graphql/graphiql */ e.setAttribute("xmlns","http://www.w3.org/2000/svg")',
+      ),
+    ).toEqual([]);
   });
 
   it('serves every file the page names with its content type, a year of caching and precompression', async () => {
@@ -105,14 +119,20 @@ describe('playground over HTTP', () => {
       expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
     }
     const js = assets.find((a) => a.endsWith('.js'))!;
-    const plain = Buffer.from(await (await fetch(`${sys.url}${js}`, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer());
+    const plain = Buffer.from(
+      await (await fetch(`${sys.url}${js}`, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer(),
+    );
     // Node's fetch decodes br itself; ask with a raw header and decode by hand to see what went over the wire.
     const { request } = await import('node:http');
     const raw = await new Promise<{ encoding?: string; body: Buffer }>((resolve, reject) => {
       request(`${sys.url}${js}`, { headers: { 'accept-encoding': 'gzip, deflate, br' } }, (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve({ encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
-      }).on('error', reject).end();
+        res
+          .on('data', (c: Buffer) => chunks.push(c))
+          .on('end', () => resolve({ encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
+      })
+        .on('error', reject)
+        .end();
     });
     expect(raw.encoding).toBe('br');
     expect(raw.body.length).toBeLessThan(plain.length / 3);
@@ -129,7 +149,12 @@ describe('playground over HTTP', () => {
   });
 
   it('unknown or unsafe asset names are 404s', async () => {
-    for (const path of ['/playground/nope-ABCDEFGH.js', '/playground/..%2Fpackage.json', '/playground/manifest.json.br', '/playground/.hidden.js']) {
+    for (const path of [
+      '/playground/nope-ABCDEFGH.js',
+      '/playground/..%2Fpackage.json',
+      '/playground/manifest.json.br',
+      '/playground/.hidden.js',
+    ]) {
       const res = await fetch(`${sys.url}${path}`);
       expect([path, res.status]).toEqual([path, 404]);
     }
@@ -171,18 +196,27 @@ describe('playground over HTTP', () => {
   });
 
   it('every example tab runs without a validation error', async () => {
-    const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.graphql')).sort();
+    const files = readdirSync(EXAMPLES)
+      .filter((f) => f.endsWith('.graphql'))
+      .sort();
     expect(files.length).toBeGreaterThanOrEqual(3);
     for (const file of files) {
       const query = readFileSync(join(EXAMPLES, file), 'utf8');
       const varsFile = join(EXAMPLES, file.replace(/\.graphql$/, '.variables.json'));
-      const variables = readdirSync(EXAMPLES).includes(file.replace(/\.graphql$/, '.variables.json')) ? JSON.parse(readFileSync(varsFile, 'utf8')) : undefined;
+      const variables = readdirSync(EXAMPLES).includes(file.replace(/\.graphql$/, '.variables.json'))
+        ? JSON.parse(readFileSync(varsFile, 'utf8'))
+        : undefined;
       const subscription = /^\s*subscription\b/m.test(query);
       // Subscriptions run at /graphql/stream: its first event stands for the result.
       const res = await fetch(`${sys.url}${subscription ? '/graphql/stream' : '/graphql'}`, {
-        method: 'POST', headers: { 'content-type': 'application/json', ...(subscription ? { accept: 'text/event-stream' } : {}) }, body: JSON.stringify({ query, variables }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(subscription ? { accept: 'text/event-stream' } : {}) },
+        body: JSON.stringify({ query, variables }),
       });
-      const body = (subscription ? await firstEvent(res) : await res.json()) as { data?: unknown; errors?: Array<{ extensions?: { code?: string } }> };
+      const body = (subscription ? await firstEvent(res) : await res.json()) as {
+        data?: unknown;
+        errors?: Array<{ extensions?: { code?: string } }>;
+      };
       expect([file, res.status]).toEqual([file, 200]);
       expect([file, body.data]).not.toEqual([file, null]);
       // The only error an example may show is the deliberate unknown ticker of the "quotes" example.

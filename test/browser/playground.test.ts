@@ -9,7 +9,9 @@ import { PROJECT_ROOT } from '../../gateway/paths';
 import { startSystem, type RunningSystem } from '../helpers/system';
 
 /** The little of the DOM the page functions below use (the project compiles without lib "dom"). */
-declare const document: { querySelector(selector: string): { textContent: string | null; childElementCount: number } | null };
+declare const document: {
+  querySelector(selector: string): { textContent: string | null; childElementCount: number } | null;
+};
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(PROJECT_ROOT, 'test-artifacts');
@@ -30,7 +32,9 @@ describe('playground in headless Chromium', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is missing at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (the playground browser test never skips)`);
+      throw new Error(
+        `Chromium is missing at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (the playground browser test never skips)`,
+      );
     }
     if (!existsSync(join(PROJECT_ROOT, 'dist', 'playground', 'manifest.json'))) {
       throw new Error('the playground bundle is missing (dist/playground/manifest.json): run `npm run build` first');
@@ -38,7 +42,14 @@ describe('playground in headless Chromium', () => {
     sys = await startSystem({ MARKET_CLOCK: '2026-11-20T18:00:00Z', LIVE_INTERVAL_MS: '400' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+      ],
     });
     context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     page = await context.newPage();
@@ -71,8 +82,16 @@ describe('playground in headless Chromium', () => {
     expect(res?.status()).toBe(200);
     expect(await page.title()).toBe('onegraph playground');
     // The first example tab is open in the query editor, its variables in the variables editor.
-    await page.waitForFunction(() => document.querySelector('.graphiql-query-editor .view-lines')?.textContent?.includes('quote('), null, { timeout: 15_000 });
-    await page.waitForFunction(() => document.querySelector('.graphiql-editor-tool .view-lines')?.textContent?.includes('AAPL:NASDAQ'), null, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => document.querySelector('.graphiql-query-editor .view-lines')?.textContent?.includes('quote('),
+      null,
+      { timeout: 15_000 },
+    );
+    await page.waitForFunction(
+      () => document.querySelector('.graphiql-editor-tool .view-lines')?.textContent?.includes('AAPL:NASDAQ'),
+      null,
+      { timeout: 10_000 },
+    );
     await page.waitForLoadState('networkidle'); // schema introspection, Monaco's workers, fonts
     const tabs = await page.$$eval('.graphiql-tab-button', (els) => els.map((el) => el.textContent?.trim()));
     expect(tabs).toEqual(['Quote', 'Quotes', 'MarketLists', 'LivePrices']);
@@ -86,7 +105,11 @@ describe('playground in headless Chromium', () => {
   it('runs a query typed into the editor and shows the data', async () => {
     // A new (empty) tab, so the examples stay as they are; then the query typed in.
     await page.click('.graphiql-tab-add');
-    await page.waitForFunction(() => document.querySelector('.graphiql-tab-active #graphiql-session-tab-4') !== null, null, { timeout: 5_000 });
+    await page.waitForFunction(
+      () => document.querySelector('.graphiql-tab-active #graphiql-session-tab-4') !== null,
+      null,
+      { timeout: 5_000 },
+    );
     await page.click('.graphiql-query-editor .monaco-editor .view-lines');
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.press('Delete');
@@ -95,7 +118,10 @@ describe('playground in headless Chromium', () => {
 
     await page.click('.graphiql-execute-button');
     await page.waitForFunction(
-      () => /"ticker":\s*"AAPL:NASDAQ"[\s\S]*"price":\s*\d/.test((document.querySelector('.graphiql-response .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' ')),
+      () =>
+        /"ticker":\s*"AAPL:NASDAQ"[\s\S]*"price":\s*\d/.test(
+          (document.querySelector('.graphiql-response .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' '),
+        ),
       null,
       { timeout: 10_000 },
     );
@@ -105,14 +131,25 @@ describe('playground in headless Chromium', () => {
 
     // Prettify (prettier, bundled too) spreads the one-liner over lines.
     await page.click('button[aria-label^="Prettify query"]');
-    await page.waitForFunction(() => (document.querySelector('.graphiql-query-editor .view-lines')?.childElementCount ?? 0) >= 7, null, { timeout: 5_000 });
+    await page.waitForFunction(
+      () => (document.querySelector('.graphiql-query-editor .view-lines')?.childElementCount ?? 0) >= 7,
+      null,
+      { timeout: 5_000 },
+    );
     expect(problems).toEqual([]);
   });
 
   it('runs the live-prices subscription and shows events as they arrive, until stopped', async () => {
-    const response = () => page.evaluate(() => (document.querySelector('.graphiql-response .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' '));
+    const response = () =>
+      page.evaluate(() =>
+        (document.querySelector('.graphiql-response .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' '),
+      );
     await page.click('.graphiql-tab-button:text-is("LivePrices")');
-    await page.waitForFunction(() => document.querySelector('.graphiql-query-editor .view-lines')?.textContent?.includes('priceTicks('), null, { timeout: 5_000 });
+    await page.waitForFunction(
+      () => document.querySelector('.graphiql-query-editor .view-lines')?.textContent?.includes('priceTicks('),
+      null,
+      { timeout: 5_000 },
+    );
     await page.click('.graphiql-execute-button');
     // Each event replaces the shown one: the poll's sequence number must rise while we watch (three events at least).
     const sequences = new Set<number>();
@@ -120,7 +157,8 @@ describe('playground in headless Chromium', () => {
     while (sequences.size < 3 && Date.now() < until) {
       const text = await response();
       const sequence = /"sequence":\s*(\d+)/.exec(text)?.[1];
-      if (sequence !== undefined && text.includes('"AAPL:NASDAQ"') && text.includes('"BTC-USD"')) sequences.add(Number(sequence));
+      if (sequence !== undefined && text.includes('"AAPL:NASDAQ"') && text.includes('"BTC-USD"'))
+        sequences.add(Number(sequence));
       await page.waitForTimeout(50);
     }
     expect(sequences.size).toBeGreaterThanOrEqual(3);
@@ -128,7 +166,8 @@ describe('playground in headless Chromium', () => {
     // The same button stops it; the gateway then holds no subscription.
     await page.click('.graphiql-execute-button');
     const stopBy = Date.now() + 5_000;
-    while ((sys?.system.live.endpoint?.stats().operations ?? 0) > 0 && Date.now() < stopBy) await page.waitForTimeout(50);
+    while ((sys?.system.live.endpoint?.stats().operations ?? 0) > 0 && Date.now() < stopBy)
+      await page.waitForTimeout(50);
     expect(sys?.system.live.endpoint?.stats().operations).toBe(0);
     expect(problems).toEqual([]);
     expect(offOrigin).toEqual([]);
@@ -137,9 +176,17 @@ describe('playground in headless Chromium', () => {
   it('has the docs explorer, which lists the Query type', async () => {
     await page.click('button[aria-label="Show Documentation Explorer"]');
     await page.waitForSelector('.graphiql-doc-explorer', { timeout: 5_000 });
-    await page.waitForFunction(() => document.querySelector('.graphiql-doc-explorer')?.textContent?.includes('Query'), null, { timeout: 5_000 });
+    await page.waitForFunction(
+      () => document.querySelector('.graphiql-doc-explorer')?.textContent?.includes('Query'),
+      null,
+      { timeout: 5_000 },
+    );
     await page.click('.graphiql-doc-explorer a:text-is("Query")');
-    await page.waitForFunction(() => document.querySelector('.graphiql-doc-explorer')?.textContent?.includes('quotes'), null, { timeout: 5_000 });
+    await page.waitForFunction(
+      () => document.querySelector('.graphiql-doc-explorer')?.textContent?.includes('quotes'),
+      null,
+      { timeout: 5_000 },
+    );
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: SCREENSHOT });

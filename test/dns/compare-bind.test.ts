@@ -34,7 +34,13 @@ afterAll(async () => {
 /** Comparable form: case-insensitive, records sorted within a section, the SOA serial masked (ours is YYYYMMDDnn). */
 function comparable(a: DigAnswer): object {
   const norm = (lines: string[]) => lines.map((l) => l.toLowerCase().replace(/( soa \S+ \S+ )\d+/, '$1SERIAL')).sort();
-  return { status: a.status, flags: a.flags.filter((f) => f !== 'ra').sort(), answer: norm(a.answer), authority: norm(a.authority), additional: norm(a.additional) };
+  return {
+    status: a.status,
+    flags: a.flags.filter((f) => f !== 'ra').sort(),
+    answer: norm(a.answer),
+    authority: norm(a.authority),
+    additional: norm(a.additional),
+  };
 }
 
 const CASES: Array<[string, string[]]> = [

@@ -50,7 +50,10 @@ const MANY = Array.from({ length: 2500 }, (_, i) => `many IN A 10.0.${i >> 8}.${
 
 beforeAll(async () => {
   store = await openSqliteStore({ file: ':memory:', maxRecordsPerRrset: 0 });
-  await importZoneFile(store, 'fuzz.test', `$TTL 300
+  await importZoneFile(
+    store,
+    'fuzz.test',
+    `$TTL 300
 @ IN SOA ns1.fuzz.test. hostmaster.fuzz.test. 1 3600 600 86400 60
 @ IN NS ns1.fuzz.test.
 ns1 IN A 192.0.2.1
@@ -63,21 +66,30 @@ big IN TXT "${'x'.repeat(250)}" "${'y'.repeat(250)}" "${'z'.repeat(250)}"
 sub IN NS ns.sub.fuzz.test.
 ns.sub IN A 192.0.2.3
 ${MANY}
-`);
+`,
+  );
   // the zone the health check asks: updates signed with fuzz-key are not allowed to touch it
-  await importZoneFile(store, 'check.test', `$TTL 300
+  await importZoneFile(
+    store,
+    'check.test',
+    `$TTL 300
 @ IN SOA ns1.check.test. hostmaster.check.test. 1 3600 600 86400 60
 @ IN NS ns1.check.test.
 ns1 IN A 192.0.2.81
 www IN A 192.0.2.80
-`);
+`,
+  );
   engine = await DnsEngine.start({
-    store, host: HOST, port: 0, keys: KEYS,
+    store,
+    host: HOST,
+    port: 0,
+    keys: KEYS,
     access: { updateKeys: { 'fuzz.test': ['fuzz-key'], 'check.test': ['other-key'] } },
     log: {
       info: () => undefined,
       warn: (obj, msg) => {
-        if (msg === 'dns server error' || /reload failed/.test(msg)) serverErrors.push(`${msg}: ${String((obj as { err?: unknown }).err)}`);
+        if (msg === 'dns server error' || /reload failed/.test(msg))
+          serverErrors.push(`${msg}: ${String((obj as { err?: unknown }).err)}`);
       },
     },
   });
@@ -102,40 +114,118 @@ afterAll(async () => {
 
 type Build = (id: number) => Buffer;
 
-const withId = (bytes: Uint8Array): Build => (id) => {
-  const b = Buffer.from(bytes);
-  if (b.length >= 2) b.writeUInt16BE(id, 0);
-  return b;
-};
+const withId =
+  (bytes: Uint8Array): Build =>
+  (id) => {
+    const b = Buffer.from(bytes);
+    if (b.length >= 2) b.writeUInt16BE(id, 0);
+    return b;
+  };
 
-const NAMES = ['fuzz.test', 'www.fuzz.test', 'many.fuzz.test', 'alias.fuzz.test', 'x.wild.fuzz.test', 'big.fuzz.test', 'host.sub.fuzz.test',
-  'nope.fuzz.test', 'WwW.FuZz.TeSt', 'check.test', 'www.check.test', 'example.org', '.', 'a.b.c.d.e.f.fuzz.test'];
+const NAMES = [
+  'fuzz.test',
+  'www.fuzz.test',
+  'many.fuzz.test',
+  'alias.fuzz.test',
+  'x.wild.fuzz.test',
+  'big.fuzz.test',
+  'host.sub.fuzz.test',
+  'nope.fuzz.test',
+  'WwW.FuZz.TeSt',
+  'check.test',
+  'www.check.test',
+  'example.org',
+  '.',
+  'a.b.c.d.e.f.fuzz.test',
+];
 const nameArb = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...NAMES) },
-  { weight: 1, arbitrary: fc.array(fc.stringMatching(/^[a-z0-9_*-]{1,63}$/), { minLength: 1, maxLength: 5 }).map((l) => `${l.join('.')}.fuzz.test`) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.stringMatching(/^[a-z0-9_*-]{1,63}$/), { minLength: 1, maxLength: 5 })
+      .map((l) => `${l.join('.')}.fuzz.test`),
+  },
 );
-const QTYPES = ['A', 'AAAA', 'NS', 'SOA', 'MX', 'TXT', 'CNAME', 'DNAME', 'SRV', 'CAA', 'DS', 'ANY', 'AXFR', 'IXFR', 'SPF', 'NAPTR', 'TLSA', 'SSHFP', 'PTR', 'OPT', 'TSIG'];
-const qtypeArb = fc.oneof(fc.constantFrom(...QTYPES), fc.integer({ min: 0, max: 65535 }).map((n) => `TYPE${n}`));
+const QTYPES = [
+  'A',
+  'AAAA',
+  'NS',
+  'SOA',
+  'MX',
+  'TXT',
+  'CNAME',
+  'DNAME',
+  'SRV',
+  'CAA',
+  'DS',
+  'ANY',
+  'AXFR',
+  'IXFR',
+  'SPF',
+  'NAPTR',
+  'TLSA',
+  'SSHFP',
+  'PTR',
+  'OPT',
+  'TSIG',
+];
+const qtypeArb = fc.oneof(
+  fc.constantFrom(...QTYPES),
+  fc.integer({ min: 0, max: 65535 }).map((n) => `TYPE${n}`),
+);
 
-const optArb = fc.option(fc.record({
-  udpPayloadSize: fc.constantFrom(0, 512, 1232, 4096, 65535),
-  flags: fc.constantFrom(0, packet.DNSSEC_OK),
-  version: fc.constantFrom(0, 0, 1),
-  options: fc.array(fc.record({ code: fc.constantFrom(3, 8, 10, 11, 12, 14, 65001), data: fc.uint8Array({ maxLength: 20 }) }), { maxLength: 2 }),
-}), { nil: undefined });
+const optArb = fc.option(
+  fc.record({
+    udpPayloadSize: fc.constantFrom(0, 512, 1232, 4096, 65535),
+    flags: fc.constantFrom(0, packet.DNSSEC_OK),
+    version: fc.constantFrom(0, 0, 1),
+    options: fc.array(
+      fc.record({ code: fc.constantFrom(3, 8, 10, 11, 12, 14, 65001), data: fc.uint8Array({ maxLength: 20 }) }),
+      { maxLength: 2 },
+    ),
+  }),
+  { nil: undefined },
+);
 
-interface QuerySpec { name: string; type: string; klass: string; flags: number; opt?: { udpPayloadSize: number; flags: number; version: number; options: Array<{ code: number; data: Uint8Array }> } }
+interface QuerySpec {
+  name: string;
+  type: string;
+  klass: string;
+  flags: number;
+  opt?: { udpPayloadSize: number; flags: number; version: number; options: Array<{ code: number; data: Uint8Array }> };
+}
 
 function encodeQuery(q: QuerySpec, id: number): Buffer {
   const additionals = q.opt
-    ? [{ type: 'OPT', name: '.', udpPayloadSize: q.opt.udpPayloadSize, flags: q.opt.flags, ednsVersion: q.opt.version, extendedRcode: 0,
-      options: q.opt.options.map((o) => ({ code: o.code, data: Buffer.from(o.data) })) } as unknown as packet.Answer]
+    ? [
+        {
+          type: 'OPT',
+          name: '.',
+          udpPayloadSize: q.opt.udpPayloadSize,
+          flags: q.opt.flags,
+          ednsVersion: q.opt.version,
+          extendedRcode: 0,
+          options: q.opt.options.map((o) => ({ code: o.code, data: Buffer.from(o.data) })),
+        } as unknown as packet.Answer,
+      ]
     : [];
   try {
-    return packet.encode({ type: 'query', id, flags: q.flags, questions: [{ name: q.name, type: q.type as packet.RecordType, class: q.klass as 'IN' }], additionals });
+    return packet.encode({
+      type: 'query',
+      id,
+      flags: q.flags,
+      questions: [{ name: q.name, type: q.type as packet.RecordType, class: q.klass as 'IN' }],
+      additionals,
+    });
   } catch {
     // an EDNS option dns-packet cannot encode from random data: the same query without options
-    return packet.encode({ type: 'query', id, flags: q.flags, questions: [{ name: q.name, type: q.type as packet.RecordType, class: q.klass as 'IN' }] });
+    return packet.encode({
+      type: 'query',
+      id,
+      flags: q.flags,
+      questions: [{ name: q.name, type: q.type as packet.RecordType, class: q.klass as 'IN' }],
+    });
   }
 }
 
@@ -143,16 +233,31 @@ const querySpecArb: fc.Arbitrary<QuerySpec> = fc.record({
   name: nameArb,
   type: qtypeArb,
   klass: fc.constantFrom('IN', 'IN', 'IN', 'CH', 'ANY', 'NONE'),
-  flags: fc.oneof(fc.constantFrom(0, packet.RECURSION_DESIRED, packet.CHECKING_DISABLED), fc.integer({ min: 0, max: 0x7fff })),
+  flags: fc.oneof(
+    fc.constantFrom(0, packet.RECURSION_DESIRED, packet.CHECKING_DISABLED),
+    fc.integer({ min: 0, max: 0x7fff }),
+  ),
   opt: optArb,
 });
 
-type Mutation = { kind: 'flip'; at: number; bit: number } | { kind: 'set'; at: number; value: number } | { kind: 'insert'; at: number; bytes: Uint8Array }
-  | { kind: 'delete'; at: number; count: number } | { kind: 'truncate'; at: number };
+type Mutation =
+  | { kind: 'flip'; at: number; bit: number }
+  | { kind: 'set'; at: number; value: number }
+  | { kind: 'insert'; at: number; bytes: Uint8Array }
+  | { kind: 'delete'; at: number; count: number }
+  | { kind: 'truncate'; at: number };
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
-  fc.record({ kind: fc.constant('set' as const), at: fc.nat(), value: fc.constantFrom(0, 1, 0x3f, 0x40, 0x7f, 0xc0, 0xc0 | 12, 0xff) }),
-  fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), bytes: fc.uint8Array({ minLength: 1, maxLength: 8 }) }),
+  fc.record({
+    kind: fc.constant('set' as const),
+    at: fc.nat(),
+    value: fc.constantFrom(0, 1, 0x3f, 0x40, 0x7f, 0xc0, 0xc0 | 12, 0xff),
+  }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    at: fc.nat(),
+    bytes: fc.uint8Array({ minLength: 1, maxLength: 8 }),
+  }),
   fc.record({ kind: fc.constant('delete' as const), at: fc.nat(), count: fc.integer({ min: 1, max: 8 }) }),
   fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
 );
@@ -174,8 +279,13 @@ function mutate(input: Buffer, mutations: Mutation[]): Buffer {
 /** (a) random bytes, 0–600 of them. */
 const randomBytesArb: fc.Arbitrary<Build> = fc.uint8Array({ minLength: 0, maxLength: 600 }).map(withId);
 /** (b) a valid query (maybe with EDNS), mutated. */
-const mutatedQueryArb: fc.Arbitrary<Build> = fc.tuple(querySpecArb, fc.array(mutationArb, { minLength: 1, maxLength: 4 }))
-  .map(([q, ms]) => (id: number) => withId(mutate(encodeQuery(q, id), ms))(id));
+const mutatedQueryArb: fc.Arbitrary<Build> = fc
+  .tuple(querySpecArb, fc.array(mutationArb, { minLength: 1, maxLength: 4 }))
+  .map(
+    ([q, ms]) =>
+      (id: number) =>
+        withId(mutate(encodeQuery(q, id), ms))(id),
+  );
 /** A valid query, unmutated. */
 const queryArb: fc.Arbitrary<Build> = querySpecArb.map((q) => (id: number) => encodeQuery(q, id));
 
@@ -194,11 +304,24 @@ function rawRecord(name: string, type: number, klass: number, ttl: number, rdata
 const validRecordArb = recordArb('fuzz.test').map((r) => {
   const wire = codecs.answer.encode(toPacketAnswer(r) as packet.Answer);
   const nameLength = codecs.name.encodingLength(r.name || '.');
-  return { name: r.name || '.', type: wire.readUInt16BE(nameLength), rdata: Buffer.from(wire.subarray(nameLength + 10)) };
+  return {
+    name: r.name || '.',
+    type: wire.readUInt16BE(nameLength),
+    rdata: Buffer.from(wire.subarray(nameLength + 10)),
+  };
 });
 
 const CLASS = { IN: 1, CH: 3, NONE: 254, ANY: 255 } as const;
-const EXISTING = ['fuzz.test', 'www.fuzz.test', 'many.fuzz.test', 'alias.fuzz.test', 'mail.fuzz.test', 'ns1.fuzz.test', 'sub.fuzz.test', '*.wild.fuzz.test'];
+const EXISTING = [
+  'fuzz.test',
+  'www.fuzz.test',
+  'many.fuzz.test',
+  'alias.fuzz.test',
+  'mail.fuzz.test',
+  'ns1.fuzz.test',
+  'sub.fuzz.test',
+  '*.wild.fuzz.test',
+];
 /** The owner: the generated one, or (often) a name the zone has, so deletions and prerequisites find something. */
 const ownerOf = fc.option(fc.constantFrom(...EXISTING), { nil: undefined, freq: 2 });
 
@@ -207,36 +330,76 @@ const ownerOf = fc.option(fc.constantFrom(...EXISTING), { nil: undefined, freq: 
  * name (ANY ANY), delete one RR (NONE) — and some with any name, type, class, TTL and RDATA.
  */
 const updateRecordArb: fc.Arbitrary<Buffer> = fc.oneof(
-  { weight: 4, arbitrary: fc.tuple(validRecordArb, ownerOf, fc.constantFrom(0, 60, 300, 86400)).map(([r, n, ttl]) => rawRecord(n ?? r.name, r.type, CLASS.IN, ttl, r.rdata)) },
-  { weight: 2, arbitrary: fc.tuple(validRecordArb, ownerOf).map(([r, n]) => rawRecord(n ?? r.name, r.type, CLASS.ANY, 0, Buffer.alloc(0))) },
-  { weight: 1, arbitrary: fc.tuple(validRecordArb, ownerOf).map(([r, n]) => rawRecord(n ?? r.name, 255, CLASS.ANY, 0, Buffer.alloc(0))) },
-  { weight: 2, arbitrary: fc.tuple(validRecordArb, ownerOf).map(([r, n]) => rawRecord(n ?? r.name, r.type, CLASS.NONE, 0, r.rdata)) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(validRecordArb, ownerOf, fc.constantFrom(0, 60, 300, 86400))
+      .map(([r, n, ttl]) => rawRecord(n ?? r.name, r.type, CLASS.IN, ttl, r.rdata)),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(validRecordArb, ownerOf)
+      .map(([r, n]) => rawRecord(n ?? r.name, r.type, CLASS.ANY, 0, Buffer.alloc(0))),
+  },
   {
     weight: 1,
-    arbitrary: fc.record({
-      base: validRecordArb,
-      name: fc.option(fc.constantFrom('fuzz.test', 'www.fuzz.test', 'check.test', 'other.example', 'sub.fuzz.test', '*.fuzz.test'), { nil: undefined }),
-      type: fc.option(fc.constantFrom(1, 2, 5, 6, 16, 39, 41, 99, 250, 251, 252, 255, 65280), { nil: undefined }),
-      klass: fc.constantFrom(CLASS.IN, CLASS.ANY, CLASS.NONE, CLASS.CH),
-      ttl: fc.oneof(fc.constantFrom(0, 300), fc.integer({ min: 0, max: 0xffffffff })),
-      rdata: fc.oneof(fc.constant<'valid'>('valid'), fc.constant<'empty'>('empty'), fc.uint8Array({ maxLength: 40 })),
-    }).map((r) => rawRecord(
-      r.name ?? r.base.name, r.type ?? r.base.type, r.klass, r.ttl,
-      r.rdata === 'valid' ? r.base.rdata : r.rdata === 'empty' ? Buffer.alloc(0) : Buffer.from(r.rdata),
-    )),
+    arbitrary: fc
+      .tuple(validRecordArb, ownerOf)
+      .map(([r, n]) => rawRecord(n ?? r.name, 255, CLASS.ANY, 0, Buffer.alloc(0))),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(validRecordArb, ownerOf)
+      .map(([r, n]) => rawRecord(n ?? r.name, r.type, CLASS.NONE, 0, r.rdata)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({
+        base: validRecordArb,
+        name: fc.option(
+          fc.constantFrom('fuzz.test', 'www.fuzz.test', 'check.test', 'other.example', 'sub.fuzz.test', '*.fuzz.test'),
+          { nil: undefined },
+        ),
+        type: fc.option(fc.constantFrom(1, 2, 5, 6, 16, 39, 41, 99, 250, 251, 252, 255, 65280), { nil: undefined }),
+        klass: fc.constantFrom(CLASS.IN, CLASS.ANY, CLASS.NONE, CLASS.CH),
+        ttl: fc.oneof(fc.constantFrom(0, 300), fc.integer({ min: 0, max: 0xffffffff })),
+        rdata: fc.oneof(fc.constant<'valid'>('valid'), fc.constant<'empty'>('empty'), fc.uint8Array({ maxLength: 40 })),
+      })
+      .map((r) =>
+        rawRecord(
+          r.name ?? r.base.name,
+          r.type ?? r.base.type,
+          r.klass,
+          r.ttl,
+          r.rdata === 'valid' ? r.base.rdata : r.rdata === 'empty' ? Buffer.alloc(0) : Buffer.from(r.rdata),
+        ),
+      ),
   },
 );
 
 /** Prerequisites (RFC 2136 §2.4): name in use / not in use, RRset exists / does not, RRset exists with a value. */
 const prereqArb: fc.Arbitrary<Buffer> = fc.oneof(
-  fc.tuple(validRecordArb, ownerOf, fc.constantFrom(255, 0)).map(([r, n, t]) => rawRecord(n ?? r.name, t === 255 ? 255 : r.type, CLASS.ANY, 0, Buffer.alloc(0))),
-  fc.tuple(validRecordArb, ownerOf, fc.constantFrom(255, 0)).map(([r, n, t]) => rawRecord(n ?? r.name, t === 255 ? 255 : r.type, CLASS.NONE, 0, Buffer.alloc(0))),
+  fc
+    .tuple(validRecordArb, ownerOf, fc.constantFrom(255, 0))
+    .map(([r, n, t]) => rawRecord(n ?? r.name, t === 255 ? 255 : r.type, CLASS.ANY, 0, Buffer.alloc(0))),
+  fc
+    .tuple(validRecordArb, ownerOf, fc.constantFrom(255, 0))
+    .map(([r, n, t]) => rawRecord(n ?? r.name, t === 255 ? 255 : r.type, CLASS.NONE, 0, Buffer.alloc(0))),
   fc.tuple(validRecordArb, ownerOf).map(([r, n]) => rawRecord(n ?? r.name, r.type, CLASS.IN, 0, r.rdata)),
   updateRecordArb,
 );
 
 interface UpdateSpec {
-  opcode: number; zone: string; ztype: number; zcount: number; prereqs: Buffer[]; updates: Buffer[]; sign: 'none' | 'good' | 'wrong';
+  opcode: number;
+  zone: string;
+  ztype: number;
+  zcount: number;
+  prereqs: Buffer[];
+  updates: Buffer[];
+  sign: 'none' | 'good' | 'wrong';
 }
 
 function encodeUpdate(u: UpdateSpec, id: number): Buffer {
@@ -258,7 +421,10 @@ const wellFormedUpdateArb: fc.Arbitrary<UpdateSpec> = fc.record({
   zone: fc.constantFrom('fuzz.test', 'FUZZ.test'),
   ztype: fc.constant(6),
   zcount: fc.constant(1),
-  prereqs: fc.oneof({ weight: 3, arbitrary: fc.constant<Buffer[]>([]) }, { weight: 1, arbitrary: fc.array(prereqArb, { maxLength: 2 }) }),
+  prereqs: fc.oneof(
+    { weight: 3, arbitrary: fc.constant<Buffer[]>([]) },
+    { weight: 1, arbitrary: fc.array(prereqArb, { maxLength: 2 }) },
+  ),
   updates: fc.array(updateRecordArb, { minLength: 1, maxLength: 5 }),
   sign: fc.constant<'good'>('good'),
 });
@@ -275,10 +441,9 @@ const anyUpdateArb: fc.Arbitrary<UpdateSpec> = fc.record({
 });
 
 /** (c) UPDATE (opcode 5), NOTIFY (opcode 4) and other opcodes with random sections. */
-const updateOrNotifyArb: fc.Arbitrary<Build> = fc.oneof(
-  { weight: 2, arbitrary: wellFormedUpdateArb },
-  { weight: 1, arbitrary: anyUpdateArb },
-).map((u) => (id: number) => encodeUpdate(u, id));
+const updateOrNotifyArb: fc.Arbitrary<Build> = fc
+  .oneof({ weight: 2, arbitrary: wellFormedUpdateArb }, { weight: 1, arbitrary: anyUpdateArb })
+  .map((u) => (id: number) => encodeUpdate(u, id));
 
 // ---------------------------------------------------------------------------------------------------------------
 // Checks
@@ -345,15 +510,20 @@ function problemsOf(req: Buffer, res: Buffer, transport: 'udp' | 'tcp'): string[
   if (res.length < 12) return [...problems, 'shorter than a header'];
   if (!(res.readUInt16BE(2) & 0x8000)) problems.push('QR not set');
   if (res.readUInt16BE(0) !== req.readUInt16BE(0)) problems.push('ID differs from the request');
-  if (((res.readUInt16BE(2) >> 11) & 0xf) !== ((req.readUInt16BE(2) >> 11) & 0xf)) problems.push('opcode differs from the request');
-  if (transport === 'udp' && res.length > udpLimitOf(req)) problems.push(`UDP answer of ${res.length} bytes exceeds the request's limit ${udpLimitOf(req)}`);
+  if (((res.readUInt16BE(2) >> 11) & 0xf) !== ((req.readUInt16BE(2) >> 11) & 0xf))
+    problems.push('opcode differs from the request');
+  if (transport === 'udp' && res.length > udpLimitOf(req))
+    problems.push(`UDP answer of ${res.length} bytes exceeds the request's limit ${udpLimitOf(req)}`);
   if (decoded && decoded.type !== 'response') problems.push('decoded as a query');
   // a question in the answer is the request's, byte for byte (clients drop answers to a question they did not ask)
   const qd = res.readUInt16BE(4);
   if (qd > 0) {
     const echoed = questionBytes(res, qd);
     const asked = qd <= req.readUInt16BE(4) ? questionBytes(req, qd) : undefined;
-    if (!echoed || !asked || !echoed.equals(asked)) problems.push(`question section differs from the request's (${asked?.toString('hex')} → ${echoed?.toString('hex')})`);
+    if (!echoed || !asked || !echoed.equals(asked))
+      problems.push(
+        `question section differs from the request's (${asked?.toString('hex')} → ${echoed?.toString('hex')})`,
+      );
   }
   return problems;
 }
@@ -367,7 +537,11 @@ async function healthy(): Promise<void> {
   expect(escapes.escaped.splice(0).slice(0, 3)).toEqual([]);
   const id = takeId();
   udpInbox.delete(id);
-  udp.send(packet.encode({ type: 'query', id, questions: [{ name: 'www.check.test', type: 'A', class: 'IN' }] }), port, HOST);
+  udp.send(
+    packet.encode({ type: 'query', id, questions: [{ name: 'www.check.test', type: 'A', class: 'IN' }] }),
+    port,
+    HOST,
+  );
   const deadline = Date.now() + 2000;
   while (!udpInbox.has(id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   const res = udpInbox.get(id)?.[0];
@@ -375,7 +549,8 @@ async function healthy(): Promise<void> {
   if (!res) throw new Error('the server no longer answers a normal query over UDP');
   const decoded = packet.decode(res);
   expect({ rcode: rcodeOf(decoded), answers: decoded.answers }).toEqual({
-    rcode: 'NOERROR', answers: [{ name: 'www.check.test', type: 'A', class: 'IN', ttl: 300, flush: false, data: '192.0.2.80' }],
+    rcode: 'NOERROR',
+    answers: [{ name: 'www.check.test', type: 'A', class: 'IN', ttl: 300, flush: false, data: '192.0.2.80' }],
   });
 }
 
@@ -400,7 +575,8 @@ async function udpBatch(builds: Build[]): Promise<void> {
     const answers = udpInbox.get(id) ?? [];
     udpInbox.delete(id);
     if (!answerable(req)) {
-      if (answers.length) failures.push(describe1(req, answers[0], ['answered a request that must be dropped (short or QR set)']));
+      if (answers.length)
+        failures.push(describe1(req, answers[0], ['answered a request that must be dropped (short or QR set)']));
       continue;
     }
     if (answers.length !== 1) failures.push(describe1(req, answers[0], [`${answers.length} answers over UDP`]));
@@ -409,9 +585,10 @@ async function udpBatch(builds: Build[]): Promise<void> {
       if (problems.length) failures.push(describe1(req, res, problems));
     }
   }
-  for (const [id, answers] of udpInbox) failures.push(`${answers.length} answer(s) with ID ${id}, which no request had: ${answers[0]?.toString('hex')}`);
+  for (const [id, answers] of udpInbox)
+    failures.push(`${answers.length} answer(s) with ID ${id}, which no request had: ${answers[0]?.toString('hex')}`);
   udpInbox.clear();
-  if (serverErrors.length) failures.unshift(...await culprits([...requests.values()]));
+  if (serverErrors.length) failures.unshift(...(await culprits([...requests.values()])));
   expect(failures.slice(0, 5)).toEqual([]);
   await healthy();
 }
@@ -424,15 +601,20 @@ async function culprits(requests: Buffer[]): Promise<string[]> {
     if (found.length >= 3) break;
     udp.send(req, port, HOST);
     const deadline = Date.now() + 300;
-    while (!udpInbox.has(req.readUInt16BE(0)) && serverErrors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+    while (!udpInbox.has(req.readUInt16BE(0)) && serverErrors.length === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 2));
     await new Promise((r) => setTimeout(r, 10));
     udpInbox.delete(req.readUInt16BE(0));
-    if (serverErrors.length) found.push(`server error ${serverErrors.splice(0).join(', ')}\n  request  ${req.toString('hex')}`);
+    if (serverErrors.length)
+      found.push(`server error ${serverErrors.splice(0).join(', ')}\n  request  ${req.toString('hex')}`);
   }
   return found.length ? found : errors.map((e) => `server error (no single request repeats it): ${e}`);
 }
 
-interface TcpCase { chunks: Buffer[]; ids: Map<number, Buffer> }
+interface TcpCase {
+  chunks: Buffer[];
+  ids: Map<number, Buffer>;
+}
 
 /** What the server sees on a connection: the messages its 2-byte length framing cuts from the bytes sent. */
 function framedMessages(stream: Buffer): Buffer[] {
@@ -447,7 +629,11 @@ function framedMessages(stream: Buffer): Buffer[] {
 }
 
 /** One TCP connection: writes the chunks, waits for `expectAnswers` answers (or `enough`, or 1.5 s), closes; returns the bytes received. */
-function tcpExchange(chunks: Buffer[], expectAnswers: number, enough?: (answers: Buffer[]) => boolean): Promise<Buffer> {
+function tcpExchange(
+  chunks: Buffer[],
+  expectAnswers: number,
+  enough?: (answers: Buffer[]) => boolean,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const socket: TcpSocket = connect(port, HOST);
     let received = Buffer.alloc(0);
@@ -475,65 +661,94 @@ function tcpExchange(chunks: Buffer[], expectAnswers: number, enough?: (answers:
 }
 
 /** (d) A TCP stream: well-framed messages, bogus length prefixes, partial messages, split writes. */
-const tcpCaseArb: fc.Arbitrary<(nextId: () => number) => TcpCase> = fc.array(fc.oneof(
-  fc.record({ kind: fc.constant('message' as const), build: fc.oneof(queryArb, mutatedQueryArb, updateOrNotifyArb, randomBytesArb) }),
-  fc.record({ kind: fc.constant('bogus-prefix' as const), build: fc.oneof(queryArb, randomBytesArb), delta: fc.integer({ min: -20, max: 300 }) }),
-  fc.record({ kind: fc.constant('raw' as const), bytes: fc.uint8Array({ maxLength: 40 }) }),
-  fc.record({ kind: fc.constant('huge-prefix' as const), len: fc.integer({ min: 1000, max: 65535 }), bytes: fc.uint8Array({ maxLength: 100 }) }),
-), { minLength: 1, maxLength: 6 }).chain((parts) => fc.array(fc.nat(), { maxLength: 4 }).map((cuts) => (nextIdFn: () => number): TcpCase => {
-  const ids = new Map<number, Buffer>();
-  const pieces: Buffer[] = [];
-  for (const p of parts) {
-    if (p.kind === 'raw') pieces.push(Buffer.from(p.bytes));
-    else if (p.kind === 'huge-prefix') pieces.push(Buffer.from([p.len >> 8, p.len & 0xff]), Buffer.from(p.bytes));
-    else {
-      const id = nextIdFn();
-      const msg = p.build(id);
-      const len = p.kind === 'message' ? msg.length : Math.max(0, Math.min(65535, msg.length + p.delta));
-      pieces.push(Buffer.from([len >> 8, len & 0xff]), msg);
-    }
-  }
-  const stream = Buffer.concat(pieces);
-  // what the server will take as messages, and so which answers may come back
-  for (const m of framedMessages(stream)) if (m.length >= 2) ids.set(m.readUInt16BE(0), m);
-  const offsets = [...new Set(cuts.map((c) => c % (stream.length + 1)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let from = 0;
-  for (const o of [...offsets, stream.length]) {
-    if (o > from) chunks.push(stream.subarray(from, o));
-    from = o;
-  }
-  return { chunks, ids };
-}));
+const tcpCaseArb: fc.Arbitrary<(nextId: () => number) => TcpCase> = fc
+  .array(
+    fc.oneof(
+      fc.record({
+        kind: fc.constant('message' as const),
+        build: fc.oneof(queryArb, mutatedQueryArb, updateOrNotifyArb, randomBytesArb),
+      }),
+      fc.record({
+        kind: fc.constant('bogus-prefix' as const),
+        build: fc.oneof(queryArb, randomBytesArb),
+        delta: fc.integer({ min: -20, max: 300 }),
+      }),
+      fc.record({ kind: fc.constant('raw' as const), bytes: fc.uint8Array({ maxLength: 40 }) }),
+      fc.record({
+        kind: fc.constant('huge-prefix' as const),
+        len: fc.integer({ min: 1000, max: 65535 }),
+        bytes: fc.uint8Array({ maxLength: 100 }),
+      }),
+    ),
+    { minLength: 1, maxLength: 6 },
+  )
+  .chain((parts) =>
+    fc.array(fc.nat(), { maxLength: 4 }).map((cuts) => (nextIdFn: () => number): TcpCase => {
+      const ids = new Map<number, Buffer>();
+      const pieces: Buffer[] = [];
+      for (const p of parts) {
+        if (p.kind === 'raw') pieces.push(Buffer.from(p.bytes));
+        else if (p.kind === 'huge-prefix') pieces.push(Buffer.from([p.len >> 8, p.len & 0xff]), Buffer.from(p.bytes));
+        else {
+          const id = nextIdFn();
+          const msg = p.build(id);
+          const len = p.kind === 'message' ? msg.length : Math.max(0, Math.min(65535, msg.length + p.delta));
+          pieces.push(Buffer.from([len >> 8, len & 0xff]), msg);
+        }
+      }
+      const stream = Buffer.concat(pieces);
+      // what the server will take as messages, and so which answers may come back
+      for (const m of framedMessages(stream)) if (m.length >= 2) ids.set(m.readUInt16BE(0), m);
+      const offsets = [...new Set(cuts.map((c) => c % (stream.length + 1)))].sort((a, b) => a - b);
+      const chunks: Buffer[] = [];
+      let from = 0;
+      for (const o of [...offsets, stream.length]) {
+        if (o > from) chunks.push(stream.subarray(from, o));
+        from = o;
+      }
+      return { chunks, ids };
+    }),
+  );
 
 async function tcpBatch(cases: Array<(nextId: () => number) => TcpCase>): Promise<void> {
   const failures: string[] = [];
-  await Promise.all(cases.map(async (make) => {
-    const { chunks, ids } = make(takeId);
-    // framed messages whose IDs clash (a random message may carry any ID) cannot be told apart: the last one counts
-    const expected = [...ids.values()].filter(answerable);
-    const received = await tcpExchange(chunks, expected.length);
-    const answers = framedMessages(received);
-    const consumed = answers.reduce((n, a) => n + 2 + a.length, 0);
-    if (consumed !== received.length) failures.push(`TCP: ${received.length - consumed} bytes after the last whole message`);
-    const answered = new Set<number>();
-    for (const res of answers) {
-      const id = res.length >= 2 ? res.readUInt16BE(0) : -1;
-      const req = ids.get(id);
-      if (!req) {
-        failures.push(`TCP: an answer with ID ${id} that no request on the connection had: ${res.toString('hex')}`);
-        continue;
+  await Promise.all(
+    cases.map(async (make) => {
+      const { chunks, ids } = make(takeId);
+      // framed messages whose IDs clash (a random message may carry any ID) cannot be told apart: the last one counts
+      const expected = [...ids.values()].filter(answerable);
+      const received = await tcpExchange(chunks, expected.length);
+      const answers = framedMessages(received);
+      const consumed = answers.reduce((n, a) => n + 2 + a.length, 0);
+      if (consumed !== received.length)
+        failures.push(`TCP: ${received.length - consumed} bytes after the last whole message`);
+      const answered = new Set<number>();
+      for (const res of answers) {
+        const id = res.length >= 2 ? res.readUInt16BE(0) : -1;
+        const req = ids.get(id);
+        if (!req) {
+          failures.push(`TCP: an answer with ID ${id} that no request on the connection had: ${res.toString('hex')}`);
+          continue;
+        }
+        answered.add(id);
+        if (!answerable(req)) failures.push(describe1(req, res, ['TCP: answered a request that must be dropped']));
+        const problems = problemsOf(req, res, 'tcp');
+        if (problems.length)
+          failures.push(
+            describe1(
+              req,
+              res,
+              problems.map((p) => `TCP: ${p}`),
+            ),
+          );
       }
-      answered.add(id);
-      if (!answerable(req)) failures.push(describe1(req, res, ['TCP: answered a request that must be dropped']));
-      const problems = problemsOf(req, res, 'tcp');
-      if (problems.length) failures.push(describe1(req, res, problems.map((p) => `TCP: ${p}`)));
-    }
-    for (const req of expected) if (!answered.has(req.readUInt16BE(0))) failures.push(describe1(req, undefined, ['TCP: no answer']));
-  }));
+      for (const req of expected)
+        if (!answered.has(req.readUInt16BE(0))) failures.push(describe1(req, undefined, ['TCP: no answer']));
+    }),
+  );
   if (serverErrors.length) {
     const sent = cases.map((make) => make(takeId)).flatMap((c) => [...c.ids.values()]);
-    failures.unshift(...await culprits(sent));
+    failures.unshift(...(await culprits(sent)));
   }
   expect(failures.slice(0, 5)).toEqual([]);
   await healthy();
@@ -543,48 +758,115 @@ async function tcpBatch(cases: Array<(nextId: () => number) => TcpCase>): Promis
 // The properties: each run is one batch; fast-check shrinks a failing batch towards the packet that breaks it.
 
 const BATCH = 100;
-const settings = (numRuns: number, offset: number) => ({ numRuns: Math.ceil(numRuns * SCALE), seed: SEED + offset, endOnFailure: true });
+const settings = (numRuns: number, offset: number) => ({
+  numRuns: Math.ceil(numRuns * SCALE),
+  seed: SEED + offset,
+  endOnFailure: true,
+});
 
-test('(a) random byte strings over UDP', async () => {
-  await fc.assert(fc.asyncProperty(fc.array(randomBytesArb, { minLength: BATCH, maxLength: BATCH }), (b) => udpBatch(b)), settings(10, 1));
-}, 20_000 * SCALE);
+test(
+  '(a) random byte strings over UDP',
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(randomBytesArb, { minLength: BATCH, maxLength: BATCH }), (b) => udpBatch(b)),
+      settings(10, 1),
+    );
+  },
+  20_000 * SCALE,
+);
 
-test('(b) mutated queries (flipped, set, inserted, deleted bytes, truncated) over UDP', async () => {
-  await fc.assert(fc.asyncProperty(fc.array(fc.oneof(mutatedQueryArb, queryArb), { minLength: BATCH, maxLength: BATCH }), (b) => udpBatch(b)), settings(12, 2));
-}, 20_000 * SCALE);
+test(
+  '(b) mutated queries (flipped, set, inserted, deleted bytes, truncated) over UDP',
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(mutatedQueryArb, queryArb), { minLength: BATCH, maxLength: BATCH }), (b) =>
+        udpBatch(b),
+      ),
+      settings(12, 2),
+    );
+  },
+  20_000 * SCALE,
+);
 
-test('(c) random UPDATE and NOTIFY messages, unsigned, validly signed and wrongly signed, over UDP', async () => {
-  const before = (await store.getZone('check.test'))?.serial;
-  await fc.assert(fc.asyncProperty(fc.array(updateOrNotifyArb, { minLength: 50, maxLength: 50 }), (b) => udpBatch(b)), settings(8, 3));
-  // fuzz-key may not touch check.test; and what the updates did to fuzz.test is what the server answers
-  expect((await store.getZone('check.test'))?.serial).toBe(before);
-  await engine.reload('fuzz.test');
-  const soa = (await store.getZone('fuzz.test'))?.serial;
-  const records = (answers: Buffer[]) => answers.map((m) => packet.decode(m)).flatMap((m) => m.answers ?? []);
-  const axfr = packet.streamEncode({ type: 'query', id: takeId(), questions: [{ name: 'fuzz.test', type: 'AXFR', class: 'IN' }] });
-  const all = records(framedMessages(await tcpExchange([axfr], 0, (answers) => records(answers).filter((r) => r.type === 'SOA').length >= 2)));
-  expect(all.length).toBe((await store.listRecords('fuzz.test')).length + 2);
-  expect((all[0] as packet.SoaAnswer).data.serial).toBe(soa);
-}, 20_000 * SCALE);
+test(
+  '(c) random UPDATE and NOTIFY messages, unsigned, validly signed and wrongly signed, over UDP',
+  async () => {
+    const before = (await store.getZone('check.test'))?.serial;
+    await fc.assert(
+      fc.asyncProperty(fc.array(updateOrNotifyArb, { minLength: 50, maxLength: 50 }), (b) => udpBatch(b)),
+      settings(8, 3),
+    );
+    // fuzz-key may not touch check.test; and what the updates did to fuzz.test is what the server answers
+    expect((await store.getZone('check.test'))?.serial).toBe(before);
+    await engine.reload('fuzz.test');
+    const soa = (await store.getZone('fuzz.test'))?.serial;
+    const records = (answers: Buffer[]) => answers.map((m) => packet.decode(m)).flatMap((m) => m.answers ?? []);
+    const axfr = packet.streamEncode({
+      type: 'query',
+      id: takeId(),
+      questions: [{ name: 'fuzz.test', type: 'AXFR', class: 'IN' }],
+    });
+    const all = records(
+      framedMessages(
+        await tcpExchange([axfr], 0, (answers) => records(answers).filter((r) => r.type === 'SOA').length >= 2),
+      ),
+    );
+    expect(all.length).toBe((await store.listRecords('fuzz.test')).length + 2);
+    expect((all[0] as packet.SoaAnswer).data.serial).toBe(soa);
+  },
+  20_000 * SCALE,
+);
 
-test('(c) the same UPDATE and NOTIFY messages over TCP', async () => {
-  await fc.assert(fc.asyncProperty(fc.array(updateOrNotifyArb.map((build) => (nextIdFn: () => number): TcpCase => {
-    const id = nextIdFn();
-    const msg = build(id);
-    return { chunks: [Buffer.from([msg.length >> 8, msg.length & 0xff]), msg], ids: new Map([[id, msg]]) };
-  }), { minLength: 20, maxLength: 20 }), (b) => tcpBatch(b)), settings(5, 4));
-}, 20_000 * SCALE);
+test(
+  '(c) the same UPDATE and NOTIFY messages over TCP',
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          updateOrNotifyArb.map((build) => (nextIdFn: () => number): TcpCase => {
+            const id = nextIdFn();
+            const msg = build(id);
+            return { chunks: [Buffer.from([msg.length >> 8, msg.length & 0xff]), msg], ids: new Map([[id, msg]]) };
+          }),
+          { minLength: 20, maxLength: 20 },
+        ),
+        (b) => tcpBatch(b),
+      ),
+      settings(5, 4),
+    );
+  },
+  20_000 * SCALE,
+);
 
-test('(d) TCP streams with bogus length prefixes, partial messages and split writes', async () => {
-  await fc.assert(fc.asyncProperty(fc.array(tcpCaseArb, { minLength: 20, maxLength: 20 }), (b) => tcpBatch(b)), settings(8, 5));
-}, 30_000 * SCALE);
+test(
+  '(d) TCP streams with bogus length prefixes, partial messages and split writes',
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(tcpCaseArb, { minLength: 20, maxLength: 20 }), (b) => tcpBatch(b)),
+      settings(8, 5),
+    );
+  },
+  30_000 * SCALE,
+);
 
 test('fixed cases: the RRset too large for any message, asked over UDP and TCP, with and without EDNS and TSIG', async () => {
   const specs: QuerySpec[] = ['A', 'ANY'].flatMap((type) => [
     { name: 'many.fuzz.test', type, klass: 'IN', flags: 0 },
     { name: 'MANY.fuzz.test', type, klass: 'IN', flags: packet.RECURSION_DESIRED },
-    { name: 'many.fuzz.test', type, klass: 'IN', flags: 0, opt: { udpPayloadSize: 65535, flags: packet.DNSSEC_OK, version: 0, options: [] } },
-    { name: 'many.fuzz.test', type, klass: 'IN', flags: 0, opt: { udpPayloadSize: 1232, flags: 0, version: 0, options: [{ code: 10, data: new Uint8Array(8) }] } },
+    {
+      name: 'many.fuzz.test',
+      type,
+      klass: 'IN',
+      flags: 0,
+      opt: { udpPayloadSize: 65535, flags: packet.DNSSEC_OK, version: 0, options: [] },
+    },
+    {
+      name: 'many.fuzz.test',
+      type,
+      klass: 'IN',
+      flags: 0,
+      opt: { udpPayloadSize: 1232, flags: 0, version: 0, options: [{ code: 10, data: new Uint8Array(8) }] },
+    },
   ]);
   const builds: Build[] = [
     ...specs.map((q) => (id: number) => encodeQuery(q, id)),
@@ -592,25 +874,30 @@ test('fixed cases: the RRset too large for any message, asked over UDP and TCP, 
   ];
   await udpBatch(builds);
   // each on a connection of its own, then all of them pipelined on one
-  await tcpBatch(builds.map((build) => (nextIdFn: () => number): TcpCase => {
-    const id = nextIdFn();
-    const msg = build(id);
-    return { chunks: [Buffer.from([msg.length >> 8, msg.length & 0xff]), msg], ids: new Map([[id, msg]]) };
-  }));
-  await tcpBatch([(nextIdFn) => {
-    const ids = new Map<number, Buffer>();
-    const chunks = builds.map((build) => {
+  await tcpBatch(
+    builds.map((build) => (nextIdFn: () => number): TcpCase => {
       const id = nextIdFn();
       const msg = build(id);
-      ids.set(id, msg);
-      return Buffer.concat([Buffer.from([msg.length >> 8, msg.length & 0xff]), msg]);
-    });
-    return { chunks, ids };
-  }]);
+      return { chunks: [Buffer.from([msg.length >> 8, msg.length & 0xff]), msg], ids: new Map([[id, msg]]) };
+    }),
+  );
+  await tcpBatch([
+    (nextIdFn) => {
+      const ids = new Map<number, Buffer>();
+      const chunks = builds.map((build) => {
+        const id = nextIdFn();
+        const msg = build(id);
+        ids.set(id, msg);
+        return Buffer.concat([Buffer.from([msg.length >> 8, msg.length & 0xff]), msg]);
+      });
+      return { chunks, ids };
+    },
+  ]);
 });
 
 test('a TSIG record whose RDATA is shorter than its fields is a FORMERR, not a server error', async () => {
-  const query = (id: number) => packet.encode({ type: 'query', id, questions: [{ name: 'www.fuzz.test', type: 'A', class: 'IN' }] });
+  const query = (id: number) =>
+    packet.encode({ type: 'query', id, questions: [{ name: 'www.fuzz.test', type: 'A', class: 'IN' }] });
   const alg = codecs.name.encode('hmac-sha256');
   const u16 = (n: number) => Buffer.from([n >> 8, n & 0xff]);
   const rdatas = [
@@ -620,18 +907,23 @@ test('a TSIG record whose RDATA is shorter than its fields is a FORMERR, not a s
     Buffer.concat([alg, Buffer.alloc(6), u16(300), u16(0), u16(1), u16(0), u16(40)]), // other data longer than what follows
     Buffer.concat([alg.subarray(0, 5)]), // the name cut off
   ];
-  const builds = rdatas.flatMap((rdata): Build[] => [0, 5].map((trailing) => (id: number) => {
-    const msg = query(id);
-    msg.writeUInt16BE(1, 10);
-    return Buffer.concat([msg, rawRecord('fuzz-key', 250, CLASS.ANY, 0, rdata), Buffer.alloc(trailing)]);
-  }));
+  const builds = rdatas.flatMap((rdata): Build[] =>
+    [0, 5].map((trailing) => (id: number) => {
+      const msg = query(id);
+      msg.writeUInt16BE(1, 10);
+      return Buffer.concat([msg, rawRecord('fuzz-key', 250, CLASS.ANY, 0, rdata), Buffer.alloc(trailing)]);
+    }),
+  );
   await udpBatch(builds); // one well-formed answer each, no server error
   // and the answers are FORMERR
   const again = builds.map((build) => build(takeId()));
   for (const req of again) udp.send(req, port, HOST);
   const deadline = Date.now() + 2000;
-  while (again.some((r) => !udpInbox.has(r.readUInt16BE(0))) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-  expect(again.map((r) => rcodeOf(packet.decode(udpInbox.get(r.readUInt16BE(0))?.[0] ?? Buffer.alloc(12))))).toEqual(again.map(() => 'FORMERR'));
+  while (again.some((r) => !udpInbox.has(r.readUInt16BE(0))) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 5));
+  expect(again.map((r) => rcodeOf(packet.decode(udpInbox.get(r.readUInt16BE(0))?.[0] ?? Buffer.alloc(12))))).toEqual(
+    again.map(() => 'FORMERR'),
+  );
   for (const r of again) udpInbox.delete(r.readUInt16BE(0));
 });
 
@@ -662,7 +954,12 @@ test.each([
 
 test('the checks can fail: a short read of answers or a wrong answer is caught', () => {
   const req = encodeQuery({ name: 'www.fuzz.test', type: 'A', klass: 'IN', flags: 0 }, 7);
-  const good = packet.encode({ type: 'response', id: 7, flags: 0, questions: [{ name: 'www.fuzz.test', type: 'A', class: 'IN' }] });
+  const good = packet.encode({
+    type: 'response',
+    id: 7,
+    flags: 0,
+    questions: [{ name: 'www.fuzz.test', type: 'A', class: 'IN' }],
+  });
   expect(problemsOf(req, good, 'udp')).toEqual([]);
   expect(problemsOf(req, Buffer.from(good).fill(0, 0, 2), 'udp')).toContain('ID differs from the request');
   const noQr = Buffer.from(good);
@@ -670,6 +967,11 @@ test('the checks can fail: a short read of answers or a wrong answer is caught',
   expect(problemsOf(req, noQr, 'udp')).toContain('QR not set');
   expect(problemsOf(req, good.subarray(0, 20), 'udp').join()).toMatch(/not decodable/);
   expect(problemsOf(req, Buffer.concat([good, Buffer.alloc(600)]), 'udp').join()).toMatch(/exceeds/);
-  const otherQuestion = packet.encode({ type: 'response', id: 7, flags: 0, questions: [{ name: 'WWW.fuzz.test', type: 'A', class: 'IN' }] });
+  const otherQuestion = packet.encode({
+    type: 'response',
+    id: 7,
+    flags: 0,
+    questions: [{ name: 'WWW.fuzz.test', type: 'A', class: 'IN' }],
+  });
   expect(problemsOf(req, otherQuestion, 'udp').join()).toMatch(/question section differs/);
 });

@@ -20,7 +20,9 @@ import { dropSchemas } from '../../dns/testing/postgres';
 const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `iu_${process.pid}_${randomBytes(4).toString('hex')}`;
 const ZONE = 'upd.test';
-const KEY = parseKeyFile('key "upd" { algorithm hmac-sha256; secret "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI="; };')[0]!;
+const KEY = parseKeyFile(
+  'key "upd" { algorithm hmac-sha256; secret "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI="; };',
+)[0]!;
 
 afterAll(async () => {
   await dropSchemas(url, [schema]);
@@ -55,13 +57,24 @@ class Client {
   }
 
   query(name: string, type: string): Promise<packet.DecodedPacket> {
-    return this.exchange(packet.encode({ type: 'query', id: this.nextId(), flags: 0, questions: [{ name, type: type as 'A', class: 'IN' }] }));
+    return this.exchange(
+      packet.encode({
+        type: 'query',
+        id: this.nextId(),
+        flags: 0,
+        questions: [{ name, type: type as 'A', class: 'IN' }],
+      }),
+    );
   }
 
   /** A signed UPDATE of ZONE with these update records. */
   update(records: Answer[]): Promise<packet.DecodedPacket> {
     const msg = packet.encode({
-      type: 'query', id: this.nextId(), flags: 5 << 11, questions: [{ name: ZONE, type: 'SOA', class: 'IN' }], authorities: records,
+      type: 'query',
+      id: this.nextId(),
+      flags: 5 << 11,
+      questions: [{ name: ZONE, type: 'SOA', class: 'IN' }],
+      authorities: records,
     });
     return this.exchange(signMessage(msg, KEY).message);
   }
@@ -71,11 +84,19 @@ class Client {
   }
 }
 
-const addA = (label: string, ip: string): Answer => ({ name: `${label}.${ZONE}`, type: 'A', class: 'IN', ttl: 300, data: ip });
+const addA = (label: string, ip: string): Answer => ({
+  name: `${label}.${ZONE}`,
+  type: 'A',
+  class: 'IN',
+  ttl: 300,
+  data: ip,
+});
 /** Deletes every RRset at the name (class ANY, type ANY: RFC 2136 §2.5.3). */
-const deleteName = (label: string): Answer => ({ name: `${label}.${ZONE}`, type: 'ANY', class: 'ANY', ttl: 0, data: Buffer.alloc(0) } as unknown as Answer);
+const deleteName = (label: string): Answer =>
+  ({ name: `${label}.${ZONE}`, type: 'ANY', class: 'ANY', ttl: 0, data: Buffer.alloc(0) }) as unknown as Answer;
 const rcode = (m: packet.DecodedPacket): string | undefined => (m as { rcode?: string }).rcode;
-const firstA = (m: packet.DecodedPacket): unknown => (m.answers?.find((a) => a.type === 'A') as packet.StringAnswer | undefined)?.data;
+const firstA = (m: packet.DecodedPacket): unknown =>
+  (m.answers?.find((a) => a.type === 'A') as packet.StringAnswer | undefined)?.data;
 
 describe.each([
   { kind: 'sqlite', open: () => openSqliteStore({ file: ':memory:' }) },
@@ -87,13 +108,23 @@ describe.each([
 
   beforeAll(async () => {
     store = await open();
-    await store.createZone(ZONE, {
-      adminEmail: `hostmaster@${ZONE}`, primaryNs: `ns1.${ZONE}`, refresh: 3600, retry: 600, expire: 86400, minimum: 60, defaultTtl: 300,
-    }, [
-      { name: ZONE, type: 'NS', ttl: 300, value: `ns1.${ZONE}.` },
-      { name: `ns1.${ZONE}`, type: 'A', ttl: 300, value: '192.0.2.53' },
-      { name: `www.${ZONE}`, type: 'A', ttl: 300, value: '192.0.2.1' },
-    ]);
+    await store.createZone(
+      ZONE,
+      {
+        adminEmail: `hostmaster@${ZONE}`,
+        primaryNs: `ns1.${ZONE}`,
+        refresh: 3600,
+        retry: 600,
+        expire: 86400,
+        minimum: 60,
+        defaultTtl: 300,
+      },
+      [
+        { name: ZONE, type: 'NS', ttl: 300, value: `ns1.${ZONE}.` },
+        { name: `ns1.${ZONE}`, type: 'A', ttl: 300, value: '192.0.2.53' },
+        { name: `www.${ZONE}`, type: 'A', ttl: 300, value: '192.0.2.1' },
+      ],
+    );
     engine = await DnsEngine.start({ store, host: '127.0.0.1', port: 0, keys: [KEY] });
     client = new Client(engine.server?.port as number);
   });

@@ -41,15 +41,29 @@ beforeAll(async () => {
   requireTool('dig');
   store = await openSqliteStore({ file: ':memory:' });
   oldSerial = (await importZoneFile(store, 'ixfr.test', ZONE_TEXT)).serial;
-  serial = (await store.change('ixfr.test', [
-    { op: 'add', record: { name: 'added.ixfr.test', type: 'TXT', ttl: 60, value: '"after the old serial"' } },
-    { op: 'deleteMatching', name: 'h7.ixfr.test' },
-  ])).zone.serial;
+  serial = (
+    await store.change('ixfr.test', [
+      { op: 'add', record: { name: 'added.ixfr.test', type: 'TXT', ttl: 60, value: '"after the old serial"' } },
+      { op: 'deleteMatching', name: 'h7.ixfr.test' },
+    ])
+  ).zone.serial;
   const access = { transferKeys: { 'ixfr.test': ['xfr-key'] } };
   open = await DnsEngine.start({ store, host: '127.0.0.1', port: 0, keys: KEYS, access });
-  closed = await DnsEngine.start({ store, host: '127.0.0.1', port: 0, keys: KEYS, access: { ...access, transferFromLoopback: false } });
+  closed = await DnsEngine.start({
+    store,
+    host: '127.0.0.1',
+    port: 0,
+    keys: KEYS,
+    access: { ...access, transferFromLoopback: false },
+  });
   // BIND serves the zone as it is now, with our serial, and has no journal: it cannot answer incrementally either
-  named = await startNamed([{ name: 'ixfr.test', text: await exportZoneFile(store, 'ixfr.test'), options: 'type primary; allow-transfer { 127.0.0.1; };' }]);
+  named = await startNamed([
+    {
+      name: 'ixfr.test',
+      text: await exportZoneFile(store, 'ixfr.test'),
+      options: 'type primary; allow-transfer { 127.0.0.1; };',
+    },
+  ]);
 }, 30_000);
 afterAll(async () => {
   await open?.close();
@@ -58,27 +72,63 @@ afterAll(async () => {
   await named?.stop();
 });
 
-interface Xfr { lines: string[]; messages: number; failed: boolean; out: string }
+interface Xfr {
+  lines: string[];
+  messages: number;
+  failed: boolean;
+  out: string;
+}
 
 /** A transfer with dig: the records (normalised lines), how many messages, whether dig saw it fail. */
 async function xfr(server: { host: string; port: number }, args: string[]): Promise<Xfr> {
   let out: string;
   try {
-    out = (await run('dig', ['+norec', '+time=3', '+tries=1', '+nocmd', '+noquestion', '+stats', `@${server.host}`, '-p', String(server.port), ...args], { timeout: 15_000 })).stdout;
+    out = (
+      await run(
+        'dig',
+        [
+          '+norec',
+          '+time=3',
+          '+tries=1',
+          '+nocmd',
+          '+noquestion',
+          '+stats',
+          `@${server.host}`,
+          '-p',
+          String(server.port),
+          ...args,
+        ],
+        { timeout: 15_000 },
+      )
+    ).stdout;
   } catch (err) {
     out = `${(err as { stdout?: string }).stdout ?? ''}${(err as { stderr?: string }).stderr ?? ''} FAILED`;
   }
-  const lines = out.split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter((l) => l && !l.startsWith(';') && !/ TSIG /.test(l));
+  const lines = out
+    .split('\n')
+    .map((l) => l.replace(/\s+/g, ' ').trim())
+    .filter((l) => l && !l.startsWith(';') && !/ TSIG /.test(l));
   const messages = Number(/XFR size: \d+ records \(messages (\d+)/.exec(out)?.[1] ?? 0);
-  const comments = out.split('\n').filter((l) => l.startsWith(';') || l.includes('FAILED')).join('\n');
-  return { lines, messages, failed: /Transfer failed|FAILED|tsig|couldn't|refused|timed out|error/i.test(comments), out };
+  const comments = out
+    .split('\n')
+    .filter((l) => l.startsWith(';') || l.includes('FAILED'))
+    .join('\n');
+  return {
+    lines,
+    messages,
+    failed: /Transfer failed|FAILED|tsig|couldn't|refused|timed out|error/i.test(comments),
+    out,
+  };
 }
 
-const soaLine = (s: number) => new RegExp(`^ixfr\\.test\\. 3600 IN SOA ns1\\.ixfr\\.test\\. hostmaster\\.ixfr\\.test\\. ${s} 7200 900 1209600 300$`);
+const soaLine = (s: number) =>
+  new RegExp(`^ixfr\\.test\\. 3600 IN SOA ns1\\.ixfr\\.test\\. hostmaster\\.ixfr\\.test\\. ${s} 7200 900 1209600 300$`);
 
 test(`dig ixfr=<old serial> gets the whole zone AXFR-style: SOA, every record once, SOA — like BIND without a journal`, async () => {
   const [mine, theirs, axfr] = await Promise.all([
-    xfr(at(open), ['ixfr.test', `IXFR=${oldSerial}`]), xfr(named, ['ixfr.test', `IXFR=${oldSerial}`]), xfr(at(open), ['ixfr.test', 'AXFR']),
+    xfr(at(open), ['ixfr.test', `IXFR=${oldSerial}`]),
+    xfr(named, ['ixfr.test', `IXFR=${oldSerial}`]),
+    xfr(at(open), ['ixfr.test', 'AXFR']),
   ]);
   expect(mine.failed).toBe(false);
   expect(mine.lines[0]).toMatch(soaLine(serial));
@@ -99,7 +149,10 @@ test.each([
   ['the newest serial RFC 1982 allows (ours + 2^31 − 1)', 0x7fffffff],
 ])('dig ixfr=<%s> gets our SOA alone, as from BIND', async (_label, delta) => {
   const asked = (serial + delta) % 2 ** 32;
-  const [mine, theirs] = await Promise.all([xfr(at(open), ['ixfr.test', `IXFR=${asked}`]), xfr(named, ['ixfr.test', `IXFR=${asked}`])]);
+  const [mine, theirs] = await Promise.all([
+    xfr(at(open), ['ixfr.test', `IXFR=${asked}`]),
+    xfr(named, ['ixfr.test', `IXFR=${asked}`]),
+  ]);
   expect(mine.lines).toHaveLength(1);
   expect(mine.lines[0]).toMatch(soaLine(serial));
   expect(mine.lines).toEqual(theirs.lines);
@@ -110,7 +163,10 @@ test.each([
   ['numerically above ours but older in RFC 1982 arithmetic (ours + 2^31 + 1)', 0x80000001],
 ])('dig ixfr=<a serial %s> still gets the whole zone, as from BIND', async (_label, delta) => {
   const asked = (serial + delta) % 2 ** 32;
-  const [mine, theirs] = await Promise.all([xfr(at(open), ['ixfr.test', `IXFR=${asked}`]), xfr(named, ['ixfr.test', `IXFR=${asked}`])]);
+  const [mine, theirs] = await Promise.all([
+    xfr(at(open), ['ixfr.test', `IXFR=${asked}`]),
+    xfr(named, ['ixfr.test', `IXFR=${asked}`]),
+  ]);
   expect(mine.lines).toHaveLength((await store.listRecords('ixfr.test')).length + 2);
   expect([...mine.lines].sort()).toEqual([...theirs.lines].sort());
 });
@@ -144,7 +200,10 @@ test('AXFR over UDP is REFUSED with no records (RFC 5936 §4.2: TCP only)', asyn
 
 test('a transfer of a zone we do not serve, or of a name below the apex, is NOTAUTH, like BIND', async () => {
   for (const zone of ['other.test', 'h1.ixfr.test']) {
-    const [mine, theirs] = await Promise.all([xfr(at(open), ['+comments', zone, 'AXFR']), xfr(named, ['+comments', zone, 'AXFR'])]);
+    const [mine, theirs] = await Promise.all([
+      xfr(at(open), ['+comments', zone, 'AXFR']),
+      xfr(named, ['+comments', zone, 'AXFR']),
+    ]);
     expect(theirs.out).toMatch(/status: NOTAUTH/);
     expect(mine.out).toMatch(/status: NOTAUTH/);
     expect(mine.lines).toEqual([]);
@@ -165,7 +224,12 @@ describe('transferFromLoopback: false', () => {
   });
 
   test('a wrong secret for the allowed key gets nothing', async () => {
-    const res = await xfr(at(closed), ['-y', `hmac-sha256:xfr-key:${Buffer.from('a wrong secret, a wrong one').toString('base64')}`, 'ixfr.test', 'AXFR']);
+    const res = await xfr(at(closed), [
+      '-y',
+      `hmac-sha256:xfr-key:${Buffer.from('a wrong secret, a wrong one').toString('base64')}`,
+      'ixfr.test',
+      'AXFR',
+    ]);
     expect(res.lines).toEqual([]);
   });
 
@@ -185,7 +249,18 @@ describe('respond.ts edge cases found by the interop work', () => {
     const { execFile } = await import('node:child_process');
     const { promisify } = await import('node:util');
     const run = promisify(execFile);
-    const args = (port: number) => ['+notcp', '+norec', '+noall', '+answer', '+comments', '@127.0.0.1', '-p', String(port), 'ixfr.test', 'IXFR=1'];
+    const args = (port: number) => [
+      '+notcp',
+      '+norec',
+      '+noall',
+      '+answer',
+      '+comments',
+      '@127.0.0.1',
+      '-p',
+      String(port),
+      'ixfr.test',
+      'IXFR=1',
+    ];
     const ours = (await run('dig', args(open.server?.port as number))).stdout;
     expect(ours).toMatch(/status: NOERROR/);
     const answers = ours.split('\n').filter((l) => /\tIN\t/.test(l));
@@ -196,14 +271,21 @@ describe('respond.ts edge cases found by the interop work', () => {
   test('an error answer over UDP to many questions stays under 512 bytes', async () => {
     const dnsPacket = await import('dns-packet');
     const { createSocket } = await import('node:dgram');
-    const questions = Array.from({ length: 30 }, (_, i) => ({ name: `${'x'.repeat(60)}${i}.ixfr.test`, type: 'A' as const, class: 'IN' as const }));
+    const questions = Array.from({ length: 30 }, (_, i) => ({
+      name: `${'x'.repeat(60)}${i}.ixfr.test`,
+      type: 'A' as const,
+      class: 'IN' as const,
+    }));
     const query = dnsPacket.encode({ type: 'query', id: 4242, questions });
     expect(query.length).toBeGreaterThan(1500);
     const socket = createSocket('udp4');
     try {
       const reply = await new Promise<Buffer>((resolve, reject) => {
         const t = setTimeout(() => reject(new Error('no answer')), 2000);
-        socket.once('message', (m) => { clearTimeout(t); resolve(m); });
+        socket.once('message', (m) => {
+          clearTimeout(t);
+          resolve(m);
+        });
         socket.send(query, open.server?.port as number, '127.0.0.1');
       });
       expect(reply.length).toBeLessThanOrEqual(512);

@@ -56,10 +56,22 @@ naptr        IN NAPTR 102 10 "S" "SIP+D2U" "" _sip._udp.types.test.
 
 /** One query per supported type; DS is asked at the delegation, where the parent zone answers it. */
 const QUERIES: Record<(typeof RECORD_TYPES)[number], string> = {
-  A: 'a.types.test', AAAA: 'aaaa.types.test', CNAME: 'cname.types.test', DNAME: 'dname.types.test',
-  MX: 'mx.types.test', NS: 'types.test', PTR: 'ptr.types.test', SRV: '_sip._udp.types.test', TXT: 'txt.types.test',
-  SPF: 'spf.types.test', CAA: 'caa.types.test', SSHFP: 'sshfp.types.test', TLSA: '_443._tcp.types.test',
-  DS: 'sub.types.test', NAPTR: 'naptr.types.test', SOA: 'types.test',
+  A: 'a.types.test',
+  AAAA: 'aaaa.types.test',
+  CNAME: 'cname.types.test',
+  DNAME: 'dname.types.test',
+  MX: 'mx.types.test',
+  NS: 'types.test',
+  PTR: 'ptr.types.test',
+  SRV: '_sip._udp.types.test',
+  TXT: 'txt.types.test',
+  SPF: 'spf.types.test',
+  CAA: 'caa.types.test',
+  SSHFP: 'sshfp.types.test',
+  TLSA: '_443._tcp.types.test',
+  DS: 'sub.types.test',
+  NAPTR: 'naptr.types.test',
+  SOA: 'types.test',
 };
 /** More answers that use a type in a less common way. */
 const EXTRA: Array<[string, string]> = [
@@ -82,7 +94,9 @@ beforeAll(async () => {
   requireTool('dig');
   store = await openSqliteStore({ file: ':memory:' });
   const zone = await importZoneFile(store, 'types.test', zoneText('0'));
-  named = await startNamed([{ name: 'types.test', text: zoneText(zone.serial), options: 'type primary; allow-transfer { 127.0.0.1; };' }]);
+  named = await startNamed([
+    { name: 'types.test', text: zoneText(zone.serial), options: 'type primary; allow-transfer { 127.0.0.1; };' },
+  ]);
   engine = await DnsEngine.start({ store, host: '127.0.0.1', port: 0 });
   ours = { host: '127.0.0.1', port: engine.server?.port as number };
 }, 30_000);
@@ -92,15 +106,32 @@ afterAll(async () => {
   await named?.stop();
 });
 
-interface KdigRR { NAME: string; TYPEname: string; CLASSname: string; TTL: number; RDATAHEX?: string; [k: string]: unknown }
+interface KdigRR {
+  NAME: string;
+  TYPEname: string;
+  CLASSname: string;
+  TTL: number;
+  RDATAHEX?: string;
+  [k: string]: unknown;
+}
 interface KdigJson {
-  RCODE: number; AA: number; TC: number; QR: number; Opcode: number;
-  answerRRs?: KdigRR[]; authorityRRs?: KdigRR[]; additionalRRs?: KdigRR[];
+  RCODE: number;
+  AA: number;
+  TC: number;
+  QR: number;
+  Opcode: number;
+  answerRRs?: KdigRR[];
+  authorityRRs?: KdigRR[];
+  additionalRRs?: KdigRR[];
 }
 
 /** `kdig +json` (RFC 8427) against one server: every message received (a transfer has several). */
 async function kdigMessages(server: { host: string; port: number }, args: string[]): Promise<KdigJson[]> {
-  const { stdout } = await run('kdig', ['+json', '+norec', '+time=2', '+retry=0', `@${server.host}`, '-p', String(server.port), ...args], { timeout: 10_000 });
+  const { stdout } = await run(
+    'kdig',
+    ['+json', '+norec', '+time=2', '+retry=0', `@${server.host}`, '-p', String(server.port), ...args],
+    { timeout: 10_000 },
+  );
   const parsed = JSON.parse(stdout) as KdigJson | KdigJson[];
   return Array.isArray(parsed) ? parsed : [parsed];
 }
@@ -113,23 +144,36 @@ async function kdig(server: { host: string; port: number }, args: string[]): Pro
 
 /** kdig's records as lines: owner, TTL, class, type, kdig's presentation of the RDATA and the RDATA in hex. */
 function kdigLines(rrs: KdigRR[] | undefined): string[] {
-  return (rrs ?? []).map((rr) => {
-    if (typeof rr.RDATAHEX !== 'string') throw new Error(`kdig gave no RDATAHEX for ${JSON.stringify(rr)}`);
-    const text = Object.entries(rr).filter(([k]) => k.startsWith('rdata')).map(([, v]) => String(v)).join(' ');
-    return `${rr.NAME.toLowerCase()} ${rr.TTL} ${rr.CLASSname} ${rr.TYPEname} ${text} ${rr.RDATAHEX}`;
-  }).sort();
+  return (rrs ?? [])
+    .map((rr) => {
+      if (typeof rr.RDATAHEX !== 'string') throw new Error(`kdig gave no RDATAHEX for ${JSON.stringify(rr)}`);
+      const text = Object.entries(rr)
+        .filter(([k]) => k.startsWith('rdata'))
+        .map(([, v]) => String(v))
+        .join(' ');
+      return `${rr.NAME.toLowerCase()} ${rr.TTL} ${rr.CLASSname} ${rr.TYPEname} ${text} ${rr.RDATAHEX}`;
+    })
+    .sort();
 }
 
 function kdigComparable(k: KdigJson): object {
   return {
     header: { QR: k.QR, Opcode: k.Opcode, RCODE: k.RCODE, AA: k.AA, TC: k.TC },
-    answer: kdigLines(k.answerRRs), authority: kdigLines(k.authorityRRs), additional: kdigLines(k.additionalRRs),
+    answer: kdigLines(k.answerRRs),
+    authority: kdigLines(k.authorityRRs),
+    additional: kdigLines(k.additionalRRs),
   };
 }
 
 function digComparable(a: DigAnswer): object {
   const norm = (lines: string[]) => lines.map((l) => l.toLowerCase()).sort();
-  return { status: a.status, flags: [...a.flags].sort(), answer: norm(a.answer), authority: norm(a.authority), additional: norm(a.additional) };
+  return {
+    status: a.status,
+    flags: [...a.flags].sort(),
+    answer: norm(a.answer),
+    authority: norm(a.authority),
+    additional: norm(a.additional),
+  };
 }
 
 test('the list covers every supported record type', () => {
@@ -145,7 +189,10 @@ describe.each(Object.entries(QUERIES))('%s', (type, name) => {
   });
 
   test(`dig ${name} ${type}: same answer from us as from BIND, over UDP and TCP`, async () => {
-    for (const args of [[name, type], ['+tcp', name, type]]) {
+    for (const args of [
+      [name, type],
+      ['+tcp', name, type],
+    ]) {
       const [theirs, mine] = await Promise.all([dig(named, args), dig(ours, args)]);
       expect(theirs.answer.length).toBeGreaterThan(0);
       expect(digComparable(mine)).toEqual(digComparable(theirs));
@@ -154,13 +201,21 @@ describe.each(Object.entries(QUERIES))('%s', (type, name) => {
 });
 
 test.each(EXTRA)('%s %s: same answer from us as from BIND (kdig and dig)', async (name, type) => {
-  const [kTheirs, kMine, dTheirs, dMine] = await Promise.all([kdig(named, [name, type]), kdig(ours, [name, type]), dig(named, [name, type]), dig(ours, [name, type])]);
+  const [kTheirs, kMine, dTheirs, dMine] = await Promise.all([
+    kdig(named, [name, type]),
+    kdig(ours, [name, type]),
+    dig(named, [name, type]),
+    dig(ours, [name, type]),
+  ]);
   expect(kdigComparable(kMine)).toEqual(kdigComparable(kTheirs));
   expect(digComparable(dMine)).toEqual(digComparable(dTheirs));
 });
 
 test('kdig AXFR: every record of every type has the same RDATA on the wire as BIND transfers it', async () => {
-  const [theirs, mine] = await Promise.all([kdigMessages(named, ['types.test', 'AXFR']), kdigMessages(ours, ['types.test', 'AXFR'])]);
+  const [theirs, mine] = await Promise.all([
+    kdigMessages(named, ['types.test', 'AXFR']),
+    kdigMessages(ours, ['types.test', 'AXFR']),
+  ]);
   for (const m of mine) expect({ QR: m.QR, RCODE: m.RCODE, AA: m.AA }).toEqual({ QR: 1, RCODE: 0, AA: 1 });
   const lines = (messages: KdigJson[]) => kdigLines(messages.flatMap((m) => m.answerRRs ?? []));
   expect(lines(mine).length).toBe((await store.listRecords('types.test')).length + 2);

@@ -63,16 +63,28 @@ async function start(env: Record<string, string> = {}): Promise<Running> {
   const dnsPort = await freeDnsPort();
   const child = spawn(process.execPath, [MAIN], {
     env: {
-      ...process.env, PORT: String(await freePort()), DNS_PORT: String(dnsPort), DNS_API_PORT: '0', DATA_DIR: dataDir,
-      TSIG_KEYFILE: keyFile, LOG_LEVEL: 'info', MARKET_CLOCK: '2026-11-20T18:00:00Z', ...env,
+      ...process.env,
+      PORT: String(await freePort()),
+      DNS_PORT: String(dnsPort),
+      DNS_API_PORT: '0',
+      DATA_DIR: dataDir,
+      TSIG_KEYFILE: keyFile,
+      LOG_LEVEL: 'info',
+      MARKET_CLOCK: '2026-11-20T18:00:00Z',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stdout?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  for (let i = 0; i < 200 && child.exitCode === null && !output.includes('DNS server answering'); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 200 && child.exitCode === null && !output.includes('DNS server answering'); i++)
+    await new Promise((r) => setTimeout(r, 100));
   if (!output.includes('DNS server answering')) {
     child.kill('SIGKILL');
     throw new Error(`the program did not start its DNS server:\n${output.slice(-3000)}`);
@@ -90,7 +102,11 @@ async function start(env: Record<string, string> = {}): Promise<Running> {
 }
 
 /** One UPDATE adding `count` A records at many.example.test (10.x.y.z from `first`), sent by nsupdate. */
-async function addMany(server: { host: string; port: number }, first: number, count: number): Promise<{ ok: boolean; out: string }> {
+async function addMany(
+  server: { host: string; port: number },
+  first: number,
+  count: number,
+): Promise<{ ok: boolean; out: string }> {
   const lines = Array.from({ length: count }, (_, k) => {
     const i = first + k;
     return `update add many.example.test 300 A 10.0.${i >> 8}.${i & 255}`;
@@ -111,7 +127,11 @@ async function addMany(server: { host: string; port: number }, first: number, co
 async function answersNormally(dns: { host: string; port: number }): Promise<void> {
   for (const transport of ['+notcp', '+tcp']) {
     const www = await dig(dns, [transport, 'www.example.test', 'A']);
-    expect({ transport, status: www.status, answer: www.answer }).toEqual({ transport, status: 'NOERROR', answer: ['www.example.test. 3600 IN A 192.0.2.10'] });
+    expect({ transport, status: www.status, answer: www.answer }).toEqual({
+      transport,
+      status: 'NOERROR',
+      answer: ['www.example.test. 3600 IN A 192.0.2.10'],
+    });
   }
 }
 
@@ -139,7 +159,11 @@ test('with the limit off the UPDATEs apply; dig +tcp gets TC; the process answer
     expect((await addMany(p.dns, 0, 1000)).ok).toBe(true);
     expect((await addMany(p.dns, 1000, 1000)).ok).toBe(true);
     const many = await dig(p.dns, ['+tcp', 'many.example.test', 'A']);
-    expect({ status: many.status, tc: many.flags.includes('tc'), answers: many.answer.length }).toEqual({ status: 'NOERROR', tc: true, answers: 0 });
+    expect({ status: many.status, tc: many.flags.includes('tc'), answers: many.answer.length }).toEqual({
+      status: 'NOERROR',
+      tc: true,
+      answers: 0,
+    });
     await answersNormally(p.dns);
     expect(p.alive()).toBe(true);
   } finally {
@@ -154,7 +178,11 @@ test('with the limit off the UPDATEs apply; dig +tcp gets TC; the process answer
     }
     await answersNormally(p.dns);
     // the full AXFR still works: 2 000 + the demo zone's records, in many messages
-    const { stdout } = await run('dig', ['+noall', '+answer', '+stats', `@${p.dns.host}`, '-p', String(p.dns.port), 'example.test', 'AXFR'], { timeout: 30_000, maxBuffer: 32 * 1024 * 1024 });
+    const { stdout } = await run(
+      'dig',
+      ['+noall', '+answer', '+stats', `@${p.dns.host}`, '-p', String(p.dns.port), 'example.test', 'AXFR'],
+      { timeout: 30_000, maxBuffer: 32 * 1024 * 1024 },
+    );
     expect(stdout.split('\n').filter((l) => /^many\.example\.test\.\s/.test(l))).toHaveLength(2000);
     expect(Number(/messages (\d+)/.exec(stdout)?.[1])).toBeGreaterThan(1);
     expect(p.alive()).toBe(true);

@@ -46,8 +46,16 @@ beforeAll(async () => {
   store = await openSqliteStore({ file: ':memory:', maxRecordsPerRrset: 0 });
   await importZoneFile(store, 'example.test', ZONE);
   engine = await DnsEngine.start({
-    store, host: '127.0.0.1', port: 0, keys: KEYS,
-    log: { info: () => undefined, warn: (obj, msg) => { if (msg === 'dns server error') serverErrors.push(obj); } },
+    store,
+    host: '127.0.0.1',
+    port: 0,
+    keys: KEYS,
+    log: {
+      info: () => undefined,
+      warn: (obj, msg) => {
+        if (msg === 'dns server error') serverErrors.push(obj);
+      },
+    },
   });
   ours = { host: '127.0.0.1', port: engine.server!.port };
   named = await startNamed([{ name: 'example.test', text: ZONE, options: 'type primary; max-records-per-type 0;' }]);
@@ -63,43 +71,74 @@ afterEach(() => {
 });
 
 const view = (a: Awaited<ReturnType<typeof dig>>) => ({
-  status: a.status, flags: a.flags.filter((f) => f !== 'ad').sort(), answer: a.answer, authority: a.authority, additional: a.additional,
+  status: a.status,
+  flags: a.flags.filter((f) => f !== 'ad').sort(),
+  answer: a.answer,
+  authority: a.authority,
+  additional: a.additional,
 });
 
-test.each([['huge.example.test', 'A'], ['alias.example.test', 'A'], ['many.example.test', 'A']])(
-  'over TCP with EDNS, %s %s: TC and nothing but the question and OPT, as from BIND 9',
-  async (name, type) => {
-    const [mine, theirs] = await Promise.all([dig(ours, ['+tcp', '+nocookie', name, type]), dig(named, ['+tcp', '+nocookie', name, type])]);
-    // BIND compresses names: 2 000 A records fit its message, not ours
-    if (name === 'many.example.test') expect(theirs.flags).not.toContain('tc');
-    else expect(view(mine)).toEqual(view(theirs));
-    expect(mine.flags).toContain('tc');
-    expect(mine.answer).toEqual([]);
-  },
-);
+test.each([
+  ['huge.example.test', 'A'],
+  ['alias.example.test', 'A'],
+  ['many.example.test', 'A'],
+])('over TCP with EDNS, %s %s: TC and nothing but the question and OPT, as from BIND 9', async (name, type) => {
+  const [mine, theirs] = await Promise.all([
+    dig(ours, ['+tcp', '+nocookie', name, type]),
+    dig(named, ['+tcp', '+nocookie', name, type]),
+  ]);
+  // BIND compresses names: 2 000 A records fit its message, not ours
+  if (name === 'many.example.test') expect(theirs.flags).not.toContain('tc');
+  else expect(view(mine)).toEqual(view(theirs));
+  expect(mine.flags).toContain('tc');
+  expect(mine.answer).toEqual([]);
+});
 
 /** dig's plain output (its YAML leaves the header out of a truncated answer without EDNS): status, flags, answers. */
-async function plainDig(server: { host: string; port: number }, args: string[]): Promise<{ status: string; flags: string[]; answer: string[] }> {
-  const { stdout } = await run('dig', ['+norec', '+time=2', '+tries=1', `@${server.host}`, '-p', String(server.port), ...args], { timeout: 10_000, maxBuffer: 16 * 1024 * 1024 });
+async function plainDig(
+  server: { host: string; port: number },
+  args: string[],
+): Promise<{ status: string; flags: string[]; answer: string[] }> {
+  const { stdout } = await run(
+    'dig',
+    ['+norec', '+time=2', '+tries=1', `@${server.host}`, '-p', String(server.port), ...args],
+    { timeout: 10_000, maxBuffer: 16 * 1024 * 1024 },
+  );
   return {
     status: /status: (\w+)/.exec(stdout)?.[1] ?? '(none)',
     flags: (/;; flags: ([a-z ]*);/.exec(stdout)?.[1] ?? '').split(' ').filter(Boolean),
-    answer: stdout.split('\n').filter((l) => l && !l.startsWith(';')).map((l) => l.replace(/\s+/g, ' ').trim()),
+    answer: stdout
+      .split('\n')
+      .filter((l) => l && !l.startsWith(';'))
+      .map((l) => l.replace(/\s+/g, ' ').trim()),
   };
 }
 
-test.each([['huge.example.test', 'A', 'huge.example.test. 300 IN A'], ['alias.example.test', 'A', 'alias.example.test. 300 IN CNAME huge.example.test.']])(
+test.each([
+  ['huge.example.test', 'A', 'huge.example.test. 300 IN A'],
+  ['alias.example.test', 'A', 'alias.example.test. 300 IN CNAME huge.example.test.'],
+])(
   'over TCP without EDNS, %s %s: TC and the records that fit, as from BIND 9 (fewer: our names are not compressed)',
   async (name, type, first) => {
-    const [mine, theirs] = await Promise.all([plainDig(ours, ['+tcp', '+noedns', name, type]), plainDig(named, ['+tcp', '+noedns', name, type])]);
+    const [mine, theirs] = await Promise.all([
+      plainDig(ours, ['+tcp', '+noedns', name, type]),
+      plainDig(named, ['+tcp', '+noedns', name, type]),
+    ]);
     for (const answer of [mine, theirs]) {
-      expect({ status: answer.status, flags: answer.flags.filter((f) => f !== 'ad').sort() }).toEqual({ status: 'NOERROR', flags: ['aa', 'qr', 'tc'] });
+      expect({ status: answer.status, flags: answer.flags.filter((f) => f !== 'ad').sort() }).toEqual({
+        status: 'NOERROR',
+        flags: ['aa', 'qr', 'tc'],
+      });
       expect(answer.answer[0]).toMatch(new RegExp(`^${first}`));
       expect(answer.answer.length).toBeGreaterThan(1000);
       expect(answer.answer.length).toBeLessThan(6000);
     }
     // every record sent is one of the zone's
-    const all = new Set(ZONE.split('\n').filter((l) => l.startsWith('huge ')).map((l) => `huge.example.test. 300 IN A ${l.split(' ').pop()}`));
+    const all = new Set(
+      ZONE.split('\n')
+        .filter((l) => l.startsWith('huge '))
+        .map((l) => `huge.example.test. 300 IN A ${l.split(' ').pop()}`),
+    );
     expect(mine.answer.slice(name === 'alias.example.test' ? 1 : 0).every((l) => all.has(l))).toBe(true);
   },
 );
@@ -122,14 +161,26 @@ function tcpExchange(message: Buffer): Promise<Buffer> {
   });
 }
 
-test('the issue\'s case: 2 000 A records at one name over TCP and UDP, then the server still answers', async () => {
+test("the issue's case: 2 000 A records at one name over TCP and UDP, then the server still answers", async () => {
   // the full answer is ~66 000 bytes: before, framing it threw a RangeError out of the server
   const tcp = await dig(ours, ['+tcp', 'many.example.test', 'A']);
-  expect({ status: tcp.status, tc: tcp.flags.includes('tc'), aa: tcp.flags.includes('aa'), answers: tcp.answer.length }).toEqual({
-    status: 'NOERROR', tc: true, aa: true, answers: 0,
+  expect({
+    status: tcp.status,
+    tc: tcp.flags.includes('tc'),
+    aa: tcp.flags.includes('aa'),
+    answers: tcp.answer.length,
+  }).toEqual({
+    status: 'NOERROR',
+    tc: true,
+    aa: true,
+    answers: 0,
   });
   const udp = await dig(ours, ['+ignore', '+bufsize=1232', 'many.example.test', 'A']);
-  expect({ status: udp.status, tc: udp.flags.includes('tc'), answers: udp.answer.length }).toEqual({ status: 'NOERROR', tc: true, answers: 0 });
+  expect({ status: udp.status, tc: udp.flags.includes('tc'), answers: udp.answer.length }).toEqual({
+    status: 'NOERROR',
+    tc: true,
+    answers: 0,
+  });
   // the same again (from the answer cache) and a normal query, over both transports
   expect((await dig(ours, ['+tcp', 'many.example.test', 'A'])).flags).toContain('tc');
   expect((await dig(ours, ['+tcp', 'www.example.test', 'A'])).answer).toEqual(['www.example.test. 300 IN A 192.0.2.2']);
@@ -138,7 +189,10 @@ test('the issue\'s case: 2 000 A records at one name over TCP and UDP, then the 
 
 test('a TSIG-signed query of a too-large RRset: cut with room for the signature, which verifies', async () => {
   for (const name of ['many.example.test', 'huge.example.test']) {
-    const signed = signMessage(packet.encode({ type: 'query', id: 4242, questions: [{ name, type: 'A', class: 'IN' }] }), KEY);
+    const signed = signMessage(
+      packet.encode({ type: 'query', id: 4242, questions: [{ name, type: 'A', class: 'IN' }] }),
+      KEY,
+    );
     const response = await tcpExchange(signed.message);
     expect(response.length).toBeLessThanOrEqual(65_535);
     expect(verifyMessage(response, new Map([[KEY.name, KEY]]), { priorMac: signed.mac }).status).toBe('ok');
@@ -150,15 +204,27 @@ test('a TSIG-signed query of a too-large RRset: cut with room for the signature,
 
 test('AXFR of the zone still works: every record, in many messages, as from BIND', async () => {
   const axfr = async (server: { host: string; port: number }) => {
-    const { stdout } = await run('dig', ['+nocmd', '+nostats', '+onesoa', `@${server.host}`, '-p', String(server.port), 'example.test', 'AXFR'], { timeout: 30_000, maxBuffer: 64 * 1024 * 1024 });
-    return stdout.split('\n').filter((l) => l && !l.startsWith(';')).map((l) => l.replace(/\s+/g, ' ').trim()).sort();
+    const { stdout } = await run(
+      'dig',
+      ['+nocmd', '+nostats', '+onesoa', `@${server.host}`, '-p', String(server.port), 'example.test', 'AXFR'],
+      { timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
+    );
+    return stdout
+      .split('\n')
+      .filter((l) => l && !l.startsWith(';'))
+      .map((l) => l.replace(/\s+/g, ' ').trim())
+      .sort();
   };
   const [mine, theirs] = await Promise.all([axfr(ours), axfr(named)]);
   expect(mine.length).toBe(2000 + 6000 + 5);
   // the same records; the SOA serial is the store's own (YYYYMMDDnn), not the master file's
   const notSoa = (lines: string[]) => lines.filter((l) => !l.includes(' SOA '));
   expect(notSoa(mine)).toEqual(notSoa(theirs));
-  const { stdout } = await run('dig', ['+noall', '+stats', `@${ours.host}`, '-p', String(ours.port), 'example.test', 'AXFR'], { timeout: 30_000, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run(
+    'dig',
+    ['+noall', '+stats', `@${ours.host}`, '-p', String(ours.port), 'example.test', 'AXFR'],
+    { timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
+  );
   const messages = Number(/XFR size: \d+ records \(messages (\d+)/.exec(stdout)?.[1]);
   expect(messages).toBeGreaterThan(1);
 });

@@ -44,9 +44,13 @@ function plainOptions(port: number, notifyPort?: number): DnsEngineOptions {
 }
 function signedOptions(port: number, notifyPort?: number): DnsEngineOptions {
   return {
-    store: signedStore, host: '127.0.0.1', port, keys: KEYS,
+    store: signedStore,
+    host: '127.0.0.1',
+    port,
+    keys: KEYS,
     access: { transferKeys: { 'signed.test': ['xfer-key'] }, transferFromLoopback: false },
-    notify: notifyPort ? [at(notifyPort)] : [], notifyKey: notifyPort ? 'xfer-key' : undefined,
+    notify: notifyPort ? [at(notifyPort)] : [],
+    notifyKey: notifyPort ? 'xfer-key' : undefined,
   };
 }
 
@@ -79,12 +83,25 @@ beforeAll(async () => {
   plain = await DnsEngine.start(plainOptions(0));
   signed = await DnsEngine.start(signedOptions(0));
   const [plainPort, signedPort] = [portOf(plain), portOf(signed)];
-  named = await startNamed([
-    // empty master files: named has nothing until it transfers the zone from us
-    { name: 'compare.test', text: '', options: `type secondary; primaries { 127.0.0.1 port ${plainPort}; }; allow-notify { 127.0.0.1; }; allow-transfer { 127.0.0.1; };` },
-    { name: 'signed.test', text: '', options: `type secondary; primaries { 127.0.0.1 port ${signedPort} key "xfer-key"; }; allow-notify { 127.0.0.1; };` },
-  ], `key "xfer-key" { algorithm hmac-sha256; secret "${SECRET}"; };`);
-  named.process.stderr?.on('data', (d: Buffer) => { namedLog += d.toString(); });
+  named = await startNamed(
+    [
+      // empty master files: named has nothing until it transfers the zone from us
+      {
+        name: 'compare.test',
+        text: '',
+        options: `type secondary; primaries { 127.0.0.1 port ${plainPort}; }; allow-notify { 127.0.0.1; }; allow-transfer { 127.0.0.1; };`,
+      },
+      {
+        name: 'signed.test',
+        text: '',
+        options: `type secondary; primaries { 127.0.0.1 port ${signedPort} key "xfer-key"; }; allow-notify { 127.0.0.1; };`,
+      },
+    ],
+    `key "xfer-key" { algorithm hmac-sha256; secret "${SECRET}"; };`,
+  );
+  named.process.stderr?.on('data', (d: Buffer) => {
+    namedLog += d.toString();
+  });
   // let the initial transfers finish before the restart (the tests below assert they happened)
   await waitForSerial('compare.test', (await plainStore.getZone('compare.test'))?.serial as number);
   await waitForSerial('signed.test', (await signedStore.getZone('signed.test'))?.serial as number);
@@ -104,7 +121,13 @@ afterAll(async () => {
 /** Comparable form: case-insensitive, records sorted within a section; the SOA serial is kept (it is transferred). */
 function comparable(a: DigAnswer): object {
   const norm = (lines: string[]) => lines.map((l) => l.toLowerCase()).sort();
-  return { status: a.status, flags: [...a.flags].sort(), answer: norm(a.answer), authority: norm(a.authority), additional: norm(a.additional) };
+  return {
+    status: a.status,
+    flags: [...a.flags].sort(),
+    answer: norm(a.answer),
+    authority: norm(a.authority),
+    additional: norm(a.additional),
+  };
 }
 
 const QUERIES: string[][] = [
@@ -130,9 +153,20 @@ const QUERIES: string[][] = [
   ['+tcp', 'big.compare.test', 'TXT'],
 ];
 
-async function axfrLines(server: { host: string; port: number }, zone: string, extra: string[] = []): Promise<string[]> {
-  const { stdout } = await run('dig', ['+noall', '+answer', '+time=3', '+tries=1', ...extra, `@${server.host}`, '-p', String(server.port), zone, 'AXFR'], { timeout: 15_000 });
-  return stdout.split('\n').map((l) => l.replace(/\s+/g, ' ').trim().toLowerCase()).filter((l) => l && !l.startsWith(';'));
+async function axfrLines(
+  server: { host: string; port: number },
+  zone: string,
+  extra: string[] = [],
+): Promise<string[]> {
+  const { stdout } = await run(
+    'dig',
+    ['+noall', '+answer', '+time=3', '+tries=1', ...extra, `@${server.host}`, '-p', String(server.port), zone, 'AXFR'],
+    { timeout: 15_000 },
+  );
+  return stdout
+    .split('\n')
+    .map((l) => l.replace(/\s+/g, ' ').trim().toLowerCase())
+    .filter((l) => l && !l.startsWith(';'));
 }
 
 describe('named as secondary of compare.test (unsigned transfer from loopback)', () => {
@@ -151,17 +185,27 @@ describe('named as secondary of compare.test (unsigned transfer from loopback)',
   });
 
   test("named's AXFR of the zone has exactly our records", async () => {
-    const [theirs, mine] = await Promise.all([axfrLines(named, 'compare.test'), axfrLines(at(portOf(plain)), 'compare.test')]);
+    const [theirs, mine] = await Promise.all([
+      axfrLines(named, 'compare.test'),
+      axfrLines(at(portOf(plain)), 'compare.test'),
+    ]);
     expect(mine.length).toBe((await plainStore.listRecords('compare.test')).length + 2);
-    expect(mine[0]).toMatch(new RegExp(`^compare\\.test\\. 3600 in soa ns1\\.compare\\.test\\. hostmaster\\.compare\\.test\\. ${serial} `));
+    expect(mine[0]).toMatch(
+      new RegExp(`^compare\\.test\\. 3600 in soa ns1\\.compare\\.test\\. hostmaster\\.compare\\.test\\. ${serial} `),
+    );
     expect(theirs.sort()).toEqual(mine.sort());
   });
 
   test('after a change in the store, our NOTIFY makes named transfer the new serial and answer the changed names like us', async () => {
-    const www = (await plainStore.listRecords('compare.test', { name: 'www.compare.test', type: 'A' })).find((r) => r.value === '192.0.2.1');
+    const www = (await plainStore.listRecords('compare.test', { name: 'www.compare.test', type: 'A' })).find(
+      (r) => r.value === '192.0.2.1',
+    );
     const outcome = await plainStore.change('compare.test', [
       { op: 'add', record: { name: 'new.compare.test', type: 'A', ttl: 120, value: '192.0.2.201' } },
-      { op: 'add', record: { name: 'new.compare.test', type: 'TXT', ttl: 120, value: '"added after the first transfer"' } },
+      {
+        op: 'add',
+        record: { name: 'new.compare.test', type: 'TXT', ttl: 120, value: '"added after the first transfer"' },
+      },
       { op: 'deleteMatching', name: 'mail.compare.test', type: 'A' },
       { op: 'update', id: www?.id as string, ttl: 60, value: '192.0.2.11' },
     ]);
@@ -171,44 +215,87 @@ describe('named as secondary of compare.test (unsigned transfer from loopback)',
     expect(await waitForSerial('compare.test', newSerial)).toBe(newSerial);
     expect(namedLog).toMatch(/received notify for zone 'compare\.test'/);
     expect(namedLog).toMatch(new RegExp(`zone compare\\.test/IN: transferred serial ${newSerial}`));
-    for (const args of [['new.compare.test', 'A'], ['new.compare.test', 'TXT'], ['mail.compare.test', 'A'], ['www.compare.test', 'A'], ['compare.test', 'SOA'], ['nope.compare.test', 'A']]) {
+    for (const args of [
+      ['new.compare.test', 'A'],
+      ['new.compare.test', 'TXT'],
+      ['mail.compare.test', 'A'],
+      ['www.compare.test', 'A'],
+      ['compare.test', 'SOA'],
+      ['nope.compare.test', 'A'],
+    ]) {
       const [theirs, mine] = await Promise.all([dig(named, args), dig(at(portOf(plain)), args)]);
       expect({ args, ...comparable(theirs) }).toEqual({ args, ...comparable(mine) });
     }
     const mine = await dig(at(portOf(plain)), ['new.compare.test', 'A']);
     expect(mine.answer).toEqual(['new.compare.test. 120 IN A 192.0.2.201']);
     expect((await dig(named, ['mail.compare.test', 'A'])).status).toBe('NXDOMAIN');
-    expect((await dig(named, ['www.compare.test', 'A'])).answer.sort()).toEqual(['www.compare.test. 60 IN A 192.0.2.11', 'www.compare.test. 60 IN A 192.0.2.2']);
+    expect((await dig(named, ['www.compare.test', 'A'])).answer.sort()).toEqual([
+      'www.compare.test. 60 IN A 192.0.2.11',
+      'www.compare.test. 60 IN A 192.0.2.2',
+    ]);
   });
 });
 
 describe('named as secondary of signed.test (transfer needs the TSIG key)', () => {
   test('an unsigned dig axfr is refused by us, one signed with the key gets the zone', async () => {
-    const { stdout } = await run('dig', ['+time=3', '+tries=1', `@127.0.0.1`, '-p', String(portOf(signed)), 'signed.test', 'AXFR'], { timeout: 15_000 });
+    const { stdout } = await run(
+      'dig',
+      ['+time=3', '+tries=1', `@127.0.0.1`, '-p', String(portOf(signed)), 'signed.test', 'AXFR'],
+      { timeout: 15_000 },
+    );
     expect(stdout).toMatch(/Transfer failed|REFUSED/i);
     expect(stdout).not.toMatch(/IN\s+A\s+192\.0\.2\.154/);
     const withKey = await axfrLines(at(portOf(signed)), 'signed.test', ['-y', `hmac-sha256:xfer-key:${SECRET}`]);
-    expect(withKey.filter((l) => !/ tsig /.test(l))).toHaveLength((await signedStore.listRecords('signed.test')).length + 2);
-    const wrongKey = await run('dig', ['+time=3', '+tries=1', '-y', `hmac-sha256:xfer-key:${Buffer.from('not the secret at all').toString('base64')}`, `@127.0.0.1`, '-p', String(portOf(signed)), 'signed.test', 'AXFR'], { timeout: 15_000 }).catch((e: { stdout: string }) => e);
+    expect(withKey.filter((l) => !/ tsig /.test(l))).toHaveLength(
+      (await signedStore.listRecords('signed.test')).length + 2,
+    );
+    const wrongKey = await run(
+      'dig',
+      [
+        '+time=3',
+        '+tries=1',
+        '-y',
+        `hmac-sha256:xfer-key:${Buffer.from('not the secret at all').toString('base64')}`,
+        `@127.0.0.1`,
+        '-p',
+        String(portOf(signed)),
+        'signed.test',
+        'AXFR',
+      ],
+      { timeout: 15_000 },
+    ).catch((e: { stdout: string }) => e);
     expect(wrongKey.stdout).not.toMatch(/IN\s+A\s+192\.0\.2\.154/);
   });
 
   test('named, configured with the key, transferred the zone and answers like us', async () => {
     const serial = (await signedStore.getZone('signed.test'))?.serial as number;
     expect(await waitForSerial('signed.test', serial)).toBe(serial);
-    for (const args of [['signed.test', 'SOA'], ['signed.test', 'NS'], ['www.signed.test', 'A'], ['txt.signed.test', 'TXT'], ['missing.signed.test', 'A']]) {
+    for (const args of [
+      ['signed.test', 'SOA'],
+      ['signed.test', 'NS'],
+      ['www.signed.test', 'A'],
+      ['txt.signed.test', 'TXT'],
+      ['missing.signed.test', 'A'],
+    ]) {
       const [theirs, mine] = await Promise.all([dig(named, args), dig(at(portOf(signed)), args)]);
       expect({ args, ...comparable(theirs) }).toEqual({ args, ...comparable(mine) });
     }
   });
 
   test('a change reaches named through a TSIG-signed NOTIFY and a signed transfer', async () => {
-    const outcome = await signedStore.change('signed.test', [{ op: 'add', record: { name: 'later.signed.test', type: 'AAAA', ttl: 300, value: '2001:db8::154' } }]);
+    const outcome = await signedStore.change('signed.test', [
+      { op: 'add', record: { name: 'later.signed.test', type: 'AAAA', ttl: 300, value: '2001:db8::154' } },
+    ]);
     expect(await waitForSerial('signed.test', outcome.zone.serial)).toBe(outcome.zone.serial);
     // named checked our signature on the NOTIFY, and the transfer it then made was signed both ways
     expect(namedLog).toMatch(/received notify for zone 'signed\.test': TSIG 'xfer-key'/);
-    expect(namedLog).toMatch(new RegExp(`zone signed\\.test/IN: transferred serial ${outcome.zone.serial}: TSIG 'xfer-key'`));
-    const [theirs, mine] = await Promise.all([dig(named, ['later.signed.test', 'AAAA']), dig(at(portOf(signed)), ['later.signed.test', 'AAAA'])]);
+    expect(namedLog).toMatch(
+      new RegExp(`zone signed\\.test/IN: transferred serial ${outcome.zone.serial}: TSIG 'xfer-key'`),
+    );
+    const [theirs, mine] = await Promise.all([
+      dig(named, ['later.signed.test', 'AAAA']),
+      dig(at(portOf(signed)), ['later.signed.test', 'AAAA']),
+    ]);
     expect(mine.answer).toEqual(['later.signed.test. 300 IN AAAA 2001:db8::154']);
     expect(comparable(theirs)).toEqual(comparable(mine));
   });

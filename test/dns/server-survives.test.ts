@@ -50,7 +50,9 @@ const faulty = {
     if (fault === 'reject') return Promise.reject(new Error('handle rejected'));
     if (fault === 'huge') return Promise.resolve([huge(raw, 70_000)]);
     const ok = packet.decode(raw);
-    return Promise.resolve([packet.encode({ type: 'response', id: ok.id, flags: 0, questions: ok.questions, answers: [] })]);
+    return Promise.resolve([
+      packet.encode({ type: 'response', id: ok.id, flags: 0, questions: ok.questions, answers: [] }),
+    ]);
   },
   detach(): void {},
 } as unknown as Responder;
@@ -62,7 +64,15 @@ const udpInbox = new Map<number, Buffer>();
 
 beforeAll(async () => {
   // the error callback itself throws: that must not escape either
-  server = await startDnsServer({ host: HOST, port: 0, responder: faulty, onError: (err) => { reported.push(err); throw new Error('logger broke'); } });
+  server = await startDnsServer({
+    host: HOST,
+    port: 0,
+    responder: faulty,
+    onError: (err) => {
+      reported.push(err);
+      throw new Error('logger broke');
+    },
+  });
   udp = createSocket('udp4');
   udp.on('message', (msg) => udpInbox.set(msg.readUInt16BE(0), msg));
   await new Promise<void>((r) => udp.bind(0, HOST, () => r()));
@@ -73,7 +83,8 @@ afterAll(async () => {
 });
 
 let nextId = 100;
-const query = (name: string): Buffer => packet.encode({ type: 'query', id: ++nextId, questions: [{ name, type: 'A', class: 'IN' }] });
+const query = (name: string): Buffer =>
+  packet.encode({ type: 'query', id: ++nextId, questions: [{ name, type: 'A', class: 'IN' }] });
 
 async function overUdp(message: Buffer): Promise<Buffer | undefined> {
   const id = message.readUInt16BE(0);
@@ -94,41 +105,57 @@ function overTcp(message: Buffer): Promise<Buffer | undefined> {
     const timer = setTimeout(() => done(undefined), 3000);
     socket.on('data', (d: Buffer) => {
       buffer = Buffer.concat([buffer, d]);
-      if (buffer.length >= 2 && buffer.length >= 2 + buffer.readUInt16BE(0)) done(buffer.subarray(2, 2 + buffer.readUInt16BE(0)));
+      if (buffer.length >= 2 && buffer.length >= 2 + buffer.readUInt16BE(0))
+        done(buffer.subarray(2, 2 + buffer.readUInt16BE(0)));
     });
     socket.on('error', () => done(undefined));
     socket.write(Buffer.concat([Buffer.from([message.length >> 8, message.length & 0xff]), message]));
   });
 }
 
-const rcodeOf = (answer: Buffer | undefined) => (answer ? (packet.decode(answer) as { rcode?: string }).rcode : '(no answer)');
+const rcodeOf = (answer: Buffer | undefined) =>
+  answer ? (packet.decode(answer) as { rcode?: string }).rcode : '(no answer)';
 
-test.each(Object.keys(FAULTS))('%s: SERVFAIL over UDP and TCP, reported once each, nothing escapes, the server goes on', async (label) => {
-  for (const send of [overUdp, overTcp]) {
-    reported.length = 0;
-    const message = query(`${label}.example.test`);
-    const answer = await send(message);
-    expect(answer?.readUInt16BE(0)).toBe(message.readUInt16BE(0));
-    expect(rcodeOf(answer)).toBe('SERVFAIL');
-    expect(reported).toHaveLength(1);
-    expect(escapes.escaped).toEqual([]);
-    // and the next ordinary query is answered
-    expect(rcodeOf(await send(query('fine.example.test')))).toBe('NOERROR');
-  }
-});
+test.each(Object.keys(FAULTS))(
+  '%s: SERVFAIL over UDP and TCP, reported once each, nothing escapes, the server goes on',
+  async (label) => {
+    for (const send of [overUdp, overTcp]) {
+      reported.length = 0;
+      const message = query(`${label}.example.test`);
+      const answer = await send(message);
+      expect(answer?.readUInt16BE(0)).toBe(message.readUInt16BE(0));
+      expect(rcodeOf(answer)).toBe('SERVFAIL');
+      expect(reported).toHaveLength(1);
+      expect(escapes.escaped).toEqual([]);
+      // and the next ordinary query is answered
+      expect(rcodeOf(await send(query('fine.example.test')))).toBe('NOERROR');
+    }
+  },
+);
 
 test('a NOTIFY target that cannot be sent to (port out of range) is logged, not thrown', async () => {
   const store = await openSqliteStore({ file: ':memory:' });
   const warnings: string[] = [];
   const engine = await DnsEngine.start({
-    store, host: HOST, port: 0, listen: false, notify: [{ host: HOST, port: 99_999 }],
+    store,
+    host: HOST,
+    port: 0,
+    listen: false,
+    notify: [{ host: HOST, port: 99_999 }],
     log: { info: () => undefined, warn: (_obj, msg) => void warnings.push(msg) },
   });
   try {
     await store.createZone('notify.test', {
-      adminEmail: 'hostmaster@notify.test', primaryNs: 'ns1.notify.test', refresh: 3600, retry: 600, expire: 86400, minimum: 300, defaultTtl: 300,
+      adminEmail: 'hostmaster@notify.test',
+      primaryNs: 'ns1.notify.test',
+      refresh: 3600,
+      retry: 600,
+      expire: 86400,
+      minimum: 300,
+      defaultTtl: 300,
     });
-    for (let i = 0; i < 100 && !warnings.includes('NOTIFY could not be sent'); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && !warnings.includes('NOTIFY could not be sent'); i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect(warnings).toContain('NOTIFY could not be sent');
     expect(escapes.escaped).toEqual([]);
   } finally {

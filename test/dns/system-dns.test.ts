@@ -27,7 +27,10 @@ test('first start seeds the demo zone; /healthz shows the DNS part', async () =>
   expect(www.status).toBe('NOERROR');
   expect(www.answer).toEqual(['www.example.test. 3600 IN A 192.0.2.10']);
   const health = await getJson(`${sys.url}/healthz`);
-  expect(health.body).toMatchObject({ status: 'ok', dns: { status: 'ok', store: 'sqlite', zones: 1, listening: `127.0.0.1:${dnsPort}` } });
+  expect(health.body).toMatchObject({
+    status: 'ok',
+    dns: { status: 'ok', store: 'sqlite', zones: 1, listening: `127.0.0.1:${dnsPort}` },
+  });
 });
 
 test('a restart keeps the store; a zone file (--zone / zoneFiles) is loaded when the store lacks the zone, kept otherwise', async () => {
@@ -37,7 +40,10 @@ test('a restart keeps the store; a zone file (--zone / zoneFiles) is loaded when
   writeFileSync(config, `zoneFiles:\n  compare.test: ${zoneFile}\n`);
   sys = await startSystem({ DATA_DIR: dataDir, DNS_PORT: String(dnsPort), CONFIG: config }, {});
   expect((await ask('www.example.test')).answer).toHaveLength(1); // the demo zone survived the restart
-  expect((await ask('www.compare.test')).answer).toEqual(['www.compare.test. 3600 IN A 192.0.2.1', 'www.compare.test. 3600 IN A 192.0.2.2']);
+  expect((await ask('www.compare.test')).answer).toEqual([
+    'www.compare.test. 3600 IN A 192.0.2.1',
+    'www.compare.test. 3600 IN A 192.0.2.2',
+  ]);
   // change the file: the store's copy stays the source of truth
   writeFileSync(zoneFile, readFileSync(zoneFile, 'utf8').replace('192.0.2.1\n', '192.0.2.111\n'));
   await sys.close();

@@ -21,13 +21,17 @@ let engine: DnsEngine;
 
 beforeAll(async () => {
   store = await openSqliteStore({ file: ':memory:' });
-  await importZoneFile(store, 'limits.test', `$TTL 300
+  await importZoneFile(
+    store,
+    'limits.test',
+    `$TTL 300
 @ IN SOA ns1.limits.test. hostmaster.limits.test. 1 3600 600 86400 60
 @ IN NS ns1.limits.test.
 ns1 IN A 192.0.2.1
 www IN A 192.0.2.2
 big IN TXT "${'a'.repeat(250)}" "${'b'.repeat(250)}" "${'c'.repeat(250)}" "${'d'.repeat(250)}"
-`);
+`,
+  );
   engine = await DnsEngine.start({ store, host: HOST, port: 0, listen: false });
 });
 afterAll(async () => {
@@ -52,7 +56,8 @@ async function serve(tcp: Partial<TcpLimits>): Promise<{ server: DnsServer; serv
 let nextId = 1;
 const query = (name: string, type: packet.RecordType = 'A'): Buffer =>
   packet.encode({ type: 'query', id: (nextId = (nextId % 65535) + 1), questions: [{ name, type, class: 'IN' }] });
-const framed = (message: Buffer): Buffer => Buffer.concat([Buffer.from([message.length >> 8, message.length & 0xff]), message]);
+const framed = (message: Buffer): Buffer =>
+  Buffer.concat([Buffer.from([message.length >> 8, message.length & 0xff]), message]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Client {
@@ -66,7 +71,11 @@ interface Client {
 function open(port: number): Promise<Client> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, HOST);
-    const client: Client = { socket, answers: [], closed: new Promise((r) => socket.once('close', () => r(Date.now()))) };
+    const client: Client = {
+      socket,
+      answers: [],
+      closed: new Promise((r) => socket.once('close', () => r(Date.now()))),
+    };
     let buffer = Buffer.alloc(0);
     socket.on('data', (d: Buffer) => {
       buffer = Buffer.concat([buffer, d]);
@@ -115,7 +124,8 @@ async function udpQuery(port: number, name: string): Promise<packet.DecodedPacke
   }
 }
 
-const addresses = (answer: packet.DecodedPacket | undefined) => answer?.answers?.map((a) => (a as { data?: unknown }).data);
+const addresses = (answer: packet.DecodedPacket | undefined) =>
+  answer?.answers?.map((a) => (a as { data?: unknown }).data);
 
 test('a client trickling one byte a second is cut once its message is not whole after the message deadline', async () => {
   // idle 3 s would never fire (a byte comes every second); the 2 s message deadline must

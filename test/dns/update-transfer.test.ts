@@ -19,15 +19,31 @@ let server: { host: string; port: number };
 beforeAll(async () => {
   requireTool('nsupdate');
   store = await openSqliteStore({ file: ':memory:' });
-  await store.createZone('example.test', {
-    adminEmail: 'hostmaster@example.test', primaryNs: 'ns1.example.test', refresh: 10800, retry: 3600, expire: 604800, minimum: 300, defaultTtl: 3600,
-  }, [
-    { name: 'example.test', type: 'NS', ttl: 3600, value: 'ns1.example.test.' },
-    { name: 'ns1.example.test', type: 'A', ttl: 3600, value: '192.0.2.53' },
-    { name: 'www.example.test', type: 'A', ttl: 300, value: '192.0.2.1' },
-    { name: 'old.example.test', type: 'A', ttl: 300, value: '192.0.2.7' },
-  ]);
-  engine = await DnsEngine.start({ store, host: '127.0.0.1', port: 0, keys: KEYS, access: { updateKeys: { 'example.test': ['update-key'] } } });
+  await store.createZone(
+    'example.test',
+    {
+      adminEmail: 'hostmaster@example.test',
+      primaryNs: 'ns1.example.test',
+      refresh: 10800,
+      retry: 3600,
+      expire: 604800,
+      minimum: 300,
+      defaultTtl: 3600,
+    },
+    [
+      { name: 'example.test', type: 'NS', ttl: 3600, value: 'ns1.example.test.' },
+      { name: 'ns1.example.test', type: 'A', ttl: 3600, value: '192.0.2.53' },
+      { name: 'www.example.test', type: 'A', ttl: 300, value: '192.0.2.1' },
+      { name: 'old.example.test', type: 'A', ttl: 300, value: '192.0.2.7' },
+    ],
+  );
+  engine = await DnsEngine.start({
+    store,
+    host: '127.0.0.1',
+    port: 0,
+    keys: KEYS,
+    access: { updateKeys: { 'example.test': ['update-key'] } },
+  });
   server = { host: '127.0.0.1', port: engine.server?.port as number };
 });
 afterAll(async () => {
@@ -35,7 +51,10 @@ afterAll(async () => {
   await store.close();
 });
 
-async function nsupdate(script: string, key = `hmac-sha256:update-key:${SECRET}`): Promise<{ code: number; out: string }> {
+async function nsupdate(
+  script: string,
+  key = `hmac-sha256:update-key:${SECRET}`,
+): Promise<{ code: number; out: string }> {
   const input = `server ${server.host} ${server.port}\nzone example.test\n${script}\nsend\n`;
   try {
     const child = run('nsupdate', ['-y', key, '-t', '5'], { timeout: 15_000 });
@@ -52,16 +71,20 @@ const a = (name: string) => dig(server, [name, 'A']);
 
 test('add, delete and replace in one update; answered at once; serial raised', async () => {
   const before = (await store.getZone('example.test'))?.serial as number;
-  const res = await nsupdate([
-    'update add new.example.test 600 A 192.0.2.10',
-    'update add new.example.test 600 TXT "hello world"',
-    'update delete old.example.test A',
-    'update delete www.example.test A 192.0.2.1',
-    'update add www.example.test 300 A 192.0.2.2',
-  ].join('\n'));
+  const res = await nsupdate(
+    [
+      'update add new.example.test 600 A 192.0.2.10',
+      'update add new.example.test 600 TXT "hello world"',
+      'update delete old.example.test A',
+      'update delete www.example.test A 192.0.2.1',
+      'update add www.example.test 300 A 192.0.2.2',
+    ].join('\n'),
+  );
   expect(res).toEqual({ code: 0, out: '' });
   expect((await a('new.example.test')).answer).toEqual(['new.example.test. 600 IN A 192.0.2.10']);
-  expect((await dig(server, ['new.example.test', 'TXT'])).answer).toEqual(['new.example.test. 600 IN TXT "hello world"']);
+  expect((await dig(server, ['new.example.test', 'TXT'])).answer).toEqual([
+    'new.example.test. 600 IN TXT "hello world"',
+  ]);
   expect((await a('old.example.test')).status).toBe('NXDOMAIN');
   expect((await a('www.example.test')).answer).toEqual(['www.example.test. 300 IN A 192.0.2.2']);
   expect((await store.getZone('example.test'))?.serial).toBeGreaterThan(before);
@@ -70,7 +93,9 @@ test('add, delete and replace in one update; answered at once; serial raised', a
 });
 
 test('prerequisites that hold apply the update; ones that fail refuse it with the RFC 2136 rcode and change nothing', async () => {
-  expect((await nsupdate('prereq yxdomain www.example.test\nupdate add pre.example.test 60 A 192.0.2.20')).code).toBe(0);
+  expect((await nsupdate('prereq yxdomain www.example.test\nupdate add pre.example.test 60 A 192.0.2.20')).code).toBe(
+    0,
+  );
   expect((await a('pre.example.test')).answer).toHaveLength(1);
   const serial = (await store.getZone('example.test'))?.serial;
   const cases: Array<[string, RegExp]> = [
@@ -90,7 +115,10 @@ test('prerequisites that hold apply the update; ones that fail refuse it with th
 });
 
 test('a wrong secret, an unknown key and a key not allowed for the zone are refused', async () => {
-  const badSecret = await nsupdate('update add x.example.test 60 A 192.0.2.40', `hmac-sha256:update-key:${Buffer.from('wrong-secret-wrong-secret').toString('base64')}`);
+  const badSecret = await nsupdate(
+    'update add x.example.test 60 A 192.0.2.40',
+    `hmac-sha256:update-key:${Buffer.from('wrong-secret-wrong-secret').toString('base64')}`,
+  );
   expect(badSecret.code).not.toBe(0);
   expect(badSecret.out).toMatch(/BADSIG|NOTAUTH|tsig/i);
   const unknown = await nsupdate('update add x.example.test 60 A 192.0.2.40', `hmac-sha256:nobody:${SECRET}`);
@@ -113,14 +141,40 @@ test('an update outside the zone is NOTZONE, and an update for a zone we do not 
 
 test('dig axfr transfers the zone from loopback, signed with TSIG too: SOA first and last, every record once', async () => {
   requireTool('dig');
-  const { stdout } = await run('dig', ['+noall', '+answer', `@${server.host}`, '-p', String(server.port), 'example.test', 'AXFR']);
-  const lines = stdout.trim().split('\n').map((l) => l.replace(/\s+/g, ' '));
+  const { stdout } = await run('dig', [
+    '+noall',
+    '+answer',
+    `@${server.host}`,
+    '-p',
+    String(server.port),
+    'example.test',
+    'AXFR',
+  ]);
+  const lines = stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.replace(/\s+/g, ' '));
   expect(lines[0]).toMatch(/^example\.test\. 3600 IN SOA ns1\.example\.test\. hostmaster\.example\.test\. \d+ /);
   expect(lines.at(-1)).toBe(lines[0]);
   const records = await store.listRecords('example.test');
   expect(lines.length).toBe(records.length + 2);
   expect(lines).toContain('www.example.test. 300 IN A 192.0.2.2');
-  const signed = await run('dig', ['+noall', '+answer', '-y', `hmac-sha256:update-key:${SECRET}`, `@${server.host}`, '-p', String(server.port), 'example.test', 'AXFR']);
+  const signed = await run('dig', [
+    '+noall',
+    '+answer',
+    '-y',
+    `hmac-sha256:update-key:${SECRET}`,
+    `@${server.host}`,
+    '-p',
+    String(server.port),
+    'example.test',
+    'AXFR',
+  ]);
   expect(signed.stdout).not.toMatch(/could not be validated|failed/i);
-  expect(signed.stdout.trim().split('\n').filter((l) => !/TSIG/.test(l))).toHaveLength(records.length + 2);
+  expect(
+    signed.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => !/TSIG/.test(l)),
+  ).toHaveLength(records.length + 2);
 });

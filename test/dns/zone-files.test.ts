@@ -16,15 +16,27 @@ test('import → export → named-checkzone OK → import again gives the same z
   const store = await openSqliteStore({ file: ':memory:' });
   try {
     const zone = await importZoneFile(store, 'compare.test', TEXT);
-    expect(zone).toMatchObject({ adminEmail: 'hostmaster@compare.test', primaryNs: 'ns1.compare.test', refresh: 10800, retry: 3600, expire: 604800, minimum: 300, defaultTtl: 3600 });
+    expect(zone).toMatchObject({
+      adminEmail: 'hostmaster@compare.test',
+      primaryNs: 'ns1.compare.test',
+      refresh: 10800,
+      retry: 3600,
+      expire: 604800,
+      minimum: 300,
+      defaultTtl: 3600,
+    });
     const exported = await exportZoneFile(store, 'compare.test');
     const file = join(mkdtempSync(join(tmpdir(), 'export-')), 'compare.zone');
     writeFileSync(file, exported);
     const check = await run('named-checkzone', ['compare.test', file]);
     expect(check.stdout).toMatch(/OK/);
     // BIND's own canonical dump of the original and of our export list the same records
-    const dump = async (path: string) => (await run('named-checkzone', ['-q', '-D', '-o', '-', 'compare.test', path])).stdout
-      .split('\n').filter((l) => l && !/\sSOA\s/.test(l)).map((l) => l.replace(/\s+/g, ' ')).sort();
+    const dump = async (path: string) =>
+      (await run('named-checkzone', ['-q', '-D', '-o', '-', 'compare.test', path])).stdout
+        .split('\n')
+        .filter((l) => l && !/\sSOA\s/.test(l))
+        .map((l) => l.replace(/\s+/g, ' '))
+        .sort();
     const original = join(mkdtempSync(join(tmpdir(), 'orig-')), 'compare.zone');
     writeFileSync(original, TEXT);
     const theirs = await dump(original);
@@ -32,7 +44,8 @@ test('import → export → named-checkzone OK → import again gives the same z
     expect(await dump(file)).toEqual(theirs);
     const again = await openSqliteStore({ file: ':memory:' });
     await importZoneFile(again, 'compare.test', exported);
-    const strip = (rs: Array<{ name: string; type: string; ttl: number; value: string }>) => rs.map(({ name, type, ttl, value }) => ({ name, type, ttl, value }));
+    const strip = (rs: Array<{ name: string; type: string; ttl: number; value: string }>) =>
+      rs.map(({ name, type, ttl, value }) => ({ name, type, ttl, value }));
     expect(strip(await again.listRecords('compare.test'))).toEqual(strip(await store.listRecords('compare.test')));
     await again.close();
   } finally {
@@ -42,7 +55,9 @@ test('import → export → named-checkzone OK → import again gives the same z
 
 test('a zone file without an SOA is refused', async () => {
   const store = await openSqliteStore({ file: ':memory:' });
-  await expect(importZoneFile(store, 'x.test', '$ORIGIN x.test.\n$TTL 60\nwww IN A 192.0.2.1\n')).rejects.toThrow(/has no SOA record/);
+  await expect(importZoneFile(store, 'x.test', '$ORIGIN x.test.\n$TTL 60\nwww IN A 192.0.2.1\n')).rejects.toThrow(
+    /has no SOA record/,
+  );
   expect(await store.listZones()).toEqual([]);
   await store.close();
 });

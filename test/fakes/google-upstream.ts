@@ -12,8 +12,20 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import {
-  chartPayload, companyPayload, earningsPayload, FAKE_CHART_MODES, FAKE_MARKET, FAKE_MOVER_CODES, FAKE_TICKERS,
-  fakeChart, financialsPayload, headlinePayload, listPayload, newsPayload, quotePayload, tickerOfTuple,
+  chartPayload,
+  companyPayload,
+  earningsPayload,
+  FAKE_CHART_MODES,
+  FAKE_MARKET,
+  FAKE_MOVER_CODES,
+  FAKE_TICKERS,
+  fakeChart,
+  financialsPayload,
+  headlinePayload,
+  listPayload,
+  newsPayload,
+  quotePayload,
+  tickerOfTuple,
 } from './google-payloads';
 
 export const FAKE_BATCHEXECUTE_PATH = '/finance/_/GoogleFinanceUi/data/batchexecute';
@@ -80,7 +92,14 @@ export function decodeFReqBody(body: string): DecodedCall[] | string {
   }
   const calls: DecodedCall[] = [];
   for (const c of outer[0] as unknown[]) {
-    if (!Array.isArray(c) || c.length !== 4 || typeof c[0] !== 'string' || typeof c[1] !== 'string' || c[2] !== null || typeof c[3] !== 'string') {
+    if (
+      !Array.isArray(c) ||
+      c.length !== 4 ||
+      typeof c[0] !== 'string' ||
+      typeof c[1] !== 'string' ||
+      c[2] !== null ||
+      typeof c[3] !== 'string'
+    ) {
       return `bad call ${JSON.stringify(c)}`;
     }
     let params: unknown;
@@ -97,8 +116,7 @@ export function decodeFReqBody(body: string): DecodedCall[] | string {
 
 /** A row of an answer: `wrb.fr` (with its payload, or null) or another kind. */
 export type FakeRow =
-  | { kind: 'wrb.fr'; rpcid: string; payload: unknown | null; seq: string }
-  | { kind: 'raw'; row: unknown[] };
+  { kind: 'wrb.fr'; rpcid: string; payload: unknown | null; seq: string } | { kind: 'raw'; row: unknown[] };
 
 function chunk(json: string): string {
   // length line, then the JSON line; the length counts the JSON line with its newline
@@ -118,7 +136,12 @@ export function encodeBatchResponse(rows: readonly FakeRow[]): string {
     const payload = r.payload === null ? null : JSON.stringify(r.payload);
     out += chunk(JSON.stringify([['wrb.fr', r.rpcid, payload, null, null, null, r.seq]]));
   }
-  out += chunk(JSON.stringify([['di', 42 + n], ['af.httprm', 41 + n, '-4123456789012345678', 17]]));
+  out += chunk(
+    JSON.stringify([
+      ['di', 42 + n],
+      ['af.httprm', 41 + n, '-4123456789012345678', 17],
+    ]),
+  );
   out += chunk(JSON.stringify([['e', 4 + n, null, null, 123 + 97 * n]]));
   return out;
 }
@@ -137,7 +160,10 @@ export function tickerOfCall(call: Pick<DecodedCall, 'rpcid' | 'params'>): strin
   const p = call.params;
   if (!Array.isArray(p)) return null;
   switch (call.rpcid) {
-    case 'xh8wxf': case 'HqGpWd': case 'Pr8h2e': case 'AiCwsd':
+    case 'xh8wxf':
+    case 'HqGpWd':
+    case 'Pr8h2e':
+    case 'AiCwsd':
       return tickerOfList(p[0]);
     case 'nBEQBc':
       return tickerOfList(p[2]);
@@ -179,7 +205,10 @@ export function answerCall(rpcid: string, params: unknown): unknown | null {
       if (!f || !range || t === null) return null;
       const data = fakeChart(t, range)!;
       const s = f.session;
-      return chartPayload(data, { ticker: t, closeTime: { hour: s.closeHour, minute: 0, offsetSeconds: s.offsetSeconds } });
+      return chartPayload(data, {
+        ticker: t,
+        closeTime: { hour: s.closeHour, minute: 0, offsetSeconds: s.offsetSeconds },
+      });
     }
     case 'nBEQBc': {
       // news: [5 (6 for BASE-QUOTE), 3, [tuple]]
@@ -313,11 +342,15 @@ class FakeUpstreamServer implements FakeUpstream {
 
   private answer(behaviour: FakeBehaviour, url: URL, body: string, res: ServerResponse): void {
     if (behaviour.mode === 'status') {
-      res.writeHead(behaviour.status, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<html>fake error ${behaviour.status}</html>`);
+      res
+        .writeHead(behaviour.status, { 'Content-Type': 'text/html; charset=utf-8' })
+        .end(`<html>fake error ${behaviour.status}</html>`);
       return;
     }
     if (behaviour.mode === 'garbage') {
-      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' }).end('<!doctype html><html><body>Our systems have detected unusual traffic</body></html>');
+      res
+        .writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' })
+        .end('<!doctype html><html><body>Our systems have detected unusual traffic</body></html>');
       return;
     }
     const calls = decodeFReqBody(body);

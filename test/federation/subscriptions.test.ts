@@ -33,13 +33,31 @@ test('events from a foreign subgraph are completed through two more subgraphs (c
   try {
     const first = it.next();
     await waitFor(() => reviewListeners() === 1);
-    publishReview({ id: 'r9', body: 'Lovely lamp.', rating: 5, product: { sku: 'LMP-BRS', variant: 'std' }, author: { id: 'u3', name: 'Alan Turing' }, likedBy: [] });
+    publishReview({
+      id: 'r9',
+      body: 'Lovely lamp.',
+      rating: 5,
+      product: { sku: 'LMP-BRS', variant: 'std' },
+      author: { id: 'u3', name: 'Alan Turing' },
+      likedBy: [],
+    });
     const event = await first;
     expect(event.value).toEqual({
-      data: { reviewAdded: { id: 'r9', body: 'Lovely lamp.', author: { name: 'Alan Turing' }, product: { sku: 'LMP-BRS', name: 'Brass Lamp', price: 5_900, inStock: false } } },
+      data: {
+        reviewAdded: {
+          id: 'r9',
+          body: 'Lovely lamp.',
+          author: { name: 'Alan Turing' },
+          product: { sku: 'LMP-BRS', name: 'Brass Lamp', price: 5_900, inStock: false },
+        },
+      },
     });
     // products resolved the compound key; users was never asked (reviews @provides the author's name)
-    expect(fixture.subgraphs.products.rec.representations).toContainEqual({ __typename: 'Product', sku: 'LMP-BRS', variant: { id: 'std' } });
+    expect(fixture.subgraphs.products.rec.representations).toContainEqual({
+      __typename: 'Product',
+      sku: 'LMP-BRS',
+      variant: { id: 'std' },
+    });
     expect(fixture.subgraphs.users.rec.requests).toBe(0);
   } finally {
     await it.return?.();
@@ -53,7 +71,9 @@ test('the subgraph going away ends the subscription with an error naming it', as
   await waitFor(() => reviewListeners() === 1);
   await fixture.subgraphs.reviews.stop();
   const result = await next;
-  expect(result.value?.errors?.[0]).toMatchObject({ extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName: 'reviews' } });
+  expect(result.value?.errors?.[0]).toMatchObject({
+    extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName: 'reviews' },
+  });
   expect(result.value?.errors?.[0]?.message).toMatch(/^subgraph reviews is unavailable/);
   expect((await it.next()).done).toBe(true);
   await waitFor(() => gateway.system.live.endpoint?.stats().operations === 0);

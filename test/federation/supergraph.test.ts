@@ -27,7 +27,11 @@ const sg = () => fixture.subgraphs;
 
 /** A query straight to one fixture subgraph, bypassing the gateway. */
 async function direct(url: string, query: string) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
   return (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
 }
 
@@ -49,7 +53,12 @@ describe('entities across subgraphs, through each Product key', () => {
       { __typename: 'Product', upc: '1002' },
       { __typename: 'Product', upc: '1004' },
     ]);
-    expect([sg().inventory.rec.requests, sg().products.rec.requests, sg().reviews.rec.requests, sg().users.rec.requests]).toEqual([1, 1, 0, 0]);
+    expect([
+      sg().inventory.rec.requests,
+      sg().products.rec.requests,
+      sg().reviews.rec.requests,
+      sg().users.rec.requests,
+    ]).toEqual([1, 1, 0, 0]);
   });
 
   test('compound @key(fields: "sku variant { id }"): reviews knows products only by sku + variant (one sku, two variants)', async () => {
@@ -75,17 +84,32 @@ describe('entities across subgraphs, through each Product key', () => {
 
   test('compound key the other way: products hands reviews the sku + variant of a product found by upc', async () => {
     const res = await graphql(gateway.url, '{ product(upc: "1002") { upc reviews { id rating } } }');
-    expect(res).toEqual({ status: 200, body: { data: { product: { upc: '1002', reviews: [{ id: 'r2', rating: 4 }] } } } });
-    expect(sg().reviews.rec.representations).toEqual([{ __typename: 'Product', sku: 'TBL-OAK', variant: { id: 'small' } }]);
+    expect(res).toEqual({
+      status: 200,
+      body: { data: { product: { upc: '1002', reviews: [{ id: 'r2', rating: 4 }] } } },
+    });
+    expect(sg().reviews.rec.representations).toEqual([
+      { __typename: 'Product', sku: 'TBL-OAK', variant: { id: 'small' } },
+    ]);
   });
 
   test('three hops: inventory (upc) → products → reviews (sku + variant)', async () => {
     const res = await graphql(gateway.url, '{ restockNeeded { upc reviews { body } } }');
     expect(res).toEqual({
       status: 200,
-      body: { data: { restockNeeded: [{ upc: '1002', reviews: [{ body: 'Fits a small kitchen.' }] }, { upc: '1004', reviews: [] }] } },
+      body: {
+        data: {
+          restockNeeded: [
+            { upc: '1002', reviews: [{ body: 'Fits a small kitchen.' }] },
+            { upc: '1004', reviews: [] },
+          ],
+        },
+      },
     });
-    expect(sg().products.rec.representations).toEqual([{ __typename: 'Product', upc: '1002' }, { __typename: 'Product', upc: '1004' }]);
+    expect(sg().products.rec.representations).toEqual([
+      { __typename: 'Product', upc: '1002' },
+      { __typename: 'Product', upc: '1004' },
+    ]);
     expect(sg().reviews.rec.representations).toEqual([
       { __typename: 'Product', sku: 'TBL-OAK', variant: { id: 'small' } },
       { __typename: 'Product', sku: 'LMP-BRS', variant: { id: 'std' } },
@@ -119,7 +143,17 @@ describe('@requires', () => {
 
   test('starting in inventory: inventory → products (weight, price) → inventory again', async () => {
     const res = await graphql(gateway.url, '{ restockNeeded { upc shippingEstimate } }');
-    expect(res).toEqual({ status: 200, body: { data: { restockNeeded: [{ upc: '1002', shippingEstimate: 2_600 }, { upc: '1004', shippingEstimate: 700 }] } } });
+    expect(res).toEqual({
+      status: 200,
+      body: {
+        data: {
+          restockNeeded: [
+            { upc: '1002', shippingEstimate: 2_600 },
+            { upc: '1004', shippingEstimate: 700 },
+          ],
+        },
+      },
+    });
     expect(sg().inventory.rec.requests).toBe(2);
     expect(sg().products.rec.requests).toBe(1);
     expect(sg().inventory.rec.representations).toEqual([
@@ -157,7 +191,13 @@ describe('@provides', () => {
         data: {
           reviews: [
             { id: 'r1', likedBy: [{ id: 'u2', name: 'Grace Hopper' }] },
-            { id: 'r2', likedBy: [{ id: 'u1', name: 'Ada Lovelace' }, { id: 'u3', name: 'Katherine Johnson' }] },
+            {
+              id: 'r2',
+              likedBy: [
+                { id: 'u1', name: 'Ada Lovelace' },
+                { id: 'u3', name: 'Katherine Johnson' },
+              ],
+            },
             { id: 'r3', likedBy: [] },
           ],
         },
@@ -224,17 +264,58 @@ describe('@override', () => {
 
 describe('@interfaceObject', () => {
   test('a query over the entity interface Media gets reviews’ fields for each concrete type', async () => {
-    const res = await graphql(gateway.url, `{
-      media { __typename id title ... on Book { author pages } ... on Movie { director } reviewCount averageRating }
-    }`);
+    const res = await graphql(
+      gateway.url,
+      `
+        {
+          media {
+            __typename
+            id
+            title
+            ... on Book {
+              author
+              pages
+            }
+            ... on Movie {
+              director
+            }
+            reviewCount
+            averageRating
+          }
+        }
+      `,
+    );
     expect(res).toEqual({
       status: 200,
       body: {
         data: {
           media: [
-            { __typename: 'Book', id: 'm1', title: 'Structure and Interpretation of Computer Programs', author: 'Abelson & Sussman', pages: 657, reviewCount: 2, averageRating: 4.5 },
-            { __typename: 'Movie', id: 'm2', title: 'Hidden Figures', director: 'Theodore Melfi', reviewCount: 1, averageRating: 3 },
-            { __typename: 'Book', id: 'm3', title: 'The Art of Computer Programming', author: 'Donald Knuth', pages: 672, reviewCount: 0, averageRating: null },
+            {
+              __typename: 'Book',
+              id: 'm1',
+              title: 'Structure and Interpretation of Computer Programs',
+              author: 'Abelson & Sussman',
+              pages: 657,
+              reviewCount: 2,
+              averageRating: 4.5,
+            },
+            {
+              __typename: 'Movie',
+              id: 'm2',
+              title: 'Hidden Figures',
+              director: 'Theodore Melfi',
+              reviewCount: 1,
+              averageRating: 3,
+            },
+            {
+              __typename: 'Book',
+              id: 'm3',
+              title: 'The Art of Computer Programming',
+              author: 'Donald Knuth',
+              pages: 672,
+              reviewCount: 0,
+              averageRating: null,
+            },
           ],
         },
       },
@@ -248,19 +329,31 @@ describe('@interfaceObject', () => {
   });
 
   test('fields of the concrete type on a list the interface-object subgraph returns (products finds the type)', async () => {
-    const res = await graphql(gateway.url, '{ topRatedMedia { __typename id title averageRating ... on Movie { minutes } ... on Book { pages } } }');
+    const res = await graphql(
+      gateway.url,
+      '{ topRatedMedia { __typename id title averageRating ... on Movie { minutes } ... on Book { pages } } }',
+    );
     expect(res).toEqual({
       status: 200,
       body: {
         data: {
           topRatedMedia: [
-            { __typename: 'Book', id: 'm1', title: 'Structure and Interpretation of Computer Programs', averageRating: 4.5, pages: 657 },
+            {
+              __typename: 'Book',
+              id: 'm1',
+              title: 'Structure and Interpretation of Computer Programs',
+              averageRating: 4.5,
+              pages: 657,
+            },
             { __typename: 'Movie', id: 'm2', title: 'Hidden Figures', averageRating: 3, minutes: 127 },
           ],
         },
       },
     });
-    expect(sg().products.rec.representations).toEqual([{ __typename: 'Media', id: 'm1' }, { __typename: 'Media', id: 'm2' }]);
+    expect(sg().products.rec.representations).toEqual([
+      { __typename: 'Media', id: 'm1' },
+      { __typename: 'Media', id: 'm2' },
+    ]);
   });
 });
 
@@ -284,25 +377,32 @@ describe('@shareable', () => {
     expect(sg().products.rec.requests).toBe(0);
 
     const fromProducts = await graphql(gateway.url, '{ product(upc: "1004") { name variant { id } } }');
-    expect(fromProducts).toEqual({ status: 200, body: { data: { product: { name: 'Brass Lamp', variant: { id: 'std' } } } } });
+    expect(fromProducts).toEqual({
+      status: 200,
+      body: { data: { product: { name: 'Brass Lamp', variant: { id: 'std' } } } },
+    });
     expect(sg().products.rec.requests).toBe(1);
   });
 });
 
 describe('@inaccessible', () => {
   test('User.passwordHash exists in the users subgraph but cannot be queried through the gateway', async () => {
-    expect(await direct(sg().users.url, '{ user(id: "u1") { passwordHash } }')).toEqual({ data: { user: { passwordHash: '$2b$10$ada' } } });
+    expect(await direct(sg().users.url, '{ user(id: "u1") { passwordHash } }')).toEqual({
+      data: { user: { passwordHash: '$2b$10$ada' } },
+    });
     sg().users.rec.reset();
 
     const res = await graphql(gateway.url, '{ user(id: "u1") { id passwordHash } }');
     expect(res).toEqual({
       status: 400,
       body: {
-        errors: [{
-          message: 'Cannot query field "passwordHash" on type "User".',
-          locations: [{ line: 1, column: 23 }],
-          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
-        }],
+        errors: [
+          {
+            message: 'Cannot query field "passwordHash" on type "User".',
+            locations: [{ line: 1, column: 23 }],
+            extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+          },
+        ],
       },
     });
     expect(sg().users.rec.requests).toBe(0);

@@ -19,7 +19,12 @@ async function startMarketService(port: number) {
   const subgraph = await createSubgraph('market', config, log, { marketProvider: new StaticProvider() });
   const { app } = await buildSubgraphServer(subgraph, log);
   await app.listen({ port, host: '127.0.0.1' });
-  return { close: async () => { await app.close(); await subgraph.close(); } };
+  return {
+    close: async () => {
+      await app.close();
+      await subgraph.close();
+    },
+  };
 }
 
 test('a remote subgraph that stops: errors name it, /healthz answers 503, the gateway recovers when it is back', async () => {
@@ -27,17 +32,25 @@ test('a remote subgraph that stops: errors name it, /healthz answers 503, the ga
   let market = await startMarketService(port);
   // the gateway, pointed at the remote market subgraph (response cache off: every query must reach it)
   const dataDir = mkdtempSync(join(tmpdir(), 'faults-'));
-  const config = { ...loadConfig({ env: { DATA_DIR: dataDir, DNS_PORT: '0', RESPONSE_CACHE: 'false' } }), subgraphUrls: { market: `http://127.0.0.1:${port}/graphql` } };
+  const config = {
+    ...loadConfig({ env: { DATA_DIR: dataDir, DNS_PORT: '0', RESPONSE_CACHE: 'false' } }),
+    subgraphUrls: { market: `http://127.0.0.1:${port}/graphql` },
+  };
   const system = await createSystem(config, log);
   const url = await system.app.listen({ port: 0, host: '127.0.0.1' });
   try {
-    expect((await graphql(url, '{ quote(ticker: "AAPL:NASDAQ") { price } }')).body.data).toEqual({ quote: { price: 190.5 } });
+    expect((await graphql(url, '{ quote(ticker: "AAPL:NASDAQ") { price } }')).body.data).toEqual({
+      quote: { price: 190.5 },
+    });
     expect((await getJson(`${url}/healthz`)).status).toBe(200);
 
     await market.close();
     const down = await graphql(url, '{ quote(ticker: "AAPL:NASDAQ") { price } }');
     expect(down.body.data?.quote ?? null).toBeNull();
-    expect(down.body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/^subgraph market is unavailable: /), extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName: 'market' } });
+    expect(down.body.errors?.[0]).toMatchObject({
+      message: expect.stringMatching(/^subgraph market is unavailable: /),
+      extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName: 'market' },
+    });
     const health = await getJson(`${url}/healthz`);
     expect(health.status).toBe(503);
     expect(health.body).toMatchObject({ status: 'unavailable', subgraphs: { market: { status: 'down' } } });
@@ -46,7 +59,9 @@ test('a remote subgraph that stops: errors name it, /healthz answers 503, the ga
     expect((rest.body as { message: string }).message).toMatch(/^subgraph market is unavailable: /);
 
     market = await startMarketService(port);
-    expect((await graphql(url, '{ quote(ticker: "AAPL:NASDAQ") { price } }')).body.data).toEqual({ quote: { price: 190.5 } });
+    expect((await graphql(url, '{ quote(ticker: "AAPL:NASDAQ") { price } }')).body.data).toEqual({
+      quote: { price: 190.5 },
+    });
     expect((await getJson(`${url}/healthz`)).status).toBe(200);
   } finally {
     await system.close();

@@ -8,7 +8,9 @@ function rawClient(url: string): Promise<{ socket: Socket; received: () => strin
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => resolve({ socket, received: () => data, closed }));
     let data = '';
-    socket.on('data', (chunk: Buffer) => { data += chunk.toString(); });
+    socket.on('data', (chunk: Buffer) => {
+      data += chunk.toString();
+    });
     socket.on('error', () => undefined); // a reset is one way of being closed
     const closed = new Promise<number>((done) => socket.once('close', () => done(Date.now())));
     socket.once('error', reject);
@@ -21,9 +23,15 @@ test('a request whose body trickles in is answered 408 and closed once HTTP_REQU
   try {
     const client = await rawClient(sys.url);
     const started = Date.now();
-    client.socket.write('POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    client.socket.write(
+      'POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+    );
     // one byte every 200 ms: an idle timeout alone would never fire
-    drip.push(setInterval(() => { if (!client.socket.destroyed) client.socket.write(' '); }, 200));
+    drip.push(
+      setInterval(() => {
+        if (!client.socket.destroyed) client.socket.write(' ');
+      }, 200),
+    );
     const closedAt = await client.closed;
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(closedAt - started).toBeGreaterThanOrEqual(1_400);
@@ -43,7 +51,11 @@ test('headers that trickle in are cut off too', async () => {
     const client = await rawClient(sys.url);
     const started = Date.now();
     client.socket.write('GET /v1/quote/AAPL:NASDAQ HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-    drip.push(setInterval(() => { if (!client.socket.destroyed) client.socket.write('X-Slow: 1\r\n'); }, 200));
+    drip.push(
+      setInterval(() => {
+        if (!client.socket.destroyed) client.socket.write('X-Slow: 1\r\n');
+      }, 200),
+    );
     const closedAt = await client.closed;
     expect(closedAt - started).toBeLessThan(6_000);
     expect(client.received()).not.toMatch(/200 OK/);
@@ -90,18 +102,37 @@ test('close() does not wait for connections that have sent nothing (Node would k
 test('close() lets a request in flight finish, and cuts one still running after SHUTDOWN_GRACE_MS', async () => {
   const slowProvider = (ms: number): MarketProvider => ({
     name: 'slow',
-    fetch: (requests) => new Promise((resolve) => { setTimeout(() => resolve(requests.map(() => ({ ok: true, value: null }))), ms).unref(); }),
+    fetch: (requests) =>
+      new Promise((resolve) => {
+        setTimeout(() => resolve(requests.map(() => ({ ok: true, value: null }))), ms).unref();
+      }),
   });
   // finishes within the grace period: answered in full
-  const patient = await startSystem({ SHUTDOWN_GRACE_MS: '5000', SUBGRAPH_TIMEOUT_MS: '20000' }, { marketProvider: slowProvider(800) });
-  const answered = fetch(`${patient.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ headline { title } }' }) });
+  const patient = await startSystem(
+    { SHUTDOWN_GRACE_MS: '5000', SUBGRAPH_TIMEOUT_MS: '20000' },
+    { marketProvider: slowProvider(800) },
+  );
+  const answered = fetch(`${patient.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ headline { title } }' }),
+  });
   await new Promise((r) => setTimeout(r, 200));
   await patient.close();
   expect((await answered).status).toBe(200);
   // still running when the grace period ends: its connection is cut, and close() returns
-  const hasty = await startSystem({ SHUTDOWN_GRACE_MS: '500', SUBGRAPH_TIMEOUT_MS: '20000' }, { marketProvider: slowProvider(10_000) });
-  const cut = fetch(`${hasty.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ headline { title } }' }) })
-    .then(() => 'answered', () => 'cut');
+  const hasty = await startSystem(
+    { SHUTDOWN_GRACE_MS: '500', SUBGRAPH_TIMEOUT_MS: '20000' },
+    { marketProvider: slowProvider(10_000) },
+  );
+  const cut = fetch(`${hasty.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ headline { title } }' }),
+  }).then(
+    () => 'answered',
+    () => 'cut',
+  );
   await new Promise((r) => setTimeout(r, 200));
   const started = Date.now();
   await hasty.close();

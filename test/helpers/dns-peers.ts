@@ -10,8 +10,15 @@ const run = promisify(execFile);
 
 /** Debian package of each peer tool, for the error that says how to get it. */
 const PACKAGE_OF: Record<string, string> = {
-  dig: 'bind9-dnsutils', nsupdate: 'bind9-dnsutils', delv: 'bind9-dnsutils', kdig: 'knot-dnsutils', named: 'bind9',
-  'named-checkzone': 'bind9-utils', 'dnssec-dsfromkey': 'bind9-utils', 'ldns-verify-zone': 'ldnsutils', dnsperf: 'dnsperf',
+  dig: 'bind9-dnsutils',
+  nsupdate: 'bind9-dnsutils',
+  delv: 'bind9-dnsutils',
+  kdig: 'knot-dnsutils',
+  named: 'bind9',
+  'named-checkzone': 'bind9-utils',
+  'dnssec-dsfromkey': 'bind9-utils',
+  'ldns-verify-zone': 'ldnsutils',
+  dnsperf: 'dnsperf',
 };
 
 /** A real peer must be installed: a missing one fails the test (CI installs them), it never skips. */
@@ -36,13 +43,23 @@ export interface DigAnswer {
 /** Queries with BIND's dig and returns the sections as zone-file lines (normalised whitespace). */
 export async function dig(server: { host: string; port: number }, args: string[]): Promise<DigAnswer> {
   requireTool('dig');
-  const { stdout } = await run('dig', ['+yaml', '+norec', '+time=2', '+tries=1', `@${server.host}`, '-p', String(server.port), ...args], { timeout: 10_000 });
-  const doc = parseYaml(stdout) as Array<{ type: string; message?: { response_message_data?: Record<string, unknown> } }>;
+  const { stdout } = await run(
+    'dig',
+    ['+yaml', '+norec', '+time=2', '+tries=1', `@${server.host}`, '-p', String(server.port), ...args],
+    { timeout: 10_000 },
+  );
+  const doc = parseYaml(stdout) as Array<{
+    type: string;
+    message?: { response_message_data?: Record<string, unknown> };
+  }>;
   const msg = doc.find((d) => d.type === 'MESSAGE')?.message?.response_message_data ?? {};
-  const lines = (k: string): string[] => ((msg[k] as string[] | undefined) ?? []).map((l) => l.replace(/\s+/g, ' ').trim());
+  const lines = (k: string): string[] =>
+    ((msg[k] as string[] | undefined) ?? []).map((l) => l.replace(/\s+/g, ' ').trim());
   return {
     status: String(msg.status),
-    flags: String(msg.flags ?? '').split(/\s+/).filter(Boolean),
+    flags: String(msg.flags ?? '')
+      .split(/\s+/)
+      .filter(Boolean),
     answer: lines('ANSWER_SECTION'),
     authority: lines('AUTHORITY_SECTION'),
     additional: lines('ADDITIONAL_SECTION'),
@@ -76,7 +93,9 @@ export async function startNamed(zones: NamedZone[], extra = ''): Promise<Named>
     writeFileSync(file, z.text);
     return `zone "${z.name}" { ${z.options ?? 'type primary;'} file "${file}"; };`;
   });
-  writeFileSync(join(dir, 'named.conf'), `
+  writeFileSync(
+    join(dir, 'named.conf'),
+    `
 options {
   directory "${dir}";
   listen-on port ${port} { 127.0.0.1; };
@@ -89,18 +108,37 @@ options {
 };
 ${extra}
 ${zoneBlocks.join('\n')}
-`);
-  const child = spawn('named', ['-g', '-c', join(dir, 'named.conf'), '-n', '1', '-u', process.getuid?.() === 0 ? 'root' : String(process.getuid?.())], { stdio: ['ignore', 'ignore', 'pipe'] });
+`,
+  );
+  const child = spawn(
+    'named',
+    [
+      '-g',
+      '-c',
+      join(dir, 'named.conf'),
+      '-n',
+      '1',
+      '-u',
+      process.getuid?.() === 0 ? 'root' : String(process.getuid?.()),
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let log = '';
-  child.stderr?.on('data', (d: Buffer) => { log += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => {
+    log += d.toString();
+  });
   const named: Named = {
-    host: '127.0.0.1', port, dir, process: child,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-    }),
+    host: '127.0.0.1',
+    port,
+    dir,
+    process: child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+      }),
   };
   for (let i = 0; i < 100; i++) {
     if (child.exitCode !== null) throw new Error(`named exited: ${log.slice(-2000)}`);

@@ -42,10 +42,16 @@ export async function startTestRedis(): Promise<TestRedis> {
     },
     async start() {
       if (redis.running) return;
-      const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      const started = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { stdio: 'ignore' },
+      );
       child = started;
       const failed = new Promise<never>((_, reject) => {
-        started.once('error', (err) => reject(new Error(`cannot start redis-server (is it installed?): ${err.message}`)));
+        started.once('error', (err) =>
+          reject(new Error(`cannot start redis-server (is it installed?): ${err.message}`)),
+        );
         started.once('exit', (code) => reject(new Error(`redis-server on port ${port} exited at once (code ${code})`)));
       });
       failed.catch(() => undefined);

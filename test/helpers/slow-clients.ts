@@ -28,7 +28,9 @@ function requestText({ method, path, headers = {}, body }: RawRequest): string {
  * The kernel buffers ~200 KB for a Unix socket whose peer does not read, against several MB for a loopback TCP
  * socket, so a test sees the server's own buffering after seconds instead of minutes.
  */
-export async function unixEntrance(server: Server): Promise<{ path: string; sockets: ReadonlySet<Socket>; close(): Promise<void> }> {
+export async function unixEntrance(
+  server: Server,
+): Promise<{ path: string; sockets: ReadonlySet<Socket>; close(): Promise<void> }> {
   const path = join(mkdtempSync(join(tmpdir(), 'onegraph-sock-')), 'http.sock');
   const sockets = new Set<Socket>();
   const listener = createServer((socket) => {
@@ -40,10 +42,11 @@ export async function unixEntrance(server: Server): Promise<{ path: string; sock
   return {
     path,
     sockets,
-    close: () => new Promise((resolve) => {
-      for (const s of sockets) s.destroy();
-      listener.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        listener.close(() => resolve());
+      }),
   };
 }
 
@@ -76,21 +79,28 @@ export function pausedResponse(
   init: { method?: string; headers?: Record<string, string>; body?: string; socketPath?: string } = {},
 ): Promise<PausedResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: init.method ?? 'GET', headers: init.headers, socketPath: init.socketPath }, (res) => {
-      res.pause();
-      res.on('error', () => undefined);
-      resolve({
-        res,
-        close: () => req.destroy(),
-        drain: (ms) => new Promise((done) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => { text += chunk; });
-          res.resume();
-          setTimeout(() => done(text), ms);
-        }),
-      });
-    });
+    const req = request(
+      url,
+      { method: init.method ?? 'GET', headers: init.headers, socketPath: init.socketPath },
+      (res) => {
+        res.pause();
+        res.on('error', () => undefined);
+        resolve({
+          res,
+          close: () => req.destroy(),
+          drain: (ms) =>
+            new Promise((done) => {
+              let text = '';
+              res.setEncoding('utf8');
+              res.on('data', (chunk: string) => {
+                text += chunk;
+              });
+              res.resume();
+              setTimeout(() => done(text), ms);
+            }),
+        });
+      },
+    );
     req.on('error', reject);
     req.end(init.body);
   });

@@ -27,11 +27,18 @@ export interface RunningSystem {
 }
 
 /** Starts the whole gateway on an ephemeral 127.0.0.1 port with test-friendly settings (own data dir, no DNS listeners, silent logs). */
-export async function startSystem(env: Record<string, string> = {}, overrides: SystemOverrides = {}): Promise<RunningSystem> {
+export async function startSystem(
+  env: Record<string, string> = {},
+  overrides: SystemOverrides = {},
+): Promise<RunningSystem> {
   const base = loadConfig({
     env: {
-      PORT: '0', DNS_PORT: '0', DNS_API_PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'onegraph-test-')), ...env,
+      PORT: '0',
+      DNS_PORT: '0',
+      DNS_API_PORT: '0',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'onegraph-test-')),
+      ...env,
     },
   });
   const log = createLogger(base.logLevel);
@@ -42,7 +49,11 @@ export async function startSystem(env: Record<string, string> = {}, overrides: S
   if (SUBGRAPH_MODE === 'remote') {
     const serve = async (subgraph: Subgraph) => {
       const { app } = await buildSubgraphServer(subgraph, log, {
-        streamBuffers: { maxStreamBytes: base.liveMaxStreamBufferBytes, maxTotalBytes: base.liveMaxBufferedBytes, slowClientTimeoutMs: base.liveSlowClientTimeoutMs },
+        streamBuffers: {
+          maxStreamBytes: base.liveMaxStreamBufferBytes,
+          maxTotalBytes: base.liveMaxBufferedBytes,
+          slowClientTimeoutMs: base.liveSlowClientTimeoutMs,
+        },
         reservationTimeoutMs: base.liveReservationTimeoutMs,
       });
       const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/graphql`;
@@ -75,7 +86,10 @@ export async function startSystem(env: Record<string, string> = {}, overrides: S
 
 export interface GraphQLResponse<T = Record<string, unknown>> {
   status: number;
-  body: { data?: T | null; errors?: Array<{ message: string; path?: Array<string | number>; extensions?: Record<string, unknown> }> };
+  body: {
+    data?: T | null;
+    errors?: Array<{ message: string; path?: Array<string | number>; extensions?: Record<string, unknown> }>;
+  };
 }
 
 export async function graphql<T = Record<string, unknown>>(

@@ -5,11 +5,24 @@ import { startSystem, type RunningSystem } from '../helpers/system';
  * The market REST adapter's live stream, `/v1/live` (Server-Sent Events with the original's frames) and
  * `/v1/live/snapshot`, plus the limits every live stream shares.
  */
-const DEFAULT_TICKERS = ['GOOGL:NASDAQ', 'AAPL:NASDAQ', 'MSFT:NASDAQ', 'BTC-USD', 'THYAO:IST', 'USD-TRY', 'EUR-TRY', 'EUR-USD'];
+const DEFAULT_TICKERS = [
+  'GOOGL:NASDAQ',
+  'AAPL:NASDAQ',
+  'MSFT:NASDAQ',
+  'BTC-USD',
+  'THYAO:IST',
+  'USD-TRY',
+  'EUR-TRY',
+  'EUR-USD',
+];
 const ITEM_KEYS = ['ticker', 'name', 'price', 'change', 'changePercent', 'currency', 'type'];
 
 /** Reads an SSE response until `enough(frames)` or the timeout, then aborts the request. */
-async function readFrames(url: string, enough: (frames: Frame[]) => boolean, timeoutMs = 5_000): Promise<{ status: number; headers: Headers; frames: Frame[] }> {
+async function readFrames(
+  url: string,
+  enough: (frames: Frame[]) => boolean,
+  timeoutMs = 5_000,
+): Promise<{ status: number; headers: Headers; frames: Frame[] }> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), timeoutMs);
   const frames: Frame[] = [];
@@ -42,7 +55,11 @@ async function readFrames(url: string, enough: (frames: Frame[]) => boolean, tim
 describe('/v1/live and /v1/live/snapshot', () => {
   let sys: RunningSystem;
   beforeAll(async () => {
-    sys = await startSystem({ LIVE_INTERVAL_MS: '300', LIVE_HEARTBEAT_MS: '150', LIVE_MAX_CONNECTIONS_PER_CLIENT: '500' });
+    sys = await startSystem({
+      LIVE_INTERVAL_MS: '300',
+      LIVE_HEARTBEAT_MS: '150',
+      LIVE_MAX_CONNECTIONS_PER_CLIENT: '500',
+    });
   });
   afterAll(async () => sys?.close());
 
@@ -71,14 +88,20 @@ describe('/v1/live and /v1/live/snapshot', () => {
   });
 
   test('?tickers= chooses the list, in the order given', async () => {
-    const { frames } = await readFrames(`${sys.url}/v1/live?tickers=BTC-USD,AAPL:NASDAQ`, (f) => dataFrames(f).length >= 1);
+    const { frames } = await readFrames(
+      `${sys.url}/v1/live?tickers=BTC-USD,AAPL:NASDAQ`,
+      (f) => dataFrames(f).length >= 1,
+    );
     const items = JSON.parse(dataFrames(frames)[0]?.data as string) as Array<{ ticker: string; type: string }>;
     expect(items.map((i) => i.ticker)).toEqual(['BTC-USD', 'AAPL:NASDAQ']);
     expect(items.map((i) => i.type)).toEqual(['crypto', 'stock']);
   });
 
   test('heartbeat comment lines keep an idle stream alive', async () => {
-    const { frames } = await readFrames(`${sys.url}/v1/live?tickers=AAPL:NASDAQ`, (f) => f.filter((x) => x.comment === 'heartbeat').length >= 2);
+    const { frames } = await readFrames(
+      `${sys.url}/v1/live?tickers=AAPL:NASDAQ`,
+      (f) => f.filter((x) => x.comment === 'heartbeat').length >= 2,
+    );
     expect(frames.filter((f) => f.comment === 'heartbeat').length).toBeGreaterThanOrEqual(2);
   });
 
@@ -100,7 +123,9 @@ describe('/v1/live and /v1/live/snapshot', () => {
     const items = (await res.json()) as Array<Record<string, unknown>>;
     expect(items.map((i) => i.ticker)).toEqual(DEFAULT_TICKERS);
     for (const item of items) expect(Object.keys(item)).toEqual(ITEM_KEYS);
-    const chosen = (await (await fetch(`${sys.url}/v1/live/snapshot?tickers=EUR-USD`)).json()) as Array<{ ticker: string }>;
+    const chosen = (await (await fetch(`${sys.url}/v1/live/snapshot?tickers=EUR-USD`)).json()) as Array<{
+      ticker: string;
+    }>;
     expect(chosen.map((i) => i.ticker)).toEqual(['EUR-USD']);
     const bad = await fetch(`${sys.url}/v1/live/snapshot?tickers=%24%24%24`);
     expect(bad.status).toBe(400);
@@ -108,13 +133,16 @@ describe('/v1/live and /v1/live/snapshot', () => {
 
   test('dropping 200 streams frees every slot, timer and hub entry', async () => {
     const aborts = Array.from({ length: 200 }, () => new AbortController());
-    const responses = await Promise.all(aborts.map((a, i) => fetch(`${sys.url}/v1/live?tickers=${DEFAULT_TICKERS[i % 8]}`, { signal: a.signal })));
+    const responses = await Promise.all(
+      aborts.map((a, i) => fetch(`${sys.url}/v1/live?tickers=${DEFAULT_TICKERS[i % 8]}`, { signal: a.signal })),
+    );
     expect(responses.every((r) => r.status === 200)).toBe(true);
     expect(sys.system.live.connections.open).toBe(200);
     for (const a of aborts) a.abort();
     const market = sys.subgraphs.get('market') as unknown as { hub: { stats: Record<string, number> } };
     const until = Date.now() + 5_000;
-    while ((sys.system.live.connections.open > 0 || market.hub.stats.listeners > 0) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    while ((sys.system.live.connections.open > 0 || market.hub.stats.listeners > 0) && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
     expect(sys.system.live.connections.open).toBe(0);
     expect(market.hub.stats).toMatchObject({ listeners: 0, watchedTickers: 0, timers: 0 });
   });
@@ -123,7 +151,11 @@ describe('/v1/live and /v1/live/snapshot', () => {
 describe('limits on live connections', () => {
   let sys: RunningSystem;
   beforeAll(async () => {
-    sys = await startSystem({ LIVE_INTERVAL_MS: '500', LIVE_MAX_CONNECTIONS: '3', LIVE_MAX_CONNECTIONS_PER_CLIENT: '2' });
+    sys = await startSystem({
+      LIVE_INTERVAL_MS: '500',
+      LIVE_MAX_CONNECTIONS: '3',
+      LIVE_MAX_CONNECTIONS_PER_CLIENT: '2',
+    });
   });
   afterAll(async () => sys?.close());
 
@@ -134,13 +166,24 @@ describe('limits on live connections', () => {
     await fetch(`${sys.url}/v1/live`, { signal: b.signal });
     const rest = await fetch(`${sys.url}/v1/live`);
     expect(rest.status).toBe(503);
-    expect(await rest.json()).toEqual({ error: 'Service Unavailable', message: expect.stringContaining('at most 2 per client address (liveMaxConnectionsPerClient)') });
+    expect(await rest.json()).toEqual({
+      error: 'Service Unavailable',
+      message: expect.stringContaining('at most 2 per client address (liveMaxConnectionsPerClient)'),
+    });
     const gql = await fetch(`${sys.url}/graphql/stream`, {
-      method: 'POST', headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
       body: JSON.stringify({ query: 'subscription { prices(tickers: ["AAPL:NASDAQ"]) { ticker } }' }),
     });
     expect(gql.status).toBe(429);
-    expect(await gql.json()).toEqual({ errors: [{ message: expect.stringContaining('liveMaxConnectionsPerClient'), extensions: { code: 'LIMIT_EXCEEDED', limit: 'liveMaxConnectionsPerClient' } }] });
+    expect(await gql.json()).toEqual({
+      errors: [
+        {
+          message: expect.stringContaining('liveMaxConnectionsPerClient'),
+          extensions: { code: 'LIMIT_EXCEEDED', limit: 'liveMaxConnectionsPerClient' },
+        },
+      ],
+    });
     a.abort();
     const until = Date.now() + 3_000;
     while (sys.system.live.connections.open > 1 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));

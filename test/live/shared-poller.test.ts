@@ -41,8 +41,13 @@ async function health(gw: Child): Promise<MarketHealth> {
 
 function replica(redisUrl = REDIS_URL, prefix = PREFIX): Promise<Child> {
   return startNode(MAIN, {
-    REDIS_URL: redisUrl, REDIS_PREFIX: prefix, LIVE_INTERVAL_MS: String(INTERVAL_MS), LOG_LEVEL: 'warn',
-    DNS_PORT: '0', DNS_API_PORT: '0', DATA_DIR: mkdtempSync(join(tmpdir(), 'onegraph-replica-')),
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: prefix,
+    LIVE_INTERVAL_MS: String(INTERVAL_MS),
+    LOG_LEVEL: 'warn',
+    DNS_PORT: '0',
+    DNS_API_PORT: '0',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'onegraph-replica-')),
   });
 }
 
@@ -97,7 +102,8 @@ describe('two replicas on the shared Redis', () => {
     // Exactly one leader; the follower asks the provider nothing while the leader polls once per interval.
     const roles = [(await health(a)).live.role, (await health(b)).live.role].sort();
     expect(roles).toEqual(['follower', 'leader']);
-    const [leader, follower, followerStream, leaderStream] = (await health(a)).live.role === 'leader' ? [a, b, onB, onA] : [b, a, onA, onB];
+    const [leader, follower, followerStream, leaderStream] =
+      (await health(a)).live.role === 'leader' ? [a, b, onB, onA] : [b, a, onA, onB];
     const before = { leader: (await health(leader)).providerCalls, follower: (await health(follower)).providerCalls };
     const framesBefore = ids(followerStream).length;
     await new Promise((r) => setTimeout(r, INTERVAL_MS * 6));
@@ -108,16 +114,24 @@ describe('two replicas on the shared Redis', () => {
     expect(ids(followerStream).length - framesBefore).toBeGreaterThanOrEqual(3);
 
     // Both replicas delivered the same ticks: the sequence numbers after the first frames are shared.
-    const shared = ids(onA).slice(1).filter((id) => ids(onB).includes(id));
+    const shared = ids(onA)
+      .slice(1)
+      .filter((id) => ids(onB).includes(id));
     expect(shared.length).toBeGreaterThanOrEqual(3);
-    const items = dataFrames(onB.frames).map((f) => (JSON.parse(f.data as string) as Array<{ ticker: string }>).map((i) => i.ticker));
+    const items = dataFrames(onB.frames).map((f) =>
+      (JSON.parse(f.data as string) as Array<{ ticker: string }>).map((i) => i.ticker),
+    );
     expect(items.every((t) => t.length === 1 && t[0] === 'BTC-USD')).toBe(true);
 
     // Kill the leader: no goodbye, its lease must run out. The follower's client keeps getting frames with rising ids.
     leader.process.kill('SIGKILL');
     leaderStream.close();
     const lastId = Math.max(...ids(followerStream));
-    await waitFor(() => ids(followerStream).filter((id) => id > lastId).length >= 3, 10_000, 'three frames after the leader died');
+    await waitFor(
+      () => ids(followerStream).filter((id) => id > lastId).length >= 3,
+      10_000,
+      'three frames after the leader died',
+    );
     expect((await health(follower)).live.role).toBe('leader');
     const after = ids(followerStream).filter((id) => id > lastId);
     expect(after).toEqual([...after].sort((x, y) => x - y));
@@ -147,33 +161,60 @@ describe('Redis away and back', () => {
     const prefix = `onegraph-test-${randomUUID()}`;
     const [a, b] = await Promise.all([replica(redis.url, prefix), replica(redis.url, prefix)]);
     replicas.push(a, b);
-    const [onA, onB] = [await openStream(`${a.url}/v1/live?tickers=AAPL:NASDAQ`), await openStream(`${b.url}/v1/live?tickers=BTC-USD`)];
+    const [onA, onB] = [
+      await openStream(`${a.url}/v1/live?tickers=AAPL:NASDAQ`),
+      await openStream(`${b.url}/v1/live?tickers=BTC-USD`),
+    ];
     open.push(onA, onB);
     expect([onA.status, onB.status]).toEqual([200, 200]);
-    const shared = async () => [(await health(a)).live.role, (await health(b)).live.role].sort().join() === 'follower,leader';
+    const shared = async () =>
+      [(await health(a)).live.role, (await health(b)).live.role].sort().join() === 'follower,leader';
     await eventually(shared, 15_000, 'one leader and one follower');
     await waitFor(() => ids(onA).length >= 3 && ids(onB).length >= 3, 10_000, 'three frames on each replica');
 
     await redis.kill();
     const killed = { a: ids(onA).length, b: ids(onB).length };
-    await eventually(async () => (await healthz(a)).body.status === 'degraded' && (await healthz(b)).body.status === 'degraded', 10_000, '/healthz degraded');
+    await eventually(
+      async () => (await healthz(a)).body.status === 'degraded' && (await healthz(b)).body.status === 'degraded',
+      10_000,
+      '/healthz degraded',
+    );
     for (const gw of [a, b]) {
       const { http, body } = await healthz(gw);
       expect(http).toBe(200);
-      expect(body.subgraphs.market).toMatchObject({ status: 'degraded', reason: expect.stringMatching(/Redis unreachable since .*polls the provider for its own live subscribers/) });
+      expect(body.subgraphs.market).toMatchObject({
+        status: 'degraded',
+        reason: expect.stringMatching(/Redis unreachable since .*polls the provider for its own live subscribers/),
+      });
       expect(body.subgraphs.market.live.role).toBe('local');
     }
-    await waitFor(() => ids(onA).length >= killed.a + 4 && ids(onB).length >= killed.b + 4, 10_000, 'four frames on each replica while Redis is away');
+    await waitFor(
+      () => ids(onA).length >= killed.a + 4 && ids(onB).length >= killed.b + 4,
+      10_000,
+      'four frames on each replica while Redis is away',
+    );
     const quote = await fetch(`${a.url}/v1/quote/MSFT:NASDAQ`);
     expect(quote.status).toBe(200); // the cache reads through to the provider
 
     await redis.start();
-    await eventually(async () => (await healthz(a)).body.status === 'ok' && (await healthz(b)).body.status === 'ok' && shared(), 20_000, 'both back on the shared poller');
+    await eventually(
+      async () => (await healthz(a)).body.status === 'ok' && (await healthz(b)).body.status === 'ok' && shared(),
+      20_000,
+      'both back on the shared poller',
+    );
     const back = { a: ids(onA).length, b: ids(onB).length };
-    await waitFor(() => ids(onA).length >= back.a + 5 && ids(onB).length >= back.b + 5, 10_000, 'five frames on each replica after Redis is back');
+    await waitFor(
+      () => ids(onA).length >= back.a + 5 && ids(onB).length >= back.b + 5,
+      10_000,
+      'five frames on each replica after Redis is back',
+    );
     // One poller again: the last frames of both streams carry the same sequence numbers.
     const recentA = ids(onA).slice(back.a + 2);
-    expect(ids(onB).slice(back.b + 2).filter((id) => recentA.includes(id)).length).toBeGreaterThanOrEqual(2);
+    expect(
+      ids(onB)
+        .slice(back.b + 2)
+        .filter((id) => recentA.includes(id)).length,
+    ).toBeGreaterThanOrEqual(2);
     expectRising(onA);
     expectRising(onB);
   }, 90_000);
@@ -186,9 +227,15 @@ describe('Redis away and back', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ ticker: 'AAPL:NASDAQ', price: expect.any(Number) });
     expect(Date.now() - started).toBeLessThan(2_000); // was 10 s and then a 400
-    const gql = await fetch(`${gw.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ quote(ticker: "MSFT:NASDAQ") { price } }' }) });
+    const gql = await fetch(`${gw.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ quote(ticker: "MSFT:NASDAQ") { price } }' }),
+    });
     expect(gql.status).toBe(200);
-    expect(((await gql.json()) as { data: { quote: { price: unknown } } }).data.quote.price).toEqual(expect.any(Number));
+    expect(((await gql.json()) as { data: { quote: { price: unknown } } }).data.quote.price).toEqual(
+      expect.any(Number),
+    );
     await eventually(async () => (await healthz(gw)).body.status === 'degraded', 10_000, '/healthz degraded');
     expect((await healthz(gw)).http).toBe(200);
     const stream = await openStream(`${gw.url}/v1/live?tickers=AAPL:NASDAQ`);

@@ -20,7 +20,10 @@ const HEAVY = `subscription Heavy($t: [String!]) { priceTicks(tickers: $t) { seq
   news { title source url timestamp } } } }`;
 
 function rssOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:')) ?? '';
+  const line =
+    readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS:')) ?? '';
   return Number(/(\d+)/.exec(line)?.[1] ?? 0) * 1024;
 }
 
@@ -28,28 +31,50 @@ beforeAll(() => {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build (npm test does it)`);
 });
 
-test('never-reading subscriptions keep the built gateway\'s RSS bounded; stuck clients are disconnected and logged', async () => {
+test("never-reading subscriptions keep the built gateway's RSS bounded; stuck clients are disconnected and logged", async () => {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [MAIN], {
     env: {
-      ...process.env, PORT: String(port), DNS_PORT: '0', DNS_API_PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: mkdtempSync(join(tmpdir(), 'onegraph-slow-')),
-      LIVE_INTERVAL_MS: '100', LIVE_MAX_STREAM_BUFFER_BYTES: String(512 * 1024), LIVE_SLOW_CLIENT_TIMEOUT_MS: '8000',
+      ...process.env,
+      PORT: String(port),
+      DNS_PORT: '0',
+      DNS_API_PORT: '0',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'onegraph-slow-')),
+      LIVE_INTERVAL_MS: '100',
+      LIVE_MAX_STREAM_BUFFER_BYTES: String(512 * 1024),
+      LIVE_SLOW_CLIENT_TIMEOUT_MS: '8000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const sockets: Socket[] = [];
   try {
     for (let i = 0; i < 100; i++) {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0)) === 200) break;
+      if (
+        (await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.status,
+          () => 0,
+        )) === 200
+      )
+        break;
       await sleep(100);
     }
     const pid = child.pid as number;
     const body = JSON.stringify({ query: HEAVY, variables: { t: TICKERS } });
-    const request = { method: 'POST' as const, path: '/graphql/stream', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body };
+    const request = {
+      method: 'POST' as const,
+      path: '/graphql/stream',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body,
+    };
     await sleep(1_000);
     const rssBefore = rssOf(pid);
     // 40 never-reading subscriptions: each event is ~120 KB, 10 per second, ~50 MB/s in all if nothing bounded them.
@@ -65,7 +90,9 @@ test('never-reading subscriptions keep the built gateway\'s RSS bounded; stuck c
       maxRss = Math.max(maxRss, rssOf(pid));
     }
     // eslint-disable-next-line no-console
-    console.log(`RSS ${(rssBefore / 1e6).toFixed(0)} MB before, ${(rssSettled / 1e6).toFixed(0)} MB after 4 s, at most ${(maxRss / 1e6).toFixed(0)} MB up to 7.5 s`);
+    console.log(
+      `RSS ${(rssBefore / 1e6).toFixed(0)} MB before, ${(rssSettled / 1e6).toFixed(0)} MB after 4 s, at most ${(maxRss / 1e6).toFixed(0)} MB up to 7.5 s`,
+    );
     // Unbounded queues would add ~170 MB in those 3.5 s (and ~400 MB in all); bounded ones hold 40 × (512 KiB + one
     // event) ≈ 25 MB, reached early.
     expect(maxRss - rssSettled).toBeLessThan(80 * 1024 * 1024);
@@ -74,18 +101,33 @@ test('never-reading subscriptions keep the built gateway\'s RSS bounded; stuck c
     // Stuck for more than LIVE_SLOW_CLIENT_TIMEOUT_MS: disconnected, one warning each naming client, bytes and limit.
     const disconnected = () => out.split('\n').filter((l) => l.includes('slow live client disconnected')).length;
     for (let i = 0; i < 60 && disconnected() < 40; i++) await sleep(200);
-    const lines = out.split('\n').filter((l) => l.includes('slow live client disconnected')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = out
+      .split('\n')
+      .filter((l) => l.includes('slow live client disconnected'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(40);
-    expect(lines[0]).toMatchObject({ client: '127.0.0.1', kind: 'graphql', limit: 'liveSlowClientTimeoutMs', bytes: expect.any(Number) });
+    expect(lines[0]).toMatchObject({
+      client: '127.0.0.1',
+      kind: 'graphql',
+      limit: 'liveSlowClientTimeoutMs',
+      bytes: expect.any(Number),
+    });
     expect(lines[0]?.bytes as number).toBeGreaterThanOrEqual(512 * 1024);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    expect(metrics).toMatch(/^live_slow_client_disconnects_total\{kind="graphql",limit="liveSlowClientTimeoutMs"\} [1-9]\d*$/m);
+    expect(metrics).toMatch(
+      /^live_slow_client_disconnects_total\{kind="graphql",limit="liveSlowClientTimeoutMs"\} [1-9]\d*$/m,
+    );
     expect(metrics).toMatch(/^live_buffered_bytes \d+$/m);
   } finally {
     for (const s of sockets) s.destroy();
     child.kill('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([exited, new Promise((r) => { timer = setTimeout(r, 10_000); })]);
+    await Promise.race([
+      exited,
+      new Promise((r) => {
+        timer = setTimeout(r, 10_000);
+      }),
+    ]);
     clearTimeout(timer);
     if (child.exitCode === null) child.kill('SIGKILL');
   }

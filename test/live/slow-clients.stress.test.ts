@@ -3,7 +3,16 @@ import { createClient, type Client } from 'graphql-sse';
 import { SIMULATED_TICKERS } from '../../subgraphs/market/providers/simulated/catalog';
 import { startSystem, type RunningSystem } from '../helpers/system';
 import { dataFrames, openStream, waitFor } from '../helpers/sse';
-import { gaps, heapAfterGc, neverReading, pausedResponse, sequencesIn, sleep, unixEntrance, type PausedResponse } from '../helpers/slow-clients';
+import {
+  gaps,
+  heapAfterGc,
+  neverReading,
+  pausedResponse,
+  sequencesIn,
+  sleep,
+  unixEntrance,
+  type PausedResponse,
+} from '../helpers/slow-clients';
 
 /**
  * Clients that do not read what /graphql/stream sends them (issue 10: 100 such subscriptions took a gateway from
@@ -19,12 +28,20 @@ const HEAVY = `subscription Heavy($t: [String!]) { priceTicks(tickers: $t) { seq
   company { description ceo sector marketCap } chart(range: ONE_DAY) { previousClose points { date price volume } }
   news { title source url timestamp } } } }`;
 const BODY = JSON.stringify({ query: HEAVY, variables: { t: TICKERS } });
-const STREAM_REQUEST = { method: 'POST' as const, path: '/graphql/stream', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: BODY };
+const STREAM_REQUEST = {
+  method: 'POST' as const,
+  path: '/graphql/stream',
+  headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+  body: BODY,
+};
 
 type Tick = { priceTicks: { sequence: number } };
 
 /** A graphql-sse client that reads every event as it comes; `sequences` grows until `stop()`. */
-function fastReader(url: string, singleConnection: boolean): { sequences: number[]; sizes: number[]; stop(): Promise<void> } {
+function fastReader(
+  url: string,
+  singleConnection: boolean,
+): { sequences: number[]; sizes: number[]; stop(): Promise<void> } {
   const client: Client = createClient({ url: `${url}/graphql/stream`, singleConnection, retryAttempts: 0 });
   const sequences: number[] = [];
   const sizes: number[] = [];
@@ -36,17 +53,21 @@ function fastReader(url: string, singleConnection: boolean): { sequences: number
       sequences.push((r.data as Tick).priceTicks.sequence);
       sizes.push(JSON.stringify(r).length);
     }
-  })().catch((err: unknown) => { failure = err; });
+  })().catch((err: unknown) => {
+    failure = err;
+  });
   let stopped: Promise<void> | undefined;
   return {
-    sequences, sizes,
+    sequences,
+    sizes,
     /** Ends the subscription; throws what ended it early, if anything did. */
-    stop: () => (stopped ??= (async () => {
-      await it.return?.();
-      await done;
-      client.dispose();
-      if (failure) throw failure;
-    })()),
+    stop: () =>
+      (stopped ??= (async () => {
+        await it.return?.();
+        await done;
+        client.dispose();
+        if (failure) throw failure;
+      })()),
   };
 }
 
@@ -64,8 +85,11 @@ describe('clients that do not read, on /graphql/stream', () => {
   const readers: Array<{ stop(): Promise<void> }> = [];
   beforeAll(async () => {
     sys = await startSystem({
-      LIVE_INTERVAL_MS: String(INTERVAL_MS), LIVE_MAX_STREAM_BUFFER_BYTES: String(STREAM_BOUND),
-      LIVE_MAX_BUFFERED_BYTES: String(256 * 1024 * 1024), LIVE_SLOW_CLIENT_TIMEOUT_MS: '600000', LIVE_MAX_CONNECTIONS_PER_CLIENT: '500',
+      LIVE_INTERVAL_MS: String(INTERVAL_MS),
+      LIVE_MAX_STREAM_BUFFER_BYTES: String(STREAM_BOUND),
+      LIVE_MAX_BUFFERED_BYTES: String(256 * 1024 * 1024),
+      LIVE_SLOW_CLIENT_TIMEOUT_MS: '600000',
+      LIVE_MAX_CONNECTIONS_PER_CLIENT: '500',
     });
     unix = await unixEntrance(sys.system.app.server);
   }, 30_000);
@@ -93,18 +117,33 @@ describe('clients that do not read, on /graphql/stream', () => {
     for (let i = 0; i < 32; i++) sockets.push(await neverReading(i % 8 === 0 ? port : target, STREAM_REQUEST));
     for (let i = 0; i < 4; i++) {
       const token = await (await fetch(`${sys.url}/graphql/stream`, { method: 'PUT' })).text();
-      sockets.push(await neverReading(target, { method: 'GET', path: '/graphql/stream', headers: { accept: 'text/event-stream', 'x-graphql-event-stream-token': token } }));
+      sockets.push(
+        await neverReading(target, {
+          method: 'GET',
+          path: '/graphql/stream',
+          headers: { accept: 'text/event-stream', 'x-graphql-event-stream-token': token },
+        }),
+      );
       await waitFor(() => endpoint.stats().reservations === 0, 5_000, 'stream opened');
       for (const id of ['a', 'b']) {
         const res = await fetch(`${sys.url}/graphql/stream`, {
-          method: 'POST', headers: { 'content-type': 'application/json', 'x-graphql-event-stream-token': token },
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-graphql-event-stream-token': token },
           body: JSON.stringify({ query: HEAVY, variables: { t: TICKERS }, extensions: { operationId: id } }),
         });
         expect(res.status).toBe(202);
       }
     }
     const slow: PausedResponse[] = [];
-    for (let i = 0; i < 2; i++) slow.push(await pausedResponse(`${sys.url}/graphql/stream`, { method: 'POST', headers: STREAM_REQUEST.headers, body: BODY, socketPath: target }));
+    for (let i = 0; i < 2; i++)
+      slow.push(
+        await pausedResponse(`${sys.url}/graphql/stream`, {
+          method: 'POST',
+          headers: STREAM_REQUEST.headers,
+          body: BODY,
+          socketPath: target,
+        }),
+      );
     await waitFor(() => endpoint.stats().operations === 2 + 32 + 8 + 2, 10_000, 'every operation running');
 
     // 8 s of events: about 80 per stream, ~4 MB each, ~160 MB in all if nothing bounded them; a stuck stream falls
@@ -123,7 +162,9 @@ describe('clients that do not read, on /graphql/stream', () => {
     }
     const grown = heapAfterGc() - heapBefore;
     // eslint-disable-next-line no-console
-    console.log(`held at most ${(maxHeld / 1e6).toFixed(1)} MB (allowed ${(maxAllowed / 1e6).toFixed(1)} MB); heap grew ${(grown / 1e6).toFixed(1)} MB`);
+    console.log(
+      `held at most ${(maxHeld / 1e6).toFixed(1)} MB (allowed ${(maxAllowed / 1e6).toFixed(1)} MB); heap grew ${(grown / 1e6).toFixed(1)} MB`,
+    );
     expect(maxHeld).toBeGreaterThan(20 * STREAM_BOUND); // the never-readers did fill their buffers
     expect(grown).toBeLessThan(64 * 1024 * 1024);
 
@@ -143,7 +184,11 @@ describe('clients that do not read, on /graphql/stream', () => {
     expectEveryEvent(single.sequences, 40);
 
     for (const s of sockets.splice(0)) s.destroy();
-    await waitFor(() => endpoint.stats().streams === 0 && endpoint.stats().operations === 0, 10_000, 'everything closed');
+    await waitFor(
+      () => endpoint.stats().streams === 0 && endpoint.stats().operations === 0,
+      10_000,
+      'everything closed',
+    );
     expect(endpoint.stats().bufferedBytes).toBe(0);
   }, 60_000);
 });
@@ -156,8 +201,11 @@ describe('all streams of a process together', () => {
   const readers: Array<{ stop(): Promise<void> }> = [];
   beforeAll(async () => {
     sys = await startSystem({
-      LIVE_INTERVAL_MS: String(INTERVAL_MS), LIVE_MAX_STREAM_BUFFER_BYTES: String(STREAM_BOUND), LIVE_MAX_BUFFERED_BYTES: String(TOTAL_BOUND),
-      LIVE_SLOW_CLIENT_TIMEOUT_MS: '600000', LIVE_MAX_CONNECTIONS_PER_CLIENT: '500',
+      LIVE_INTERVAL_MS: String(INTERVAL_MS),
+      LIVE_MAX_STREAM_BUFFER_BYTES: String(STREAM_BOUND),
+      LIVE_MAX_BUFFERED_BYTES: String(TOTAL_BOUND),
+      LIVE_SLOW_CLIENT_TIMEOUT_MS: '600000',
+      LIVE_MAX_CONNECTIONS_PER_CLIENT: '500',
     });
     unix = await unixEntrance(sys.system.app.server);
   }, 30_000);
@@ -182,7 +230,9 @@ describe('all streams of a process together', () => {
     // 10 streams at 256 KiB each do not fit in 1 MiB: all but a few were disconnected, the largest first
     expect(buffers.slowDisconnects).toBeGreaterThanOrEqual(6);
     const metrics = await (await fetch(`${sys.url}/metrics`)).text();
-    expect(metrics).toMatch(/^live_slow_client_disconnects_total\{kind="graphql",limit="liveMaxBufferedBytes"\} ([6-9]|10)$/m);
+    expect(metrics).toMatch(
+      /^live_slow_client_disconnects_total\{kind="graphql",limit="liveMaxBufferedBytes"\} ([6-9]|10)$/m,
+    );
     await fast.stop();
     expectEveryEvent(fast.sequences, 30);
   }, 60_000);
@@ -195,7 +245,9 @@ describe('clients that do not read, on /v1/live', () => {
   const sockets: Socket[] = [];
   beforeAll(async () => {
     sys = await startSystem({
-      LIVE_INTERVAL_MS: String(INTERVAL_MS), LIVE_MAX_STREAM_BUFFER_BYTES: String(FRAME_BOUND), LIVE_SLOW_CLIENT_TIMEOUT_MS: '600000',
+      LIVE_INTERVAL_MS: String(INTERVAL_MS),
+      LIVE_MAX_STREAM_BUFFER_BYTES: String(FRAME_BOUND),
+      LIVE_SLOW_CLIENT_TIMEOUT_MS: '600000',
       LIVE_MAX_CONNECTIONS_PER_CLIENT: '500',
     });
     unix = await unixEntrance(sys.system.app.server);
@@ -251,7 +303,11 @@ describe('clients that do not read, on /v1/live', () => {
 describe('single-connection reservations', () => {
   let sys: RunningSystem;
   beforeAll(async () => {
-    sys = await startSystem({ LIVE_INTERVAL_MS: String(INTERVAL_MS), LIVE_RESERVATION_TIMEOUT_MS: '500', LIVE_MAX_CONNECTIONS_PER_CLIENT: '3' });
+    sys = await startSystem({
+      LIVE_INTERVAL_MS: String(INTERVAL_MS),
+      LIVE_RESERVATION_TIMEOUT_MS: '500',
+      LIVE_MAX_CONNECTIONS_PER_CLIENT: '3',
+    });
   }, 30_000);
   afterAll(async () => {
     await sys?.close();
@@ -261,10 +317,12 @@ describe('single-connection reservations', () => {
     return { status: res.status, token: await res.text() };
   };
   const PRICES = 'subscription { prices(tickers: ["AAPL:NASDAQ"]) { ticker price } }';
-  const post = (token: string, id: string) => fetch(`${sys.url}/graphql/stream`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-graphql-event-stream-token': token },
-    body: JSON.stringify({ query: PRICES, extensions: { operationId: id } }),
-  });
+  const post = (token: string, id: string) =>
+    fetch(`${sys.url}/graphql/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-graphql-event-stream-token': token },
+      body: JSON.stringify({ query: PRICES, extensions: { operationId: id } }),
+    });
 
   test('operations on a reservation whose stream is not open are refused with 409 and run nothing; once it is open they run', async () => {
     const endpoint = sys.system.live.endpoint;
@@ -277,9 +335,12 @@ describe('single-connection reservations', () => {
       expect(body.errors[0]?.message).toMatch(/open it first/);
       expect(body.errors[0]?.extensions.code).toBe('CONFLICT');
     }
-    const get = await fetch(`${sys.url}/graphql/stream?query=${encodeURIComponent('{ quote(ticker: "AAPL:NASDAQ") { price } }')}&extensions=${encodeURIComponent('{"operationId":"q"}')}`, {
-      headers: { 'x-graphql-event-stream-token': token },
-    });
+    const get = await fetch(
+      `${sys.url}/graphql/stream?query=${encodeURIComponent('{ quote(ticker: "AAPL:NASDAQ") { price } }')}&extensions=${encodeURIComponent('{"operationId":"q"}')}`,
+      {
+        headers: { 'x-graphql-event-stream-token': token },
+      },
+    );
     expect(get.status).toBe(409);
     expect(endpoint?.stats().operations).toBe(0);
     expect(hub.stats.listeners).toBe(0);
@@ -288,7 +349,11 @@ describe('single-connection reservations', () => {
     try {
       expect(stream.status).toBe(200);
       expect((await post(token, 'live')).status).toBe(202);
-      await waitFor(() => stream.frames.some((f) => f.data?.includes('"id":"live"')), 5_000, 'an event on the opened stream');
+      await waitFor(
+        () => stream.frames.some((f) => f.data?.includes('"id":"live"')),
+        5_000,
+        'an event on the opened stream',
+      );
       expect(endpoint?.stats().operations).toBe(1);
     } finally {
       stream.close();

@@ -19,12 +19,15 @@ let extension: QuoteExtension;
 beforeAll(async () => {
   extension = quoteExtensionSubgraph();
   const supergraphSdl = await supergraphWithExtension(extension);
-  sys = await startSystem({
-    LIVE_INTERVAL_MS: String(INTERVAL_MS),
-    LIVE_MAX_CONNECTIONS: '2000',
-    LIVE_MAX_CONNECTIONS_PER_CLIENT: '1500',
-    LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION: '3',
-  }, { extraSubgraphs: [extension], supergraphSdl });
+  sys = await startSystem(
+    {
+      LIVE_INTERVAL_MS: String(INTERVAL_MS),
+      LIVE_MAX_CONNECTIONS: '2000',
+      LIVE_MAX_CONNECTIONS_PER_CLIENT: '1500',
+      LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION: '3',
+    },
+    { extraSubgraphs: [extension], supergraphSdl },
+  );
 }, 30_000);
 
 afterAll(async () => {
@@ -36,7 +39,13 @@ function client(singleConnection = false): Client {
 }
 
 /** Collects `count` results of one subscription (bounded by `timeoutMs`), then unsubscribes. */
-async function take<T>(c: Client, query: string, variables: Record<string, unknown>, count: number, timeoutMs = 5_000): Promise<Array<Result<T>>> {
+async function take<T>(
+  c: Client,
+  query: string,
+  variables: Record<string, unknown>,
+  count: number,
+  timeoutMs = 5_000,
+): Promise<Array<Result<T>>> {
   const results: Array<Result<T>> = [];
   const it = c.iterate<T>({ query, variables });
   const timer = setTimeout(() => void it.return?.(), timeoutMs);
@@ -55,7 +64,7 @@ async function take<T>(c: Client, query: string, variables: Record<string, unkno
 const PRICES = 'subscription P($t: [String!]!) { prices(tickers: $t) { ticker price watchNote priceInCents } }';
 
 describe(`subscriptions through the gateway (${SUBGRAPH_MODE} subgraphs)`, () => {
-  test('each event is a Quote completed with the extension subgraph\'s fields (@requires included)', async () => {
+  test("each event is a Quote completed with the extension subgraph's fields (@requires included)", async () => {
     const c = client();
     try {
       const results = await take<{ prices: Quote }>(c, PRICES, { t: ['AAPL:NASDAQ', 'MSFT:NASDAQ'] }, 4);
@@ -69,9 +78,21 @@ describe(`subscriptions through the gateway (${SUBGRAPH_MODE} subgraphs)`, () =>
         expect(q.priceInCents).toBe(Math.round((q.price as number) * 100));
       }
       // the first two events come at once (one per ticker), the next two from the first tick
-      expect(results.slice(0, 2).map((r) => r.data?.prices.ticker).sort()).toEqual(['AAPL:NASDAQ', 'MSFT:NASDAQ']);
-      expect(results.slice(2, 4).map((r) => r.data?.prices.ticker).sort()).toEqual(['AAPL:NASDAQ', 'MSFT:NASDAQ']);
-      expect(extension.references.some((ref) => ref.ticker === 'AAPL:NASDAQ' && typeof ref.price === 'number')).toBe(true);
+      expect(
+        results
+          .slice(0, 2)
+          .map((r) => r.data?.prices.ticker)
+          .sort(),
+      ).toEqual(['AAPL:NASDAQ', 'MSFT:NASDAQ']);
+      expect(
+        results
+          .slice(2, 4)
+          .map((r) => r.data?.prices.ticker)
+          .sort(),
+      ).toEqual(['AAPL:NASDAQ', 'MSFT:NASDAQ']);
+      expect(extension.references.some((ref) => ref.ticker === 'AAPL:NASDAQ' && typeof ref.price === 'number')).toBe(
+        true,
+      );
     } finally {
       c.dispose();
     }
@@ -80,9 +101,14 @@ describe(`subscriptions through the gateway (${SUBGRAPH_MODE} subgraphs)`, () =>
   test('only the fields asked for come back, with aliases and fragments as written', async () => {
     const c = client();
     try {
-      const [r] = await take<Record<string, unknown>>(c, `subscription {
+      const [r] = await take<Record<string, unknown>>(
+        c,
+        `subscription {
         p: prices(tickers: ["BTC-USD"]) { symbol: ticker ...F }
-      } fragment F on Quote { note: watchNote }`, {}, 1);
+      } fragment F on Quote { note: watchNote }`,
+        {},
+        1,
+      );
       expect(r).toEqual({ data: { p: { symbol: 'BTC-USD', note: 'watching BTC-USD' } } });
     } finally {
       c.dispose();
@@ -92,8 +118,12 @@ describe(`subscriptions through the gateway (${SUBGRAPH_MODE} subgraphs)`, () =>
   test('priceTicks: one event per interval with every ticker of the subscription', async () => {
     const c = client();
     try {
-      const results = await take<{ priceTicks: { sequence: number; quotes: Quote[] } }>(c,
-        'subscription T($t: [String!]) { priceTicks(tickers: $t) { sequence quotes { ticker watchNote } } }', { t: ['AAPL:NASDAQ', 'EUR-USD'] }, 3);
+      const results = await take<{ priceTicks: { sequence: number; quotes: Quote[] } }>(
+        c,
+        'subscription T($t: [String!]) { priceTicks(tickers: $t) { sequence quotes { ticker watchNote } } }',
+        { t: ['AAPL:NASDAQ', 'EUR-USD'] },
+        3,
+      );
       expect(results).toHaveLength(3);
       for (const r of results) {
         expect(r.data?.priceTicks.quotes.map((q) => q.ticker)).toEqual(['AAPL:NASDAQ', 'EUR-USD']);
@@ -151,18 +181,40 @@ describe(`subscriptions through the gateway (${SUBGRAPH_MODE} subgraphs)`, () =>
     try {
       const results = await take(c, PRICES, { t: ['AAPL:NASDAQ', 'ZZZZ:NASDAQ'] }, 2);
       expect(results).toHaveLength(1);
-      expect(results[0]?.errors?.[0]).toMatchObject({ message: expect.stringContaining('ZZZZ:NASDAQ'), extensions: { code: 'NOT_FOUND' } });
+      expect(results[0]?.errors?.[0]).toMatchObject({
+        message: expect.stringContaining('ZZZZ:NASDAQ'),
+        extensions: { code: 'NOT_FOUND' },
+      });
     } finally {
       c.dispose();
     }
   });
 
-  test('priceTicks: no tickers means the original stream\'s eight; repeated tickers count once', async () => {
+  test("priceTicks: no tickers means the original stream's eight; repeated tickers count once", async () => {
     const c = client();
     try {
-      const [all] = await take<{ priceTicks: { quotes: Quote[] } }>(c, 'subscription { priceTicks { quotes { ticker } } }', {}, 1);
-      expect(all?.data?.priceTicks.quotes.map((q) => q.ticker)).toEqual(['GOOGL:NASDAQ', 'AAPL:NASDAQ', 'MSFT:NASDAQ', 'BTC-USD', 'THYAO:IST', 'USD-TRY', 'EUR-TRY', 'EUR-USD']);
-      const [twice] = await take<{ priceTicks: { quotes: Quote[] } }>(c, 'subscription { priceTicks(tickers: ["BTC-USD", "BTC-USD"]) { quotes { ticker } } }', {}, 1);
+      const [all] = await take<{ priceTicks: { quotes: Quote[] } }>(
+        c,
+        'subscription { priceTicks { quotes { ticker } } }',
+        {},
+        1,
+      );
+      expect(all?.data?.priceTicks.quotes.map((q) => q.ticker)).toEqual([
+        'GOOGL:NASDAQ',
+        'AAPL:NASDAQ',
+        'MSFT:NASDAQ',
+        'BTC-USD',
+        'THYAO:IST',
+        'USD-TRY',
+        'EUR-TRY',
+        'EUR-USD',
+      ]);
+      const [twice] = await take<{ priceTicks: { quotes: Quote[] } }>(
+        c,
+        'subscription { priceTicks(tickers: ["BTC-USD", "BTC-USD"]) { quotes { ticker } } }',
+        {},
+        1,
+      );
       expect(twice?.data?.priceTicks.quotes.map((q) => q.ticker)).toEqual(['BTC-USD']);
     } finally {
       c.dispose();
@@ -170,12 +222,21 @@ describe(`subscriptions through the gateway (${SUBGRAPH_MODE} subgraphs)`, () =>
   });
 
   test('liveSnapshot (a query): current quotes in order; over the ticker limit or unknown is an error naming it', async () => {
-    const post = async (query: string) => (await (await fetch(`${sys.url}/graphql`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }),
-    })).json()) as { data?: { liveSnapshot: Quote[] } | null; errors?: Array<{ message: string; extensions: Record<string, unknown> }> };
+    const post = async (query: string) =>
+      (await (
+        await fetch(`${sys.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query }),
+        })
+      ).json()) as {
+        data?: { liveSnapshot: Quote[] } | null;
+        errors?: Array<{ message: string; extensions: Record<string, unknown> }>;
+      };
     const ok = await post('{ liveSnapshot(tickers: ["EUR-USD", "AAPL:NASDAQ"]) { ticker price watchNote } }');
     expect(ok.data?.liveSnapshot.map((q) => [q.ticker, typeof q.price, q.watchNote])).toEqual([
-      ['EUR-USD', 'number', 'watching EUR-USD'], ['AAPL:NASDAQ', 'number', 'watching AAPL:NASDAQ'],
+      ['EUR-USD', 'number', 'watching EUR-USD'],
+      ['AAPL:NASDAQ', 'number', 'watching AAPL:NASDAQ'],
     ]);
     const many = JSON.stringify(Array.from({ length: 51 }, (_, i) => `T${i}:NASDAQ`));
     const over = await post(`{ liveSnapshot(tickers: ${many}) { ticker } }`);
@@ -198,7 +259,8 @@ describe(`subscriptions through the gateway (${SUBGRAPH_MODE} subgraphs)`, () =>
 
   test('a subscription POSTed to /graphql is a 400 that says where subscriptions are served', async () => {
     const res = await fetch(`${sys.url}/graphql`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: 'subscription { prices(tickers: ["AAPL:NASDAQ"]) { ticker } }' }),
     });
     expect(res.status).toBe(400);
@@ -210,7 +272,12 @@ describe(`subscriptions through the gateway (${SUBGRAPH_MODE} subgraphs)`, () =>
   test('queries work over the stream endpoint too', async () => {
     const c = client();
     try {
-      const [r] = await take<{ quote: { ticker: string; watchNote: string } }>(c, '{ quote(ticker: "AAPL:NASDAQ") { ticker watchNote } }', {}, 1);
+      const [r] = await take<{ quote: { ticker: string; watchNote: string } }>(
+        c,
+        '{ quote(ticker: "AAPL:NASDAQ") { ticker watchNote } }',
+        {},
+        1,
+      );
       expect(r?.data).toEqual({ quote: { ticker: 'AAPL:NASDAQ', watchNote: 'watching AAPL:NASDAQ' } });
     } finally {
       c.dispose();
@@ -226,7 +293,10 @@ describe('limits of live streams', () => {
       for (const it of its) expect((await it.next()).done).toBe(false); // three running
       const [over] = await take(c, PRICES, { t: ['AAPL:NASDAQ'] }, 1);
       expect(over?.errors?.[0]?.message).toMatch(/at most 3 \(liveMaxSubscriptionsPerConnection\)/);
-      expect(over?.errors?.[0]?.extensions).toMatchObject({ code: 'LIMIT_EXCEEDED', limit: 'liveMaxSubscriptionsPerConnection' });
+      expect(over?.errors?.[0]?.extensions).toMatchObject({
+        code: 'LIMIT_EXCEEDED',
+        limit: 'liveMaxSubscriptionsPerConnection',
+      });
     } finally {
       for (const it of its) await it.return?.();
       c.dispose();
@@ -253,9 +323,14 @@ describe('a disconnect frees everything', () => {
   let sys: RunningSystem;
   const client = (): Client => createClient({ url: `${sys.url}/graphql/stream`, retryAttempts: 0 });
   beforeAll(async () => {
-    sys = await startSystem({
-      LIVE_INTERVAL_MS: '10000', LIVE_MAX_CONNECTIONS: '2000', LIVE_MAX_CONNECTIONS_PER_CLIENT: '1500',
-    }, { extraSubgraphs: [extension], supergraphSdl: await supergraphWithExtension(extension) });
+    sys = await startSystem(
+      {
+        LIVE_INTERVAL_MS: '10000',
+        LIVE_MAX_CONNECTIONS: '2000',
+        LIVE_MAX_CONNECTIONS_PER_CLIENT: '1500',
+      },
+      { extraSubgraphs: [extension], supergraphSdl: await supergraphWithExtension(extension) },
+    );
   }, 30_000);
   afterAll(async () => sys?.close());
 
@@ -266,7 +341,11 @@ describe('a disconnect frees everything', () => {
     const its: Array<AsyncIterableIterator<unknown>> = [];
     // In batches of 200, each waiting for its first events: 1 000 connects at once would queue past connect timeouts.
     for (let start = 0; start < clients.length; start += 200) {
-      const batch = clients.slice(start, start + 200).map((c, i) => c.iterate({ query: PRICES, variables: { t: [(start + i) % 2 ? 'AAPL:NASDAQ' : 'MSFT:NASDAQ'] } }));
+      const batch = clients
+        .slice(start, start + 200)
+        .map((c, i) =>
+          c.iterate({ query: PRICES, variables: { t: [(start + i) % 2 ? 'AAPL:NASDAQ' : 'MSFT:NASDAQ'] } }),
+        );
       its.push(...batch);
       await Promise.all(batch.map((it) => it.next()));
     }

@@ -9,7 +9,10 @@ let sys: RunningSystem;
 beforeAll(async () => {
   upstream = await startFakeUpstream();
   sys = await startSystem({
-    MARKET_PROVIDER: 'google', GOOGLE_FINANCE_URL: upstream.url, UPSTREAM_TIMEOUT_MS: '300', UPSTREAM_RETRIES: '1',
+    MARKET_PROVIDER: 'google',
+    GOOGLE_FINANCE_URL: upstream.url,
+    UPSTREAM_TIMEOUT_MS: '300',
+    UPSTREAM_RETRIES: '1',
   });
 });
 afterAll(async () => {
@@ -25,7 +28,11 @@ async function roundTrips(fn: () => Promise<unknown>): Promise<number> {
 
 test('GET /v1/full costs one upstream round trip cold and none warm', async () => {
   let body: unknown;
-  expect(await roundTrips(async () => { body = (await getJson(`${sys.url}/v1/full/AAPL:NASDAQ`)).body; })).toBe(1);
+  expect(
+    await roundTrips(async () => {
+      body = (await getJson(`${sys.url}/v1/full/AAPL:NASDAQ`)).body;
+    }),
+  ).toBe(1);
   expect((body as { quote: unknown }).quote).toEqual({ ...FAKE_TICKERS['AAPL:NASDAQ']?.quote });
   expect(await roundTrips(() => getJson(`${sys.url}/v1/full/AAPL:NASDAQ`))).toBe(0);
   // another operation over the same data: the data cache answers, still no upstream call
@@ -35,12 +42,33 @@ test('GET /v1/full costs one upstream round trip cold and none warm', async () =
 test('a GraphQL query over several tickers and nested fields is one upstream round trip', async () => {
   let res: Awaited<ReturnType<typeof graphql>> | undefined;
   const trips = await roundTrips(async () => {
-    res = await graphql(sys.url, `{ quotes(tickers: ["MSFT:NASDAQ", "BTC-USD"]) { ticker price company { ceo } news { title } }
-      indices { ticker } }`);
+    res = await graphql(
+      sys.url,
+      `
+        {
+          quotes(tickers: ["MSFT:NASDAQ", "BTC-USD"]) {
+            ticker
+            price
+            company {
+              ceo
+            }
+            news {
+              title
+            }
+          }
+          indices {
+            ticker
+          }
+        }
+      `,
+    );
   });
   expect(res?.body.errors).toBeUndefined();
   expect(trips).toBe(1);
-  expect((res?.body.data as { quotes: Array<{ ticker: string }> }).quotes.map((q) => q.ticker)).toEqual(['MSFT:NASDAQ', 'BTC-USD']);
+  expect((res?.body.data as { quotes: Array<{ ticker: string }> }).quotes.map((q) => q.ticker)).toEqual([
+    'MSFT:NASDAQ',
+    'BTC-USD',
+  ]);
 });
 
 test('an unknown ticker is a 404 (the upstream sends a null payload)', async () => {
@@ -95,13 +123,17 @@ describe('upstream integers wider than 32 bits (served by the fake over HTTP)', 
     upstream.payloadFor = (call) => {
       if (tickerOfCall(call) !== TICKER) return undefined;
       switch (call.rpcid) {
-        case 'xh8wxf': return quotePayload({ ...aapl.quote, ticker: TICKER, exchange: 'NYSE', name: 'Wide Corp' });
-        case 'HqGpWd': return companyPayload({ ...aapl.company!, employees: EMPLOYEES, volume: VOLUME });
-        case 'nBEQBc': return newsPayload([
-          { title: 'in milliseconds', source: 'Wire', url: 'https://news.example/ms', timestamp: MS_TIMESTAMP },
-          { title: 'after 2038', source: 'Wire', url: 'https://news.example/2038', timestamp: AFTER_2038 },
-        ]);
-        default: return undefined;
+        case 'xh8wxf':
+          return quotePayload({ ...aapl.quote, ticker: TICKER, exchange: 'NYSE', name: 'Wide Corp' });
+        case 'HqGpWd':
+          return companyPayload({ ...aapl.company!, employees: EMPLOYEES, volume: VOLUME });
+        case 'nBEQBc':
+          return newsPayload([
+            { title: 'in milliseconds', source: 'Wire', url: 'https://news.example/ms', timestamp: MS_TIMESTAMP },
+            { title: 'after 2038', source: 'Wire', url: 'https://news.example/2038', timestamp: AFTER_2038 },
+          ]);
+        default:
+          return undefined;
       }
     };
   });
@@ -124,13 +156,21 @@ describe('upstream integers wider than 32 bits (served by the fake over HTTP)', 
     const body = full.body as { company: { employees: unknown; volume: unknown }; news: Array<{ timestamp: unknown }> };
     expect(body.company).toMatchObject({ employees: EMPLOYEES, volume: null });
     expect(body.news.map((n) => n.timestamp)).toEqual([MS_TIMESTAMP, AFTER_2038]);
-    const res = await graphql(sys.url, `{ quote(ticker: "${TICKER}") { company { employees volume } news { timestamp } } }`);
+    const res = await graphql(
+      sys.url,
+      `{ quote(ticker: "${TICKER}") { company { employees volume } news { timestamp } } }`,
+    );
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data).toEqual({ quote: { company: { employees: EMPLOYEES, volume: null }, news: [{ timestamp: MS_TIMESTAMP }, { timestamp: AFTER_2038 }] } });
+    expect(res.body.data).toEqual({
+      quote: {
+        company: { employees: EMPLOYEES, volume: null },
+        news: [{ timestamp: MS_TIMESTAMP }, { timestamp: AFTER_2038 }],
+      },
+    });
   });
 });
 
-describe('financials in the original service\'s layout (root at d[0][0])', () => {
+describe("financials in the original service's layout (root at d[0][0])", () => {
   test('the fake serves that layout and /v1/financials reads every period of it', async () => {
     const res = await getJson(`${sys.url}/v1/financials/MSFT:NASDAQ`);
     expect(res.status).toBe(200);
@@ -163,7 +203,10 @@ describe('the default live list when the upstream has no data for some of it (US
     try {
       expect(stream.status).toBe(200);
       await waitFor(() => dataFrames(stream.frames).length >= 1, 5_000, 'the first frame');
-      const items = JSON.parse(dataFrames(stream.frames)[0]?.data as string) as Array<{ ticker: string; price: number }>;
+      const items = JSON.parse(dataFrames(stream.frames)[0]?.data as string) as Array<{
+        ticker: string;
+        price: number;
+      }>;
       expect(items.map((i) => i.ticker)).toEqual(WITH_DATA);
       expect(items.every((i) => typeof i.price === 'number')).toBe(true);
     } finally {
@@ -177,9 +220,15 @@ describe('the default live list when the upstream has no data for some of it (US
     expect((snapshot.body as Array<{ ticker: string }>).map((i) => i.ticker)).toEqual(WITH_DATA);
     const query = await graphql(sys.url, '{ liveSnapshot { ticker } }');
     expect(query.body.errors).toBeUndefined();
-    expect((query.body.data as { liveSnapshot: Array<{ ticker: string }> }).liveSnapshot.map((q) => q.ticker)).toEqual(WITH_DATA);
+    expect((query.body.data as { liveSnapshot: Array<{ ticker: string }> }).liveSnapshot.map((q) => q.ticker)).toEqual(
+      WITH_DATA,
+    );
     const body = JSON.stringify({ query: 'subscription { priceTicks { sequence quotes { ticker } } }' });
-    const res = await fetch(`${sys.url}/graphql/stream`, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: 'text/event-stream' } });
+    const res = await fetch(`${sys.url}/graphql/stream`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    });
     expect(res.status).toBe(200);
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     let text = '';
@@ -189,7 +238,9 @@ describe('the default live list when the upstream has no data for some of it (US
       text += new TextDecoder().decode(value);
     }
     await reader.cancel();
-    const next = JSON.parse(/event: next\ndata: (.*)\n/.exec(text)?.[1] as string) as { data: { priceTicks: { quotes: Array<{ ticker: string }> } } };
+    const next = JSON.parse(/event: next\ndata: (.*)\n/.exec(text)?.[1] as string) as {
+      data: { priceTicks: { quotes: Array<{ ticker: string }> } };
+    };
     expect(next.data.priceTicks.quotes.map((q) => q.ticker)).toEqual(WITH_DATA);
   });
 

@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => sys.close());
 
-const q = <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>) => graphql<T>(sys.url, query, variables);
+const q = <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>) =>
+  graphql<T>(sys.url, query, variables);
 
 test('quote with every nested field is one query and one provider batch', async () => {
   const before = provider.calls.length;
@@ -25,11 +26,18 @@ test('quote with every nested field is one query and one provider batch', async 
     financials(type: ANNUAL) { fiscalEnd isAnnual } related { ticker } } }`);
   expect(res.status).toBe(200);
   expect(res.body.errors).toBeUndefined();
-  expect(res.body.data).toEqual({ quote: {
-    ticker: 'AAPL:NASDAQ', type: 'STOCK', afterHours: { price: 191 },
-    company: { ceo: 'Tim Cook' }, chart: { previousClose: 188 }, news: [{ title: 'Apple news' }],
-    financials: [{ fiscalEnd: '2025', isAnnual: true }], related: [{ ticker: 'BTC-USD' }],
-  } });
+  expect(res.body.data).toEqual({
+    quote: {
+      ticker: 'AAPL:NASDAQ',
+      type: 'STOCK',
+      afterHours: { price: 191 },
+      company: { ceo: 'Tim Cook' },
+      chart: { previousClose: 188 },
+      news: [{ title: 'Apple news' }],
+      financials: [{ fiscalEnd: '2025', isAnnual: true }],
+      related: [{ ticker: 'BTC-USD' }],
+    },
+  });
   expect(provider.calls.length - before).toBe(1);
   expect(provider.calls.at(-1)).toHaveLength(6);
 });
@@ -37,17 +45,25 @@ test('quote with every nested field is one query and one provider batch', async 
 test('quotes(tickers) answers in order, null with NOT_FOUND at the index of an unknown ticker, in one batch', async () => {
   const before = provider.calls.length;
   const res = await q<{ quotes: Array<{ ticker: string; price: number } | null> }>(
-    '{ quotes(tickers: ["btc-usd", "NOPE:NYSE", "AAPL:NASDAQ"]) { ticker price } }');
-  expect(res.body.data?.quotes).toEqual([{ ticker: 'BTC-USD', price: 65000 }, null, { ticker: 'AAPL:NASDAQ', price: 190.5 }]);
+    '{ quotes(tickers: ["btc-usd", "NOPE:NYSE", "AAPL:NASDAQ"]) { ticker price } }',
+  );
+  expect(res.body.data?.quotes).toEqual([
+    { ticker: 'BTC-USD', price: 65000 },
+    null,
+    { ticker: 'AAPL:NASDAQ', price: 190.5 },
+  ]);
   expect(res.body.errors).toHaveLength(1);
   expect(res.body.errors?.[0]).toMatchObject({ path: ['quotes', 1], extensions: { code: 'NOT_FOUND' } });
   expect(provider.calls.length - before).toBeLessThanOrEqual(1);
 });
 
 test('quotes(tickers) over the limit and with a bad ticker are BAD_USER_INPUT naming the argument', async () => {
-  const many = await q('query($t: [String!]!) { quotes(tickers: $t) { ticker } }', { t: Array.from({ length: 51 }, () => 'AAPL:NASDAQ') });
+  const many = await q('query($t: [String!]!) { quotes(tickers: $t) { ticker } }', {
+    t: Array.from({ length: 51 }, () => 'AAPL:NASDAQ'),
+  });
   expect(many.body.errors?.[0]).toMatchObject({
-    message: 'tickers may hold at most 50 tickers (got 51)', extensions: { code: 'BAD_USER_INPUT', field: 'tickers' },
+    message: 'tickers may hold at most 50 tickers (got 51)',
+    extensions: { code: 'BAD_USER_INPUT', field: 'tickers' },
   });
   const bad = await q('{ quotes(tickers: ["AAPL:NASDAQ", "AAPL"]) { ticker } }');
   expect(bad.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'tickers[1]' });
@@ -62,7 +78,12 @@ test('root ticker fields: company, chart, news, financials, related', async () =
   expect(res.body.errors).toBeUndefined();
   expect(res.body.data).toEqual({
     company: { employees: 161000, sector: null },
-    chart: { points: [{ date: '2026-11-19', price: 188, volume: 1000 }, { date: '2026-11-20', price: 190.5, volume: null }] },
+    chart: {
+      points: [
+        { date: '2026-11-19', price: 188, volume: 1000 },
+        { date: '2026-11-20', price: 190.5, volume: null },
+      ],
+    },
     news: [{ timestamp: 1763600000 }],
     financials: [{ fiscalEnd: '2026-Q3' }],
     related: [{ ticker: 'BTC-USD', changePercent: -1.5152 }],
@@ -74,8 +95,11 @@ test('market lists: indices, movers, trending, earnings, headline', async () => 
     trending { ticker } earnings { date } headline { title } }`);
   expect(res.body.errors).toBeUndefined();
   expect(res.body.data).toEqual({
-    indices: [{ ticker: '.INX:INDEXSP' }], movers: [{ ticker: 'AAPL:NASDAQ' }],
-    trending: [{ ticker: 'AAPL:NASDAQ' }, { ticker: 'BTC-USD' }], earnings: [{ date: '2026-Q4' }], headline: { title: 'Markets rise' },
+    indices: [{ ticker: '.INX:INDEXSP' }],
+    movers: [{ ticker: 'AAPL:NASDAQ' }],
+    trending: [{ ticker: 'AAPL:NASDAQ' }, { ticker: 'BTC-USD' }],
+    earnings: [{ date: '2026-Q4' }],
+    headline: { title: 'Markets rise' },
   });
   expect(provider.calls.flat()).toContain('movers:losers:1:0');
 });
@@ -105,7 +129,10 @@ test('an upstream failure of one field leaves the rest of the data and says UPST
     own.failing.add('news:AAPL:NASDAQ');
     const res = await graphql(sys2.url, '{ quote(ticker: "AAPL:NASDAQ") { price news { title } } }');
     expect(res.body.data).toEqual({ quote: { price: 190.5, news: null } });
-    expect(res.body.errors?.[0]).toMatchObject({ path: ['quote', 'news'], extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+    expect(res.body.errors?.[0]).toMatchObject({
+      path: ['quote', 'news'],
+      extensions: { code: 'UPSTREAM_UNAVAILABLE' },
+    });
   } finally {
     await sys2.close();
   }
@@ -115,7 +142,11 @@ test('identical queries are served from the response cache with a Cache-Control 
   const query = '{ quote(ticker: "BTC-USD") { price previousClose } }';
   await q(query);
   const before = provider.calls.length;
-  const res = await fetch(`${sys.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const res = await fetch(`${sys.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
   expect(await res.json()).toEqual({ data: { quote: { price: 65000, previousClose: 66000 } } });
   expect(res.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
   expect(provider.calls.length).toBe(before);
@@ -124,7 +155,9 @@ test('identical queries are served from the response cache with a Cache-Control 
 test('GET /graphql without a CSRF-safe header is refused (Apollo CSRF prevention)', async () => {
   const res = await fetch(`${sys.url}/graphql?query=${encodeURIComponent('{ headline { title } }')}`);
   expect(res.status).toBe(400);
-  const ok = await fetch(`${sys.url}/graphql?query=${encodeURIComponent('{ headline { title } }')}`, { headers: { 'apollo-require-preflight': '1' } });
+  const ok = await fetch(`${sys.url}/graphql?query=${encodeURIComponent('{ headline { title } }')}`, {
+    headers: { 'apollo-require-preflight': '1' },
+  });
   expect(await ok.json()).toEqual({ data: { headline: { title: 'Markets rise' } } });
 });
 
@@ -132,19 +165,32 @@ test('the Quote entity resolves by its key in the subgraph (_entities), prefetch
   const own = new StaticProvider();
   const config = loadConfig({ env: {} });
   const market = await createMarketSubgraph({
-    provider: own, cache: createMarketCache(), ttls: config.marketCacheTtl, limits: { maxQuotesPerRequest: 50, maxTickersPerSubscription: 50 }, live: { intervalMs: 15_000 },
+    provider: own,
+    cache: createMarketCache(),
+    ttls: config.marketCacheTtl,
+    limits: { maxQuotesPerRequest: 50, maxTickersPerSubscription: 50 },
+    live: { intervalMs: 15_000 },
   });
   const result = await execute({
     schema: market.schema,
-    document: parse(`query($r: [_Any!]!) { _entities(representations: $r) { ... on Quote { ticker name company { ceo } } } }`),
-    variableValues: { r: [{ __typename: 'Quote', ticker: 'aapl:nasdaq' }, { __typename: 'Quote', ticker: 'BTC-USD' }] },
+    document: parse(
+      `query($r: [_Any!]!) { _entities(representations: $r) { ... on Quote { ticker name company { ceo } } } }`,
+    ),
+    variableValues: {
+      r: [
+        { __typename: 'Quote', ticker: 'aapl:nasdaq' },
+        { __typename: 'Quote', ticker: 'BTC-USD' },
+      ],
+    },
     contextValue: market.createContext({ requestId: 't', cacheHint: new CacheHint() }),
   });
   expect(result.errors).toBeUndefined();
-  expect(result.data).toEqual({ _entities: [
-    { ticker: 'AAPL:NASDAQ', name: STATIC_QUOTES['AAPL:NASDAQ']?.name, company: { ceo: 'Tim Cook' } },
-    { ticker: 'BTC-USD', name: STATIC_QUOTES['BTC-USD']?.name, company: { ceo: 'Tim Cook' } },
-  ] });
+  expect(result.data).toEqual({
+    _entities: [
+      { ticker: 'AAPL:NASDAQ', name: STATIC_QUOTES['AAPL:NASDAQ']?.name, company: { ceo: 'Tim Cook' } },
+      { ticker: 'BTC-USD', name: STATIC_QUOTES['BTC-USD']?.name, company: { ceo: 'Tim Cook' } },
+    ],
+  });
   expect(own.calls).toHaveLength(1);
   await market.close();
 });
@@ -153,12 +199,43 @@ test('arguments left out take their documented defaults (enum defaults reach res
   const own = new StaticProvider();
   const fresh = await startSystem({}, { marketProvider: own });
   try {
-    const res = await graphql(fresh.url, `{ chart(ticker: "AAPL:NASDAQ") { previousClose } movers { ticker }
-      financials(ticker: "AAPL:NASDAQ") { fiscalEnd } quote(ticker: "BTC-USD") { chart { previousClose } financials { fiscalEnd } } }`);
+    const res = await graphql(
+      fresh.url,
+      `
+        {
+          chart(ticker: "AAPL:NASDAQ") {
+            previousClose
+          }
+          movers {
+            ticker
+          }
+          financials(ticker: "AAPL:NASDAQ") {
+            fiscalEnd
+          }
+          quote(ticker: "BTC-USD") {
+            chart {
+              previousClose
+            }
+            financials {
+              fiscalEnd
+            }
+          }
+        }
+      `,
+    );
     expect(res.body.errors).toBeUndefined();
-    expect(own.calls.flat().sort()).toEqual(
-      ['chart:AAPL:NASDAQ:1M', 'chart:BTC-USD:1M', 'financials:AAPL:NASDAQ', 'financials:BTC-USD', 'movers:most-active:10:0', 'quote:BTC-USD']);
-    const data = res.body.data as { financials: Array<{ fiscalEnd: string }>; quote: { financials: Array<{ fiscalEnd: string }> } };
+    expect(own.calls.flat().sort()).toEqual([
+      'chart:AAPL:NASDAQ:1M',
+      'chart:BTC-USD:1M',
+      'financials:AAPL:NASDAQ',
+      'financials:BTC-USD',
+      'movers:most-active:10:0',
+      'quote:BTC-USD',
+    ]);
+    const data = res.body.data as {
+      financials: Array<{ fiscalEnd: string }>;
+      quote: { financials: Array<{ fiscalEnd: string }> };
+    };
     expect(data.financials.map((f) => f.fiscalEnd)).toEqual(['2026-Q3', '2025']); // ALL: quarterly and annual
     expect(data.quote.financials.map((f) => f.fiscalEnd)).toEqual(['2026-Q3', '2025']);
   } finally {
@@ -167,8 +244,12 @@ test('arguments left out take their documented defaults (enum defaults reach res
 });
 
 test('a cache hit answers byte for byte what Apollo Server answered on the miss', async () => {
-  const body = JSON.stringify({ query: 'query Same($t: String!) { quote(ticker: $t) { ticker price afterHours { price } } }', variables: { t: 'AAPL:NASDAQ' } });
-  const post = () => fetch(`${sys.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const body = JSON.stringify({
+    query: 'query Same($t: String!) { quote(ticker: $t) { ticker price afterHours { price } } }',
+    variables: { t: 'AAPL:NASDAQ' },
+  });
+  const post = () =>
+    fetch(`${sys.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   const miss = await post();
   const before = provider.calls.length;
   const hit = await post();
@@ -177,6 +258,10 @@ test('a cache hit answers byte for byte what Apollo Server answered on the miss'
   expect(hit.headers.get('content-type')).toBe(miss.headers.get('content-type'));
   expect(await hit.text()).toBe(await miss.text());
   // other variables are another entry
-  const other = await fetch(`${sys.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body.replace('AAPL:NASDAQ', 'BTC-USD') });
+  const other = await fetch(`${sys.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: body.replace('AAPL:NASDAQ', 'BTC-USD'),
+  });
   expect(((await other.json()) as { data: { quote: { ticker: string } } }).data.quote.ticker).toBe('BTC-USD');
 });

@@ -19,14 +19,30 @@ describe('ticker paths', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.body).toEqual({ ...STATIC_QUOTES['AAPL:NASDAQ'] });
     expect(Object.keys(res.body as object)).toEqual([
-      'ticker', 'exchange', 'name', 'type', 'currency', 'timezone', 'price', 'change', 'changePercent', 'previousClose', 'afterHours',
+      'ticker',
+      'exchange',
+      'name',
+      'type',
+      'currency',
+      'timezone',
+      'price',
+      'change',
+      'changePercent',
+      'previousClose',
+      'afterHours',
     ]);
   });
 
   test('tickers are normalised to upper case and crypto pairs keep null exchange and afterHours', async () => {
     const res = await get('/v1/quote/btc-usd');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ ticker: 'BTC-USD', exchange: null, type: 'crypto', afterHours: null, timezone: null });
+    expect(res.body).toMatchObject({
+      ticker: 'BTC-USD',
+      exchange: null,
+      type: 'crypto',
+      afterHours: null,
+      timezone: null,
+    });
   });
 
   test('GET /v1/company/{ticker} keeps absent figures as null', async () => {
@@ -40,7 +56,10 @@ describe('ticker paths', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       previousClose: 188,
-      points: [{ date: '2026-11-19', price: 188, volume: 1000 }, { date: '2026-11-20', price: 190.5, volume: null }],
+      points: [
+        { date: '2026-11-19', price: 188, volume: 1000 },
+        { date: '2026-11-20', price: 190.5, volume: null },
+      ],
     });
     expect(provider.calls.flat()).toContain('chart:AAPL:NASDAQ:1M');
     for (const range of ['1D', '5D', '1M', '6M', 'YTD', '1Y', '5Y', 'MAX']) {
@@ -53,7 +72,9 @@ describe('ticker paths', () => {
   test('GET /v1/news/{ticker} gives an array of NewsItem with Unix-second timestamps', async () => {
     const res = await get('/v1/news/AAPL:NASDAQ');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual([{ title: 'Apple news', source: 'Wire', url: 'https://news.example/a', timestamp: 1763600000 }]);
+    expect(res.body).toEqual([
+      { title: 'Apple news', source: 'Wire', url: 'https://news.example/a', timestamp: 1763600000 },
+    ]);
   });
 
   test('GET /v1/financials/{ticker} filters by type, default all', async () => {
@@ -68,7 +89,9 @@ describe('ticker paths', () => {
   test('GET /v1/related/{ticker}', async () => {
     const res = await get('/v1/related/AAPL:NASDAQ');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual([{ ticker: 'BTC-USD', name: 'Bitcoin (BTC / USD)', price: 65000, change: -1000, changePercent: -1.5152 }]);
+    expect(res.body).toEqual([
+      { ticker: 'BTC-USD', name: 'Bitcoin (BTC / USD)', price: 65000, change: -1000, changePercent: -1.5152 },
+    ]);
   });
 
   test('GET /v1/full/{ticker} is quote + company + chart + news, from ONE provider batch', async () => {
@@ -82,7 +105,12 @@ describe('ticker paths', () => {
       expect(body.quote).toEqual(STATIC_QUOTES['BTC-USD']);
       expect(body.chart).toMatchObject({ previousClose: 66000 });
       expect(own.calls).toHaveLength(1);
-      expect([...(own.calls[0] ?? [])].sort()).toEqual(['chart:BTC-USD:5D', 'company:BTC-USD', 'news:BTC-USD', 'quote:BTC-USD']);
+      expect([...(own.calls[0] ?? [])].sort()).toEqual([
+        'chart:BTC-USD:5D',
+        'company:BTC-USD',
+        'news:BTC-USD',
+        'quote:BTC-USD',
+      ]);
     } finally {
       await fresh.close();
     }
@@ -102,7 +130,9 @@ describe('market paths', () => {
   test('GET /v1/market/indices', async () => {
     const res = await get('/v1/market/indices');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual([{ ticker: '.INX:INDEXSP', name: 'S&P 500', price: 5000, change: 10, changePercent: 0.2004 }]);
+    expect(res.body).toEqual([
+      { ticker: '.INX:INDEXSP', name: 'S&P 500', price: 5000, change: 10, changePercent: 0.2004 },
+    ]);
   });
 
   test('GET /v1/market/movers defaults to most-active, count 10, offset 0 and pages with count/offset', async () => {
@@ -118,14 +148,23 @@ describe('market paths', () => {
 
   test('GET /v1/market/trending, /earnings, /headlines', async () => {
     expect((await get('/v1/market/trending')).body).toHaveLength(2);
-    expect((await get('/v1/market/earnings')).body).toEqual([{ ticker: 'AAPL:NASDAQ', name: 'Apple Inc', date: '2026-Q4', exchange: 'NASDAQ' }]);
-    expect((await get('/v1/market/headlines')).body).toEqual({ title: 'Markets rise', url: 'https://news.example/h', source: 'Wire' });
+    expect((await get('/v1/market/earnings')).body).toEqual([
+      { ticker: 'AAPL:NASDAQ', name: 'Apple Inc', date: '2026-Q4', exchange: 'NASDAQ' },
+    ]);
+    expect((await get('/v1/market/headlines')).body).toEqual({
+      title: 'Markets rise',
+      url: 'https://news.example/h',
+      source: 'Wire',
+    });
   });
 
   test('GET /healthz reports status, version and the market subgraph', async () => {
     const res = await get('/healthz');
     expect(res.status).toBe(200);
-    const market = SUBGRAPH_MODE === 'remote' ? { status: 'ok', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/graphql$/) } : { status: 'ok', provider: 'static' };
+    const market =
+      SUBGRAPH_MODE === 'remote'
+        ? { status: 'ok', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/graphql$/) }
+        : { status: 'ok', provider: 'static' };
     expect(res.body).toMatchObject({ status: 'ok', version: expect.any(String), subgraphs: { market } });
   });
 });
@@ -160,7 +199,11 @@ describe('bad input: 400 / 404 with {error, message}', () => {
     ['/v1/market/movers?count=', 400, /^count must be an integer from 1 to 100 \(got ""\)$/],
     ['/v1/market/movers?offset=-1', 400, /^offset must be an integer from 0 to 10000 \(got -1\)$/],
     ['/v1/market/movers?offset=1000000000', 400, /^offset must be an integer from 0 to 10000 \(got 1000000000\)$/],
-    ['/v1/market/movers?offset=99999999999999999999999', 400, /^offset must be an integer from 0 to 10000 \(got 99999999999999999999999\)$/],
+    [
+      '/v1/market/movers?offset=99999999999999999999999',
+      400,
+      /^offset must be an integer from 0 to 10000 \(got 99999999999999999999999\)$/,
+    ],
     ['/v1/chart/AAPL:NASDAQ?range=', 400, /^invalid range: use 1D, 5D, 1M, 6M, YTD, 1Y, 5Y, MAX$/],
     ['/v1/full/AAPL:NASDAQ?range=', 400, /^invalid range: use 1D, 5D, 1M, 6M, YTD, 1Y, 5Y, MAX$/],
     ['/v1/financials/AAPL:NASDAQ?type=', 400, /^invalid type: use quarterly, annual, all$/],
@@ -189,7 +232,10 @@ describe('upstream failure', () => {
       failing.failing.add('company:AAPL:NASDAQ');
       const res = await getJson(`${own.url}/v1/company/AAPL:NASDAQ`);
       expect(res.status).toBe(502);
-      expect(res.body).toEqual({ error: 'Bad Gateway', message: expect.stringMatching(/upstream unavailable: upstream returned HTTP 503/) });
+      expect(res.body).toEqual({
+        error: 'Bad Gateway',
+        message: expect.stringMatching(/upstream unavailable: upstream returned HTTP 503/),
+      });
       failing.failing.clear();
       const again = await getJson(`${own.url}/v1/company/AAPL:NASDAQ`);
       expect(again.status).toBe(200);
@@ -205,7 +251,8 @@ describe('CORS', () => {
     const res = await fetch(`${sys.url}/v1/quote/AAPL:NASDAQ`, { headers: { origin: 'https://app.example' } });
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     const pre = await fetch(`${sys.url}/v1/quote/AAPL:NASDAQ`, {
-      method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' },
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-methods')).toMatch(/GET/);

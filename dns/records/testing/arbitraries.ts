@@ -13,7 +13,9 @@ export const labelArb: fc.Arbitrary<string> = fc.oneof(
 
 const hostLabelArb = fc.stringMatching(/^[a-z]([a-z0-9-]{0,8}[a-z0-9])?$/);
 
-export const zoneArb: fc.Arbitrary<string> = fc.array(hostLabelArb, { minLength: 1, maxLength: 3 }).map((l) => l.join('.'));
+export const zoneArb: fc.Arbitrary<string> = fc
+  .array(hostLabelArb, { minLength: 1, maxLength: 3 })
+  .map((l) => l.join('.'));
 
 /** A model-form name inside `zone` (maybe the apex, maybe a wildcard). */
 export function ownerArb(zone: string, wildcard = true): fc.Arbitrary<string> {
@@ -24,7 +26,10 @@ export function ownerArb(zone: string, wildcard = true): fc.Arbitrary<string> {
 
 /** A model-form name: inside `zone`, or anywhere. */
 export function targetArb(zone: string): fc.Arbitrary<string> {
-  return fc.oneof(ownerArb(zone, false), fc.array(labelArb, { minLength: 1, maxLength: 4 }).map((l) => l.join('.')));
+  return fc.oneof(
+    ownerArb(zone, false),
+    fc.array(labelArb, { minLength: 1, maxLength: 4 }).map((l) => l.join('.')),
+  );
 }
 
 const fqdn = (n: string): string => `${n}.`;
@@ -68,9 +73,7 @@ export function valueArb(type: RecordType, zone: string): fc.Arbitrary<string> {
         .array(fc.uint8Array({ maxLength: 255 }), { minLength: 1, maxLength: 3 })
         .map((s) => s.map((b) => formatCharString(b)).join(' '));
     case 'CAA':
-      return fc
-        .tuple(fc.nat(255), caaTagArb, printable(40))
-        .map(([f, tag, v]) => `${f} ${tag} ${quoted(v)}`);
+      return fc.tuple(fc.nat(255), caaTagArb, printable(40)).map(([f, tag, v]) => `${f} ${tag} ${quoted(v)}`);
     case 'SSHFP':
       return fc
         .tuple(fc.constantFrom(1, 2, 3, 4, 6), fc.constantFrom(1, 2))
@@ -118,7 +121,9 @@ const naptrRegexpArb: fc.Arbitrary<string> = fc.oneof(
       fc.stringMatching(/^[a-z0-9.+:@-]{0,12}$/),
       fc.constantFrom('', 'i'),
     )
-    .map(([d, ere, group, repl, flags]) => (group ? `${d}(${ere})${d}${repl}\\1${d}${flags}` : `${d}${ere}${d}${repl}${d}${flags}`)),
+    .map(([d, ere, group, repl, flags]) =>
+      group ? `${d}(${ere})${d}${repl}\\1${d}${flags}` : `${d}${ere}${d}${repl}${d}${flags}`,
+    ),
 );
 
 export const ttlArb = fc.oneof(fc.constantFrom(0, 60, 300, 3600, 86400, MAX_TTL), fc.integer({ min: 0, max: MAX_TTL }));

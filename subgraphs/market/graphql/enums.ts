@@ -34,7 +34,8 @@ export enum MoverCategory {
 
 registerEnumType(ChartRange, {
   name: 'ChartRange',
-  description: 'Time span of a chart. Intraday ranges (ONE_DAY, FIVE_DAYS) have timestamped points; the others one point per day, week or month.',
+  description:
+    'Time span of a chart. Intraday ranges (ONE_DAY, FIVE_DAYS) have timestamped points; the others one point per day, week or month.',
   valuesConfig: {
     ONE_DAY: { description: '1D: the current or last trading session, intraday' },
     FIVE_DAYS: { description: '5D: the last five sessions, intraday' },

@@ -9,12 +9,21 @@ import { Quote } from './types';
 
 /** The original /v1/live stream's fixed list, and our default when a client names none. */
 export const DEFAULT_LIVE_TICKERS: readonly M.Ticker[] = [
-  'GOOGL:NASDAQ', 'AAPL:NASDAQ', 'MSFT:NASDAQ', 'BTC-USD', 'THYAO:IST', 'USD-TRY', 'EUR-TRY', 'EUR-USD',
+  'GOOGL:NASDAQ',
+  'AAPL:NASDAQ',
+  'MSFT:NASDAQ',
+  'BTC-USD',
+  'THYAO:IST',
+  'USD-TRY',
+  'EUR-TRY',
+  'EUR-USD',
 ];
 
 @ObjectType({ description: 'One poll of the live prices: every ticker of the subscription, in the order asked.' })
 export class PriceTick {
-  @Field(() => Int, { description: 'Rises by one per poll; the first event of a subscription repeats the latest poll’s number.' })
+  @Field(() => Int, {
+    description: 'Rises by one per poll; the first event of a subscription repeats the latest poll’s number.',
+  })
   sequence!: number;
   @Field(() => GraphQLDateTimeISO, { description: 'When the poll ran (the first event: when the quotes were read).' })
   at!: Date;
@@ -25,13 +34,21 @@ export class PriceTick {
  * Validated, de-duplicated tickers of a live operation (order kept); `fallback` when the list is absent or empty,
  * BAD_USER_INPUT when a ticker is malformed or the list is longer than the limit.
  */
-function liveTickers(ctx: MarketContext, tickers: readonly string[] | null | undefined, fallback?: readonly M.Ticker[]): M.Ticker[] {
+function liveTickers(
+  ctx: MarketContext,
+  tickers: readonly string[] | null | undefined,
+  fallback?: readonly M.Ticker[],
+): M.Ticker[] {
   if (!tickers || tickers.length === 0) {
     if (fallback) return [...fallback];
     throw badUserInput('tickers', 'tickers must name at least one ticker');
   }
   const max = ctx.limits.maxTickersPerSubscription;
-  if (tickers.length > max) throw badUserInput('tickers', `tickers may hold at most ${max} tickers per subscription (got ${tickers.length}; liveMaxTickersPerSubscription)`);
+  if (tickers.length > max)
+    throw badUserInput(
+      'tickers',
+      `tickers may hold at most ${max} tickers per subscription (got ${tickers.length}; liveMaxTickersPerSubscription)`,
+    );
   return [...new Set(tickers.map((t, i) => tickerArg(t, `tickers[${i}]`)))];
 }
 
@@ -62,29 +79,44 @@ interface TickersArgs {
 @Resolver()
 export class LiveResolver {
   @Subscription(() => Quote, {
-    description: 'Live quotes: first the current quote of each ticker at once, then one event per ticker per poll '
-      + '(LIVE_INTERVAL_MS). Each event is a Quote entity, so any Quote field of any subgraph can be selected.',
+    description:
+      'Live quotes: first the current quote of each ticker at once, then one event per ticker per poll ' +
+      '(LIVE_INTERVAL_MS). Each event is a Quote entity, so any Quote field of any subgraph can be selected.',
     subscribe: ({ args, context }: TickersArgs) => opening(context.live.prices(liveTickers(context, args.tickers))),
   })
-  prices(@Root() event: PriceEvent, @Arg('tickers', () => [String], { description: 'At most LIVE_MAX_TICKERS_PER_SUBSCRIPTION (50)' }) _tickers: string[]): M.Quote {
+  prices(
+    @Root() event: PriceEvent,
+    @Arg('tickers', () => [String], { description: 'At most LIVE_MAX_TICKERS_PER_SUBSCRIPTION (50)' })
+    _tickers: string[],
+  ): M.Quote {
     return event.quote;
   }
 
   @Subscription(() => PriceTick, {
-    description: 'Live quotes, one event per poll with every ticker of the list (the /v1/live stream runs on it); '
-      + 'the first event at once. Without tickers: the original stream\'s eight (those with data).',
+    description:
+      'Live quotes, one event per poll with every ticker of the list (the /v1/live stream runs on it); ' +
+      "the first event at once. Without tickers: the original stream's eight (those with data).",
     subscribe: ({ args, context }: TickersArgs) =>
-      opening(context.live.priceTicks(liveTickers(context, args.tickers, DEFAULT_LIVE_TICKERS), openOptions(args.tickers))),
+      opening(
+        context.live.priceTicks(liveTickers(context, args.tickers, DEFAULT_LIVE_TICKERS), openOptions(args.tickers)),
+      ),
   })
-  priceTicks(@Root() event: PriceTickEvent, @Arg('tickers', () => [String], { nullable: true }) _tickers?: string[] | null): PriceTickEvent {
+  priceTicks(
+    @Root() event: PriceTickEvent,
+    @Arg('tickers', () => [String], { nullable: true }) _tickers?: string[] | null,
+  ): PriceTickEvent {
     return event;
   }
 
   @Query(() => [Quote], {
-    description: 'The latest live quotes of the tickers (default: those of the original stream\'s eight with data): the live poll\'s own for '
-      + 'tickers somebody watches, current ones for the others.',
+    description:
+      "The latest live quotes of the tickers (default: those of the original stream's eight with data): the live poll's own for " +
+      'tickers somebody watches, current ones for the others.',
   })
-  liveSnapshot(@Arg('tickers', () => [String], { nullable: true }) tickers: string[] | null | undefined, @Ctx() ctx: MarketContext): Promise<M.Quote[]> {
+  liveSnapshot(
+    @Arg('tickers', () => [String], { nullable: true }) tickers: string[] | null | undefined,
+    @Ctx() ctx: MarketContext,
+  ): Promise<M.Quote[]> {
     return opening(ctx.live.snapshot(liveTickers(ctx, tickers, DEFAULT_LIVE_TICKERS), openOptions(tickers)));
   }
 }

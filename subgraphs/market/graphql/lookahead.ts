@@ -1,7 +1,5 @@
 import { getArgumentValues } from 'graphql/execution/values';
-import {
-  isObjectType, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode,
-} from 'graphql';
+import { isObjectType, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 
 export interface SelectedField {
   name: string;
@@ -35,7 +33,11 @@ export function selectedFields(info: GraphQLResolveInfo, typeName: string): Sele
   return out;
 }
 
-function argsOf(def: Parameters<typeof getArgumentValues>[0], node: FieldNode, info: GraphQLResolveInfo): Record<string, unknown> {
+function argsOf(
+  def: Parameters<typeof getArgumentValues>[0],
+  node: FieldNode,
+  info: GraphQLResolveInfo,
+): Record<string, unknown> {
   try {
     return getArgumentValues(def, node, info.variableValues);
   } catch {

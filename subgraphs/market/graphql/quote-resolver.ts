@@ -14,11 +14,18 @@ function prefetchQuoteFields(ctx: MarketContext, info: GraphQLResolveInfo, ticke
   for (const field of selectedFields(info, 'Quote')) {
     let request: MarketRequest | undefined;
     switch (field.name) {
-      case 'company': case 'news': case 'financials': case 'related':
+      case 'company':
+      case 'news':
+      case 'financials':
+      case 'related':
         request = { kind: field.name, ticker };
         break;
       case 'chart':
-        request = { kind: 'chart', ticker, range: (field.args.range as M.ChartRange | undefined) ?? ChartRange.ONE_MONTH };
+        request = {
+          kind: 'chart',
+          ticker,
+          range: (field.args.range as M.ChartRange | undefined) ?? ChartRange.ONE_MONTH,
+        };
         break;
     }
     if (request) ctx.market.load(request).catch(() => undefined); // the field's resolver reports any failure
@@ -41,14 +48,22 @@ export function filterFinancials(periods: M.FinancialPeriod[], type: FinancialsT
 
 @Resolver(() => Quote)
 export class QuoteResolver {
-  @Query(() => Quote, { nullable: true, description: 'Quote of one ticker (SYMBOL:EXCHANGE or BASE-QUOTE); NOT_FOUND if unknown.' })
-  quote(@Arg('ticker', () => String) ticker: string, @Ctx() ctx: MarketContext, @Info() info: GraphQLResolveInfo): Promise<M.Quote> {
+  @Query(() => Quote, {
+    nullable: true,
+    description: 'Quote of one ticker (SYMBOL:EXCHANGE or BASE-QUOTE); NOT_FOUND if unknown.',
+  })
+  quote(
+    @Arg('ticker', () => String) ticker: string,
+    @Ctx() ctx: MarketContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<M.Quote> {
     return resolveQuote(ctx, info, tickerArg(ticker));
   }
 
   @Query(() => [Quote], {
     nullable: 'items',
-    description: 'Quotes of many tickers in one request, in the order asked; an unknown ticker is null with a NOT_FOUND error at its index.',
+    description:
+      'Quotes of many tickers in one request, in the order asked; an unknown ticker is null with a NOT_FOUND error at its index.',
   })
   quotes(
     @Arg('tickers', () => [String]) tickers: string[],
@@ -56,12 +71,16 @@ export class QuoteResolver {
     @Info() info: GraphQLResolveInfo,
   ): Promise<M.Quote>[] {
     const max = ctx.limits.maxQuotesPerRequest;
-    if (tickers.length > max) throw badUserInput('tickers', `tickers may hold at most ${max} tickers (got ${tickers.length})`);
+    if (tickers.length > max)
+      throw badUserInput('tickers', `tickers may hold at most ${max} tickers (got ${tickers.length})`);
     const valid = tickers.map((t, i) => tickerArg(t, `tickers[${i}]`));
     return valid.map((ticker) => resolveQuote(ctx, info, ticker));
   }
 
-  @FieldResolver(() => CompanyInfo, { nullable: true, description: 'Null when the provider has no company data for it.' })
+  @FieldResolver(() => CompanyInfo, {
+    nullable: true,
+    description: 'Null when the provider has no company data for it.',
+  })
   company(@Root() quote: M.Quote, @Ctx() ctx: MarketContext): Promise<M.CompanyInfo | null> {
     return load(ctx, { kind: 'company', ticker: quote.ticker });
   }

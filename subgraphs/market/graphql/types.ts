@@ -2,7 +2,10 @@ import { GraphQLSafeInt } from 'graphql-scalars';
 import { Directive, Field, Float, ObjectType } from 'type-graphql';
 import { InstrumentType } from './enums';
 
-@ObjectType({ simpleResolvers: true, description: 'Price outside regular trading hours, relative to the regular close.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'Price outside regular trading hours, relative to the regular close.',
+})
 export class AfterHours {
   @Field(() => Float, { nullable: true }) price!: number | null;
   @Field(() => Float, { nullable: true }) change!: number | null;
@@ -17,16 +20,21 @@ export class AfterHours {
 })
 export class Quote {
   @Field(() => String, { description: 'Normalised ticker: SYMBOL:EXCHANGE or BASE-QUOTE' }) ticker!: string;
-  @Field(() => String, { nullable: true, description: 'Exchange code; null for crypto and currency pairs' }) exchange!: string | null;
+  @Field(() => String, { nullable: true, description: 'Exchange code; null for crypto and currency pairs' }) exchange!:
+    string | null;
   @Field(() => String, { nullable: true }) name!: string | null;
   @Field(() => InstrumentType, { nullable: true }) type!: InstrumentType | null;
   @Field(() => String, { nullable: true, description: 'ISO 4217 currency of the price' }) currency!: string | null;
   @Field(() => String, { nullable: true, description: 'IANA time zone of the exchange' }) timezone!: string | null;
   @Field(() => Float, { nullable: true }) price!: number | null;
   @Field(() => Float, { nullable: true, description: 'price − previousClose' }) change!: number | null;
-  @Field(() => Float, { nullable: true, description: 'Percent change from previousClose' }) changePercent!: number | null;
+  @Field(() => Float, { nullable: true, description: 'Percent change from previousClose' }) changePercent!:
+    number | null;
   @Field(() => Float, { nullable: true }) previousClose!: number | null;
-  @Field(() => AfterHours, { nullable: true, description: 'Only for instruments that trade after hours, while they do' })
+  @Field(() => AfterHours, {
+    nullable: true,
+    description: 'Only for instruments that trade after hours, while they do',
+  })
   afterHours!: AfterHours | null;
 }
 
@@ -67,12 +75,17 @@ export class NewsItem {
   @Field(() => String, { nullable: true }) title!: string | null;
   @Field(() => String, { nullable: true }) source!: string | null;
   @Field(() => String, { nullable: true }) url!: string | null;
-  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Publication time, Unix seconds (a SafeInt: past 2038 it needs more than 32 bits)' }) timestamp!: number | null;
+  @Field(() => GraphQLSafeInt, {
+    nullable: true,
+    description: 'Publication time, Unix seconds (a SafeInt: past 2038 it needs more than 32 bits)',
+  })
+  timestamp!: number | null;
 }
 
 @ObjectType({ simpleResolvers: true })
 export class FinancialPeriod {
-  @Field(() => String, { nullable: true, description: '"2025-Q3" for a quarter, "2025" for a fiscal year' }) fiscalEnd!: string | null;
+  @Field(() => String, { nullable: true, description: '"2025-Q3" for a quarter, "2025" for a fiscal year' })
+  fiscalEnd!: string | null;
   @Field(() => Boolean) isAnnual!: boolean;
   @Field(() => String, { nullable: true }) currency!: string | null;
   @Field(() => Float, { nullable: true }) revenue!: number | null;

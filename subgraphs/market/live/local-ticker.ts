@@ -17,7 +17,11 @@ export class LocalTicker implements TickDriver {
   private sequence = 0;
   private polling = false;
 
-  constructor(private readonly hub: PriceHub, private readonly intervalMs: number, private readonly log?: LiveLogger) {}
+  constructor(
+    private readonly hub: PriceHub,
+    private readonly intervalMs: number,
+    private readonly log?: LiveLogger,
+  ) {}
 
   get timers(): number {
     return this.timer ? 1 : 0;

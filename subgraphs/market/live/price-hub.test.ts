@@ -48,14 +48,17 @@ describe('PriceHub', () => {
   test('one batched provider call per interval, however many subscribers watch, only for watched tickers', async () => {
     const provider = new CountingProvider();
     const { hub } = hubWith(provider);
-    const streams = await Promise.all(Array.from({ length: 500 }, (_, i) => hub.prices([i % 2 ? 'AAPL:NASDAQ' : 'BTC-USD'])));
+    const streams = await Promise.all(
+      Array.from({ length: 500 }, (_, i) => hub.prices([i % 2 ? 'AAPL:NASDAQ' : 'BTC-USD'])),
+    );
     const initialCalls = provider.calls.length; // first quotes through the cache: a call per ticker at most, the rest coalesced
     expect(initialCalls).toBeLessThanOrEqual(2);
     await sleep(INTERVAL_MS * 5.5);
     const polls = provider.calls.slice(initialCalls);
     expect(polls.length).toBeGreaterThanOrEqual(3);
     expect(polls.length).toBeLessThanOrEqual(6);
-    for (const poll of polls) expect(poll.map((r) => (r as { ticker: string }).ticker).sort()).toEqual(['AAPL:NASDAQ', 'BTC-USD']);
+    for (const poll of polls)
+      expect(poll.map((r) => (r as { ticker: string }).ticker).sort()).toEqual(['AAPL:NASDAQ', 'BTC-USD']);
     await Promise.all(streams.map((s) => s.return()));
     expect(hub.stats).toMatchObject({ watchedTickers: 0, listeners: 0, timers: 0 });
     const after = provider.calls.length;
@@ -78,7 +81,11 @@ describe('PriceHub', () => {
     const { hub } = hubWith(new CountingProvider());
     const stream = await hub.priceTicks(['BTC-USD', 'AAPL:NASDAQ']);
     const events = (await take(stream, 3)) as PriceTickEvent[];
-    expect(events.map((e) => e.quotes.map((q) => q.ticker))).toEqual([['BTC-USD', 'AAPL:NASDAQ'], ['BTC-USD', 'AAPL:NASDAQ'], ['BTC-USD', 'AAPL:NASDAQ']]);
+    expect(events.map((e) => e.quotes.map((q) => q.ticker))).toEqual([
+      ['BTC-USD', 'AAPL:NASDAQ'],
+      ['BTC-USD', 'AAPL:NASDAQ'],
+      ['BTC-USD', 'AAPL:NASDAQ'],
+    ]);
     expect(events[2]?.sequence).toBe((events[1]?.sequence as number) + 1);
     await stream.return();
     expect(hub.stats.listeners).toBe(0);
@@ -86,21 +93,35 @@ describe('PriceHub', () => {
 
   test('a ticker without data refuses the whole stream (NOT FOUND) and leaves nothing watched', async () => {
     const { hub } = hubWith(new CountingProvider());
-    await expect(hub.prices(['AAPL:NASDAQ', 'NONE:NASDAQ'])).rejects.toMatchObject({ failure: { kind: 'not-found', ticker: 'NONE:NASDAQ' } });
+    await expect(hub.prices(['AAPL:NASDAQ', 'NONE:NASDAQ'])).rejects.toMatchObject({
+      failure: { kind: 'not-found', ticker: 'NONE:NASDAQ' },
+    });
     expect(hub.stats).toMatchObject({ watchedTickers: 0, listeners: 0, timers: 0 });
   });
 
   test('skipMissing (the default list): tickers without data are left out, logged once, and never watched', async () => {
     const provider = new CountingProvider();
     const warnings: object[] = [];
-    const hub = new PriceHub(new MarketData(provider, createMarketCache(), ttls), { info: () => undefined, warn: (obj) => warnings.push(obj) });
+    const hub = new PriceHub(new MarketData(provider, createMarketCache(), ttls), {
+      info: () => undefined,
+      warn: (obj) => warnings.push(obj),
+    });
     hub.attach(new LocalTicker(hub, INTERVAL_MS));
     const list = ['AAPL:NASDAQ', 'NONE:A', 'BTC-USD', 'NONE:B'];
-    const [a, b] = [await hub.priceTicks(list, { skipMissing: true }), await hub.priceTicks(list, { skipMissing: true })];
+    const [a, b] = [
+      await hub.priceTicks(list, { skipMissing: true }),
+      await hub.priceTicks(list, { skipMissing: true }),
+    ];
     const events = (await take(a, 2)) as PriceTickEvent[];
-    expect(events.map((e) => e.quotes.map((q) => q.ticker))).toEqual([['AAPL:NASDAQ', 'BTC-USD'], ['AAPL:NASDAQ', 'BTC-USD']]);
+    expect(events.map((e) => e.quotes.map((q) => q.ticker))).toEqual([
+      ['AAPL:NASDAQ', 'BTC-USD'],
+      ['AAPL:NASDAQ', 'BTC-USD'],
+    ]);
     expect(hub.stats.watchedTickers).toBe(2);
-    const polled = provider.calls.at(-1)?.map((r) => (r as { ticker: string }).ticker).sort();
+    const polled = provider.calls
+      .at(-1)
+      ?.map((r) => (r as { ticker: string }).ticker)
+      .sort();
     expect(polled).toEqual(['AAPL:NASDAQ', 'BTC-USD']);
     expect(warnings).toEqual([{ tickers: ['NONE:A', 'NONE:B'] }]); // the second stream left out the same: not logged again
     expect((await hub.snapshot(list, { skipMissing: true })).map((q) => q.ticker)).toEqual(['AAPL:NASDAQ', 'BTC-USD']);
@@ -110,8 +131,12 @@ describe('PriceHub', () => {
 
   test('skipMissing with no data for any ticker is still NOT FOUND and leaves nothing watched', async () => {
     const { hub } = hubWith(new CountingProvider());
-    await expect(hub.priceTicks(['NONE:A', 'NONE:B'], { skipMissing: true })).rejects.toMatchObject({ failure: { kind: 'not-found', ticker: 'NONE:A' } });
-    await expect(hub.snapshot(['NONE:A'], { skipMissing: true })).rejects.toMatchObject({ failure: { kind: 'not-found' } });
+    await expect(hub.priceTicks(['NONE:A', 'NONE:B'], { skipMissing: true })).rejects.toMatchObject({
+      failure: { kind: 'not-found', ticker: 'NONE:A' },
+    });
+    await expect(hub.snapshot(['NONE:A'], { skipMissing: true })).rejects.toMatchObject({
+      failure: { kind: 'not-found' },
+    });
     expect(hub.stats).toMatchObject({ watchedTickers: 0, listeners: 0, timers: 0 });
   });
 
@@ -138,7 +163,7 @@ describe('PriceHub', () => {
     await stream.return();
   });
 
-  test('snapshot: the hub\'s quote for watched tickers, current ones for others, and keeps nothing unwatched', async () => {
+  test("snapshot: the hub's quote for watched tickers, current ones for others, and keeps nothing unwatched", async () => {
     const provider = new CountingProvider();
     const { hub } = hubWith(provider);
     const stream = await hub.prices(['AAPL:NASDAQ']);
@@ -151,13 +176,17 @@ describe('PriceHub', () => {
     await stream.return();
   });
 
-  test('a stream\'s sequence never goes back, whatever numbers the driver brings (max(driver\'s, last + 1))', async () => {
+  test("a stream's sequence never goes back, whatever numbers the driver brings (max(driver's, last + 1))", async () => {
     const hub = new PriceHub(new MarketData(new CountingProvider(), createMarketCache(), ttls)); // no poller: only our ticks
     const [prices, ticks] = [await hub.prices(['AAPL:NASDAQ']), await hub.priceTicks(['AAPL:NASDAQ'])];
     // shared ticks, then Redis restarted (its counter from 1), then a local count, then the shared counter ahead again
     const driver = [41, 42, 1, 2, 2, 3, 50, 51];
     for (const [i, sequence] of driver.entries()) {
-      hub.deliver({ sequence, at: new Date(), quotes: new Map([['AAPL:NASDAQ', { ticker: 'AAPL:NASDAQ', price: i } as Quote]]) });
+      hub.deliver({
+        sequence,
+        at: new Date(),
+        quotes: new Map([['AAPL:NASDAQ', { ticker: 'AAPL:NASDAQ', price: i } as Quote]]),
+      });
     }
     const seen = ((await take(prices, driver.length + 1)) as PriceEvent[]).map((e) => e.sequence);
     expect(seen).toEqual([0, 41, 42, 43, 44, 45, 46, 50, 51]);
@@ -168,7 +197,12 @@ describe('PriceHub', () => {
   test('a subscriber that never reads loses the oldest events beyond its queue, never grows without bound', async () => {
     const hub = new PriceHub(new MarketData(new CountingProvider(), createMarketCache(), ttls)); // no poller: only our ticks
     const stream = await hub.prices(['AAPL:NASDAQ']);
-    for (let i = 1; i <= 200; i++) hub.deliver({ sequence: 1_000 + i, at: new Date(), quotes: new Map([['AAPL:NASDAQ', { ticker: 'AAPL:NASDAQ', price: i } as Quote]]) });
+    for (let i = 1; i <= 200; i++)
+      hub.deliver({
+        sequence: 1_000 + i,
+        at: new Date(),
+        quotes: new Map([['AAPL:NASDAQ', { ticker: 'AAPL:NASDAQ', price: i } as Quote]]),
+      });
     const events = (await take(stream, 64)) as PriceEvent[];
     expect(events[0]?.sequence).toBe(1_000 + 200 - 63);
     expect(events[63]?.sequence).toBe(1_200);

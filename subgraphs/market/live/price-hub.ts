@@ -35,7 +35,11 @@ export type OpenFailure = { kind: 'not-found'; ticker: Ticker } | { kind: 'upstr
 
 export class LiveOpenError extends Error {
   constructor(readonly failure: OpenFailure) {
-    super(failure.kind === 'not-found' ? `no data for ticker ${failure.ticker}` : `market data upstream unavailable: ${failure.error.message}`);
+    super(
+      failure.kind === 'not-found'
+        ? `no data for ticker ${failure.ticker}`
+        : `market data upstream unavailable: ${failure.error.message}`,
+    );
     this.name = 'LiveOpenError';
   }
 }
@@ -104,7 +108,10 @@ export class PriceHub {
   /** The tickers last reported as left out, so a busy default stream logs a change once, not every connection. */
   private leftOutLogged = '';
 
-  constructor(private readonly data: MarketData, private readonly log?: LiveLogger) {}
+  constructor(
+    private readonly data: MarketData,
+    private readonly log?: LiveLogger,
+  ) {}
 
   /** Set once at construction time by whoever builds the driver (the driver needs the hub to deliver to). */
   attach(driver: TickDriver): void {
@@ -124,7 +131,10 @@ export class PriceHub {
 
   /** Current quotes of `tickers` from one batched fresh provider call (what a driver's poll runs). */
   async poll(tickers: readonly Ticker[]): Promise<{ quotes: Map<Ticker, Quote>; failed: UpstreamError | undefined }> {
-    const results = await this.data.fetchMany(tickers.map((ticker) => ({ kind: 'quote' as const, ticker })), { fresh: true });
+    const results = await this.data.fetchMany(
+      tickers.map((ticker) => ({ kind: 'quote' as const, ticker })),
+      { fresh: true },
+    );
     const quotes = new Map<Ticker, Quote>();
     let failed: UpstreamError | undefined;
     results.forEach((r, i) => {
@@ -199,7 +209,10 @@ export class PriceHub {
       if (q) fetched.set(missing[i] as Ticker, q);
     });
     const quote = (t: Ticker) => this.latestQuote.get(t) ?? fetched.get(t);
-    this.leaveOut(tickers, tickers.filter((t) => !quote(t)));
+    this.leaveOut(
+      tickers,
+      tickers.filter((t) => !quote(t)),
+    );
     return tickers.flatMap((t) => quote(t) ?? []);
   }
 
@@ -270,7 +283,11 @@ export class PriceHub {
 
   /** A watched ticker's first event before any tick carried it (shared by everyone who joins until then). */
   private initialEvent(ticker: Ticker): PriceEvent {
-    const event: PriceEvent = { sequence: this.sequence, at: this.ticks > 0 ? this.at : new Date(), quote: this.latestQuote.get(ticker) as Quote };
+    const event: PriceEvent = {
+      sequence: this.sequence,
+      at: this.ticks > 0 ? this.at : new Date(),
+      quote: this.latestQuote.get(ticker) as Quote,
+    };
     this.latestEvent.set(ticker, event);
     return event;
   }
@@ -278,7 +295,11 @@ export class PriceHub {
   private tickEvent(key: string, tickers: readonly Ticker[]): PriceTickEvent {
     let event = this.tickEvents.get(key);
     if (!event) {
-      event = { sequence: this.sequence, at: this.ticks > 0 ? this.at : new Date(), quotes: tickers.map((t) => this.latestQuote.get(t) as Quote) };
+      event = {
+        sequence: this.sequence,
+        at: this.ticks > 0 ? this.at : new Date(),
+        quotes: tickers.map((t) => this.latestQuote.get(t) as Quote),
+      };
       this.tickEvents.set(key, event);
     }
     return event;

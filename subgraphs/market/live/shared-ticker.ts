@@ -74,7 +74,10 @@ export class SharedTicker implements TickDriver {
   /** The counter value of the last message delivered (the same message twice is delivered once). */
   private lastMessage = -1;
 
-  constructor(private readonly hub: PriceHub, private readonly options: SharedTickerOptions) {
+  constructor(
+    private readonly hub: PriceHub,
+    private readonly options: SharedTickerOptions,
+  ) {
     this.id = options.replicaId ?? randomUUID();
     this.stepMs = Math.min(options.intervalMs, 1_000);
     this.leaseMs = this.stepMs * 3;
@@ -159,7 +162,8 @@ export class SharedTicker implements TickDriver {
         void this.step();
       })
       .catch((err: unknown) => {
-        if (this.sub.up) this.options.log?.warn({ err }, 'live: subscribing to the tick channel failed; retrying at the next step');
+        if (this.sub.up)
+          this.options.log?.warn({ err }, 'live: subscribing to the tick channel failed; retrying at the next step');
         this.subscribing = undefined;
       });
     return this.subscribing;
@@ -172,7 +176,8 @@ export class SharedTicker implements TickDriver {
     if (!this.cmd.up) return;
     try {
       await this.cmd.run((c) => c.hDel(this.keys.watch, this.id));
-      if (wasLeader) await this.cmd.run((c) => c.eval(RELEASE_LEASE, { keys: [this.keys.leader], arguments: [this.id] }));
+      if (wasLeader)
+        await this.cmd.run((c) => c.eval(RELEASE_LEASE, { keys: [this.keys.leader], arguments: [this.id] }));
     } catch (err) {
       this.options.log?.warn({ err }, 'live: leaving the shared poller failed');
     }
@@ -191,9 +196,16 @@ export class SharedTicker implements TickDriver {
       const now = Date.now();
       const entry = JSON.stringify({ tickers: this.watched, until: now + this.leaseMs });
       const args = [this.id, entry, String(this.leaseMs), String(this.hub.stats.sequence)];
-      const held = (await this.cmd.run((c) => c.eval(STEP, { keys: [this.keys.watch, this.keys.leader, this.keys.sequence], arguments: args }))) === 1;
+      const held =
+        (await this.cmd.run((c) =>
+          c.eval(STEP, { keys: [this.keys.watch, this.keys.leader, this.keys.sequence], arguments: args }),
+        )) === 1;
       this.local.watch(NOTHING); // Redis answers again: the shared poller serves us
-      if (held !== this.leader) this.options.log?.info({ replica: this.id }, held ? 'live: this replica now polls for all' : 'live: another replica polls now');
+      if (held !== this.leader)
+        this.options.log?.info(
+          { replica: this.id },
+          held ? 'live: this replica now polls for all' : 'live: another replica polls now',
+        );
       this.leader = held;
       // Poll due (with half a step of slack for timer jitter), and not still busy with the last one.
       if (held && !this.polling && now >= this.nextPollAt - this.stepMs / 2) {

@@ -16,7 +16,12 @@ export interface ProviderSettings {
 
 export function createMarketProvider(settings: ProviderSettings): MarketProvider {
   if (settings.provider === 'google') {
-    return createGoogleProvider({ baseUrl: settings.googleBaseUrl, timeoutMs: settings.timeoutMs, retries: settings.retries, log: settings.log });
+    return createGoogleProvider({
+      baseUrl: settings.googleBaseUrl,
+      timeoutMs: settings.timeoutMs,
+      retries: settings.retries,
+      log: settings.log,
+    });
   }
   const fixed = settings.fixedTime;
   return createSimulatedProvider({ seed: settings.seed, now: fixed === undefined ? Date.now : () => fixed });

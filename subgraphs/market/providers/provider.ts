@@ -1,6 +1,15 @@
 import type {
-  ChartData, ChartRange, CompanyInfo, EarningsEvent, FinancialPeriod, Headline, MarketListItem, MoverCategory,
-  NewsItem, Quote, Ticker,
+  ChartData,
+  ChartRange,
+  CompanyInfo,
+  EarningsEvent,
+  FinancialPeriod,
+  Headline,
+  MarketListItem,
+  MoverCategory,
+  NewsItem,
+  Quote,
+  Ticker,
 } from '../model';
 
 /**

@@ -1,6 +1,12 @@
 import { decodeFReqBody, encodeBatchResponse } from '../../../../test/fakes/google-upstream';
 import {
-  buildEnvelope, decodePayload, matchRows, parseBatchResponse, sourcePathFor, type EnvelopeCall, type WrbRow,
+  buildEnvelope,
+  decodePayload,
+  matchRows,
+  parseBatchResponse,
+  sourcePathFor,
+  type EnvelopeCall,
+  type WrbRow,
 } from './envelope';
 import { buildRpcCall } from './rpc-calls';
 
@@ -15,11 +21,13 @@ describe('envelope: building the request', () => {
     const env = buildEnvelope([quote, chart, indices]);
     expect(env.body.startsWith('f.req=')).toBe(true);
     const freq = decodeURIComponent(env.body.slice('f.req='.length));
-    expect(JSON.parse(freq)).toEqual([[
-      ['xh8wxf', '[[[null,["AAPL","NASDAQ"]]],1]', null, '1'],
-      ['AiCwsd', '[[[null,["AAPL","NASDAQ"]]],2]', null, '2'],
-      ['Xhdx2e', '[null,1]', null, '3'],
-    ]]);
+    expect(JSON.parse(freq)).toEqual([
+      [
+        ['xh8wxf', '[[[null,["AAPL","NASDAQ"]]],1]', null, '1'],
+        ['AiCwsd', '[[[null,["AAPL","NASDAQ"]]],2]', null, '2'],
+        ['Xhdx2e', '[null,1]', null, '3'],
+      ],
+    ]);
     // and form-decoding (what a server does) gives the same
     expect(new URLSearchParams(env.body).get('f.req')).toBe(freq);
     expect(env.calls.map((c) => c.seq)).toEqual(['1', '2', '3']);
@@ -36,7 +44,9 @@ describe('envelope: building the request', () => {
     const env = buildEnvelope([quote, company, msft, indices]);
     expect(env.query).toBe('rpcids=xh8wxf,HqGpWd,Xhdx2e&source-path=%2Ffinance%2F&hl=en&gl=us&rt=c');
     const one = buildEnvelope([quote, company, chart]);
-    expect(one.query).toBe('rpcids=xh8wxf,HqGpWd,AiCwsd&source-path=%2Ffinance%2Fquote%2FAAPL%3ANASDAQ&hl=en&gl=us&rt=c');
+    expect(one.query).toBe(
+      'rpcids=xh8wxf,HqGpWd,AiCwsd&source-path=%2Ffinance%2Fquote%2FAAPL%3ANASDAQ&hl=en&gl=us&rt=c',
+    );
     const q = new URLSearchParams(one.query);
     expect(q.get('source-path')).toBe('/finance/quote/AAPL:NASDAQ');
     expect(q.get('rpcids')).toBe('xh8wxf,HqGpWd,AiCwsd');
@@ -121,13 +131,15 @@ describe('envelope: reading the answer', () => {
   });
 
   test('tolerates CRLF, a missing prefix and a single row instead of an array of rows', () => {
-    const crlf = ")]}'\r\n\r\n40\r\n[[\"wrb.fr\",\"QKZUzd\",\"[1]\",null,null,null,\"1\"]]\r\n";
+    const crlf = ')]}\'\r\n\r\n40\r\n[["wrb.fr","QKZUzd","[1]",null,null,null,"1"]]\r\n';
     expect(parseBatchResponse(crlf)).toEqual({ ok: true, rows: [{ rpcid: 'QKZUzd', payload: '[1]', seq: '1' }] });
     expect(parseBatchResponse('[["wrb.fr","QKZUzd","[1]",null,null,null,"1"]]')).toEqual({
-      ok: true, rows: [{ rpcid: 'QKZUzd', payload: '[1]', seq: '1' }],
+      ok: true,
+      rows: [{ rpcid: 'QKZUzd', payload: '[1]', seq: '1' }],
     });
     expect(parseBatchResponse(')]}\'\n\n12\n["wrb.fr","QKZUzd","[2]",null,null,null,"4"]\n')).toEqual({
-      ok: true, rows: [{ rpcid: 'QKZUzd', payload: '[2]', seq: '4' }],
+      ok: true,
+      rows: [{ rpcid: 'QKZUzd', payload: '[2]', seq: '4' }],
     });
   });
 
@@ -143,8 +155,8 @@ describe('envelope: reading the answer', () => {
   test.each([
     ['', /empty body/],
     ['<!doctype html><html>Sorry…</html>', /not a batchexecute answer/],
-    [")]}'\n\n12\n{\"a\":1}\n", /not a batchexecute answer/],
-    [")]}'\n\n99\n[[\"wrb.fr\",\"xh8wxf\",\"[1]\"", /not a batchexecute answer/],
+    [')]}\'\n\n12\n{"a":1}\n', /not a batchexecute answer/],
+    [')]}\'\n\n99\n[["wrb.fr","xh8wxf","[1]"', /not a batchexecute answer/],
     ['[1,2,3]', /not a batchexecute answer/],
   ])('garbage %j is reported, not thrown', (text, reason) => {
     const parsed = parseBatchResponse(text);
@@ -153,7 +165,10 @@ describe('envelope: reading the answer', () => {
   });
 
   test('a payload string that is not JSON is an error; an inline array payload is accepted', () => {
-    expect(decodePayload({ rpcid: 'x', payload: '[1,', seq: '1' })).toEqual({ ok: false, reason: expect.stringMatching(/payload is not JSON/) });
+    expect(decodePayload({ rpcid: 'x', payload: '[1,', seq: '1' })).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/payload is not JSON/),
+    });
     expect(decodePayload({ rpcid: 'x', payload: [1], seq: '1' })).toEqual({ ok: true, payload: [1] });
   });
 

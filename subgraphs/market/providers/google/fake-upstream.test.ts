@@ -20,7 +20,11 @@ function freq(calls: [string, unknown][]): string {
   return `f.req=${encodeURIComponent(JSON.stringify([calls.map(([id, p], i) => [id, JSON.stringify(p), null, String(i + 1)])]))}`;
 }
 
-async function post(body: string, query = 'rpcids=xh8wxf&source-path=%2Ffinance%2F&hl=en&gl=us&rt=c', path = PATH): Promise<{ status: number; text: string }> {
+async function post(
+  body: string,
+  query = 'rpcids=xh8wxf&source-path=%2Ffinance%2F&hl=en&gl=us&rt=c',
+  path = PATH,
+): Promise<{ status: number; text: string }> {
   const res = await fetch(`${fake.url}${path}?${query}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded;charset=UTF-8' },
@@ -33,7 +37,9 @@ async function post(body: string, query = 'rpcids=xh8wxf&source-path=%2Ffinance%
 function payloads(text: string): Record<string, unknown> {
   const parsed = parseBatchResponse(text);
   if (!parsed.ok) throw new Error(parsed.reason);
-  return Object.fromEntries(parsed.rows.map((r) => [r.seq, r.payload === null ? null : JSON.parse(r.payload as string)]));
+  return Object.fromEntries(
+    parsed.rows.map((r) => [r.seq, r.payload === null ? null : JSON.parse(r.payload as string)]),
+  );
 }
 
 describe('fake upstream', () => {

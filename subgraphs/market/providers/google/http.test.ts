@@ -57,7 +57,12 @@ describe('postWithRetry', () => {
   });
 
   const policy = (p: Partial<RetryPolicy> = {}): RetryPolicy => ({
-    timeoutMs: 1000, retries: 2, backoffMs: 1, maxBackoffMs: 50, maxResponseBytes: 1 << 20, ...p,
+    timeoutMs: 1000,
+    retries: 2,
+    backoffMs: 1,
+    maxBackoffMs: 50,
+    maxResponseBytes: 1 << 20,
+    ...p,
   });
 
   test('returns the body of a 200 and sends body and headers', async () => {
@@ -69,7 +74,12 @@ describe('postWithRetry', () => {
   test('the timeout covers a body that arrives too slowly', async () => {
     handler = () => ({ status: 200, body: 'a'.repeat(100), chunked: true });
     const out = await postWithRetry({ url, body: '', headers: {}, policy: policy({ timeoutMs: 100, retries: 0 }) });
-    expect(out).toMatchObject({ ok: false, kind: 'timeout', attempts: 1, message: 'upstream did not answer within 100 ms' });
+    expect(out).toMatchObject({
+      ok: false,
+      kind: 'timeout',
+      attempts: 1,
+      message: 'upstream did not answer within 100 ms',
+    });
   });
 
   test('an answer above maxResponseBytes is refused without retry', async () => {
@@ -82,9 +92,21 @@ describe('postWithRetry', () => {
   test('waits between attempts (backoff), never more attempts than retries+1', async () => {
     handler = () => ({ status: 500, body: '' });
     const started = Date.now();
-    const out = await postWithRetry({ url, body: '', headers: {}, policy: policy({ retries: 3, backoffMs: 40, maxBackoffMs: 1000 }), random: () => 0.999999 });
+    const out = await postWithRetry({
+      url,
+      body: '',
+      headers: {},
+      policy: policy({ retries: 3, backoffMs: 40, maxBackoffMs: 1000 }),
+      random: () => 0.999999,
+    });
     const elapsed = Date.now() - started;
-    expect(out).toMatchObject({ ok: false, kind: 'status', status: 500, attempts: 4, message: 'upstream returned HTTP 500' });
+    expect(out).toMatchObject({
+      ok: false,
+      kind: 'status',
+      status: 500,
+      attempts: 4,
+      message: 'upstream returned HTTP 500',
+    });
     expect(count).toBe(4);
     expect(elapsed).toBeGreaterThanOrEqual(40 + 80 + 160 - 10);
   });

@@ -60,7 +60,12 @@ export function isRetryableStatus(status: number): boolean {
  * Wait before attempt `attempt + 1` (attempt counts from 1): `min(max, base·2^(attempt−1))` scaled by a random
  * factor in [0.5, 1) ("equal jitter"), so concurrent clients do not retry in lockstep.
  */
-export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  baseMs: number,
+  maxMs: number,
+  random: () => number = Math.random,
+): number {
   const exp = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
   const r = Math.min(Math.max(random(), 0), 1);
   return Math.max(0, Math.round(exp * (0.5 + r / 2)));
@@ -178,10 +183,17 @@ export async function postWithRetry(o: PostOptions): Promise<PostOutcome> {
       // a metrics callback must not break the request
     }
     if (r.kind === 'ok') return { ok: true, status: r.status, body: r.body, attempts: attempt };
-    const retryable = r.kind === 'timeout' || r.kind === 'network' || (r.kind === 'status' && isRetryableStatus(r.status));
+    const retryable =
+      r.kind === 'timeout' || r.kind === 'network' || (r.kind === 'status' && isRetryableStatus(r.status));
     if (!retryable || attempt >= maxAttempts || o.signal?.aborted) {
       if (r.kind === 'status') {
-        return { ok: false, kind: 'status', status: r.status, attempts: attempt, message: `upstream returned HTTP ${r.status}` };
+        return {
+          ok: false,
+          kind: 'status',
+          status: r.status,
+          attempts: attempt,
+          message: `upstream returned HTTP ${r.status}`,
+        };
       }
       return { ok: false, kind: r.kind, status: null, attempts: attempt, message: r.detail };
     }

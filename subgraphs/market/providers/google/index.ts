@@ -49,9 +49,22 @@ const MAX_RETRIES = 10;
 const MAX_BACKOFF_MS = 10_000;
 const MAX_RESPONSE_BYTES = 20 * 1024 * 1024;
 
-function checkNumber(name: string, value: number | undefined, fallback: number, min: number, max: number, integer: boolean): number {
+function checkNumber(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+  integer: boolean,
+): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < min ||
+    value > max ||
+    (integer && !Number.isInteger(value))
+  ) {
     throw new RangeError(
       `google provider option ${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${String(value)}`,
     );
@@ -100,12 +113,24 @@ export function createGoogleProvider(options: GoogleProviderOptions = {}): Marke
   const policy: RetryPolicy = {
     timeoutMs: checkNumber('timeoutMs', options.timeoutMs, GOOGLE_PROVIDER_DEFAULTS.timeoutMs, 1, 600_000, false),
     retries: checkNumber('retries', options.retries, GOOGLE_PROVIDER_DEFAULTS.retries, 0, MAX_RETRIES, true),
-    backoffMs: checkNumber('backoffMs', options.backoffMs, GOOGLE_PROVIDER_DEFAULTS.backoffMs, 0, MAX_BACKOFF_MS, false),
+    backoffMs: checkNumber(
+      'backoffMs',
+      options.backoffMs,
+      GOOGLE_PROVIDER_DEFAULTS.backoffMs,
+      0,
+      MAX_BACKOFF_MS,
+      false,
+    ),
     maxBackoffMs: MAX_BACKOFF_MS,
     maxResponseBytes: MAX_RESPONSE_BYTES,
   };
   const maxCalls = checkNumber(
-    'maxCallsPerEnvelope', options.maxCallsPerEnvelope, GOOGLE_PROVIDER_DEFAULTS.maxCallsPerEnvelope, 1, 1000, true,
+    'maxCallsPerEnvelope',
+    options.maxCallsPerEnvelope,
+    GOOGLE_PROVIDER_DEFAULTS.maxCallsPerEnvelope,
+    1,
+    1000,
+    true,
   );
   const onRoundTrip = options.onRoundTrip;
   const lifetime = new AbortController();
@@ -138,15 +163,22 @@ export function createGoogleProvider(options: GoogleProviderOptions = {}): Marke
         const row = rows[i];
         if (!row) {
           const c = envelope.calls[i]!;
-          return { ok: false, error: new UpstreamError(`upstream answer has no row for ${what} (rpc ${c.rpcid}, sequence ${c.seq})`) };
+          return {
+            ok: false,
+            error: new UpstreamError(`upstream answer has no row for ${what} (rpc ${c.rpcid}, sequence ${c.seq})`),
+          };
         }
         const decoded = decodePayload(row);
         if (!decoded.ok) return { ok: false, error: new UpstreamError(`upstream ${decoded.reason} for ${what}`) };
         try {
-          const warn = (message: string) => options.log?.warn({ request: what }, `upstream payload for ${what}: ${message}`);
+          const warn = (message: string) =>
+            options.log?.warn({ request: what }, `upstream payload for ${what}: ${message}`);
           return { ok: true, value: parsePayload(p.request, decoded.payload, warn) };
         } catch (e) {
-          return { ok: false, error: new UpstreamError(`upstream payload for ${what} could not be read: ${errorMessage(e)}`, e) };
+          return {
+            ok: false,
+            error: new UpstreamError(`upstream payload for ${what} could not be read: ${errorMessage(e)}`, e),
+          };
         }
       });
     } catch (e) {

@@ -1,12 +1,31 @@
 import {
-  chartPayload, companyPayload, earningsPayload, FAKE_MARKET, FAKE_TICKERS, fakeChart, financialsPayload,
-  headlinePayload, listPayload, newsPayload, quotePayload,
+  chartPayload,
+  companyPayload,
+  earningsPayload,
+  FAKE_MARKET,
+  FAKE_TICKERS,
+  fakeChart,
+  financialsPayload,
+  headlinePayload,
+  listPayload,
+  newsPayload,
+  quotePayload,
 } from '../../../../test/fakes/google-payloads';
 import { CHART_RANGES } from '../../model';
 import type { MarketRequest } from '../provider';
 import {
-  formatChartDate, formatUtcOffset, instrumentType, parseChart, parseCompany, parseEarnings, parseFinancials,
-  parseHeadline, parseMarketList, parseNews, parsePayload, parseQuote,
+  formatChartDate,
+  formatUtcOffset,
+  instrumentType,
+  parseChart,
+  parseCompany,
+  parseEarnings,
+  parseFinancials,
+  parseHeadline,
+  parseMarketList,
+  parseNews,
+  parsePayload,
+  parseQuote,
 } from './parsers';
 
 const TICKERS = Object.keys(FAKE_TICKERS);
@@ -29,15 +48,32 @@ describe('quote parser', () => {
   });
 
   test('type codes: 0 stock, 1 index, 3 crypto, 5 etf, other numbers unknown, no number null', () => {
-    expect([0, 1, 3, 5, 2, 4, 99].map(instrumentType)).toEqual(['stock', 'index', 'crypto', 'etf', 'unknown', 'unknown', 'unknown']);
+    expect([0, 1, 3, 5, 2, 4, 99].map(instrumentType)).toEqual([
+      'stock',
+      'index',
+      'crypto',
+      'etf',
+      'unknown',
+      'unknown',
+      'unknown',
+    ]);
     expect([null, undefined, '0', NaN].map(instrumentType)).toEqual([null, null, null, null]);
   });
 
   test('holes become null, never 0 or ""', () => {
     const q = [null, ['AAPL', 'NASDAQ'], '', '0', null, [null, '1.5'], null, 'x'];
     expect(parseQuote([[[q]]], 'AAPL:NASDAQ')).toEqual({
-      ticker: 'AAPL:NASDAQ', exchange: 'NASDAQ', name: null, type: null, currency: null, timezone: null,
-      price: null, change: null, changePercent: null, previousClose: null, afterHours: null,
+      ticker: 'AAPL:NASDAQ',
+      exchange: 'NASDAQ',
+      name: null,
+      type: null,
+      currency: null,
+      timezone: null,
+      price: null,
+      change: null,
+      changePercent: null,
+      previousClose: null,
+      afterHours: null,
     });
     // a q with nothing but itself: ticker from the request
     expect(parseQuote([[[[]]]], 'MSFT:NASDAQ')).toMatchObject({ ticker: 'MSFT:NASDAQ', exchange: null, price: null });
@@ -47,9 +83,12 @@ describe('quote parser', () => {
     expect(parseQuote([[[withAfter]]], 'X:Y')?.afterHours).toEqual({ price: 12.5, change: null, changePercent: null });
   });
 
-  test.each([[null], [[]], [[[]]], [[[['not an array']]]], ['text'], [{ 0: [[[]]] }]])('no quote structure in %j → null', (d) => {
-    expect(parseQuote(d, 'AAPL:NASDAQ')).toBeNull();
-  });
+  test.each([[null], [[]], [[[]]], [[[['not an array']]]], ['text'], [{ 0: [[[]]] }]])(
+    'no quote structure in %j → null',
+    (d) => {
+      expect(parseQuote(d, 'AAPL:NASDAQ')).toBeNull();
+    },
+  );
 });
 
 describe('company parser', () => {
@@ -65,8 +104,18 @@ describe('company parser', () => {
     c[18] = 1e3;
     c[71] = '';
     expect(parseCompany([[c]])).toEqual({
-      description: null, ceo: null, employees: 1235, marketCap: null, open: null, high: null, low: null,
-      fiftyTwoWeekHigh: null, fiftyTwoWeekLow: null, peRatio: null, volume: 1000, sector: null,
+      description: null,
+      ceo: null,
+      employees: 1235,
+      marketCap: null,
+      open: null,
+      high: null,
+      low: null,
+      fiftyTwoWeekHigh: null,
+      fiftyTwoWeekLow: null,
+      peRatio: null,
+      volume: 1000,
+      sector: null,
     });
   });
 
@@ -83,16 +132,36 @@ describe('chart parser', () => {
     (t, range) => {
       const expected = fakeChart(t, range)!;
       const s = FAKE_TICKERS[t]!.session;
-      const payload = chartPayload(expected, { ticker: t, closeTime: { hour: s.closeHour, minute: 0, offsetSeconds: s.offsetSeconds } });
+      const payload = chartPayload(expected, {
+        ticker: t,
+        closeTime: { hour: s.closeHour, minute: 0, offsetSeconds: s.offsetSeconds },
+      });
       expect(parseChart(payload, range)).toEqual(expected);
     },
   );
 
   test('intraday dates carry time and offset; daily dates do not, even when the payload has a time', () => {
-    const d = [[[null, null, null, [[null, [
-      [[2025, 11, 20, 9, 30, null, null, [-18000]], [266.1], 1200],
-      [[2025, 11, 20, 16, 0, null, null, [-18000]], [266.3]],
-    ]]], null, null, 264.43]]];
+    const d = [
+      [
+        [
+          null,
+          null,
+          null,
+          [
+            [
+              null,
+              [
+                [[2025, 11, 20, 9, 30, null, null, [-18000]], [266.1], 1200],
+                [[2025, 11, 20, 16, 0, null, null, [-18000]], [266.3]],
+              ],
+            ],
+          ],
+          null,
+          null,
+          264.43,
+        ],
+      ],
+    ];
     expect(parseChart(d, '1D')).toEqual({
       previousClose: 264.43,
       points: [
@@ -126,11 +195,27 @@ describe('chart parser', () => {
   });
 
   test('periods are concatenated; points without a usable date are left out; holes are null', () => {
-    const d = [[[null, null, null, [
-      [null, [[[2025, 11, 19], [10], 5], [null, [11]], [[2025, 11, 19], null, 'x']]],
-      'junk',
-      [null, [[[2025, 11, 20], ['12'], 7.4]]],
-    ]]]];
+    const d = [
+      [
+        [
+          null,
+          null,
+          null,
+          [
+            [
+              null,
+              [
+                [[2025, 11, 19], [10], 5],
+                [null, [11]],
+                [[2025, 11, 19], null, 'x'],
+              ],
+            ],
+            'junk',
+            [null, [[[2025, 11, 20], ['12'], 7.4]]],
+          ],
+        ],
+      ],
+    ];
     expect(parseChart(d, '1M')).toEqual({
       previousClose: null,
       points: [
@@ -155,13 +240,15 @@ describe('news parser', () => {
   });
 
   test('holes are null; items with neither url nor title and non-array items are left out', () => {
-    const d = [[
-      ['https://a.example/1', null, 7, null, 1763650800.4],
-      [null, 'Title only'],
-      [null, null, 'Source only', null, 1],
-      'junk',
-      [],
-    ]];
+    const d = [
+      [
+        ['https://a.example/1', null, 7, null, 1763650800.4],
+        [null, 'Title only'],
+        [null, null, 'Source only', null, 1],
+        'junk',
+        [],
+      ],
+    ];
     expect(parseNews(d)).toEqual([
       { url: 'https://a.example/1', title: null, source: null, timestamp: 1763650800 },
       { url: null, title: 'Title only', source: null, timestamp: null },
@@ -179,17 +266,33 @@ describe('financials parser', () => {
     const f = FAKE_TICKERS[t]!.financials!;
     const parsed = parseFinancials(financialsPayload(f));
     expect(parsed).toEqual(f);
-    expect(parsed?.filter((p) => !p.isAnnual).map((p) => p.fiscalEnd)).toEqual(['2025-Q3', '2025-Q2', '2025-Q1', '2024-Q4']);
+    expect(parsed?.filter((p) => !p.isAnnual).map((p) => p.fiscalEnd)).toEqual([
+      '2025-Q3',
+      '2025-Q2',
+      '2025-Q1',
+      '2024-Q4',
+    ]);
     expect(parsed?.filter((p) => p.isAnnual).map((p) => p.fiscalEnd)).toEqual(['2024', '2023', '2022']);
   });
 
-  test('the root is d[0][0], as the original service reads it; holes in a row\'s data are null', () => {
+  test("the root is d[0][0], as the original service reads it; holes in a row's data are null", () => {
     const data: unknown[] = [];
     data[0] = 1e9;
     data[16] = 'USD';
-    const quarterly = [[2025, 3, data], [2025, 2, []]];
+    const quarterly = [
+      [2025, 3, data],
+      [2025, 2, []],
+    ];
     const annual = [[2024, [null, 'x']]];
-    const empty = { currency: null, revenue: null, netIncome: null, eps: null, epsDiluted: null, operatingMargin: null, peRatio: null };
+    const empty = {
+      currency: null,
+      revenue: null,
+      netIncome: null,
+      eps: null,
+      epsDiluted: null,
+      operatingMargin: null,
+      peRatio: null,
+    };
     expect(parseFinancials([[[quarterly, annual]]])).toEqual([
       { ...empty, fiscalEnd: '2025-Q3', isAnnual: false, revenue: 1e9, currency: 'USD' },
       { ...empty, fiscalEnd: '2025-Q2', isAnnual: false },
@@ -220,7 +323,9 @@ describe('financials parser', () => {
     expect(parseFinancials([[[null, [[2023, []]]]]])).toEqual([
       expect.objectContaining({ fiscalEnd: '2023', isAnnual: true, revenue: null }),
     ]);
-    expect(parseFinancials([[[[[2023, 4, []]]]]])).toEqual([expect.objectContaining({ fiscalEnd: '2023-Q4', isAnnual: false })]);
+    expect(parseFinancials([[[[[2023, 4, []]]]]])).toEqual([
+      expect.objectContaining({ fiscalEnd: '2023-Q4', isAnnual: false }),
+    ]);
     expect(parseFinancials([[[null, null]]])).toBeNull();
     expect(parseFinancials([[null]])).toBeNull();
     expect(parseFinancials([null])).toBeNull();
@@ -231,11 +336,20 @@ describe('market list parser (indices, movers, trending, related)', () => {
   test('indices and movers from the fake, through nested groups, in order', () => {
     expect(parseMarketList(listPayload(FAKE_MARKET.indices, 3))).toEqual(FAKE_MARKET.indices);
     expect(parseMarketList(listPayload(FAKE_MARKET.movers.gainers, 5))).toEqual(FAKE_MARKET.movers.gainers);
-    expect(parseMarketList(listPayload(FAKE_TICKERS['AAPL:NASDAQ']!.related))).toEqual(FAKE_TICKERS['AAPL:NASDAQ']!.related);
+    expect(parseMarketList(listPayload(FAKE_TICKERS['AAPL:NASDAQ']!.related))).toEqual(
+      FAKE_TICKERS['AAPL:NASDAQ']!.related,
+    );
   });
 
   test('finds items at any depth, keeps the first of a repeated ticker, ignores look-alikes', () => {
-    const item = (sym: string, exch: string | null, name: unknown, pc: unknown): unknown[] => ['id', [sym, exch], name, 0, 0, pc];
+    const item = (sym: string, exch: string | null, name: unknown, pc: unknown): unknown[] => [
+      'id',
+      [sym, exch],
+      name,
+      0,
+      0,
+      pc,
+    ];
     // the outer array has length 6, a string at d[1][0] and an array at d[5]: a container, not an item
     const d = [
       [[[[item('A', 'X', 'Alpha', [1, 0.1, 10])]]]],
@@ -269,12 +383,14 @@ describe('earnings parser', () => {
   });
 
   test('holes are null; items with neither ticker nor name are left out', () => {
-    const d = [[
-      [null, ['AAPL', null], null, null, [2026, 7]],
-      [null, null, null, 'Name only', null],
-      [null, null, null, null, [2026, 1]],
-      'junk',
-    ]];
+    const d = [
+      [
+        [null, ['AAPL', null], null, null, [2026, 7]],
+        [null, null, null, 'Name only', null],
+        [null, null, null, null, [2026, 1]],
+        'junk',
+      ],
+    ];
     expect(parseEarnings(d)).toEqual([
       { ticker: 'AAPL', name: null, date: null, exchange: null },
       { ticker: null, name: 'Name only', date: null, exchange: null },
@@ -297,10 +413,16 @@ describe('headline parser', () => {
 
 describe('parsePayload dispatch', () => {
   const all: MarketRequest[] = [
-    { kind: 'quote', ticker: 'AAPL:NASDAQ' }, { kind: 'company', ticker: 'AAPL:NASDAQ' },
-    { kind: 'chart', ticker: 'AAPL:NASDAQ', range: '1D' }, { kind: 'news', ticker: 'AAPL:NASDAQ' },
-    { kind: 'financials', ticker: 'AAPL:NASDAQ' }, { kind: 'related', ticker: 'AAPL:NASDAQ' }, { kind: 'indices' },
-    { kind: 'movers', category: 'gainers', count: 1, offset: 0 }, { kind: 'trending' }, { kind: 'earnings' },
+    { kind: 'quote', ticker: 'AAPL:NASDAQ' },
+    { kind: 'company', ticker: 'AAPL:NASDAQ' },
+    { kind: 'chart', ticker: 'AAPL:NASDAQ', range: '1D' },
+    { kind: 'news', ticker: 'AAPL:NASDAQ' },
+    { kind: 'financials', ticker: 'AAPL:NASDAQ' },
+    { kind: 'related', ticker: 'AAPL:NASDAQ' },
+    { kind: 'indices' },
+    { kind: 'movers', category: 'gainers', count: 1, offset: 0 },
+    { kind: 'trending' },
+    { kind: 'earnings' },
     { kind: 'headline' },
   ];
 
@@ -317,7 +439,11 @@ describe('parsePayload dispatch', () => {
     expect(parsePayload(all[7]!, listPayload(FAKE_MARKET.trending))).toEqual(FAKE_MARKET.trending);
     expect(parsePayload(all[9]!, earningsPayload(FAKE_MARKET.earnings))).toEqual(FAKE_MARKET.earnings);
     expect(parsePayload(all[10]!, headlinePayload(FAKE_MARKET.headline))).toEqual(FAKE_MARKET.headline);
-    expect(parsePayload({ kind: 'chart', ticker: 'AAPL:NASDAQ', range: '1Y' }, chartPayload(fakeChart('AAPL:NASDAQ', '1Y')!)))
-      .toEqual(fakeChart('AAPL:NASDAQ', '1Y'));
+    expect(
+      parsePayload(
+        { kind: 'chart', ticker: 'AAPL:NASDAQ', range: '1Y' },
+        chartPayload(fakeChart('AAPL:NASDAQ', '1Y')!),
+      ),
+    ).toEqual(fakeChart('AAPL:NASDAQ', '1Y'));
   });
 });

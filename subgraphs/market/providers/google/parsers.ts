@@ -7,8 +7,18 @@
  * null (never 0 or ""). A payload without the structure its kind needs yields null (no data → NOT_FOUND).
  */
 import type {
-  ChartData, ChartPoint, ChartRange, CompanyInfo, EarningsEvent, FinancialPeriod, Headline, InstrumentType,
-  MarketListItem, NewsItem, PriceChange, Quote,
+  ChartData,
+  ChartPoint,
+  ChartRange,
+  CompanyInfo,
+  EarningsEvent,
+  FinancialPeriod,
+  Headline,
+  InstrumentType,
+  MarketListItem,
+  NewsItem,
+  PriceChange,
+  Quote,
 } from '../../model';
 import type { MarketRequest, MarketValue } from '../provider';
 
@@ -71,7 +81,12 @@ function priceChange(v: unknown): PriceChange {
 
 // ---------------------------------------------------------------------------------------------------- quote
 
-export const QUOTE_TYPE_CODES: Readonly<Record<number, InstrumentType>> = { 0: 'stock', 1: 'index', 3: 'crypto', 5: 'etf' };
+export const QUOTE_TYPE_CODES: Readonly<Record<number, InstrumentType>> = {
+  0: 'stock',
+  1: 'index',
+  3: 'crypto',
+  5: 'etf',
+};
 
 /** Type code → type: 0 stock, 1 index, 3 crypto, 5 etf, any other number unknown; no number → null. */
 export function instrumentType(code: unknown): InstrumentType | null {
@@ -250,11 +265,16 @@ export function parseFinancials(d: unknown, warn?: ParseWarn): FinancialPeriod[]
     return [];
   }
   const out: FinancialPeriod[] = [];
-  for (const [rows, read, kind] of [[quarterly, quarterRow, 'quarterly'], [annual, yearRow, 'annual']] as const) {
+  for (const [rows, read, kind] of [
+    [quarterly, quarterRow, 'quarterly'],
+    [annual, yearRow, 'annual'],
+  ] as const) {
     for (const [i, row] of rows.entries()) {
       const period = read(row);
       if (!period) {
-        warn?.(`financials ${kind} row ${i} is not ${kind === 'quarterly' ? '[year, quarter 1-4, data]' : '[year, data]'} with a year from ${FIRST_YEAR} to ${LAST_YEAR}; no periods`);
+        warn?.(
+          `financials ${kind} row ${i} is not ${kind === 'quarterly' ? '[year, quarter 1-4, data]' : '[year, data]'} with a year from ${FIRST_YEAR} to ${LAST_YEAR}; no periods`,
+        );
         return [];
       }
       out.push(period);

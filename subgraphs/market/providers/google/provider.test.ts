@@ -3,9 +3,18 @@
  */
 import { createServer } from 'node:net';
 import {
-  companyPayload, FAKE_MARKET, FAKE_TICKERS, fakeChart, financialsPayload,
+  companyPayload,
+  FAKE_MARKET,
+  FAKE_TICKERS,
+  fakeChart,
+  financialsPayload,
 } from '../../../../test/fakes/google-payloads';
-import { decodeFReqBody, startFakeUpstream, tickerOfCall, type FakeUpstream } from '../../../../test/fakes/google-upstream';
+import {
+  decodeFReqBody,
+  startFakeUpstream,
+  tickerOfCall,
+  type FakeUpstream,
+} from '../../../../test/fakes/google-upstream';
 import type { MarketProvider, MarketRequest, MarketResult } from '../provider';
 import { UpstreamError } from '../provider';
 import { createGoogleProvider, type GoogleProviderOptions } from './index';
@@ -161,7 +170,10 @@ describe('google provider against the fake upstream', () => {
 
   test('default limit 20: 20 distinct calls are one round trip, 21 are two', async () => {
     const charts = (n: number): MarketRequest[] =>
-      Array.from({ length: n }, (_, i) => ({ kind: 'movers', category: 'gainers', count: 1, offset: i }) as MarketRequest);
+      Array.from(
+        { length: n },
+        (_, i) => ({ kind: 'movers', category: 'gainers', count: 1, offset: i }) as MarketRequest,
+      );
     const p = provider();
     await p.fetch(charts(20));
     expect(fake.requests).toBe(1);
@@ -176,7 +188,9 @@ describe('google provider against the fake upstream', () => {
     try {
       const started = Date.now();
       const results = await provider({ maxCallsPerEnvelope: 1 }, slow).fetch([
-        { kind: 'quote', ticker: 'AAPL:NASDAQ' }, { kind: 'quote', ticker: 'MSFT:NASDAQ' }, { kind: 'quote', ticker: 'GOOGL:NASDAQ' },
+        { kind: 'quote', ticker: 'AAPL:NASDAQ' },
+        { kind: 'quote', ticker: 'MSFT:NASDAQ' },
+        { kind: 'quote', ticker: 'GOOGL:NASDAQ' },
         { kind: 'headline' },
       ]);
       const elapsed = Date.now() - started;
@@ -206,7 +220,10 @@ describe('google provider against the fake upstream', () => {
   });
 
   test('an invalid ticker fails only its own item, without a throw', async () => {
-    const results = await provider().fetch([{ kind: 'quote', ticker: 'AAPL' }, { kind: 'quote', ticker: 'AAPL:NASDAQ' }]);
+    const results = await provider().fetch([
+      { kind: 'quote', ticker: 'AAPL' },
+      { kind: 'quote', ticker: 'AAPL:NASDAQ' },
+    ]);
     expect(results[0]).toEqual({ ok: false, error: expect.any(UpstreamError) });
     expect(!results[0]!.ok && results[0]!.error.message).toMatch(/cannot ask upstream for quote AAPL: invalid ticker/);
     expect(results[1]).toEqual({ ok: true, value: aapl.quote });
@@ -221,7 +238,10 @@ describe('google provider against the fake upstream', () => {
         expect(ms).toBeGreaterThanOrEqual(0);
         trips.push({ rpcids, status, attempt });
       },
-    }).fetch([{ kind: 'quote', ticker: 'AAPL:NASDAQ' }, { kind: 'news', ticker: 'AAPL:NASDAQ' }]);
+    }).fetch([
+      { kind: 'quote', ticker: 'AAPL:NASDAQ' },
+      { kind: 'news', ticker: 'AAPL:NASDAQ' },
+    ]);
     expect(values(results)).toEqual([aapl.quote, aapl.news]);
     expect(fake.requests).toBe(3);
     expect(trips).toEqual([
@@ -263,7 +283,9 @@ describe('google provider against the fake upstream', () => {
   test('hang: each attempt times out; UpstreamError after about (retries+1)×timeoutMs', async () => {
     fake.behaviour = { mode: 'hang' };
     const started = Date.now();
-    const results = await provider({ timeoutMs: 150, retries: 2, backoffMs: 1 }).fetch([{ kind: 'quote', ticker: 'AAPL:NASDAQ' }]);
+    const results = await provider({ timeoutMs: 150, retries: 2, backoffMs: 1 }).fetch([
+      { kind: 'quote', ticker: 'AAPL:NASDAQ' },
+    ]);
     const elapsed = Date.now() - started;
     expect(errors(results)).toEqual(['upstream did not answer within 150 ms for quote AAPL:NASDAQ after 3 attempts']);
     expect(fake.requests).toBe(3);
@@ -282,22 +304,33 @@ describe('google provider against the fake upstream', () => {
     fake.behaviour = { mode: 'garbage' };
     const results = await provider().fetch([{ kind: 'quote', ticker: 'AAPL:NASDAQ' }, { kind: 'indices' }]);
     const messages = errors(results);
-    expect(messages[0]).toMatch(/^upstream answer for quote AAPL:NASDAQ could not be parsed: not a batchexecute answer/);
+    expect(messages[0]).toMatch(
+      /^upstream answer for quote AAPL:NASDAQ could not be parsed: not a batchexecute answer/,
+    );
     expect(messages[1]).toMatch(/^upstream answer for indices could not be parsed/);
     expect(fake.requests).toBe(1);
   });
 
   test('null payloads: every value null, no error', async () => {
     fake.behaviour = { mode: 'nullPayload' };
-    const results = await provider().fetch([{ kind: 'quote', ticker: 'AAPL:NASDAQ' }, { kind: 'indices' }, { kind: 'headline' }]);
+    const results = await provider().fetch([
+      { kind: 'quote', ticker: 'AAPL:NASDAQ' },
+      { kind: 'indices' },
+      { kind: 'headline' },
+    ]);
     expect(values(results)).toEqual([null, null, null]);
   });
 
   test('a call without a row in the answer is an UpstreamError; the other calls are answered', async () => {
     fake.behaviour = { mode: 'dropRows', rpcids: ['HqGpWd'] };
-    const results = await provider().fetch([{ kind: 'quote', ticker: 'AAPL:NASDAQ' }, { kind: 'company', ticker: 'AAPL:NASDAQ' }]);
+    const results = await provider().fetch([
+      { kind: 'quote', ticker: 'AAPL:NASDAQ' },
+      { kind: 'company', ticker: 'AAPL:NASDAQ' },
+    ]);
     expect(results[0]).toEqual({ ok: true, value: aapl.quote });
-    expect(errors([results[1]!])).toEqual(['upstream answer has no row for company AAPL:NASDAQ (rpc HqGpWd, sequence 2)']);
+    expect(errors([results[1]!])).toEqual([
+      'upstream answer has no row for company AAPL:NASDAQ (rpc HqGpWd, sequence 2)',
+    ]);
   });
 
   test('unreachable upstream: UpstreamError naming the cause after the retries', async () => {
@@ -356,14 +389,21 @@ describe('upstream values the parsers drop are logged, never thrown', () => {
       if (call.rpcid === 'Pr8h2e') return (financialsPayload(aapl.financials!) as unknown[][])[0]; // one level too shallow
       return undefined;
     };
-    const [company, financials] = values(await p.fetch([
-      { kind: 'company', ticker: 'AAPL:NASDAQ' }, { kind: 'financials', ticker: 'AAPL:NASDAQ' },
-    ]));
+    const [company, financials] = values(
+      await p.fetch([
+        { kind: 'company', ticker: 'AAPL:NASDAQ' },
+        { kind: 'financials', ticker: 'AAPL:NASDAQ' },
+      ]),
+    );
     expect(company).toEqual({ ...aapl.company, volume: null });
     expect(financials).toEqual([]);
     expect(warnings.map((w) => w.msg)).toEqual([
-      expect.stringMatching(/^upstream payload for company AAPL:NASDAQ: company volume 9007199254740994 is beyond the safe integer range/),
-      expect.stringMatching(/^upstream payload for financials AAPL:NASDAQ: financials quarterly row 0 is not \[year, quarter 1-4, data\]/),
+      expect.stringMatching(
+        /^upstream payload for company AAPL:NASDAQ: company volume 9007199254740994 is beyond the safe integer range/,
+      ),
+      expect.stringMatching(
+        /^upstream payload for financials AAPL:NASDAQ: financials quarterly row 0 is not \[year, quarter 1-4, data\]/,
+      ),
     ]);
   });
 });

@@ -14,7 +14,12 @@ describe('rpc calls: rpcid and params per kind (reference table)', () => {
     [{ kind: 'quote', ticker: 'AAPL:NASDAQ' }, 'xh8wxf', '[[[null,["AAPL","NASDAQ"]]],1]', 'AAPL:NASDAQ'],
     [{ kind: 'company', ticker: 'AAPL:NASDAQ' }, 'HqGpWd', '[[[null,["AAPL","NASDAQ"]]]]', 'AAPL:NASDAQ'],
     [{ kind: 'financials', ticker: 'THYAO:IST' }, 'Pr8h2e', '[[[null,["THYAO","IST"]]]]', 'THYAO:IST'],
-    [{ kind: 'chart', ticker: 'GOOGL:NASDAQ', range: '1M' }, 'AiCwsd', '[[[null,["GOOGL","NASDAQ"]]],3]', 'GOOGL:NASDAQ'],
+    [
+      { kind: 'chart', ticker: 'GOOGL:NASDAQ', range: '1M' },
+      'AiCwsd',
+      '[[[null,["GOOGL","NASDAQ"]]],3]',
+      'GOOGL:NASDAQ',
+    ],
     [{ kind: 'news', ticker: 'MSFT:NASDAQ' }, 'nBEQBc', '[5,3,[[null,["MSFT","NASDAQ"]]]]', 'MSFT:NASDAQ'],
     [{ kind: 'news', ticker: 'BTC-USD' }, 'nBEQBc', '[6,3,[[null,null,["BTC","USD"]]]]', 'BTC-USD'],
     [{ kind: 'related', ticker: 'SPY:NYSEARCA' }, 'SICF5d', '[[null,["SPY","NYSEARCA"]],18]', 'SPY:NYSEARCA'],
@@ -45,21 +50,31 @@ describe('rpc calls: rpcid and params per kind (reference table)', () => {
 
   test('movers: category travels as a number, count and offset as given', () => {
     expect(MOVER_CATEGORY_CODES).toEqual({ 'most-active': 1, gainers: 2, losers: 3 });
-    expect(buildRpcCall({ kind: 'movers', category: 'most-active', count: 10, offset: 0 }).params).toEqual([[1], 10, 0]);
+    expect(buildRpcCall({ kind: 'movers', category: 'most-active', count: 10, offset: 0 }).params).toEqual([
+      [1],
+      10,
+      0,
+    ]);
     expect(buildRpcCall({ kind: 'movers', category: 'gainers', count: 1, offset: 7 }).params).toEqual([[2], 1, 7]);
   });
 
   test('an invalid ticker or an unknown kind is refused with a message', () => {
     expect(() => buildRpcCall({ kind: 'quote', ticker: 'AAPL' })).toThrow(InvalidTickerError);
-    expect(() => buildRpcCall({ kind: 'chart', ticker: 'AAPL:NASDAQ', range: '2D' as never })).toThrow(/unknown chart range "2D"/);
-    expect(() => buildRpcCall({ kind: 'movers', category: 'hot' as never, count: 1, offset: 0 })).toThrow(/unknown movers category "hot"/);
+    expect(() => buildRpcCall({ kind: 'chart', ticker: 'AAPL:NASDAQ', range: '2D' as never })).toThrow(
+      /unknown chart range "2D"/,
+    );
+    expect(() => buildRpcCall({ kind: 'movers', category: 'hot' as never, count: 1, offset: 0 })).toThrow(
+      /unknown movers category "hot"/,
+    );
     expect(() => buildRpcCall({ kind: 'bogus' } as never)).toThrow(/unsupported request kind "bogus"/);
   });
 
   test('describeRequest names kind and arguments', () => {
     expect(describeRequest({ kind: 'quote', ticker: 'AAPL:NASDAQ' })).toBe('quote AAPL:NASDAQ');
     expect(describeRequest({ kind: 'chart', ticker: 'BTC-USD', range: '5D' })).toBe('chart BTC-USD 5D');
-    expect(describeRequest({ kind: 'movers', category: 'gainers', count: 5, offset: 10 })).toBe('movers gainers (count 5, offset 10)');
+    expect(describeRequest({ kind: 'movers', category: 'gainers', count: 5, offset: 10 })).toBe(
+      'movers gainers (count 5, offset 10)',
+    );
     expect(describeRequest({ kind: 'headline' })).toBe('headline');
     expect(describeRequest(null as never)).toBe('invalid request');
   });

@@ -12,12 +12,38 @@ describe('catalog', () => {
   test('holds at least 40 distinct instruments, including the live-stream defaults and the documented examples', () => {
     expect(SIMULATED_TICKERS.length).toBeGreaterThanOrEqual(40);
     expect(new Set(SIMULATED_TICKERS).size).toBe(SIMULATED_TICKERS.length);
-    expect(SIMULATED_TICKERS).toEqual(expect.arrayContaining([
-      'GOOGL:NASDAQ', 'AAPL:NASDAQ', 'MSFT:NASDAQ', 'BTC-USD', 'THYAO:IST', 'USD-TRY', 'EUR-TRY', 'EUR-USD',
-      'JPM:NYSE', 'SAP:ETR', 'MC:EPA', 'HSBA:LON', '7203:TYO', 'RY:TSE',
-      '.DJI:INDEXDJX', '.INX:INDEXSP', '.IXIC:INDEXNASDAQ', 'DAX:INDEXDB', 'UKX:INDEXFTSE', 'NI225:INDEXNIKKEI', 'XU100:INDEXIST',
-      'SPY:NYSEARCA', 'QQQ:NASDAQ', 'VOO:NYSEARCA', 'ETH-USD', 'SOL-USD', 'USD-JPY', 'GBP-USD',
-    ]));
+    expect(SIMULATED_TICKERS).toEqual(
+      expect.arrayContaining([
+        'GOOGL:NASDAQ',
+        'AAPL:NASDAQ',
+        'MSFT:NASDAQ',
+        'BTC-USD',
+        'THYAO:IST',
+        'USD-TRY',
+        'EUR-TRY',
+        'EUR-USD',
+        'JPM:NYSE',
+        'SAP:ETR',
+        'MC:EPA',
+        'HSBA:LON',
+        '7203:TYO',
+        'RY:TSE',
+        '.DJI:INDEXDJX',
+        '.INX:INDEXSP',
+        '.IXIC:INDEXNASDAQ',
+        'DAX:INDEXDB',
+        'UKX:INDEXFTSE',
+        'NI225:INDEXNIKKEI',
+        'XU100:INDEXIST',
+        'SPY:NYSEARCA',
+        'QQQ:NASDAQ',
+        'VOO:NYSEARCA',
+        'ETH-USD',
+        'SOL-USD',
+        'USD-JPY',
+        'GBP-USD',
+      ]),
+    );
   });
 
   test('every ticker is already in normalised form', () => {
@@ -47,8 +73,16 @@ describe('catalog', () => {
     for (const ticker of ['EUR-USD', 'USD-JPY', 'GBP-USD', 'USD-TRY', 'EUR-TRY']) {
       expect(quotes.find((q) => q.ticker === ticker)).toMatchObject({ type: 'unknown', exchange: null });
     }
-    expect(quotes.find((q) => q.ticker === 'BTC-USD')).toMatchObject({ type: 'crypto', exchange: null, currency: 'USD' });
-    expect(quotes.find((q) => q.ticker === 'THYAO:IST')).toMatchObject({ type: 'stock', currency: 'TRY', timezone: 'Europe/Istanbul' });
+    expect(quotes.find((q) => q.ticker === 'BTC-USD')).toMatchObject({
+      type: 'crypto',
+      exchange: null,
+      currency: 'USD',
+    });
+    expect(quotes.find((q) => q.ticker === 'THYAO:IST')).toMatchObject({
+      type: 'stock',
+      currency: 'TRY',
+      timezone: 'Europe/Istanbul',
+    });
     expect(quotes.find((q) => q.ticker === '7203:TYO')).toMatchObject({ currency: 'JPY', timezone: 'Asia/Tokyo' });
     expect(quotes.find((q) => q.ticker === 'QQQ:NASDAQ')).toMatchObject({ type: 'etf', exchange: 'NASDAQ' });
     expect(quotes.find((q) => q.ticker === 'USD-TRY')).toMatchObject({ currency: 'TRY' });

@@ -12,7 +12,12 @@ import type { ChartData, ChartPoint, ChartRange } from '../../model';
 import { addMonths, civilFromDays, daysFromCivil, formatDay, MS_PER_MINUTE, mondayOf } from './calendar';
 import type { Instrument } from './catalog';
 import {
-  nextTradingDay, previousSession, previousTradingDay, tradingDayOnOrAfter, tradingDayOnOrBefore, tradingOrdinal,
+  nextTradingDay,
+  previousSession,
+  previousTradingDay,
+  tradingDayOnOrAfter,
+  tradingDayOnOrBefore,
+  tradingOrdinal,
   type Session,
 } from './sessions';
 import type { Simulation, Snapshot } from './simulation';
@@ -26,7 +31,12 @@ const FIVE_DAY_STEP = 30 * MS_PER_MINUTE;
 
 /** Points of one session from its open to `end` (its close, or now), every `step`, with the end always included. */
 function intradayPoints(
-  sim: Simulation, instrument: Instrument, s: Session, end: number, step: number, out: ChartPoint[],
+  sim: Simulation,
+  instrument: Instrument,
+  s: Session,
+  end: number,
+  step: number,
+  out: ChartPoint[],
 ): void {
   const zone = instrument.market.timeZone;
   let volumeBefore = 0;
@@ -66,7 +76,11 @@ interface Period {
 
 /** A point per period: the last session's close (today's price for the live one) and the periods' summed volume. */
 function periodPoints(
-  sim: Simulation, instrument: Instrument, snap: Snapshot, now: number, periods: readonly Period[],
+  sim: Simulation,
+  instrument: Instrument,
+  snap: Snapshot,
+  now: number,
+  periods: readonly Period[],
 ): ChartPoint[] {
   const market = instrument.market;
   const today = snap.session;
@@ -75,7 +89,8 @@ function periodPoints(
     const lastOrdinal = tradingOrdinal(market, p.last);
     // The current period holds today's session, which is still trading: its volume so far is added on top.
     const closed = sim.volumeBetween(instrument, p.first, isCurrent ? today.day - 1 : p.last);
-    const volume = closed === null ? null : closed + (isCurrent ? (sim.volumeUntil(instrument, today, now) as number) : 0);
+    const volume =
+      closed === null ? null : closed + (isCurrent ? (sim.volumeUntil(instrument, today, now) as number) : 0);
     return {
       date: formatDay(p.last),
       price: isCurrent ? snap.price : sim.closeOf(instrument, lastOrdinal),
@@ -85,7 +100,14 @@ function periodPoints(
 }
 
 /** Pushes the trading days of [first, last] ∩ [from, to] as one period, if there are any. */
-function pushPeriod(periods: Period[], instrument: Instrument, first: number, last: number, from: number, to: number): void {
+function pushPeriod(
+  periods: Period[],
+  instrument: Instrument,
+  first: number,
+  last: number,
+  from: number,
+  to: number,
+): void {
   const market = instrument.market;
   const a = tradingDayOnOrAfter(market, max(first, from));
   const b = tradingDayOnOrBefore(market, min(last, to));
@@ -102,7 +124,8 @@ function dailyPeriods(instrument: Instrument, from: number, to: number): Period[
 
 function weeklyPeriods(instrument: Instrument, from: number, to: number): Period[] {
   const periods: Period[] = [];
-  for (let monday = mondayOf(from); monday <= to; monday += 7) pushPeriod(periods, instrument, monday, monday + 6, from, to);
+  for (let monday = mondayOf(from); monday <= to; monday += 7)
+    pushPeriod(periods, instrument, monday, monday + 6, from, to);
   return periods;
 }
 
@@ -120,18 +143,28 @@ function monthlyPeriods(instrument: Instrument, from: number, to: number): Perio
 
 function rangeStart(range: ChartRange, today: number): number {
   switch (range) {
-    case '1M': return addMonths(today, -1) + 1;
-    case '6M': return addMonths(today, -6) + 1;
-    case 'YTD': return daysFromCivil(civilFromDays(today).year, 1, 1);
-    case '1Y': return addMonths(today, -12) + 1;
+    case '1M':
+      return addMonths(today, -1) + 1;
+    case '6M':
+      return addMonths(today, -6) + 1;
+    case 'YTD':
+      return daysFromCivil(civilFromDays(today).year, 1, 1);
+    case '1Y':
+      return addMonths(today, -12) + 1;
     // Whole weeks only: the first week starting after the 5-year boundary.
-    case '5Y': return mondayOf(addMonths(today, -60)) + 7;
-    default: return today;
+    case '5Y':
+      return mondayOf(addMonths(today, -60)) + 7;
+    default:
+      return today;
   }
 }
 
 export function chartOf(
-  sim: Simulation, instrument: Instrument, range: ChartRange, utcMs: number, snap = sim.snapshot(instrument, utcMs),
+  sim: Simulation,
+  instrument: Instrument,
+  range: ChartRange,
+  utcMs: number,
+  snap = sim.snapshot(instrument, utcMs),
 ): ChartData {
   const market = instrument.market;
   const today = snap.session;
@@ -170,7 +203,10 @@ export function chartOf(
 }
 
 function withPreviousClose(
-  sim: Simulation, instrument: Instrument, periods: readonly Period[], points: ChartPoint[],
+  sim: Simulation,
+  instrument: Instrument,
+  periods: readonly Period[],
+  points: ChartPoint[],
 ): ChartData {
   const first = periods[0] as Period;
   const before = previousTradingDay(instrument.market, first.first);

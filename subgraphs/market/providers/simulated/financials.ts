@@ -65,7 +65,13 @@ function quarterFigures(sim: Simulation, instrument: Instrument, quarter: number
   const operatingIncome = revenue * (c.operatingMargin + 0.015 * gaussian(h(23)));
   const eps = roundTo(netIncome / c.sharesOutstanding, 2);
   const dilution = 0.003 + 0.017 * unit(h(24));
-  return { revenue, netIncome, operatingIncome, eps, epsDiluted: dilutedEps(netIncome, c.sharesOutstanding, dilution, eps) };
+  return {
+    revenue,
+    netIncome,
+    operatingIncome,
+    eps,
+    epsDiluted: dilutedEps(netIncome, c.sharesOutstanding, dilution, eps),
+  };
 }
 
 /** Close on the last trading day of a period ending on `endDay`, in the reporting currency. */

@@ -4,7 +4,11 @@
  * other (see quotes.ts for the rounding rule, charts.ts and company.ts for how charts and ranges agree).
  */
 import {
-  UpstreamError, type MarketProvider, type MarketRequest, type MarketResult, type MarketValue,
+  UpstreamError,
+  type MarketProvider,
+  type MarketRequest,
+  type MarketResult,
+  type MarketValue,
 } from '../provider';
 import { findInstrument, SIMULATED_TICKERS, type Instrument } from './catalog';
 import { chartOf } from './charts';
@@ -28,12 +32,18 @@ type TickerRequest = Extract<MarketRequest, { ticker: string }>;
 
 function tickerAnswer(sim: Simulation, instrument: Instrument, request: TickerRequest, utcMs: number): MarketValue {
   switch (request.kind) {
-    case 'quote': return quoteOf(sim, instrument, utcMs);
-    case 'company': return companyOf(sim, instrument, utcMs);
-    case 'chart': return chartOf(sim, instrument, request.range, utcMs);
-    case 'news': return newsOf(sim, instrument, utcMs);
-    case 'financials': return financialsOf(sim, instrument, utcMs);
-    case 'related': return relatedOf(sim, instrument, utcMs);
+    case 'quote':
+      return quoteOf(sim, instrument, utcMs);
+    case 'company':
+      return companyOf(sim, instrument, utcMs);
+    case 'chart':
+      return chartOf(sim, instrument, request.range, utcMs);
+    case 'news':
+      return newsOf(sim, instrument, utcMs);
+    case 'financials':
+      return financialsOf(sim, instrument, utcMs);
+    case 'related':
+      return relatedOf(sim, instrument, utcMs);
   }
 }
 
@@ -44,11 +54,16 @@ function answer(sim: Simulation, request: MarketRequest, utcMs: number): MarketV
     return instrument === null ? null : tickerAnswer(sim, instrument, request, utcMs);
   }
   switch (request.kind) {
-    case 'indices': return indicesOf(sim, utcMs);
-    case 'movers': return moversOf(sim, request.category, request.count, request.offset, utcMs);
-    case 'trending': return trendingOf(sim, utcMs);
-    case 'earnings': return earningsOf(sim, utcMs);
-    case 'headline': return headlineOf(sim, utcMs);
+    case 'indices':
+      return indicesOf(sim, utcMs);
+    case 'movers':
+      return moversOf(sim, request.category, request.count, request.offset, utcMs);
+    case 'trending':
+      return trendingOf(sim, utcMs);
+    case 'earnings':
+      return earningsOf(sim, utcMs);
+    case 'headline':
+      return headlineOf(sim, utcMs);
   }
 }
 

@@ -19,7 +19,10 @@ const TRENDING_COUNT = 10;
 const STOCKS = CATALOG.filter((i) => i.type === 'stock');
 
 export function listItem(
-  sim: Simulation, instrument: Instrument, utcMs: number, snap = sim.snapshot(instrument, utcMs),
+  sim: Simulation,
+  instrument: Instrument,
+  utcMs: number,
+  snap = sim.snapshot(instrument, utcMs),
 ): MarketListItem {
   return {
     ticker: instrument.ticker,
@@ -34,9 +37,9 @@ export function listItem(
  */
 export function relatedOf(sim: Simulation, instrument: Instrument, utcMs: number): MarketListItem[] {
   const rank = (other: Instrument): number =>
-    (other.sector !== null && other.sector === instrument.sector ? 0 : 2) + (other.market === instrument.market ? 0 : 1);
-  return CATALOG
-    .filter((other) => other.type === instrument.type && other !== instrument)
+    (other.sector !== null && other.sector === instrument.sector ? 0 : 2) +
+    (other.market === instrument.market ? 0 : 1);
+  return CATALOG.filter((other) => other.type === instrument.type && other !== instrument)
     .map((other, order) => ({ other, order, rank: rank(other) }))
     .sort((a, b) => a.rank - b.rank || a.order - b.order)
     .slice(0, RELATED_COUNT)
@@ -79,13 +82,24 @@ export function rankMovers(rows: readonly MoverRow[], category: MoverCategory): 
 }
 
 /** Movers among the catalog's stocks: page = rankMovers(…).slice(offset, offset + count). */
-export function moversOf(sim: Simulation, category: MoverCategory, count: number, offset: number, utcMs: number): MarketListItem[] {
+export function moversOf(
+  sim: Simulation,
+  category: MoverCategory,
+  count: number,
+  offset: number,
+  utcMs: number,
+): MarketListItem[] {
   const rows = STOCKS.map((instrument): MoverRow => {
     const snap = sim.snapshot(instrument, utcMs);
-    return { item: listItem(sim, instrument, utcMs, snap), volume: sim.volumeUntil(instrument, snap.session, utcMs) ?? 0 };
+    return {
+      item: listItem(sim, instrument, utcMs, snap),
+      volume: sim.volumeUntil(instrument, snap.session, utcMs) ?? 0,
+    };
   });
   const start = max(0, trunc(offset));
-  return rankMovers(rows, category).slice(start, start + max(0, trunc(count))).map((r) => r.item);
+  return rankMovers(rows, category)
+    .slice(start, start + max(0, trunc(count)))
+    .map((r) => r.item);
 }
 
 /**
@@ -94,8 +108,7 @@ export function moversOf(sim: Simulation, category: MoverCategory, count: number
  */
 export function trendingOf(sim: Simulation, utcMs: number): MarketListItem[] {
   const day = floor(utcMs / 86_400_000);
-  return CATALOG
-    .filter((i) => i.type === 'stock' || i.type === 'etf' || i.type === 'crypto')
+  return CATALOG.filter((i) => i.type === 'stock' || i.type === 'etf' || i.type === 'crypto')
     .map((instrument) => {
       const item = listItem(sim, instrument, utcMs);
       const interest = unit(hashInts(sim.model(instrument).key, 40, day));
@@ -108,11 +121,10 @@ export function trendingOf(sim: Simulation, utcMs: number): MarketListItem[] {
 
 /** Each stock's next report (the quarter after its latest reported one), soonest first; ties by ticker. */
 export function earningsOf(sim: Simulation, utcMs: number): EarningsEvent[] {
-  return STOCKS
-    .map((instrument) => {
-      const quarter = latestReportedQuarter(sim, instrument, utcMs) + 1;
-      return { instrument, ticker: instrument.ticker, quarter, day: reportDay(sim, instrument, quarter) };
-    })
+  return STOCKS.map((instrument) => {
+    const quarter = latestReportedQuarter(sim, instrument, utcMs) + 1;
+    return { instrument, ticker: instrument.ticker, quarter, day: reportDay(sim, instrument, quarter) };
+  })
     .sort((a, b) => a.day - b.day || compareTickers(a, b))
     .map(({ instrument, quarter }) => ({
       ticker: instrument.ticker,

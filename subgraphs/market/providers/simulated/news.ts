@@ -10,7 +10,14 @@ import { civilFromDays } from './calendar';
 import { hashInts, pick } from './hash';
 import type { Simulation } from './simulation';
 
-const SOURCES = ['Market Ledger', 'Tape Reader', 'The Closing Bell', 'Capital Brief', 'Open Interest Daily', 'Ticker Wire'] as const;
+const SOURCES = [
+  'Market Ledger',
+  'Tape Reader',
+  'The Closing Bell',
+  'Capital Brief',
+  'Open Interest Daily',
+  'Ticker Wire',
+] as const;
 
 const STOCK_TITLES = [
   '{name} shares move as investors weigh the outlook for {year}',
@@ -33,7 +40,10 @@ const MARKET_TITLES = [
 ] as const;
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 interface Article extends NewsItem {
@@ -79,7 +89,11 @@ export function headlineOf(sim: Simulation, utcMs: number): Headline {
   let bestTicker = '';
   for (const instrument of CATALOG) {
     const a = newsOf(sim, instrument, utcMs)[0] as Article;
-    if (best === null || a.timestamp > best.timestamp || (a.timestamp === best.timestamp && instrument.ticker < bestTicker)) {
+    if (
+      best === null ||
+      a.timestamp > best.timestamp ||
+      (a.timestamp === best.timestamp && instrument.ticker < bestTicker)
+    ) {
       best = a;
       bestTicker = instrument.ticker;
     }

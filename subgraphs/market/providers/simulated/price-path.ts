@@ -73,7 +73,10 @@ export function createPricePath(seedKey: number, instrument: Instrument): PriceP
   const maxDrift = years > 0 ? log(instrument.anchorPrice / lowest) / years : instrument.drift;
   const drift = min(instrument.drift, maxDrift);
   const partial: PricePath = {
-    octaveFrequencies, octaveKeys, octaveAmplitudes, anchorU,
+    octaveFrequencies,
+    octaveKeys,
+    octaveAmplitudes,
+    anchorU,
     logLevel: 0,
     driftPerUnit: drift / unitsPerYear,
     scale: 10 ** instrument.decimals,

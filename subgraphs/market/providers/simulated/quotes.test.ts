@@ -2,77 +2,109 @@ import fc from 'fast-check';
 import type { Quote } from '../../model';
 import { SIMULATED_TICKERS } from './index';
 import {
-  DAY, decimalPlaces, decimalsOf, HOUR, type Hours, hoursOf, instantArb, isOpen, localInstant, localTime, Market, MINUTE, round, US_LISTED,
+  DAY,
+  decimalPlaces,
+  decimalsOf,
+  HOUR,
+  type Hours,
+  hoursOf,
+  instantArb,
+  isOpen,
+  localInstant,
+  localTime,
+  Market,
+  MINUTE,
+  round,
+  US_LISTED,
 } from './test-support';
 
 const allQuotes = async (m: Market): Promise<Quote[]> => Promise.all(SIMULATED_TICKERS.map((t) => m.quote(t)));
 
 describe('quote arithmetic', () => {
   test('change = price − previousClose and changePercent = change / previousClose × 100, at the documented precision', async () => {
-    await fc.assert(fc.asyncProperty(instantArb, async (now) => {
-      const problems: string[] = [];
-      for (const q of await allQuotes(new Market(now))) {
-        const d = decimalsOf(q.ticker);
-        const price = q.price as number;
-        const previous = q.previousClose as number;
-        const change = q.change as number;
-        if (!(price > 0 && previous > 0)) problems.push(`${q.ticker}: non-positive price ${price} / ${previous}`);
-        if (decimalPlaces(price) > d || decimalPlaces(previous) > d) problems.push(`${q.ticker}: ${price} / ${previous} not at ${d} decimals`);
-        if (change !== round(price - previous, d)) problems.push(`${q.ticker}: change ${change} vs ${price} − ${previous}`);
-        if (!(Math.abs(price - previous - change) < 1e-9)) problems.push(`${q.ticker}: change ${change} off by more than 1e-9`);
-        if (q.changePercent !== round((change / previous) * 100, 4)) problems.push(`${q.ticker}: changePercent ${q.changePercent}`);
-      }
-      expect(problems).toEqual([]);
-    }), { numRuns: 40 });
+    await fc.assert(
+      fc.asyncProperty(instantArb, async (now) => {
+        const problems: string[] = [];
+        for (const q of await allQuotes(new Market(now))) {
+          const d = decimalsOf(q.ticker);
+          const price = q.price as number;
+          const previous = q.previousClose as number;
+          const change = q.change as number;
+          if (!(price > 0 && previous > 0)) problems.push(`${q.ticker}: non-positive price ${price} / ${previous}`);
+          if (decimalPlaces(price) > d || decimalPlaces(previous) > d)
+            problems.push(`${q.ticker}: ${price} / ${previous} not at ${d} decimals`);
+          if (change !== round(price - previous, d))
+            problems.push(`${q.ticker}: change ${change} vs ${price} − ${previous}`);
+          if (!(Math.abs(price - previous - change) < 1e-9))
+            problems.push(`${q.ticker}: change ${change} off by more than 1e-9`);
+          if (q.changePercent !== round((change / previous) * 100, 4))
+            problems.push(`${q.ticker}: changePercent ${q.changePercent}`);
+        }
+        expect(problems).toEqual([]);
+      }),
+      { numRuns: 40 },
+    );
   });
 });
 
 describe('market hours', () => {
   test('the 1D chart ends now while the session trades, and at the session close otherwise', async () => {
-    await fc.assert(fc.asyncProperty(instantArb, fc.subarray([...SIMULATED_TICKERS], { minLength: 8, maxLength: 16 }), async (now, tickers) => {
-      const m = new Market(now);
-      for (const ticker of tickers) {
-        const h = hoursOf(ticker);
-        const points = (await m.chart(ticker, '1D')).points;
-        const first = Date.parse(points[0]?.date as string);
-        const last = Date.parse(points.at(-1)?.date as string);
-        // The session opens at the local opening time (FX: 17:00 the evening before; crypto: UTC midnight).
-        expect(localTime(h.zone, first).minutes).toBe(h.kind === 'crypto' ? 0 : h.open);
-        if (isOpen(ticker, now)) {
-          expect(last).toBe(Math.floor(now / 1000) * 1000);
-        } else {
-          expect(localTime(h.zone, last).minutes).toBe(h.close === 24 * 60 ? 0 : h.close);
-          expect(last).toBeLessThanOrEqual(now);
-          expect(now - last).toBeLessThan(3.5 * DAY); // at most a weekend away
-        }
-      }
-    }), { numRuns: 60 });
+    await fc.assert(
+      fc.asyncProperty(
+        instantArb,
+        fc.subarray([...SIMULATED_TICKERS], { minLength: 8, maxLength: 16 }),
+        async (now, tickers) => {
+          const m = new Market(now);
+          for (const ticker of tickers) {
+            const h = hoursOf(ticker);
+            const points = (await m.chart(ticker, '1D')).points;
+            const first = Date.parse(points[0]?.date as string);
+            const last = Date.parse(points.at(-1)?.date as string);
+            // The session opens at the local opening time (FX: 17:00 the evening before; crypto: UTC midnight).
+            expect(localTime(h.zone, first).minutes).toBe(h.kind === 'crypto' ? 0 : h.open);
+            if (isOpen(ticker, now)) {
+              expect(last).toBe(Math.floor(now / 1000) * 1000);
+            } else {
+              expect(localTime(h.zone, last).minutes).toBe(h.close === 24 * 60 ? 0 : h.close);
+              expect(last).toBeLessThanOrEqual(now);
+              expect(now - last).toBeLessThan(3.5 * DAY); // at most a weekend away
+            }
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   test('while a market is closed the quote does not move', async () => {
     let compared = 0;
-    await fc.assert(fc.asyncProperty(instantArb, fc.integer({ min: 1, max: 12 * 60 }), async (start, minutes) => {
-      const end = start + minutes * MINUTE;
-      const [a, b] = [new Market(start), new Market(end)];
-      // Closed at every 5-minute sample of [start, end] by the test's own hours table (one check per market).
-      const closedThroughout = new Map<Hours, boolean>();
-      const problems: string[] = [];
-      for (const ticker of SIMULATED_TICKERS) {
-        const h = hoursOf(ticker);
-        if (!closedThroughout.has(h)) {
-          let closed = !isOpen(ticker, end);
-          for (let t = start; t < end && closed; t += 5 * MINUTE) closed = !isOpen(ticker, t);
-          closedThroughout.set(h, closed);
+    await fc.assert(
+      fc.asyncProperty(instantArb, fc.integer({ min: 1, max: 12 * 60 }), async (start, minutes) => {
+        const end = start + minutes * MINUTE;
+        const [a, b] = [new Market(start), new Market(end)];
+        // Closed at every 5-minute sample of [start, end] by the test's own hours table (one check per market).
+        const closedThroughout = new Map<Hours, boolean>();
+        const problems: string[] = [];
+        for (const ticker of SIMULATED_TICKERS) {
+          const h = hoursOf(ticker);
+          if (!closedThroughout.has(h)) {
+            let closed = !isOpen(ticker, end);
+            for (let t = start; t < end && closed; t += 5 * MINUTE) closed = !isOpen(ticker, t);
+            closedThroughout.set(h, closed);
+          }
+          if (!closedThroughout.get(h)) continue;
+          const [qa, qb] = [await a.quote(ticker), await b.quote(ticker)];
+          if (qa.price !== qb.price || qa.previousClose !== qb.previousClose || qa.change !== qb.change) {
+            problems.push(
+              `${ticker}: ${qa.price}/${qa.previousClose} at ${new Date(start).toISOString()} but ${qb.price}/${qb.previousClose} ${minutes} min later`,
+            );
+          }
+          compared++;
         }
-        if (!closedThroughout.get(h)) continue;
-        const [qa, qb] = [await a.quote(ticker), await b.quote(ticker)];
-        if (qa.price !== qb.price || qa.previousClose !== qb.previousClose || qa.change !== qb.change) {
-          problems.push(`${ticker}: ${qa.price}/${qa.previousClose} at ${new Date(start).toISOString()} but ${qb.price}/${qb.previousClose} ${minutes} min later`);
-        }
-        compared++;
-      }
-      expect(problems).toEqual([]);
-    }), { numRuns: 60 });
+        expect(problems).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
     expect(compared).toBeGreaterThan(200);
   });
 
@@ -82,7 +114,11 @@ describe('market hours', () => {
     for (const ticker of ['AAPL:NASDAQ', 'THYAO:IST', '7203:TYO', 'EUR-USD', '.INX:INDEXSP']) {
       expect((await sunday.quote(ticker)).price).toBe((await saturday.quote(ticker)).price);
     }
-    const moved = await Promise.all(['BTC-USD', 'ETH-USD', 'SOL-USD'].map(async (t) => (await sunday.quote(t)).price !== (await saturday.quote(t)).price));
+    const moved = await Promise.all(
+      ['BTC-USD', 'ETH-USD', 'SOL-USD'].map(
+        async (t) => (await sunday.quote(t)).price !== (await saturday.quote(t)).price,
+      ),
+    );
     expect(moved).toContain(true);
   });
 
@@ -102,26 +138,34 @@ describe('market hours', () => {
     const btcNoon = new Market(Date.UTC(2026, 2, 9, 12));
     const btcMidnight = new Market(Date.UTC(2026, 2, 9, 0));
     expect((await btcNoon.quote('BTC-USD')).previousClose).toBe((await btcMidnight.quote('BTC-USD')).price);
-    expect((await btcNoon.quote('BTC-USD')).previousClose).toBe((await btcNoon.chart('BTC-USD', '1D')).points[0]?.price);
+    expect((await btcNoon.quote('BTC-USD')).previousClose).toBe(
+      (await btcNoon.chart('BTC-USD', '1D')).points[0]?.price,
+    );
   });
 });
 
 describe('after hours', () => {
   test('present only for US-listed stocks and ETFs outside regular hours, with change against the regular close', async () => {
     let present = 0;
-    await fc.assert(fc.asyncProperty(instantArb, async (now) => {
-      const problems: string[] = [];
-      for (const q of await allQuotes(new Market(now))) {
-        const expected = US_LISTED(q.ticker) && (q.type === 'stock' || q.type === 'etf') && !isOpen(q.ticker, now);
-        if ((q.afterHours !== null) !== expected) problems.push(`${q.ticker}: afterHours ${JSON.stringify(q.afterHours)} at ${new Date(now).toISOString()}`);
-        const ah = q.afterHours;
-        if (ah === null) continue;
-        present++;
-        if (ah.change !== round((ah.price as number) - (q.price as number), 2)) problems.push(`${q.ticker}: after-hours change ${ah.change}`);
-        if (ah.changePercent !== round(((ah.change as number) / (q.price as number)) * 100, 4)) problems.push(`${q.ticker}: after-hours % ${ah.changePercent}`);
-      }
-      expect(problems).toEqual([]);
-    }), { numRuns: 40 });
+    await fc.assert(
+      fc.asyncProperty(instantArb, async (now) => {
+        const problems: string[] = [];
+        for (const q of await allQuotes(new Market(now))) {
+          const expected = US_LISTED(q.ticker) && (q.type === 'stock' || q.type === 'etf') && !isOpen(q.ticker, now);
+          if ((q.afterHours !== null) !== expected)
+            problems.push(`${q.ticker}: afterHours ${JSON.stringify(q.afterHours)} at ${new Date(now).toISOString()}`);
+          const ah = q.afterHours;
+          if (ah === null) continue;
+          present++;
+          if (ah.change !== round((ah.price as number) - (q.price as number), 2))
+            problems.push(`${q.ticker}: after-hours change ${ah.change}`);
+          if (ah.changePercent !== round(((ah.change as number) / (q.price as number)) * 100, 4))
+            problems.push(`${q.ticker}: after-hours % ${ah.changePercent}`);
+        }
+        expect(problems).toEqual([]);
+      }),
+      { numRuns: 40 },
+    );
     expect(present).toBeGreaterThan(100);
   });
 
@@ -167,8 +211,12 @@ describe('price path', () => {
   });
 
   test('a day-to-day move is small compared with the price', async () => {
-    await fc.assert(fc.asyncProperty(instantArb, async (now) => {
-      for (const q of await allQuotes(new Market(now + 12 * HOUR))) expect(Math.abs(q.changePercent as number)).toBeLessThan(30);
-    }), { numRuns: 10 });
+    await fc.assert(
+      fc.asyncProperty(instantArb, async (now) => {
+        for (const q of await allQuotes(new Market(now + 12 * HOUR)))
+          expect(Math.abs(q.changePercent as number)).toBeLessThan(30);
+      }),
+      { numRuns: 10 },
+    );
   });
 });

@@ -63,7 +63,10 @@ export function afterHours(sim: Simulation, instrument: Instrument, snap: Snapsh
 }
 
 export function quoteOf(
-  sim: Simulation, instrument: Instrument, utcMs: number, snap = sim.snapshot(instrument, utcMs),
+  sim: Simulation,
+  instrument: Instrument,
+  utcMs: number,
+  snap = sim.snapshot(instrument, utcMs),
 ): Quote {
   return {
     ticker: instrument.ticker,

@@ -51,9 +51,23 @@ const WEEKDAYS = [1, 2, 3, 4, 5] as const;
 const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6] as const;
 const STOCK_SHARE = 0.75;
 
-function exchangeHours(id: string, timeZone: string, open: string, close: string, extended: ExtendedHours | null = null): Market {
+function exchangeHours(
+  id: string,
+  timeZone: string,
+  open: string,
+  close: string,
+  extended: ExtendedHours | null = null,
+): Market {
   const minutes = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
-  return { id, timeZone, open: minutes(open), close: minutes(close), weekdays: WEEKDAYS, sessionShare: STOCK_SHARE, extended };
+  return {
+    id,
+    timeZone,
+    open: minutes(open),
+    close: minutes(close),
+    weekdays: WEEKDAYS,
+    sessionShare: STOCK_SHARE,
+    extended,
+  };
 }
 
 /** US extended hours: pre-market from 04:00, post-market until 20:00 New York time. */
@@ -71,9 +85,25 @@ export const MARKETS = {
   TYO: exchangeHours('TYO', 'Asia/Tokyo', '09:00', '15:30'),
   TSE: exchangeHours('TSE', 'America/Toronto', '09:30', '16:00'),
   // Crypto trades around the clock; a "session" is one UTC day, so the previous close is the price at UTC midnight.
-  CRYPTO: { id: 'CRYPTO', timeZone: 'UTC', open: 0, close: 24 * 60, weekdays: EVERY_DAY, sessionShare: 1, extended: null },
+  CRYPTO: {
+    id: 'CRYPTO',
+    timeZone: 'UTC',
+    open: 0,
+    close: 24 * 60,
+    weekdays: EVERY_DAY,
+    sessionShare: 1,
+    extended: null,
+  },
   // FX trades 24/5: each trading day runs 17:00–17:00 New York time, from Sunday evening to Friday 17:00.
-  FX: { id: 'FX', timeZone: 'America/New_York', open: -7 * 60, close: 17 * 60, weekdays: WEEKDAYS, sessionShare: 1, extended: null },
+  FX: {
+    id: 'FX',
+    timeZone: 'America/New_York',
+    open: -7 * 60,
+    close: 17 * 60,
+    weekdays: WEEKDAYS,
+    sessionShare: 1,
+    extended: null,
+  },
 } as const satisfies Record<string, Market>;
 
 export type MarketId = keyof typeof MARKETS;

@@ -5,7 +5,15 @@
  */
 import fc from 'fast-check';
 import type {
-  ChartData, ChartRange, CompanyInfo, EarningsEvent, FinancialPeriod, Headline, MarketListItem, NewsItem, Quote,
+  ChartData,
+  ChartRange,
+  CompanyInfo,
+  EarningsEvent,
+  FinancialPeriod,
+  Headline,
+  MarketListItem,
+  NewsItem,
+  Quote,
 } from '../../model';
 import type { MarketProvider, MarketRequest, MarketValue } from '../provider';
 import { createSimulatedProvider } from './index';
@@ -27,7 +35,14 @@ export function localTime(zone: string, utcMs: number): LocalTime {
   let f = formatters.get(zone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone, hourCycle: 'h23', weekday: 'short', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit',
+      timeZone: zone,
+      hourCycle: 'h23',
+      weekday: 'short',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
     });
     formatters.set(zone, f);
   }
@@ -121,23 +136,28 @@ const TO = Date.UTC(2027, 11, 31);
  */
 export const instantArb: fc.Arbitrary<number> = fc.oneof(
   fc.integer({ min: FROM, max: TO }),
-  fc.tuple(
-    fc.integer({ min: 0, max: Math.floor((TO - FROM) / DAY) }),
-    fc.constantFrom(...Object.values(EXCHANGE_HOURS), FX_HOURS, CRYPTO_HOURS),
-    fc.constantFrom('open', 'close', 'pre', 'post'),
-    fc.integer({ min: -3, max: 3 }),
-  ).map(([dayOffset, h, edge, delta]) => {
-    const date = new Date(FROM + dayOffset * DAY).toISOString().slice(0, 10);
-    const minute = edge === 'open' ? h.open : edge === 'close' ? h.close : edge === 'pre' ? hm(4) : hm(20);
-    return localInstant(h.zone, date, minute) + delta * MINUTE;
-  }),
+  fc
+    .tuple(
+      fc.integer({ min: 0, max: Math.floor((TO - FROM) / DAY) }),
+      fc.constantFrom(...Object.values(EXCHANGE_HOURS), FX_HOURS, CRYPTO_HOURS),
+      fc.constantFrom('open', 'close', 'pre', 'post'),
+      fc.integer({ min: -3, max: 3 }),
+    )
+    .map(([dayOffset, h, edge, delta]) => {
+      const date = new Date(FROM + dayOffset * DAY).toISOString().slice(0, 10);
+      const minute = edge === 'open' ? h.open : edge === 'close' ? h.close : edge === 'pre' ? hm(4) : hm(20);
+      return localInstant(h.zone, date, minute) + delta * MINUTE;
+    }),
 );
 
 /** A provider, and a typed way to ask it one thing at a fixed clock. */
 export class Market {
   readonly provider: MarketProvider;
 
-  constructor(readonly now: number, seed: string | number = 'test-seed') {
+  constructor(
+    readonly now: number,
+    seed: string | number = 'test-seed',
+  ) {
     this.provider = createSimulatedProvider({ seed, now: () => this.now });
   }
 

@@ -44,7 +44,13 @@ function regime(volumeKey: number, month: number): number {
   return a + (signedUnit(hashPair(volumeKey, 3 * i + 3)) - a) * f * f * (3 - 2 * f);
 }
 
-export function monthVolume(volumeKey: number, average: number, month: number, firstOrdinal: number, sessions: number): MonthVolume {
+export function monthVolume(
+  volumeKey: number,
+  average: number,
+  month: number,
+  firstOrdinal: number,
+  sessions: number,
+): MonthVolume {
   const level = exp(0.3 * regime(volumeKey, month) + 0.1 * normal(hashPair(volumeKey, 3 * month + 1)) - 0.05);
   return { firstOrdinal, sessions, total: round(average * sessions * level), cumulative: null };
 }
