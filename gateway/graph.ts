@@ -8,6 +8,7 @@ import {
   GraphQLError,
   Kind,
   NoSchemaIntrospectionCustomRule,
+  OperationTypeNode,
   parse,
   type FormattedExecutionResult,
   type GraphQLFormattedError,
@@ -91,7 +92,7 @@ function operationChecksPlugin(): ApolloServerPlugin<GatewayContext> {
               extensions: { code: 'OPERATION_RESOLUTION_FAILURE', http: { status: 400 } },
             });
           }
-          if (operation.operation !== 'subscription') return;
+          if (operation.operation !== OperationTypeNode.SUBSCRIPTION) return;
           throw new GraphQLError(
             `subscriptions are served over graphql-sse at ${STREAM_PATH} (POST the operation there with Accept: text/event-stream)`,
             {

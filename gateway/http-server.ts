@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
+import { LogController, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import type { Logger } from './logger';
 
 /** Bounds on HTTP connections and requests, shared by the gateway and subgraphs served alone. */
@@ -26,7 +26,7 @@ export const DEFAULT_HTTP_LIMITS: Required<HttpLimits> = {
  */
 export function httpServerOptions(log: Logger, limits: HttpLimits): FastifyHttpOptions<Server> {
   return {
-    loggerInstance: log as FastifyBaseLogger,
+    loggerInstance: log,
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),

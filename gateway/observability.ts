@@ -15,7 +15,9 @@ export function observabilityPlugin(metrics: GatewayMetrics): ApolloServerPlugin
           const ms = performance.now() - started;
           const body = rc.response.body;
           const errors = body.kind === 'single' ? (body.singleResult.errors ?? []) : [];
-          const codes = errors.map((e) => String(e.extensions?.code ?? 'INTERNAL_SERVER_ERROR'));
+          const codes = errors.map((e) =>
+            typeof e.extensions?.code === 'string' ? e.extensions.code : 'INTERNAL_SERVER_ERROR',
+          );
           for (const code of codes) metrics.errors.inc({ code });
           const operation = metrics.operationLabel(rc.operationName);
           const type = rc.operation?.operation ?? 'unknown';

@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { FormattedExecutionResult, OperationDefinitionNode } from 'graphql';
+import { OperationTypeNode, type FormattedExecutionResult, type OperationDefinitionNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { GatewayContext } from './context';
 
@@ -148,28 +148,27 @@ export class ResponseCache {
   }
 
   plugin(): ApolloServerPlugin<GatewayContext> {
-    const cache = this;
     return {
-      async requestDidStart() {
+      requestDidStart: async () => {
         let key: string | undefined;
         return {
-          async responseForOperation(rc) {
-            if (!cache.enabled || rc.operation?.operation !== 'query' || !rc.queryHash) return null;
+          responseForOperation: async (rc) => {
+            if (!this.enabled || rc.operation?.operation !== OperationTypeNode.QUERY || !rc.queryHash) return null;
             const names = declaredVariables(rc.operation);
-            cache.declared.set(`${rc.queryHash}|${rc.request.operationName ?? ''}`, names);
+            this.declared.set(`${rc.queryHash}|${rc.request.operationName ?? ''}`, names);
             key = ResponseCache.key(rc.queryHash, rc.request.operationName, names, rc.request.variables);
-            const hit = cache.get(key);
+            const hit = this.get(key);
             if (!hit) return null;
             rc.contextValue.fromCache = true;
-            rc.response.http.headers.set('cache-control', `public, max-age=${cache.remaining(hit)}`);
+            rc.response.http.headers.set('cache-control', `public, max-age=${this.remaining(hit)}`);
             return { http: rc.response.http, body: { kind: 'single', singleResult: hit.result } };
           },
-          async willSendResponse(rc) {
+          willSendResponse: async (rc) => {
             if (!key || rc.contextValue.fromCache || rc.response.body.kind !== 'single') return;
             const maxAge = rc.contextValue.cachePolicy.maxAge ?? 0;
             const result = rc.response.body.singleResult;
             if (maxAge > 0 && !result.errors?.length) {
-              cache.set(key, result, maxAge);
+              this.set(key, result, maxAge);
               rc.response.http.headers.set('cache-control', `public, max-age=${maxAge}`);
             }
           },

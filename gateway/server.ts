@@ -93,7 +93,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       const origin = allowedOrigin(cors, req.headers.origin);
       if (origin) reply.header('access-control-allow-origin', origin);
       const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
-      return shapes.send(
+      void shapes.send(
         req,
         reply,
         tooLong ? 414 : 400,
@@ -222,7 +222,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       url: STREAM_PATH,
       method: ['GET', 'POST', 'PUT', 'DELETE'],
       preHandler: boundVariables,
-      handler: endpoint.serve,
+      handler: (req, reply) => endpoint.serve(req, reply),
     });
   }
   registerPlayground(app, { graphqlPath: '/graphql' }); // GET / and browsers' GET /graphql: the offline GraphiQL page

@@ -103,7 +103,11 @@ export async function buildSubgraphServer(
       return apollo.call(this, req as Parameters<typeof apollo>[0], reply as Parameters<typeof apollo>[1]);
     },
   });
-  app.route({ url: STREAM_PATH, method: ['GET', 'POST', 'PUT', 'DELETE'], handler: stream.serve });
+  app.route({
+    url: STREAM_PATH,
+    method: ['GET', 'POST', 'PUT', 'DELETE'],
+    handler: (req, reply) => stream.serve(req, reply),
+  });
   app.addHook('preClose', async () => {
     await stream.closeStreams();
   });

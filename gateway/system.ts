@@ -136,7 +136,7 @@ export async function createSystem(
       requestTimeoutMs: config.httpRequestTimeoutMs,
       shutdownGraceMs: config.shutdownGraceMs,
     },
-    parts: dns ? { dns: () => (dns as DnsPart).health() } : {},
+    parts: dns ? { dns: () => dns.health() } : {},
     live,
   });
   let closing: Promise<void> | undefined;

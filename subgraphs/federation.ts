@@ -40,7 +40,7 @@ export async function buildFederatedSchema(
     resolvers[typeName] = {
       ...(resolvers[typeName] as object),
       ...(fields as object),
-    } as GraphQLResolverMap<unknown>[string];
+    };
   }
   return remapEnumDefaults(buildSubgraphSchema({ typeDefs, resolvers }));
 }

@@ -36,7 +36,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
     });
     // Whatever did not declare itself cacheable makes the whole response uncacheable.
     incoming?.cachePolicy.restrict(context.cacheHint.maxAge ?? 0);
-    return result as GatewayGraphQLResponse;
+    return result;
   }
 
   private contextFor(incoming: GatewayContext): SubgraphContext {

@@ -5,7 +5,16 @@ import type {
   GatewayExecutor,
   GatewayGraphQLRequestContext,
 } from '@apollo/server-gateway-interface';
-import { execute, GraphQLError, Kind, validate, visit, type DocumentNode, type GraphQLFormattedError } from 'graphql';
+import {
+  execute,
+  GraphQLError,
+  Kind,
+  OperationTypeNode,
+  validate,
+  visit,
+  type DocumentNode,
+  type GraphQLFormattedError,
+} from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { Subgraph } from '../../subgraphs/subgraph';
 import type { GatewayContext } from '../context';
@@ -85,7 +94,7 @@ export class SingleSubgraphExecutor {
     );
     if (
       operation?.kind !== Kind.OPERATION_DEFINITION ||
-      operation.operation === 'subscription' ||
+      operation.operation === OperationTypeNode.SUBSCRIPTION ||
       hasIntrospection(document)
     )
       return false;
@@ -130,7 +139,7 @@ export class SingleSubgraphExecutor {
       document: rc.document,
     });
     const errors = response.errors?.map((e) => withService(e, route.subgraph));
-    if (!errors?.length) return { data: response.data as GatewayExecutionResult['data'] };
+    if (!errors?.length) return { data: response.data };
     // A fetch that failed whole (timeout, subgraph down) has no data: complete the operation as Apollo's executor
     // does, each root field null where its type allows it and null bubbling up where not. Without `data` at all,
     // Apollo Server would take the answer for a request error (HTTP 400).

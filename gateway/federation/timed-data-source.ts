@@ -39,7 +39,7 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
           extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName: this.name },
         },
       ],
-    } as GatewayGraphQLResponse;
+    };
   }
 
   async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {
@@ -55,7 +55,7 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
                 extensions: { code: 'SUBGRAPH_TIMEOUT', serviceName: this.name },
               },
             ],
-          } as GatewayGraphQLResponse),
+          }),
         this.timeoutMs,
       );
     });

@@ -69,7 +69,7 @@ export function registerMarketRest(app: FastifyInstance, graph: Graph): void {
   ): Promise<FastifyReply> {
     const { result, cached } = await graph.run(op, variables, req.id);
     if (result.errors?.length) throw restErrorFromGraphQL(result.errors);
-    const renderBody = () => JSON.stringify(render((result.data ?? {}) as Data));
+    const renderBody = () => JSON.stringify(render(result.data ?? {}));
     const body = cached ? graph.cache.derive(cached, 'rest', renderBody) : renderBody();
     if (cached) reply.header('cache-control', `public, max-age=${graph.cache.remaining(cached)}`);
     return reply.type('application/json; charset=utf-8').send(body);

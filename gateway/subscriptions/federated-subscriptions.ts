@@ -66,7 +66,7 @@ class EventSource implements GraphQLDataSource<GatewayContext> {
   async process(): Promise<GatewayGraphQLResponse> {
     // The plan's execution writes into the data it receives; the event may be shared by many subscribers.
     const data = this.event.data ? structuredClone(this.event.data) : this.event.data;
-    return { data, errors: this.event.errors } as GatewayGraphQLResponse;
+    return { data, errors: this.event.errors };
   }
 }
 

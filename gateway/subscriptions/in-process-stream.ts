@@ -36,7 +36,7 @@ export class InProcessSubscriptions {
       variableValues: variables,
       contextValue: this.subgraph.createContext({ requestId, cacheHint: new CacheHint() }),
     });
-    if (!isAsyncIterable(source)) return source as ExecutionResult;
+    if (!isAsyncIterable(source)) return source;
     const key = `${operation}\u0000${JSON.stringify(variables)}\u0000${shareKey}`;
     return mapStream(source[Symbol.asyncIterator](), (payload) =>
       this.resultOf(payload, key, document, variables, requestId),

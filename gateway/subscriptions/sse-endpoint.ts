@@ -100,6 +100,12 @@ function isStream(value: Results): value is Stream<unknown> {
   return typeof (value as Stream<unknown>).next === 'function';
 }
 
+/** The id graphql-sse's client gives an operation on a single-connection stream (a string or a number). */
+function operationIdOf(params: RequestParams): string {
+  const id = params.extensions?.operationId;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : '';
+}
+
 function tokenOf(req: SseRequest): string | null {
   const header = req.headers.get(TOKEN_HEADER_KEY);
   if (header) return header;
@@ -179,7 +185,7 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
       query: params.query,
       shareKey: auth ? createHash('sha256').update(auth).digest('base64url') : '',
       token,
-      operationId: distinct ? null : String(params.extensions?.operationId ?? ''),
+      operationId: distinct ? null : operationIdOf(params),
       buffer: distinct ? streamOfRequest.get(req.raw) : token ? streamOfToken.get(token) : undefined,
     };
   };
@@ -250,7 +256,7 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
       const token = ctx.token;
       operations++;
       if (token) operationsPerStream.set(token, (operationsPerStream.get(token) ?? 0) + 1);
-      return mapStream(
+      return mapStream<unknown, ExecutionResult>(
         result,
         (value) => value as ExecutionResult,
         () => {
@@ -260,7 +266,7 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
           if (left > 0) operationsPerStream.set(token, left);
           else operationsPerStream.delete(token);
         },
-      ) as Stream<ExecutionResult>;
+      );
     },
     execute: async (args) => {
       const ctx = args.contextValue;

@@ -65,7 +65,7 @@ export class MarketData {
     const keys = requests.map(requestKey);
     const cached = options.fresh ? [] : await this.readCache(keys);
     const now = this.now();
-    const results: Array<TimedResult | Promise<TimedResult> | undefined> = new Array(requests.length);
+    const results = new Array<TimedResult | Promise<TimedResult> | undefined>(requests.length);
     const missIndex = new Map<string, number>(); // key -> position in `misses` (duplicates in a batch share one)
     const misses: MarketRequest[] = [];
     keys.forEach((key, i) => {
@@ -90,7 +90,12 @@ export class MarketData {
         if (results[i] === undefined) results[i] = fetched[missIndex.get(key) as number];
       });
     }
-    return Promise.all(results as Array<TimedResult | Promise<TimedResult>>);
+    return Promise.all(
+      results.map(async (result, i) => {
+        if (result === undefined) throw new Error(`market request ${keys[i]} got no result`); // each is a hit, in flight or a miss
+        return result;
+      }),
+    );
   }
 
   /** One provider call for every miss; each miss is registered in flight until it settles. */

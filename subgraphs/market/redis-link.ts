@@ -84,11 +84,11 @@ export class RedisLink {
   ) {
     this.client =
       client ??
-      (createClient({
+      createClient({
         url: options.url,
         disableOfflineQueue: true,
         socket: { connectTimeout: options.connectTimeoutMs, reconnectStrategy: backoff },
-      }) as RedisClientType);
+      });
     this.client.on('ready', () => this.markUp());
     this.client.on('error', (err: unknown) => this.markDown(err));
     this.client.connect().catch((err: unknown) => this.markDown(err));
@@ -100,7 +100,7 @@ export class RedisLink {
    */
   duplicate(purpose: string, quiet = false): RedisLink {
     const options = { ...this.options, purpose, log: quiet ? undefined : this.options.log };
-    return new RedisLink(options, this.client.duplicate() as RedisClientType);
+    return new RedisLink(options, this.client.duplicate());
   }
 
   get up(): boolean {

@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// (page.$eval callbacks run in the browser)
 /**
  * The playground in a real browser: Debian's headless Chromium driven by playwright-core (never a downloaded
  * browser). Needs `npm run build` (the bundle) and `apt-get install -y chromium`; a missing one FAILS, never skips.

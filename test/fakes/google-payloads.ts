@@ -608,14 +608,15 @@ export function fakeChart(ticker: string, range: ChartRange): ChartData | null {
       }
     }
   } else {
-    const [count, step] = {
+    const spans: Record<Exclude<typeof range, '1D' | '5D'>, readonly [count: number, step: number]> = {
       '1M': [22, 1],
       '6M': [26, 7],
       YTD: [46, 7],
       '1Y': [52, 7],
       '5Y': [60, 30],
       MAX: [120, 30],
-    }[range];
+    };
+    const [count, step] = spans[range];
     stamps = days(count, step, f.weekdaysOnly).map(isoDay);
   }
   return {

@@ -116,7 +116,7 @@ export function decodeFReqBody(body: string): DecodedCall[] | string {
 
 /** A row of an answer: `wrb.fr` (with its payload, or null) or another kind. */
 export type FakeRow =
-  { kind: 'wrb.fr'; rpcid: string; payload: unknown | null; seq: string } | { kind: 'raw'; row: unknown[] };
+  { kind: 'wrb.fr'; rpcid: string; payload: unknown; seq: string } | { kind: 'raw'; row: unknown[] };
 
 function chunk(json: string): string {
   // length line, then the JSON line; the length counts the JSON line with its newline
@@ -175,7 +175,7 @@ export function tickerOfCall(call: Pick<DecodedCall, 'rpcid' | 'params'>): strin
 }
 
 /** The payload for one call, or null (unknown ticker, malformed params, unknown rpcid). */
-export function answerCall(rpcid: string, params: unknown): unknown | null {
+export function answerCall(rpcid: string, params: unknown): unknown {
   if (!Array.isArray(params)) return null;
   const p: unknown[] = params;
   switch (rpcid) {

@@ -57,9 +57,7 @@ export async function dig(server: { host: string; port: number }, args: string[]
     ((msg[k] as string[] | undefined) ?? []).map((l) => l.replace(/\s+/g, ' ').trim());
   return {
     status: String(msg.status),
-    flags: String(msg.flags ?? '')
-      .split(/\s+/)
-      .filter(Boolean),
+    flags: (typeof msg.flags === 'string' ? msg.flags : '').split(/\s+/).filter(Boolean),
     answer: lines('ANSWER_SECTION'),
     authority: lines('AUTHORITY_SECTION'),
     additional: lines('ADDITIONAL_SECTION'),

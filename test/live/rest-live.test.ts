@@ -139,7 +139,7 @@ describe('/v1/live and /v1/live/snapshot', () => {
     expect(responses.every((r) => r.status === 200)).toBe(true);
     expect(sys.system.live.connections.open).toBe(200);
     for (const a of aborts) a.abort();
-    const market = sys.subgraphs.get('market') as unknown as { hub: { stats: Record<string, number> } };
+    const market = sys.subgraphs.get('market') as unknown as { hub: { stats: { listeners: number } } };
     const until = Date.now() + 5_000;
     while ((sys.system.live.connections.open > 0 || market.hub.stats.listeners > 0) && Date.now() < until)
       await new Promise((r) => setTimeout(r, 20));

@@ -89,7 +89,7 @@ test("never-reading subscriptions keep the built gateway's RSS bounded; stuck cl
       await sleep(200);
       maxRss = Math.max(maxRss, rssOf(pid));
     }
-    // eslint-disable-next-line no-console
+
     console.log(
       `RSS ${(rssBefore / 1e6).toFixed(0)} MB before, ${(rssSettled / 1e6).toFixed(0)} MB after 4 s, at most ${(maxRss / 1e6).toFixed(0)} MB up to 7.5 s`,
     );

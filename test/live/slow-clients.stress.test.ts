@@ -66,7 +66,7 @@ function fastReader(
         await it.return?.();
         await done;
         client.dispose();
-        if (failure) throw failure;
+        if (failure) throw failure instanceof Error ? failure : new Error(JSON.stringify(failure));
       })()),
   };
 }
@@ -161,7 +161,7 @@ describe('clients that do not read, on /graphql/stream', () => {
       expect(bufferedBytes).toBeLessThanOrEqual(streams * STREAM_BOUND + operations * largest);
     }
     const grown = heapAfterGc() - heapBefore;
-    // eslint-disable-next-line no-console
+
     console.log(
       `held at most ${(maxHeld / 1e6).toFixed(1)} MB (allowed ${(maxAllowed / 1e6).toFixed(1)} MB); heap grew ${(grown / 1e6).toFixed(1)} MB`,
     );

@@ -51,7 +51,7 @@ async function take<T>(
   const timer = setTimeout(() => void it.return?.(), timeoutMs);
   try {
     for await (const r of it) {
-      results.push(r as Result<T>);
+      results.push(r);
       if (results.length >= count) break;
     }
   } finally {
@@ -351,7 +351,7 @@ describe('a disconnect frees everything', () => {
     }
     expect(sys.system.live.endpoint?.stats().operations).toBe(1_000);
     expect(market.hub?.stats.listeners).toBeGreaterThanOrEqual(1_000);
-    await Promise.all(its.map((it) => it.return?.()));
+    await Promise.all(its.map(async (it) => it.return?.()));
     for (const c of clients) c.dispose();
     await waitFor(() => sys.system.live.endpoint?.stats().streams === 0 && sys.system.live.connections.open === 0);
     await waitFor(() => market.hub?.stats.listeners === 0);

@@ -80,7 +80,7 @@ describe('PriceHub', () => {
   test('priceTicks: the current quotes at once, then one event per tick with every ticker in order', async () => {
     const { hub } = hubWith(new CountingProvider());
     const stream = await hub.priceTicks(['BTC-USD', 'AAPL:NASDAQ']);
-    const events = (await take(stream, 3)) as PriceTickEvent[];
+    const events = await take<PriceTickEvent>(stream, 3);
     expect(events.map((e) => e.quotes.map((q) => q.ticker))).toEqual([
       ['BTC-USD', 'AAPL:NASDAQ'],
       ['BTC-USD', 'AAPL:NASDAQ'],
@@ -112,7 +112,7 @@ describe('PriceHub', () => {
       await hub.priceTicks(list, { skipMissing: true }),
       await hub.priceTicks(list, { skipMissing: true }),
     ];
-    const events = (await take(a, 2)) as PriceTickEvent[];
+    const events = await take<PriceTickEvent>(a, 2);
     expect(events.map((e) => e.quotes.map((q) => q.ticker))).toEqual([
       ['AAPL:NASDAQ', 'BTC-USD'],
       ['AAPL:NASDAQ', 'BTC-USD'],
@@ -158,7 +158,7 @@ describe('PriceHub', () => {
     provider.fail = true;
     await sleep(INTERVAL_MS * 3);
     provider.fail = false;
-    const [next] = (await take(stream, 1)) as PriceEvent[];
+    const [next] = await take<PriceEvent>(stream, 1);
     expect(next?.quote.ticker).toBe('AAPL:NASDAQ');
     await stream.return();
   });
@@ -167,7 +167,7 @@ describe('PriceHub', () => {
     const provider = new CountingProvider();
     const { hub } = hubWith(provider);
     const stream = await hub.prices(['AAPL:NASDAQ']);
-    const [first] = (await take(stream, 1)) as PriceEvent[];
+    const [first] = await take<PriceEvent>(stream, 1);
     const snapshot = await hub.snapshot(['AAPL:NASDAQ', 'BTC-USD']);
     expect(snapshot[0]).toBe(first?.quote);
     expect(snapshot[1]?.ticker).toBe('BTC-USD');
@@ -188,9 +188,9 @@ describe('PriceHub', () => {
         quotes: new Map([['AAPL:NASDAQ', { ticker: 'AAPL:NASDAQ', price: i } as Quote]]),
       });
     }
-    const seen = ((await take(prices, driver.length + 1)) as PriceEvent[]).map((e) => e.sequence);
+    const seen = (await take<PriceEvent>(prices, driver.length + 1)).map((e) => e.sequence);
     expect(seen).toEqual([0, 41, 42, 43, 44, 45, 46, 50, 51]);
-    expect(((await take(ticks, driver.length + 1)) as PriceTickEvent[]).map((e) => e.sequence)).toEqual(seen);
+    expect((await take<PriceTickEvent>(ticks, driver.length + 1)).map((e) => e.sequence)).toEqual(seen);
     await Promise.all([prices.return(), ticks.return()]);
   });
 
@@ -203,7 +203,7 @@ describe('PriceHub', () => {
         at: new Date(),
         quotes: new Map([['AAPL:NASDAQ', { ticker: 'AAPL:NASDAQ', price: i } as Quote]]),
       });
-    const events = (await take(stream, 64)) as PriceEvent[];
+    const events = await take<PriceEvent>(stream, 64);
     expect(events[0]?.sequence).toBe(1_000 + 200 - 63);
     expect(events[63]?.sequence).toBe(1_200);
     await stream.return();

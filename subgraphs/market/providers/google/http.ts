@@ -80,7 +80,7 @@ async function readLimited(res: Response, limit: number): Promise<string> {
     throw new TooLargeError(`upstream answer of ${declared} bytes exceeds ${limit}`);
   }
   if (!res.body) return '';
-  const reader = res.body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

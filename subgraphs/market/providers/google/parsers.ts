@@ -231,14 +231,14 @@ function quarterLabel(y: unknown, q: unknown): string | null {
 
 /** `[year, quarter, data]`, or null when the row is not one. */
 function quarterRow(row: unknown): FinancialPeriod | null {
-  const [year, quarter, data] = Array.isArray(row) ? row : [];
+  const [year, quarter, data] = Array.isArray(row) ? (row as unknown[]) : [];
   if (!isInt(year, FIRST_YEAR, LAST_YEAR) || !isInt(quarter, 1, 4) || !Array.isArray(data)) return null;
   return financialPeriod(`${year}-Q${quarter}`, false, data);
 }
 
 /** `[year, data]`, or null when the row is not one. */
 function yearRow(row: unknown): FinancialPeriod | null {
-  const [year, data] = Array.isArray(row) ? row : [];
+  const [year, data] = Array.isArray(row) ? (row as unknown[]) : [];
   if (!isInt(year, FIRST_YEAR, LAST_YEAR) || !Array.isArray(data)) return null;
   return financialPeriod(String(year), true, data);
 }

@@ -37,7 +37,7 @@ beforeEach(() => {
   fake.lastHeaders.length = 0;
 });
 afterEach(async () => {
-  await Promise.all(providers.splice(0).map((p) => p.close?.()));
+  await Promise.all(providers.splice(0).map(async (p) => p.close?.()));
 });
 
 function provider(options: GoogleProviderOptions = {}, upstream: FakeUpstream = fake): MarketProvider {
@@ -170,10 +170,7 @@ describe('google provider against the fake upstream', () => {
 
   test('default limit 20: 20 distinct calls are one round trip, 21 are two', async () => {
     const charts = (n: number): MarketRequest[] =>
-      Array.from(
-        { length: n },
-        (_, i) => ({ kind: 'movers', category: 'gainers', count: 1, offset: i }) as MarketRequest,
-      );
+      Array.from({ length: n }, (_, i) => ({ kind: 'movers', category: 'gainers', count: 1, offset: i }));
     const p = provider();
     await p.fetch(charts(20));
     expect(fake.requests).toBe(1);

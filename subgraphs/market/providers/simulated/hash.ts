@@ -55,3 +55,10 @@ export function gaussian(h: number): number {
 export function pick(h: number, n: number): number {
   return floor(unit(h) * n);
 }
+
+/** An element of a non-empty list chosen by a hash (the same hash, the same element). */
+export function choose<T>(h: number, list: readonly T[]): T {
+  const item = list[pick(h, list.length)];
+  if (item === undefined) throw new Error('choose: the list is empty');
+  return item;
+}

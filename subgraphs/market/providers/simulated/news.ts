@@ -7,7 +7,7 @@
 import type { Headline, NewsItem } from '../../model';
 import { CATALOG, type Instrument } from './catalog';
 import { civilFromDays } from './calendar';
-import { hashInts, pick } from './hash';
+import { choose, hashInts, pick } from './hash';
 import type { Simulation } from './simulation';
 
 const SOURCES = [
@@ -57,12 +57,12 @@ function article(instrument: Instrument, key: number, slot: number, slotSeconds:
   const timestamp = slot * slotSeconds + pick(hashInts(key, 31, slot), slotSeconds);
   const templates = instrument.type === 'stock' ? STOCK_TITLES : MARKET_TITLES;
   const year = civilFromDays(Math.floor(timestamp / 86400)).year;
-  const title = templates[pick(hashInts(key, 32, slot), templates.length)]
+  const title = choose(hashInts(key, 32, slot), templates)
     .replace('{name}', instrument.shortName)
     .replace('{year}', String(year));
   return {
     title,
-    source: SOURCES[pick(hashInts(key, 33, slot), SOURCES.length)],
+    source: choose(hashInts(key, 33, slot), SOURCES),
     url: `https://news.example/${slug(instrument.ticker)}/${timestamp}-${slug(title)}`,
     timestamp,
   };
