@@ -1,3 +1,4 @@
+// @needs postgres
 /**
  * The index follows changes by patching a copy of the zone with the names a change touched. After every change,
  * on SQLite and on PostgreSQL, the patched copy must hold and answer exactly what a copy built afresh from the

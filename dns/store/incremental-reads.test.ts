@@ -1,3 +1,4 @@
+// @needs postgres
 /**
  * What the DNS engine needs to follow changes cheaply, on both stores: the names a change touched (beside its
  * event), records read by many names at once, a whole zone read record by record, and record counts that stay

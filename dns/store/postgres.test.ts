@@ -1,3 +1,4 @@
+// @needs postgres
 /**
  * The zone store contract on PostgreSQL, plus what only PostgreSQL has: events across store instances
  * (LISTEN/NOTIFY), row locking across instances, migrations under concurrent opens, unreachable servers.

@@ -1,3 +1,4 @@
+// @needs bind
 /**
  * Interop with a real peer: BIND's named-checkzone (Debian package bind9-utils) must accept what formatZoneFile
  * writes, and read it with the same meaning (its canonical dump parses back to the same records). A missing

@@ -1,3 +1,4 @@
+// @needs redis
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../gateway/config/load';
 import { closeMarketCache, createMarketCache, marketCacheHealth, type MarketCache } from './cache';

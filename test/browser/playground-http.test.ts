@@ -1,3 +1,4 @@
+// @needs build
 /**
  * The playground over plain HTTP: the page and its bundle load nothing from another host, a browser's GET /graphql
  * gets the page while API clients still reach Apollo, assets are served with the right types and caching, and a

@@ -1,3 +1,4 @@
+// @needs chromium build
 /// <reference lib="dom" />
 // (page.$eval callbacks run in the browser)
 /**

@@ -1,3 +1,4 @@
+// @needs bind
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DnsEngine } from '../../dns/engine';

@@ -1,3 +1,4 @@
+// @needs postgres
 /**
  * Dynamic updates over UDP, signed with TSIG, against the engine on SQLite and on PostgreSQL: the answer to an
  * UPDATE comes once the index shows the change (no stale answer, cached or not, after it), concurrent updates of

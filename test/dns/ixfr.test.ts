@@ -1,3 +1,4 @@
+// @needs bind
 import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { promisify } from 'node:util';

@@ -1,3 +1,4 @@
+// @needs bind
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DnsEngine } from '../../dns/engine';

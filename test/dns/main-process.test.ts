@@ -1,3 +1,4 @@
+// @needs bind build
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

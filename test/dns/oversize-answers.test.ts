@@ -1,3 +1,4 @@
+// @needs bind
 import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
 import { promisify } from 'node:util';

@@ -1,3 +1,4 @@
+// @needs bind
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

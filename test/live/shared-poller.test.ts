@@ -1,3 +1,4 @@
+// @needs redis build
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

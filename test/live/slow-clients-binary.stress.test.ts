@@ -1,3 +1,4 @@
+// @needs build
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';

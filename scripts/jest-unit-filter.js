@@ -1,0 +1,16 @@
+// A jest --filter module for `npm run test:unit`: leaves out test files whose first lines say `// @needs …` (a real
+// peer or service — bind, postgres, redis, chromium — or the built program), so the inner loop runs in seconds with
+// nothing installed beyond npm. test/needs-markers.test.ts keeps the markers true.
+const { readFileSync } = require('node:fs');
+
+/** The `@needs` words of a test file (from its first 5 lines), or [] when it needs nothing. */
+function needsOf(path) {
+  const head = readFileSync(path, 'utf8').split('\n', 5).join('\n');
+  const match = /^\/\/ @needs ([a-z ]+)$/m.exec(head);
+  return match ? match[1].trim().split(/\s+/) : [];
+}
+
+module.exports = (testPaths) => ({
+  filtered: testPaths.filter((test) => needsOf(test).length === 0),
+});
+module.exports.needsOf = needsOf;
