@@ -40,6 +40,12 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    // CommonJS files (jest's config and filter) load modules with require().
+    files: ['**/*.{js,cjs}'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // The playground's page script runs in the browser.
     files: ['gateway/playground/**/*.jsx'],
     languageOptions: { globals: { ...globals.browser } },
