@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { StoreError } from '../dns/store/types';
 import { ConfigError, loadConfig } from './config/load';
 import type { Config } from './config/schema';
-import { createLogger } from './logger';
+import { createLogger, resolveLogFormat } from './logger';
 import { createSystem } from './system';
 import { VERSION } from './version';
 
@@ -75,6 +75,12 @@ function parseFlags(argv: string[]): Partial<Record<keyof Config, unknown>> & { 
       ),
     )
     .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent [LOG_LEVEL]'))
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'auto (readable on a terminal, JSON otherwise), json or pretty [LOG_FORMAT]',
+      ).choices(['auto', 'json', 'pretty']),
+    )
     .parse(argv);
   const o = program.opts<Record<string, unknown>>();
   return {
@@ -90,6 +96,7 @@ function parseFlags(argv: string[]): Partial<Record<keyof Config, unknown>> & { 
     liveIntervalMs: o.liveIntervalMs,
     corsOrigins: o.corsOrigins,
     logLevel: o.logLevel,
+    logFormat: o.logFormat,
     responseCache: o.responseCache === false ? false : undefined,
     subgraphUrls: o.subgraph,
     supergraphFile: o.supergraph,
@@ -105,7 +112,7 @@ function parseFlags(argv: string[]): Partial<Record<keyof Config, unknown>> & { 
 async function main(): Promise<void> {
   const { config: file, ...flags } = parseFlags(process.argv);
   const config = loadConfig({ flags, file });
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat));
   const system = await createSystem(config, log);
   const address = await system.app.listen({ port: config.port, host: config.host });
   log.info(

@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from './config/load';
 import { SUBGRAPHS } from './federation/registry';
-import { createLogger } from './logger';
+import { createLogger, resolveLogFormat } from './logger';
 import { buildSubgraphServer } from './subgraph-server';
 import { createSubgraph } from './subgraphs';
 
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const o = program.opts<{ port?: string; host?: string; config?: string }>();
   const port = o.port ?? process.env.PORT ?? new URL(entry.defaultUrl).port;
   const config = loadConfig({ file: o.config, flags: { port, host: o.host } });
-  const log = createLogger(config.logLevel).child({ subgraph: name });
+  const log = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat)).child({ subgraph: name });
   const subgraph = await createSubgraph(name, config, log);
   const { app } = await buildSubgraphServer(subgraph, log, {
     streamBuffers: {

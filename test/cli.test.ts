@@ -71,6 +71,28 @@ test('credentials in connection URLs are never printed: an unreachable PostgreSQ
   expect(printed).not.toMatch(/S3CRET/);
 });
 
+test('LOG_FORMAT=pretty prints readable lines, not JSON (what a terminal gets by default)', async () => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...baseEnv, PORT: String(port), LOG_FORMAT: 'pretty' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    for (let i = 0; i < 100 && !stdout.includes('gateway listening'); i++) await new Promise((r) => setTimeout(r, 100));
+    const line = stdout.split('\n').find((l) => l.includes('gateway listening')) ?? '';
+    expect(line).toMatch(/\d\d:\d\d:\d\d\.\d{3}.*INFO.*gateway listening/);
+    expect(() => JSON.parse(line)).toThrow();
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited).toBe(0);
+});
+
 test('starts, logs JSON with a request id per request, and exits 0 on SIGTERM after finishing', async () => {
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {

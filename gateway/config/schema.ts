@@ -130,6 +130,8 @@ export const ConfigSchema = z
     subgraphTimeoutMs: z.coerce.number().int().min(10).max(600_000).default(10_000),
     introspection: bool.default(true),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** `auto`: readable lines on a terminal, JSON lines otherwise. */
+    logFormat: z.enum(['auto', 'json', 'pretty']).default('auto'),
     /** TSIG keys in BIND's key-file format; every key may update and transfer every zone unless dnsAccess narrows it. */
     tsigKeyFile: z.string().min(1).optional(),
     /** `name=file` pairs: master files loaded at start into zones the store does not hold yet. */
@@ -234,6 +236,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   subgraphTimeoutMs: 'SUBGRAPH_TIMEOUT_MS',
   introspection: 'INTROSPECTION',
   logLevel: 'LOG_LEVEL',
+  logFormat: 'LOG_FORMAT',
   tsigKeyFile: 'TSIG_KEYFILE',
   supergraphFile: 'SUPERGRAPH_FILE',
   notifyTargets: 'NOTIFY_TARGETS',
