@@ -1,5 +1,6 @@
 import KeyvRedis from '@keyv/redis';
 import { Keyv, type KeyvEntry } from 'keyv';
+import { BoundedMap } from './bounded-map';
 import type { MarketValue } from './providers/provider';
 import { REDIS_TIMEOUT_DEFAULTS, RedisLink, type RedisLinkHealth, type RedisLinkLogger } from './redis-link';
 
@@ -68,23 +69,6 @@ class GuardedRedisStore extends KeyvRedis<CachedMarketValue> {
       if (this.link.up) this.onError?.(err); // a fault of Redis itself is the link's to report, once per outage
       return otherwise;
     }
-  }
-}
-
-/**
- * A Map that forgets its oldest-written entries beyond `max` (Keyv accepts any Map; lru-cache's set() signature
- * does not match what Keyv passes, so it cannot be used as Keyv's store directly).
- */
-export class BoundedMap<K, V> extends Map<K, V> {
-  constructor(private readonly max: number) {
-    super();
-  }
-
-  override set(key: K, value: V): this {
-    if (this.has(key)) this.delete(key); // re-insert: a rewritten entry counts as new
-    super.set(key, value);
-    if (this.size > this.max) this.delete(this.keys().next().value as K);
-    return this;
   }
 }
 

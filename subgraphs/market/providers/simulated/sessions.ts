@@ -6,7 +6,7 @@
  * Sessions are numbered by an ordinal (trading days since 1970-01-01), computed in O(1), so the price path can be
  * laid out in "trading time" and evaluated at any instant without walking from an epoch.
  */
-import { BoundedMap } from './bounded-map';
+import { BoundedMap } from '../../bounded-map';
 import { weekdayOf } from './calendar';
 import { localDayOf, utcFromLocal } from './timezones';
 

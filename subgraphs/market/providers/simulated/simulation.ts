@@ -3,7 +3,7 @@
  * Everything it returns is a pure function of (seed, ticker, time), so memoised values never go stale.
  */
 import type { Instrument } from './catalog';
-import { BoundedMap } from './bounded-map';
+import { BoundedMap } from '../../bounded-map';
 import { hashInts, hashString } from './hash';
 import { createPricePath, priceAt, type PricePath } from './price-path';
 import { closeTime, latestSession, sessionTime, tradingOrdinal, type Session } from './sessions';

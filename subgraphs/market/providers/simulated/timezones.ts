@@ -3,7 +3,7 @@
  * kept per (zone, UTC year) as the offset at New Year plus that year's transitions (found by sampling each
  * month and bisecting to the minute); afterwards a lookup is a couple of comparisons.
  */
-import { BoundedMap } from './bounded-map';
+import { BoundedMap } from '../../bounded-map';
 import { civilFromDays, daysFromCivil, formatLocalDateTime, MS_PER_DAY, MS_PER_MINUTE } from './calendar';
 
 // Local aliases: inside vm contexts such as jest's, every read of a global (`Math`) is a slow lookup.
