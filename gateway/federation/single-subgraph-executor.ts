@@ -5,20 +5,12 @@ import type {
   GatewayExecutor,
   GatewayGraphQLRequestContext,
 } from '@apollo/server-gateway-interface';
-import {
-  execute,
-  GraphQLError,
-  Kind,
-  OperationTypeNode,
-  validate,
-  visit,
-  type DocumentNode,
-  type GraphQLFormattedError,
-} from 'graphql';
+import { execute, GraphQLError, Kind, OperationTypeNode, validate, visit, type DocumentNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { Subgraph } from '../../subgraphs/subgraph';
 import type { GatewayContext } from '../context';
 import type { OperationPlanner } from './operation-planner';
+import { withService } from './subgraph-errors';
 
 /** Where a whole operation can go at once: the in-process subgraph that owns all of it. */
 interface Route {
@@ -34,15 +26,6 @@ function hasIntrospection(document: DocumentNode): boolean {
     },
   });
   return found;
-}
-
-/** A subgraph's error as Apollo's gateway passes it on: the subgraph named in `extensions.serviceName`. */
-function withService(error: GraphQLError | GraphQLFormattedError, serviceName: string): GraphQLError {
-  const formatted = error instanceof GraphQLError ? error.toJSON() : error;
-  return new GraphQLError(formatted.message, {
-    path: formatted.path,
-    extensions: { code: 'DOWNSTREAM_SERVICE_ERROR', ...formatted.extensions, serviceName },
-  });
 }
 
 /**
@@ -138,7 +121,10 @@ export class SingleSubgraphExecutor {
       context: rc.context,
       document: rc.document,
     });
-    const errors = response.errors?.map((e) => withService(e, route.subgraph));
+    const errors = response.errors?.map((e) => {
+      const formatted = withService(e, route.subgraph);
+      return new GraphQLError(formatted.message, { path: formatted.path, extensions: formatted.extensions });
+    });
     if (!errors?.length) return { data: response.data };
     // A fetch that failed whole (timeout, subgraph down) has no data: complete the operation as Apollo's executor
     // does, each root field null where its type allows it and null bubbling up where not. Without `data` at all,

@@ -3,6 +3,7 @@ import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/t
 import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import type { GatewayContext } from '../context';
 import type { GatewayMetrics } from '../metrics';
+import { subgraphUnavailable } from './subgraph-errors';
 
 /**
  * Wraps a subgraph data source: bounds each fetch by the subgraph timeout (the request goes on with the other
@@ -18,28 +19,7 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
 
   /** A fetch that failed outright (connection refused, reset, bad answer) as an error naming the subgraph. */
   private unavailable(err: unknown): GatewayGraphQLResponse {
-    // fetch reports "fetch failed" and keeps the reason (e.g. "connect ECONNREFUSED …") in its cause chain. Duck
-    // typing, not instanceof: errors may come from another realm (fetch's own, or a test VM).
-    const messageOf = (e: unknown): string | undefined =>
-      typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string'
-        ? (e as { message: string }).message
-        : undefined;
-    let reason = messageOf(err) ?? String(err);
-    for (
-      let cause = (err as { cause?: unknown } | null)?.cause;
-      messageOf(cause) !== undefined;
-      cause = (cause as { cause?: unknown }).cause
-    ) {
-      reason = messageOf(cause) as string;
-    }
-    return {
-      errors: [
-        {
-          message: `subgraph ${this.name} is unavailable: ${reason}`,
-          extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName: this.name },
-        },
-      ],
-    };
+    return { errors: [subgraphUnavailable(this.name, err)] };
   }
 
   async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {

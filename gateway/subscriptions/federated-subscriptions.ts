@@ -15,7 +15,8 @@ import type { Logger } from '../logger';
 import { mapStream, type Stream } from '../../subgraphs/async-streams';
 import type { InProcessSubscriptions } from './in-process-stream';
 import type { OperationPlanner, SubscriptionPlan } from '../federation/operation-planner';
-import { openRemoteSubscription, subgraphUnavailable } from './remote-stream';
+import { withService } from '../federation/subgraph-errors';
+import { openRemoteSubscription, unavailableResult } from './remote-stream';
 
 /** How long a remote event's completed result may serve equal events of identical subscriptions. */
 const CONTENT_REUSE_MS = 1_000;
@@ -60,7 +61,7 @@ export interface FederatedSubscriptionsOptions {
 }
 
 /** One event as the plan's first fetch returns it: a data source that answers with the event. */
-class EventSource implements GraphQLDataSource<GatewayContext> {
+class SubscriptionEventSource implements GraphQLDataSource<GatewayContext> {
   constructor(private readonly event: ExecutionResult) {}
 
   async process(): Promise<GatewayGraphQLResponse> {
@@ -149,7 +150,7 @@ export class FederatedSubscriptions {
     try {
       if (local) return await local.open(primary.operation, variables, request.requestId, request.shareKey ?? '');
       const url = this.options.remote.get(name);
-      if (!url) return subgraphUnavailable(name, new Error('no URL is known for it'));
+      if (!url) return unavailableResult(name, new Error('no URL is known for it'));
       return openRemoteSubscription(
         url,
         name,
@@ -160,7 +161,7 @@ export class FederatedSubscriptions {
       );
     } catch (err) {
       this.options.log.warn({ err, subgraph: name }, 'opening a subscription failed');
-      return subgraphUnavailable(name, err);
+      return unavailableResult(name, err);
     }
   }
 
@@ -207,12 +208,12 @@ export class FederatedSubscriptions {
     const primaryName = plan.primary.serviceName;
     if (!event.data) {
       const errors = (event.errors ?? [new GraphQLError('the subgraph sent an event without data')]).map((e) =>
-        this.options.formatError(withService(toFormatted(e), primaryName)),
+        this.options.formatError(withService(e, primaryName)),
       );
       return { errors };
     }
     const serviceMap: ServiceMap = Object.fromEntries(this.options.dataSources);
-    serviceMap[EVENT_SOURCE] = new EventSource(event);
+    serviceMap[EVENT_SOURCE] = new SubscriptionEventSource(event);
     const context = createGatewayContext(request.requestId, this.options.log);
     const requestContext = {
       request: {
@@ -237,7 +238,7 @@ export class FederatedSubscriptions {
     const result: FormattedExecutionResult = { data: response.data ?? null };
     if (response.errors?.length) {
       result.errors = response.errors.map((e) => {
-        const formatted = toFormatted(e);
+        const formatted = e instanceof GraphQLError ? e.toJSON() : e;
         return this.options.formatError(
           formatted.extensions?.serviceName === EVENT_SOURCE ? withService(formatted, primaryName) : formatted,
         );
@@ -260,12 +261,4 @@ export class FederatedSubscriptions {
 
 function isStream<T>(value: Stream<T> | ExecutionResult): value is Stream<T> {
   return typeof (value as Stream<T>).next === 'function';
-}
-
-function toFormatted(error: GraphQLError | GraphQLFormattedError): GraphQLFormattedError {
-  return error instanceof GraphQLError ? error.toJSON() : error;
-}
-
-function withService(error: GraphQLFormattedError, serviceName: string): GraphQLFormattedError {
-  return { ...error, extensions: { ...error.extensions, serviceName } };
 }

@@ -1,23 +1,12 @@
 import type { ExecutionResult } from 'graphql';
 import { createClient } from 'graphql-sse';
 import { PushStream, type Stream } from '../../subgraphs/async-streams';
+import { subgraphUnavailable } from '../federation/subgraph-errors';
 
 /** What a failed connection to a remote subgraph looks like to the subscriber: an error naming the subgraph. */
-export function subgraphUnavailable(serviceName: string, err: unknown): ExecutionResult {
-  const reason =
-    err instanceof Error
-      ? err.message
-      : typeof err === 'object' && err !== null && 'message' in err
-        ? String(err.message)
-        : String(err);
-  return {
-    errors: [
-      {
-        message: `subgraph ${serviceName} is unavailable: ${reason}`,
-        extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName },
-      },
-    ],
-  } as unknown as ExecutionResult;
+export function unavailableResult(serviceName: string, err: unknown): ExecutionResult {
+  // Formatted errors travel as the result's errors (they are what the client gets), hence the cast.
+  return { errors: [subgraphUnavailable(serviceName, err)] } as unknown as ExecutionResult;
 }
 
 /** Events a subscriber may fall behind by before it loses the oldest (as the price hub's own queues). */
@@ -52,7 +41,7 @@ export function openRemoteSubscription(
     {
       next: (result) => stream.push(result as ExecutionResult),
       error: (err) => {
-        stream.push(subgraphUnavailable(serviceName, err));
+        stream.push(unavailableResult(serviceName, err));
         stream.end();
       },
       complete: () => stream.end(),

@@ -1,0 +1,38 @@
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+
+/**
+ * The most specific message of an error: fetch reports "fetch failed" and keeps the reason (e.g. "connect
+ * ECONNREFUSED …") in its cause chain. Duck typing, not instanceof: errors may come from another realm (fetch's
+ * own, or a test VM).
+ */
+export function errorReason(err: unknown): string {
+  const messageOf = (e: unknown): string | undefined =>
+    typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string'
+      ? (e as { message: string }).message
+      : undefined;
+  let reason = messageOf(err) ?? String(err);
+  for (let cause = (err as { cause?: unknown } | null)?.cause; cause !== undefined && cause !== null;) {
+    const message = messageOf(cause);
+    if (message === undefined) break;
+    reason = message;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return reason;
+}
+
+/** A subgraph that could not be reached (connection refused, reset, a broken stream), as the error naming it. */
+export function subgraphUnavailable(serviceName: string, err: unknown): GraphQLFormattedError {
+  return {
+    message: `subgraph ${serviceName} is unavailable: ${errorReason(err)}`,
+    extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName },
+  };
+}
+
+/**
+ * A subgraph's error as Apollo's gateway passes it on: the subgraph named in `extensions.serviceName`, and
+ * DOWNSTREAM_SERVICE_ERROR as its code when the subgraph gave none.
+ */
+export function withService(error: GraphQLError | GraphQLFormattedError, serviceName: string): GraphQLFormattedError {
+  const formatted = error instanceof GraphQLError ? error.toJSON() : error;
+  return { ...formatted, extensions: { code: 'DOWNSTREAM_SERVICE_ERROR', ...formatted.extensions, serviceName } };
+}
