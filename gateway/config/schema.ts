@@ -188,7 +188,6 @@ export const ConfigSchema = z
   });
 
 export type Config = z.infer<typeof ConfigSchema>;
-export type MarketCacheTtls = z.infer<typeof CacheTtls>;
 
 /** Environment variable of each key (DESIGN.md's runtime contract keeps these names). */
 export const ENV_NAMES: Partial<Record<keyof Config, string>> = {

@@ -19,7 +19,7 @@ const SNAPSHOT = prepareOperation(
   `query RestLiveSnapshot($tickers: [String!]) { liveSnapshot(tickers: $tickers) { ${LIVE_FIELDS} } }`,
 );
 
-export interface MarketLiveOptions {
+export interface LiveRestOptions {
   graph: Graph;
   subscriptions: FederatedSubscriptions;
   schema: GraphQLSchema;
@@ -55,7 +55,7 @@ function restItem(quote: Item): Item {
  */
 export function registerMarketLive(
   app: FastifyInstance,
-  options: MarketLiveOptions,
+  options: LiveRestOptions,
 ): { closeStreams(): void; open(): number } {
   const { graph, subscriptions, connections, log } = options;
   const document = parse(STREAM_QUERY);

@@ -130,5 +130,3 @@ export function registerMarketRest(app: FastifyInstance, graph: Graph): void {
     }),
   );
 }
-
-export const MARKET_ENUM_MAPS = { RANGES, FINANCIALS_TYPES, CATEGORIES };

@@ -41,7 +41,3 @@ export function parseTicker(input: string): ParsedTicker {
   }
   throw new InvalidTickerError(input);
 }
-
-export function normalizeTicker(input: string): Ticker {
-  return parseTicker(input).ticker;
-}
