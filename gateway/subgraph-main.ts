@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from './config/load';
 import { SUBGRAPHS } from './federation/registry';
 import { createLogger, resolveLogFormat } from './logger';
-import { buildSubgraphServer } from './subgraph-server';
+import { buildSubgraphServer, subgraphServerOptions } from './subgraph-server';
 import { createSubgraph } from './subgraphs';
 
 /** `npm run subgraph -- NAME --port N`: one subgraph alone as an HTTP service (GraphQL at /graphql). */
@@ -28,19 +28,7 @@ async function main(): Promise<void> {
   const config = loadConfig({ file: o.config, flags: { port, host: o.host } });
   const log = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat)).child({ subgraph: name });
   const subgraph = await createSubgraph(name, config, log);
-  const { app } = await buildSubgraphServer(subgraph, log, {
-    streamBuffers: {
-      maxStreamBytes: config.liveMaxStreamBufferBytes,
-      maxTotalBytes: config.liveMaxBufferedBytes,
-      slowClientTimeoutMs: config.liveSlowClientTimeoutMs,
-    },
-    reservationTimeoutMs: config.liveReservationTimeoutMs,
-    http: {
-      maxConnections: config.httpMaxConnections,
-      requestTimeoutMs: config.httpRequestTimeoutMs,
-      shutdownGraceMs: config.shutdownGraceMs,
-    },
-  });
+  const { app } = await buildSubgraphServer(subgraph, log, subgraphServerOptions(config));
   const address = await app.listen({ port: config.port, host: config.host });
   log.info({ address }, `subgraph ${name} listening: ${address}/graphql`);
   const stop = (signal: string): void => {

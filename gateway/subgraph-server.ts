@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { print } from 'graphql';
 import { CacheHint, type Subgraph, type SubgraphContext } from '../subgraphs/subgraph';
 import { applyHttpLifecycle, DEFAULT_HTTP_LIMITS, httpServerOptions, type HttpLimits } from './http-server';
+import type { Config } from './config/schema';
 import type { Logger } from './logger';
 import { ConnectionLimiter } from './subscriptions/connection-limits';
 import { InProcessSubscriptions } from './subscriptions/in-process-stream';
@@ -44,6 +45,23 @@ export interface SubgraphServerOptions {
   reservationTimeoutMs?: number;
   /** Connection and request-time bounds (defaults: DEFAULT_HTTP_LIMITS). */
   http?: HttpLimits;
+}
+
+/** The options of a subgraph server from the one configuration (its streams' bounds, HTTP limits). */
+export function subgraphServerOptions(config: Config): SubgraphServerOptions {
+  return {
+    streamBuffers: {
+      maxStreamBytes: config.liveMaxStreamBufferBytes,
+      maxTotalBytes: config.liveMaxBufferedBytes,
+      slowClientTimeoutMs: config.liveSlowClientTimeoutMs,
+    },
+    reservationTimeoutMs: config.liveReservationTimeoutMs,
+    http: {
+      maxConnections: config.httpMaxConnections,
+      requestTimeoutMs: config.httpRequestTimeoutMs,
+      shutdownGraceMs: config.shutdownGraceMs,
+    },
+  };
 }
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../gateway/config/load';
 import { createLogger } from '../../gateway/logger';
-import { buildSubgraphServer } from '../../gateway/subgraph-server';
+import { buildSubgraphServer, subgraphServerOptions } from '../../gateway/subgraph-server';
 import { createSubgraph } from '../../gateway/subgraphs';
 import { createSystem, type System, type SystemOverrides } from '../../gateway/system';
 import { SUBGRAPHS } from '../../gateway/federation/registry';
@@ -48,14 +48,7 @@ export async function startSystem(
   const remoteServers = new Map<string, { url: string; stop(): Promise<void> }>();
   if (SUBGRAPH_MODE === 'remote') {
     const serve = async (subgraph: Subgraph) => {
-      const { app } = await buildSubgraphServer(subgraph, log, {
-        streamBuffers: {
-          maxStreamBytes: base.liveMaxStreamBufferBytes,
-          maxTotalBytes: base.liveMaxBufferedBytes,
-          slowClientTimeoutMs: base.liveSlowClientTimeoutMs,
-        },
-        reservationTimeoutMs: base.liveReservationTimeoutMs,
-      });
+      const { app } = await buildSubgraphServer(subgraph, log, subgraphServerOptions(base));
       const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/graphql`;
       subgraphUrls[subgraph.name] = url;
       remoteSubgraphs.set(subgraph.name, subgraph);
