@@ -22,9 +22,14 @@ test('query depth over maxQueryDepth is refused before any subgraph is asked', a
   await withSystem(
     { MAX_QUERY_DEPTH: '2' },
     async (sys) => {
-      expect(
-        (await graphql(sys.url, '{ quote(ticker: "AAPL:NASDAQ") { company { ceo } } }')).body.errors,
-      ).toBeDefined();
+      const three = await graphql(sys.url, '{ quote(ticker: "AAPL:NASDAQ") { company { ceo } } }');
+      expect(three.status).toBe(400);
+      expect(three.body.errors).toEqual([
+        expect.objectContaining({
+          message: 'query depth 3 exceeds the limit of 2 (maxQueryDepth)',
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: 'maxQueryDepth' },
+        }),
+      ]);
       const res = await graphql(sys.url, '{ quote(ticker: "AAPL:NASDAQ") { ticker } }');
       expect(res.body.errors).toBeUndefined();
       const deep = await graphql(sys.url, 'query Deep { quote(ticker: "AAPL:NASDAQ") { chart { points { date } } } }');
