@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Logger } from './logger';
 import { CacheHint } from '../subgraphs/subgraph';
 
@@ -5,6 +6,13 @@ import { CacheHint } from '../subgraphs/subgraph';
 export interface GatewayContext {
   requestId: string;
   log: Logger;
+  /** The caller's `Authorization` header, handed to every subgraph (in their context, or as the header). Never logged. */
+  authorization?: string;
+  /**
+   * What separates one caller's cached responses from another's: '' for anonymous callers, else a digest of the
+   * credential (caller-dependent data is also never declared cacheable; this is the second line).
+   */
+  cacheScope: string;
   /** How long the whole response may be reused: the minimum over every subgraph fetch. */
   cachePolicy: CacheHint;
   /** Set when the response came from the response cache. */
@@ -19,6 +27,18 @@ export interface SubgraphFetch {
   ok: boolean;
 }
 
-export function createGatewayContext(requestId: string, log: Logger): GatewayContext {
-  return { requestId, log, cachePolicy: new CacheHint(), fetches: [] };
+/** The response cache's scope for a credential: '' without one. */
+export function cacheScopeOf(authorization: string | undefined): string {
+  return authorization ? createHash('sha256').update(authorization).digest('base64url') : '';
+}
+
+export function createGatewayContext(requestId: string, log: Logger, authorization?: string): GatewayContext {
+  return {
+    requestId,
+    log,
+    authorization,
+    cacheScope: cacheScopeOf(authorization),
+    cachePolicy: new CacheHint(),
+    fetches: [],
+  };
 }

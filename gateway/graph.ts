@@ -15,7 +15,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import type { Subgraph } from '../subgraphs/subgraph';
-import { createGatewayContext, type GatewayContext } from './context';
+import { cacheScopeOf, createGatewayContext, type GatewayContext } from './context';
 import { InProcessDataSource } from './federation/in-process-data-source';
 import type { OperationPlanner } from './federation/operation-planner';
 import { SingleSubgraphExecutor } from './federation/single-subgraph-executor';
@@ -196,15 +196,20 @@ export class Graph {
     await this.server.stop();
   }
 
-  context(requestId: string): GatewayContext {
-    return createGatewayContext(requestId, this.options.log);
+  context(requestId: string, authorization?: string): GatewayContext {
+    return createGatewayContext(requestId, this.options.log, authorization);
   }
 
   /**
    * The serialised body of a cached response to a POSTed query, if there is a fresh one (null otherwise). Lets the
    * HTTP layer answer a cache hit without Apollo Server's pipeline re-serialising the same result each time.
    */
-  cachedBody(query: string, operationName: unknown, variables: unknown): { body: string; maxAge: number } | null {
+  cachedBody(
+    query: string,
+    operationName: unknown,
+    variables: unknown,
+    authorization?: string,
+  ): { body: string; maxAge: number } | null {
     if (!this.cache.enabled) return null;
     if (
       (operationName !== undefined && operationName !== null && typeof operationName !== 'string') ||
@@ -212,7 +217,12 @@ export class Graph {
     )
       return null;
     const hash = createHash('sha256').update(query).digest('hex');
-    const key = this.cache.keyOf(hash, operationName, variables as Record<string, unknown> | null | undefined);
+    const key = this.cache.keyOf(
+      cacheScopeOf(authorization),
+      hash,
+      operationName,
+      variables as Record<string, unknown> | null | undefined,
+    );
     const entry = key === undefined ? undefined : this.cache.get(key);
     if (!entry) return null;
     const body = this.cache.derive(entry, 'graphql', () => `${JSON.stringify(entry.result)}\n`);
@@ -225,10 +235,11 @@ export class Graph {
     operationName: string | undefined,
     variables: Record<string, unknown> | undefined,
     requestId: string,
+    authorization?: string,
   ): Promise<FormattedExecutionResult> {
     const response = await this.server.executeOperation(
       { query, operationName, variables },
-      { contextValue: this.context(requestId) },
+      { contextValue: this.context(requestId, authorization) },
     );
     if (response.body.kind !== 'single')
       return {
@@ -238,12 +249,19 @@ export class Graph {
   }
 
   /** Runs a fixed operation through the same pipeline as /graphql (limits, logging, caching). */
-  async run(op: PreparedOperation, variables: Record<string, unknown>, requestId: string): Promise<RunResult> {
-    const key = ResponseCache.key(op.hash, op.name, op.variables, variables);
+  async run(
+    op: PreparedOperation,
+    variables: Record<string, unknown>,
+    requestId: string,
+    authorization?: string,
+  ): Promise<RunResult> {
+    const key = ResponseCache.key(cacheScopeOf(authorization), op.hash, op.name, op.variables, variables);
     const hit = this.cache.get(key);
     if (hit) return { result: hit.result, cached: hit };
     const request: GraphQLRequest = { query: op.query, operationName: op.name, variables };
-    const response = await this.server.executeOperation(request, { contextValue: this.context(requestId) });
+    const response = await this.server.executeOperation(request, {
+      contextValue: this.context(requestId, authorization),
+    });
     if (response.body.kind !== 'single') throw new Error(`operation ${op.name} returned an incremental response`);
     return { result: response.body.singleResult, cached: this.cache.get(key) };
   }

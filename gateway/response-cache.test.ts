@@ -6,17 +6,17 @@ const options = { maxEntries: 10_000, maxBytes: 100_000, maxEntryBytes: 20_000 }
 
 test('the key depends only on declared variables, by name, whatever the order or extra keys of the request', () => {
   const names = ['ticker', 'range'];
-  const a = ResponseCache.key('h', 'Op', names, { ticker: 'AAPL:NASDAQ', range: 'MAX' });
-  expect(ResponseCache.key('h', 'Op', names, { range: 'MAX', ticker: 'AAPL:NASDAQ', unused: 'x'.repeat(1000) })).toBe(
-    a,
-  );
-  expect(ResponseCache.key('h', 'Op', names, { ticker: 'AAPL:NASDAQ', range: '1D' })).not.toBe(a);
+  const a = ResponseCache.key('', 'h', 'Op', names, { ticker: 'AAPL:NASDAQ', range: 'MAX' });
+  expect(
+    ResponseCache.key('', 'h', 'Op', names, { range: 'MAX', ticker: 'AAPL:NASDAQ', unused: 'x'.repeat(1000) }),
+  ).toBe(a);
+  expect(ResponseCache.key('', 'h', 'Op', names, { ticker: 'AAPL:NASDAQ', range: '1D' })).not.toBe(a);
   // an absent variable (its default applies) differs from an explicit null
-  expect(ResponseCache.key('h', 'Op', names, { ticker: 'AAPL:NASDAQ' })).not.toBe(
-    ResponseCache.key('h', 'Op', names, { ticker: 'AAPL:NASDAQ', range: null }),
+  expect(ResponseCache.key('', 'h', 'Op', names, { ticker: 'AAPL:NASDAQ' })).not.toBe(
+    ResponseCache.key('', 'h', 'Op', names, { ticker: 'AAPL:NASDAQ', range: null }),
   );
-  expect(ResponseCache.key('h', 'Op', [], { anything: 1 })).toBe(ResponseCache.key('h', 'Op', [], undefined));
-  expect(ResponseCache.key('h', 'Other', [], undefined)).not.toBe(ResponseCache.key('h', 'Op', [], undefined));
+  expect(ResponseCache.key('', 'h', 'Op', [], { anything: 1 })).toBe(ResponseCache.key('', 'h', 'Op', [], undefined));
+  expect(ResponseCache.key('', 'h', 'Other', [], undefined)).not.toBe(ResponseCache.key('', 'h', 'Op', [], undefined));
 });
 
 test('entries are bounded in bytes: the least recently used go first, and the total stays under the bound', () => {
@@ -59,4 +59,13 @@ test('expired entries are not served; errors and max-age 0 are never stored', ()
   expect(cache.get('c')).toBeUndefined();
   now += 10_000;
   expect(cache.get('a')).toBeUndefined();
+});
+
+test('each caller has its own entries: the scope (a digest of the credential) is part of the key', () => {
+  expect(ResponseCache.key('alice', 'h', 'Op', [], undefined)).not.toBe(
+    ResponseCache.key('bob', 'h', 'Op', [], undefined),
+  );
+  expect(ResponseCache.key('', 'h', 'Op', [], undefined)).not.toBe(
+    ResponseCache.key('alice', 'h', 'Op', [], undefined),
+  );
 });

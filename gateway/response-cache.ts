@@ -84,23 +84,25 @@ export class ResponseCache {
    * client's JSON keys does not matter); an absent variable differs from one given as null (defaults apply).
    */
   static key(
+    scope: string,
     queryHash: string,
     operationName: string | null | undefined,
     names: readonly string[],
     variables: Readonly<Record<string, unknown>> | null | undefined,
   ): string {
     const values = names.map((name) => (variables && Object.hasOwn(variables, name) ? [variables[name]] : []));
-    return `${queryHash}|${operationName ?? ''}|${JSON.stringify(values)}`;
+    return `${scope}|${queryHash}|${operationName ?? ''}|${JSON.stringify(values)}`;
   }
 
   /** The key of a request to an operation whose variables are known from an earlier request; undefined when not. */
   keyOf(
+    scope: string,
     queryHash: string,
     operationName: string | null | undefined,
     variables: Readonly<Record<string, unknown>> | null | undefined,
   ): string | undefined {
     const names = this.declared.get(`${queryHash}|${operationName ?? ''}`);
-    return names && ResponseCache.key(queryHash, operationName, names, variables);
+    return names && ResponseCache.key(scope, queryHash, operationName, names, variables);
   }
 
   get(key: string): CachedResponse | undefined {
@@ -156,7 +158,13 @@ export class ResponseCache {
             if (!this.enabled || rc.operation?.operation !== OperationTypeNode.QUERY || !rc.queryHash) return null;
             const names = declaredVariables(rc.operation);
             this.declared.set(`${rc.queryHash}|${rc.request.operationName ?? ''}`, names);
-            key = ResponseCache.key(rc.queryHash, rc.request.operationName, names, rc.request.variables);
+            key = ResponseCache.key(
+              rc.contextValue.cacheScope,
+              rc.queryHash,
+              rc.request.operationName,
+              names,
+              rc.request.variables,
+            );
             const hit = this.get(key);
             if (!hit) return null;
             rc.contextValue.fromCache = true;

@@ -171,7 +171,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     }
   };
 
-  const apollo = fastifyApolloHandler<GatewayContext>(graph.server, { context: async (req) => graph.context(req.id) });
+  const apollo = fastifyApolloHandler<GatewayContext>(graph.server, {
+    context: async (req) => graph.context(req.id, req.headers.authorization),
+  });
   app.route({
     url: '/graphql',
     method: ['GET', 'POST'],
@@ -182,7 +184,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       const body = req.body as
         { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } | undefined;
       if (req.method === 'POST' && typeof body?.query === 'string' && body.extensions === undefined) {
-        const hit = graph.cachedBody(body.query, body.operationName, body.variables);
+        const hit = graph.cachedBody(body.query, body.operationName, body.variables, req.headers.authorization);
         if (hit) {
           options.metrics.operationDuration.observe(
             {
@@ -206,8 +208,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const endpoint = createSubscriptionStream({
       path: STREAM_PATH,
       subscribe: (request) => subscriptions.subscribe(request),
-      execute: async (query, operationName, variables, requestId) =>
-        await graph.execute(query, operationName, variables, requestId),
+      execute: async ({ query, operationName, variables, requestId, authorization }) =>
+        await graph.execute(query, operationName, variables, requestId, authorization),
       schema: options.live.schema,
       validationRules: graph.validationRules,
       limits: options.live.limits,

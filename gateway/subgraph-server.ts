@@ -85,20 +85,27 @@ export async function buildSubgraphServer(
   const app = Fastify(httpServerOptions(log, limits));
   applyHttpLifecycle(app, limits);
   const apollo = fastifyApolloHandler<SubgraphContext>(server, {
-    context: async (req) => subgraph.createContext({ requestId: req.id, cacheHint: new CacheHint() }),
+    context: async (req) =>
+      subgraph.createContext({
+        requestId: req.id,
+        cacheHint: new CacheHint(),
+        authorization: req.headers.authorization,
+      }),
   });
   const subscriptions = new InProcessSubscriptions(subgraph);
   const buffers = new StreamBuffers(options.streamBuffers ?? DEFAULT_STREAM_BUFFER_LIMITS, log.child({ part: 'live' }));
   const stream = createSubscriptionStream({
     path: STREAM_PATH,
     subscribe: (r) =>
-      subscriptions.open(r.query ?? print(r.document), r.variables ?? {}, r.requestId, r.shareKey ?? ''),
-    execute: async (query, operationName, variables, requestId) => {
+      subscriptions.open(r.query ?? print(r.document), r.variables ?? {}, {
+        requestId: r.requestId,
+        shareKey: r.shareKey ?? '',
+        authorization: r.authorization,
+      }),
+    execute: async ({ query, operationName, variables, requestId, authorization }) => {
       const response = await server.executeOperation(
         { query, operationName, variables },
-        {
-          contextValue: subgraph.createContext({ requestId, cacheHint: new CacheHint() }),
-        },
+        { contextValue: subgraph.createContext({ requestId, cacheHint: new CacheHint(), authorization }) },
       );
       return response.body.kind === 'single'
         ? response.body.singleResult

@@ -18,6 +18,11 @@ export class CacheHint {
 export interface SubgraphContext {
   cacheHint: CacheHint;
   requestId: string;
+  /**
+   * The caller's `Authorization` header as sent, uninterpreted: each subgraph decides what it accepts (DESIGN.md,
+   * "Identity and authorization"). Never log it. Absent for anonymous callers and internal fetches.
+   */
+  authorization?: string;
 }
 
 export interface SubgraphHealth {

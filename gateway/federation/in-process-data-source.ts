@@ -42,7 +42,11 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
   private contextFor(incoming: GatewayContext): SubgraphContext {
     let context = this.contexts.get(incoming);
     if (!context) {
-      context = this.subgraph.createContext({ requestId: incoming.requestId, cacheHint: new CacheHint() });
+      context = this.subgraph.createContext({
+        requestId: incoming.requestId,
+        cacheHint: new CacheHint(),
+        authorization: incoming.authorization,
+      });
       this.contexts.set(incoming, context);
     }
     return context;

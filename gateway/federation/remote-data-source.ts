@@ -11,14 +11,15 @@ export function sharedMaxAge(header: string | null | undefined): number {
 }
 
 /**
- * A subgraph over HTTP. Passes the request id on, and feeds the subgraph's Cache-Control into the response cache
+ * A subgraph over HTTP. Passes the request id and the caller's Authorization header on, and feeds the subgraph's Cache-Control into the response cache
  * policy, so a remote subgraph's data is cached exactly as long as an in-process one's.
  */
 export class RemoteSubgraphDataSource extends RemoteGraphQLDataSource<GatewayContext> {
   override willSendRequest(options: GraphQLDataSourceProcessOptions<GatewayContext>): void {
-    if (options.kind === GraphQLDataSourceRequestKind.INCOMING_OPERATION && options.context.requestId) {
-      options.request.http?.headers.set('x-request-id', options.context.requestId);
-    }
+    if (options.kind !== GraphQLDataSourceRequestKind.INCOMING_OPERATION) return;
+    const { requestId, authorization } = options.context;
+    if (requestId) options.request.http?.headers.set('x-request-id', requestId);
+    if (authorization) options.request.http?.headers.set('authorization', authorization); // the caller, passed on as sent
   }
 
   override didReceiveResponse(

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parse, validate, type FormattedExecutionResult, type GraphQLSchema } from 'graphql';
+import { cacheScopeOf } from '../context';
 import { prepareOperation, type Graph } from '../graph';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics';
@@ -122,6 +123,8 @@ export function registerMarketLive(
           operationName: 'RestLive',
           variables: { tickers },
           requestId: req.id,
+          authorization: req.headers.authorization,
+          shareKey: cacheScopeOf(req.headers.authorization),
         });
         if (!('next' in result))
           throw result.errors?.length
@@ -192,7 +195,12 @@ export function registerMarketLive(
   app.get(
     '/v1/live/snapshot',
     async (req: FastifyRequest<{ Querystring: Record<string, string | string[] | undefined> }>, reply) => {
-      const { result } = await graph.run(SNAPSHOT, { tickers: tickersParam(req.query) }, req.id);
+      const { result } = await graph.run(
+        SNAPSHOT,
+        { tickers: tickersParam(req.query) },
+        req.id,
+        req.headers.authorization,
+      );
       if (result.errors?.length) throw restErrorFromGraphQL(result.errors);
       const items = ((result.data as { liveSnapshot?: Item[] } | null)?.liveSnapshot ?? []).map(restItem);
       return reply.header('cache-control', 'no-cache').send(items);

@@ -67,7 +67,7 @@ export function registerMarketRest(app: FastifyInstance, graph: Graph): void {
     variables: Record<string, unknown>,
     render: (data: Data) => unknown,
   ): Promise<FastifyReply> {
-    const { result, cached } = await graph.run(op, variables, req.id);
+    const { result, cached } = await graph.run(op, variables, req.id, req.headers.authorization);
     if (result.errors?.length) throw restErrorFromGraphQL(result.errors);
     const renderBody = () => JSON.stringify(render(result.data ?? {}));
     const body = cached ? graph.cache.derive(cached, 'rest', renderBody) : renderBody();

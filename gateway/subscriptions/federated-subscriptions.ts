@@ -41,6 +41,8 @@ export interface SubscriptionRequest {
    * caller puts in it whatever may make results differ between callers (e.g. the credentials they present).
    */
   shareKey?: string;
+  /** The caller's Authorization header, handed to every subgraph the subscription reaches (never logged). */
+  authorization?: string;
 }
 
 export interface FederatedSubscriptionsOptions {
@@ -148,17 +150,15 @@ export class FederatedSubscriptions {
     const name = primary.serviceName;
     const local = this.options.local.get(name);
     try {
-      if (local) return await local.open(primary.operation, variables, request.requestId, request.shareKey ?? '');
+      const caller = {
+        requestId: request.requestId,
+        shareKey: request.shareKey ?? '',
+        authorization: request.authorization,
+      };
+      if (local) return await local.open(primary.operation, variables, caller);
       const url = this.options.remote.get(name);
       if (!url) return unavailableResult(name, new Error('no URL is known for it'));
-      return openRemoteSubscription(
-        url,
-        name,
-        primary.operation,
-        variables,
-        request.requestId,
-        this.options.remoteQueueBytes,
-      );
+      return openRemoteSubscription(url, name, primary.operation, variables, caller, this.options.remoteQueueBytes);
     } catch (err) {
       this.options.log.warn({ err, subgraph: name }, 'opening a subscription failed');
       return unavailableResult(name, err);
@@ -214,7 +214,7 @@ export class FederatedSubscriptions {
     }
     const serviceMap: ServiceMap = Object.fromEntries(this.options.dataSources);
     serviceMap[EVENT_SOURCE] = new SubscriptionEventSource(event);
-    const context = createGatewayContext(request.requestId, this.options.log);
+    const context = createGatewayContext(request.requestId, this.options.log, request.authorization);
     const requestContext = {
       request: {
         query: request.query,

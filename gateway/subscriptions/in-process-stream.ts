@@ -7,6 +7,14 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
+/** Who opened a subscription: results are shared only between subscribers with the same share key. */
+export interface SubscriptionCaller {
+  requestId: string;
+  /** Subscribers with equal keys present the same credentials and may share executions ('' for anonymous ones). */
+  shareKey: string;
+  authorization?: string;
+}
+
 /**
  * Opens subscriptions on a subgraph that runs in this process. Each subscriber gets its own source stream (so its
  * first events — the current prices — come at once, whenever it joins), but every subscriber of the same event
@@ -24,9 +32,9 @@ export class InProcessSubscriptions {
   async open(
     operation: string,
     variables: Record<string, unknown>,
-    requestId: string,
-    shareKey: string,
+    caller: SubscriptionCaller,
   ): Promise<Stream<ExecutionResult> | ExecutionResult> {
+    const { requestId, shareKey, authorization } = caller;
     const prepared = this.prepared.get(operation);
     if ('errors' in prepared) return { errors: prepared.errors };
     const { document } = prepared;
@@ -34,12 +42,12 @@ export class InProcessSubscriptions {
       schema: this.subgraph.schema,
       document,
       variableValues: variables,
-      contextValue: this.subgraph.createContext({ requestId, cacheHint: new CacheHint() }),
+      contextValue: this.subgraph.createContext({ requestId, cacheHint: new CacheHint(), authorization }),
     });
     if (!isAsyncIterable(source)) return source;
     const key = `${operation}\u0000${JSON.stringify(variables)}\u0000${shareKey}`;
     return mapStream(source[Symbol.asyncIterator](), (payload) =>
-      this.resultOf(payload, key, document, variables, requestId),
+      this.resultOf(payload, key, document, variables, caller),
     );
   }
 
@@ -49,7 +57,7 @@ export class InProcessSubscriptions {
     key: string,
     document: DocumentNode,
     variables: Record<string, unknown>,
-    requestId: string,
+    caller: SubscriptionCaller,
   ): Promise<ExecutionResult> {
     // A fresh context per event: loaders cache for their context's lifetime, and a subscription lives for hours.
     const run = () =>
@@ -59,7 +67,11 @@ export class InProcessSubscriptions {
           document,
           rootValue: payload,
           variableValues: variables,
-          contextValue: this.subgraph.createContext({ requestId, cacheHint: new CacheHint() }),
+          contextValue: this.subgraph.createContext({
+            requestId: caller.requestId,
+            cacheHint: new CacheHint(),
+            authorization: caller.authorization,
+          }),
         }),
       );
     if (typeof payload !== 'object' || payload === null) return run();

@@ -24,10 +24,12 @@ export function openRemoteSubscription(
   serviceName: string,
   operation: string,
   variables: Record<string, unknown>,
-  requestId: string,
+  caller: { requestId: string; authorization?: string },
   maxQueuedBytes = 1024 * 1024,
 ): Stream<ExecutionResult> {
-  const client = createClient({ url, retryAttempts: 0, headers: { 'x-request-id': requestId } });
+  const headers: Record<string, string> = { 'x-request-id': caller.requestId };
+  if (caller.authorization) headers.authorization = caller.authorization; // the caller, passed on as sent
+  const client = createClient({ url, retryAttempts: 0, headers });
   let dispose: () => void = () => undefined;
   const stream = new PushStream<ExecutionResult>(
     () => {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
@@ -20,6 +19,7 @@ import {
   type RequestParams,
   type Response as SseResponse,
 } from 'graphql-sse';
+import { cacheScopeOf } from '../context';
 import type { Logger } from '../logger';
 import { mapStream, type Stream } from '../../subgraphs/async-streams';
 import type { ConnectionLimiter, Refusal, StreamLimits } from './connection-limits';
@@ -36,6 +36,8 @@ const NEXT_MESSAGE = 'event: next\n';
 /** What every operation of a stream request carries (a type alias: graphql-sse wants an index-signature type). */
 type StreamContext = {
   requestId: string;
+  /** The caller's Authorization header, passed on to the subgraphs (never logged). */
+  authorization: string | undefined;
   /** The operation's text as sent (plans are cached by it). */
   query: string;
   /** Subscribers presenting the same credentials may share event executions. */
@@ -48,6 +50,15 @@ type StreamContext = {
   buffer: StreamBuffer | undefined;
 };
 
+/** A query or mutation sent over the stream endpoint, with its caller. */
+export interface StreamOperation {
+  query: string;
+  operationName: string | undefined;
+  variables: Record<string, unknown> | undefined;
+  requestId: string;
+  authorization: string | undefined;
+}
+
 /** A result or a stream of results (graphql-js's and the formatted JSON shape are both accepted). */
 type Results = Stream<unknown> | object;
 
@@ -56,12 +67,7 @@ export interface SubscriptionStreamOptions {
   path: string;
   subscribe(request: SubscriptionRequest): Promise<Results>;
   /** Runs queries and mutations sent over the stream endpoint (the same pipeline as /graphql). */
-  execute(
-    query: string,
-    operationName: string | undefined,
-    variables: Record<string, unknown> | undefined,
-    requestId: string,
-  ): Promise<object>;
+  execute(operation: StreamOperation): Promise<object>;
   schema: GraphQLSchema;
   validationRules: readonly ValidationRule[];
   limits: StreamLimits;
@@ -175,15 +181,16 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
 
   const parsed = new LRUCache<string, DocumentNode>({ max: 1_000 });
   const contextOf = (req: SseRequest<FastifyRequest, undefined>, params: RequestParams): StreamContext => {
-    const auth = req.headers.get('authorization');
+    const authorization = req.headers.get('authorization') ?? undefined;
     const token = tokenOf(req);
     // A request that accepts an event stream carries its own operation (distinct connections); any other runs its
     // operation on the token's stream (single connection), under the id graphql-sse gives it.
     const distinct = req.headers.get('accept') === 'text/event-stream';
     return {
       requestId: req.raw.id,
+      authorization,
       query: params.query,
-      shareKey: auth ? createHash('sha256').update(auth).digest('base64url') : '',
+      shareKey: cacheScopeOf(authorization),
       token,
       operationId: distinct ? null : operationIdOf(params),
       buffer: distinct ? streamOfRequest.get(req.raw) : token ? streamOfToken.get(token) : undefined,
@@ -250,6 +257,7 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
         variables: args.variableValues,
         requestId: ctx.requestId,
         shareKey: ctx.shareKey,
+        authorization: ctx.authorization,
       });
       if (!isStream(result)) return result as ExecutionResult;
       // Count the operation against its stream until it ends, whichever way it ends.
@@ -270,12 +278,13 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
     },
     execute: async (args) => {
       const ctx = args.contextValue;
-      return (await options.execute(
-        ctx.query,
-        args.operationName ?? undefined,
-        args.variableValues ?? undefined,
-        ctx.requestId,
-      )) as ExecutionResult;
+      return (await options.execute({
+        query: ctx.query,
+        operationName: args.operationName ?? undefined,
+        variables: args.variableValues ?? undefined,
+        requestId: ctx.requestId,
+        authorization: ctx.authorization,
+      })) as ExecutionResult;
     },
   });
 

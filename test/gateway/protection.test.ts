@@ -323,7 +323,7 @@ test('the response cache keys on the variables an operation uses and is bounded 
     }
     expect(cache.size).toBeGreaterThan(3);
     const keyOf = (r: string) =>
-      cache.keyOf(createHash('sha256').update(chart).digest('hex'), undefined, { t: 'THYAO:IST', r }) as string;
+      cache.keyOf('', createHash('sha256').update(chart).digest('hex'), undefined, { t: 'THYAO:IST', r }) as string;
     expect(cache.get(keyOf('FIVE_DAYS'))).toBeDefined(); // the last rounds are still there
     const max = await post(`${sys.url}/graphql`, { query: chart, variables: { t: 'THYAO:IST', r: 'MAX' } });
     expect(JSON.stringify(max.body).length).toBeGreaterThan(50_000 / 2.5); // ~2.5 bytes held per JSON byte: over the bound
