@@ -2,14 +2,15 @@ import './production-defaults';
 import 'reflect-metadata';
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from './config/load';
-import { SUBGRAPHS } from './federation/registry';
 import { createLogger, resolveLogFormat } from './logger';
 import { buildSubgraphServer, subgraphServerOptions } from './subgraph-server';
-import { createSubgraph } from './subgraphs';
+import { buildSubgraph } from './subgraphs';
+import { descriptorOf, SUBGRAPH_DESCRIPTORS } from '../subgraphs';
+import { startDns } from './dns';
 
 /** `npm run subgraph -- NAME --port N`: one subgraph alone as an HTTP service (GraphQL at /graphql). */
 async function main(): Promise<void> {
-  const names = SUBGRAPHS.map((s) => s.name);
+  const names = SUBGRAPH_DESCRIPTORS.map((s) => s.name);
   const program = new Command()
     .name('npm run subgraph --')
     .description(
@@ -21,21 +22,36 @@ async function main(): Promise<void> {
     .addOption(new Option('--config <file>', 'YAML or JSON config file [CONFIG]'))
     .parse(process.argv);
   const [name] = program.args as [string];
-  const entry = SUBGRAPHS.find((s) => s.name === name);
+  const entry = descriptorOf(name);
   if (!entry) throw new ConfigError(`unknown subgraph "${name}": use one of ${names.join(', ')}`);
   const o = program.opts<{ port?: string; host?: string; config?: string }>();
   const port = o.port ?? process.env.PORT ?? new URL(entry.defaultUrl).port;
   const config = loadConfig({ file: o.config, flags: { port, host: o.host } });
-  const log = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat)).child({ subgraph: name });
-  const subgraph = await createSubgraph(name, config, log);
+  const log = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat));
+  if (entry.needs.includes('dns') && !config.databaseUrl) {
+    throw new ConfigError(
+      `subgraph ${name} served alone needs the zone store on PostgreSQL (DATABASE_URL): on SQLite the DNS server of ` +
+        'the gateway process would never hear of its changes. Set DATABASE_URL=postgres://… for both processes, or ' +
+        'run it inside the gateway (npm start).',
+    );
+  }
+  // The engines it needs, without a DNS listener of its own (the DNS server runs with the gateway).
+  const dns = entry.needs.includes('dns') ? await startDns({ ...config, dnsPort: 0, seedDemo: false }, log) : undefined;
+  const subgraph = await buildSubgraph(
+    entry,
+    config,
+    log,
+    dns ? { dns: { store: dns.store, engine: dns.engine } } : {},
+  );
   const { app } = await buildSubgraphServer(subgraph, log, subgraphServerOptions(config));
   const address = await app.listen({ port: config.port, host: config.host });
-  log.info({ address }, `subgraph ${name} listening: ${address}/graphql`);
+  log.child({ subgraph: name }).info({ address }, `subgraph ${name} listening: ${address}/graphql`);
   const stop = (signal: string): void => {
     log.info({ signal }, 'shutting down');
     app
       .close()
       .then(() => subgraph.close())
+      .then(() => dns?.close())
       .then(
         () => process.exit(0),
         () => process.exit(1),

@@ -1,70 +1,34 @@
-import { createMarketSubgraph } from '../subgraphs/market';
-import { createMarketCache } from '../subgraphs/market/cache';
-import { createMarketProvider } from '../subgraphs/market/providers';
-import type { MarketProvider } from '../subgraphs/market/providers/provider';
+import type { SubgraphDescriptor, Engines } from '../subgraphs/descriptor';
 import type { Subgraph } from '../subgraphs/subgraph';
 import type { Config } from './config/schema';
+import type { DnsPart } from './dns';
 import type { Logger } from './logger';
 
 /** Parts a test or an embedding program may supply instead of building them from the configuration. */
 export interface SystemOverrides {
-  marketProvider?: MarketProvider;
+  /** Read by the subgraph descriptors, each its own keys (the market's: `marketProvider`). */
+  [key: string]: unknown;
   /** More subgraphs to run beside ours (tests: a subgraph that extends Quote); their SDL must be in `supergraphSdl`. */
   extraSubgraphs?: Subgraph[];
   /** The supergraph to serve instead of schema/supergraph.graphql (composed with `extraSubgraphs`). */
   supergraphSdl?: string;
+  /**
+   * The DNS part, started already (tests serving DNS subgraphs over HTTP in this process share it with the system:
+   * a second store on the same SQLite file would not hear of the first one's changes). The system closes it.
+   */
+  dns?: DnsPart;
 }
 
-/** Builds one subgraph (in-process, or to serve alone with `npm run subgraph`) from the configuration. */
-export async function createSubgraph(
-  name: string,
+/** Builds one subgraph from its descriptor, with the engines it declared it needs. */
+export async function buildSubgraph(
+  descriptor: SubgraphDescriptor,
   config: Config,
   log: Logger,
+  engines: Engines,
   overrides: SystemOverrides = {},
 ): Promise<Subgraph> {
-  switch (name) {
-    case 'market': {
-      const marketLog = log.child({ subgraph: 'market' });
-      const provider =
-        overrides.marketProvider ??
-        createMarketProvider({
-          provider: config.marketProvider,
-          seed: config.marketSeed,
-          fixedTime: config.marketClock ? Date.parse(config.marketClock) : undefined,
-          googleBaseUrl: config.googleFinanceUrl,
-          timeoutMs: config.upstreamTimeoutMs,
-          retries: config.upstreamRetries,
-          log: marketLog,
-        });
-      const redisTimeouts = {
-        connectTimeoutMs: config.redisConnectTimeoutMs,
-        commandTimeoutMs: config.redisCommandTimeoutMs,
-      };
-      const cache = createMarketCache({
-        redisUrl: config.redisUrl,
-        ...redisTimeouts,
-        log: marketLog,
-        onError: (err) => marketLog.warn({ err }, 'market cache error'),
-      });
-      return createMarketSubgraph({
-        provider,
-        cache,
-        ttls: config.marketCacheTtl,
-        limits: {
-          maxQuotesPerRequest: config.maxQuotesPerRequest,
-          maxTickersPerSubscription: config.liveMaxTickersPerSubscription,
-        },
-        live: {
-          intervalMs: config.liveIntervalMs,
-          redisUrl: config.redisUrl,
-          redisPrefix: config.redisPrefix,
-          redisConnectTimeoutMs: redisTimeouts.connectTimeoutMs,
-          redisCommandTimeoutMs: redisTimeouts.commandTimeoutMs,
-        },
-        log: marketLog,
-      });
-    }
-    default:
-      throw new Error(`unknown subgraph "${name}"`);
+  for (const need of descriptor.needs) {
+    if (!engines[need]) throw new Error(`subgraph ${descriptor.name} needs the ${need} engine, which is not running`);
   }
+  return descriptor.create({ config, log: log.child({ subgraph: descriptor.name }), engines, overrides });
 }

@@ -3,11 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Subgraph } from '../subgraphs/subgraph';
 import type { Config } from './config/schema';
 import { startDns, type DnsPart } from './dns';
-import { SUBGRAPHS } from './federation/registry';
 import { formatError, Graph } from './graph';
 import { GatewayMetrics } from './metrics';
 import { probeRemoteSubgraph } from './federation/remote-health';
-import { createSubgraph, type SystemOverrides } from './subgraphs';
+import { buildSubgraph, type SystemOverrides } from './subgraphs';
+import { SUBGRAPH_DESCRIPTORS } from '../subgraphs';
+import type { Engines } from '../subgraphs/descriptor';
 
 export type { SystemOverrides };
 import { createLogger, type Logger } from './logger';
@@ -33,14 +34,22 @@ export interface System {
   close(): Promise<void>;
 }
 
+/** Builds every subgraph this process runs (those not pointed at a remote URL), plus a test's extra ones. */
 async function createLocalSubgraphs(
   config: Config,
   log: Logger,
+  engines: Engines,
   overrides: SystemOverrides,
 ): Promise<Map<string, Subgraph>> {
   const subgraphs = new Map<string, Subgraph>();
-  for (const { name } of SUBGRAPHS) {
-    if (!config.subgraphUrls[name]) subgraphs.set(name, await createSubgraph(name, config, log, overrides));
+  try {
+    for (const descriptor of SUBGRAPH_DESCRIPTORS) {
+      if (!config.subgraphUrls[descriptor.name])
+        subgraphs.set(descriptor.name, await buildSubgraph(descriptor, config, log, engines, overrides));
+    }
+  } catch (err) {
+    for (const s of subgraphs.values()) await s.close();
+    throw err;
   }
   for (const extra of overrides.extraSubgraphs ?? [])
     if (!config.subgraphUrls[extra.name]) subgraphs.set(extra.name, extra);
@@ -55,12 +64,14 @@ export async function createSystem(
 ): Promise<System> {
   // --supergraph FILE: a general gateway over remote subgraphs; our own subgraphs, DNS and REST stay off.
   const general = config.supergraphFile !== undefined;
-  const subgraphs = general ? new Map<string, Subgraph>() : await createLocalSubgraphs(config, log, overrides);
-  let dns: DnsPart | undefined;
+  // Engines first: the subgraphs are built on them.
+  const dns = general ? undefined : (overrides.dns ?? (await startDns(config, log)));
+  const engines: Engines = dns ? { dns: { store: dns.store, engine: dns.engine } } : {};
+  let subgraphs: Map<string, Subgraph>;
   try {
-    dns = general ? undefined : await startDns(config, log);
+    subgraphs = general ? new Map<string, Subgraph>() : await createLocalSubgraphs(config, log, engines, overrides);
   } catch (err) {
-    for (const s of subgraphs.values()) await s.close();
+    await dns?.close();
     throw err;
   }
   const metrics = new GatewayMetrics();

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { composeSupergraph, CompositionError } from '../gateway/federation/compose';
-import { subgraphDefinitions } from '../gateway/federation/registry';
+import { subgraphDefinitions } from '../subgraphs';
 import { SCHEMA_DIR, SUPERGRAPH_FILE } from '../gateway/paths';
 
 /** `npm run compose`: writes each subgraph's SDL and the composed supergraph into schema/. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
 import { composeSupergraph, CompositionError } from '../gateway/federation/compose';
-import { subgraphDefinitions } from '../gateway/federation/registry';
+import { subgraphDefinitions } from '../subgraphs';
 import { SCHEMA_DIR, SUPERGRAPH_FILE } from '../gateway/paths';
 
 test('schema/ matches what `npm run compose` writes now (run it after changing a GraphQL type)', async () => {

@@ -1,13 +1,9 @@
 import { composeServices } from '@apollo/composition';
 import { printSubgraphSchema } from '@apollo/subgraph';
-import { parse, type GraphQLSchema } from 'graphql';
+import { parse } from 'graphql';
+import type { SubgraphDefinition } from '../../subgraphs/descriptor';
 
-export interface SubgraphDefinition {
-  name: string;
-  schema: GraphQLSchema;
-  /** Where the subgraph listens when it runs alone (written into the supergraph's join__Graph). */
-  url: string;
-}
+export type { SubgraphDefinition };
 
 export class CompositionError extends Error {
   constructor(readonly messages: string[]) {

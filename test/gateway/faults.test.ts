@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { loadConfig } from '../../gateway/config/load';
 import { createLogger } from '../../gateway/logger';
 import { buildSubgraphServer } from '../../gateway/subgraph-server';
-import { createSubgraph } from '../../gateway/subgraphs';
+import { buildSubgraph } from '../../gateway/subgraphs';
+import { marketDescriptor } from '../../subgraphs/market/descriptor';
 import { createSystem } from '../../gateway/system';
 import type { MarketProvider } from '../../subgraphs/market/providers/provider';
 import { freePort } from '../bench/processes';
@@ -16,7 +17,7 @@ const log = createLogger('silent');
 
 async function startMarketService(port: number) {
   const config = loadConfig({ env: {} });
-  const subgraph = await createSubgraph('market', config, log, { marketProvider: new StaticProvider() });
+  const subgraph = await buildSubgraph(marketDescriptor, config, log, {}, { marketProvider: new StaticProvider() });
   const { app } = await buildSubgraphServer(subgraph, log);
   await app.listen({ port, host: '127.0.0.1' });
   return {

@@ -5,9 +5,11 @@ import { join } from 'node:path';
 import { loadConfig } from '../../gateway/config/load';
 import { createLogger } from '../../gateway/logger';
 import { buildSubgraphServer, subgraphServerOptions } from '../../gateway/subgraph-server';
-import { createSubgraph } from '../../gateway/subgraphs';
+import { buildSubgraph } from '../../gateway/subgraphs';
 import { createSystem, type System, type SystemOverrides } from '../../gateway/system';
-import { SUBGRAPHS } from '../../gateway/federation/registry';
+import { SUBGRAPH_DESCRIPTORS } from '../../subgraphs';
+import type { Engines } from '../../subgraphs/descriptor';
+import { startDns } from '../../gateway/dns';
 import type { Subgraph } from '../../subgraphs/subgraph';
 
 /**
@@ -57,8 +59,12 @@ export async function startSystem(
       remoteServers.set(subgraph.name, { url, stop });
       remotes.push({ close: () => stop().then(() => subgraph.close()) });
     };
-    for (const { name } of SUBGRAPHS) {
-      if (!subgraphUrls[name]) await serve(await createSubgraph(name, base, log, overrides));
+    // The subgraphs served over HTTP share the system's engines (handed to createSystem below).
+    const needsDns = SUBGRAPH_DESCRIPTORS.some((d) => !subgraphUrls[d.name] && d.needs.includes('dns'));
+    if (needsDns && !overrides.dns) overrides = { ...overrides, dns: await startDns(base, log) };
+    const engines: Engines = overrides.dns ? { dns: { store: overrides.dns.store, engine: overrides.dns.engine } } : {};
+    for (const descriptor of SUBGRAPH_DESCRIPTORS) {
+      if (!subgraphUrls[descriptor.name]) await serve(await buildSubgraph(descriptor, base, log, engines, overrides));
     }
     for (const extra of overrides.extraSubgraphs ?? []) if (!subgraphUrls[extra.name]) await serve(extra);
   }

@@ -1,0 +1,52 @@
+import type { GraphQLSchema } from 'graphql';
+import type { ZoneStore } from '../dns/store/types';
+import type { DnsEngine } from '../dns/engine';
+// The descriptor is where the product's one configuration meets a subgraph: it reads the settings it needs.
+import type { Config } from '../gateway/config/schema';
+import type { Subgraph } from './subgraph';
+
+/** A subgraph as composition sees it. */
+export interface SubgraphDefinition {
+  name: string;
+  schema: GraphQLSchema;
+  /** Where the subgraph listens when it runs alone (written into the supergraph's join__Graph). */
+  url: string;
+}
+
+/** Engines started before any subgraph; a subgraph gets those it declares in `needs`. */
+export interface Engines {
+  /** The zone store and the DNS engine answering from it (absent when not started). */
+  dns?: { store: ZoneStore; engine: DnsEngine };
+}
+
+/** What building a subgraph may use. */
+export interface SubgraphDeps {
+  config: Config;
+  /** A logger for this subgraph (already labelled with its name). */
+  log: SubgraphLogger;
+  engines: Engines;
+  /** Parts a test or an embedding program supplies instead of building them (each descriptor reads its own keys). */
+  overrides: Readonly<Record<string, unknown>>;
+}
+
+export interface SubgraphLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+  child(bindings: Record<string, unknown>): SubgraphLogger;
+}
+
+/**
+ * One subgraph of the product: its name, where it listens when run alone, its schema (for composition, without
+ * building anything), the engines it needs, and how to build it. Adding a subgraph is a folder with one of these,
+ * listed in subgraphs/index.ts — nothing in the gateway changes.
+ */
+export interface SubgraphDescriptor {
+  readonly name: string;
+  /** Its GraphQL URL when run alone (`npm run subgraph -- NAME`), written into the supergraph. */
+  readonly defaultUrl: string;
+  /** Engines it cannot work without; the system starts them first. */
+  readonly needs: ReadonlyArray<keyof Engines>;
+  buildSchema(): Promise<GraphQLSchema>;
+  create(deps: SubgraphDeps): Promise<Subgraph>;
+}

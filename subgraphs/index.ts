@@ -1,0 +1,16 @@
+import type { SubgraphDefinition, SubgraphDescriptor } from './descriptor';
+import { marketDescriptor } from './market/descriptor';
+
+/** Every subgraph of the product, in composition order. */
+export const SUBGRAPH_DESCRIPTORS: readonly SubgraphDescriptor[] = [marketDescriptor];
+
+export function descriptorOf(name: string): SubgraphDescriptor | undefined {
+  return SUBGRAPH_DESCRIPTORS.find((d) => d.name === name);
+}
+
+/** Each subgraph's schema and URL, for composition (nothing is started). */
+export async function subgraphDefinitions(): Promise<SubgraphDefinition[]> {
+  return Promise.all(
+    SUBGRAPH_DESCRIPTORS.map(async (d) => ({ name: d.name, url: d.defaultUrl, schema: await d.buildSchema() })),
+  );
+}
