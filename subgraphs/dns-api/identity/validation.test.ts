@@ -114,6 +114,7 @@ describe('password', () => {
     ['', 'password must be 8 to 256 characters long (got 0)'],
     ['1234567', 'password must be 8 to 256 characters long (got 7)'],
     ['x'.repeat(257), 'password must be 8 to 256 characters long (got 257)'],
+    ['x'.repeat(1_000_000), 'password must be 8 to 256 characters long (got 1000000)'],
   ])('refuses %j by length', (pw, message) => {
     expect(problem(checkPassword(pw, 'alice'))).toEqual({ field: 'password', message });
   });

@@ -73,6 +73,10 @@ const charCount = (s: string): number => [...s].length;
  */
 export function checkPassword(value: unknown, username: string | undefined, field = 'password'): Checked<string> {
   if (typeof value !== 'string') return bad(field, `${field} must be a string`);
+  // Far too long to be allowed whatever its normalisation: refused before any work proportional to its size.
+  if (value.length > 16 * PASSWORD_MAX) {
+    return bad(field, `${field} must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long (got ${value.length})`);
+  }
   const normalised = value.normalize('NFC');
   const n = charCount(normalised);
   if (n < PASSWORD_MIN || n > PASSWORD_MAX) {
