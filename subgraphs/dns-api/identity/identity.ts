@@ -295,9 +295,12 @@ export class Identity {
     throwIfInvalid(problems);
     const name = username.toLowerCase();
     const attempt = this.throttle.begin(name, clientAddress);
+    // Started for every login, so the process's first one pays for it whoever logs in (no first-time oracle).
+    const dummy = this.dummy();
+    dummy.catch(() => {}); // awaited only for unknown users
     try {
       const user = await this.store.getUserByUsername(name);
-      const hash = user?.passwordHash ?? (await this.dummy());
+      const hash = user?.passwordHash ?? (await dummy);
       const matches = await verifyPassword(password, hash);
       if (!user || !matches || user.disabled) {
         attempt.failed();
