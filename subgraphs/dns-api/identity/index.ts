@@ -1,0 +1,26 @@
+/**
+ * The DNS API's identity library: users, roles, password login, EdDSA JWTs and their JWKS. The dns-api subgraph
+ * opens the user store beside the zone store, builds one Identity, calls ensureAdmin at start and authenticate
+ * on every call; resolvers check `authorize(caller, action)`.
+ */
+export {
+  BOOTSTRAP_USERNAME,
+  BootstrapResult,
+  IDENTITY_DEFAULTS,
+  Identity,
+  IssuedToken,
+  MAX_AUTHORIZATION_LENGTH,
+  type Caller,
+  type IdentityOptions,
+  type NewUserInput,
+  type UserUpdateInput,
+} from './identity';
+export { IdentityError, type AuthFailure, type FieldProblem, type IdentityErrorCode } from './errors';
+export { TOKEN_ALGORITHM, type Jwks, type PublicJwk } from './keys';
+export { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from './passwords';
+export { ACTIONS, ROLES, authorize, can, isRole, rolesAllowed, type Action, type Role } from './roles';
+export { THROTTLE_DEFAULTS, type ThrottleOptions } from './throttle';
+export { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN, USERNAME_MAX } from './validation';
+export { openUserStore, openSqliteUserStore, type OpenUserStoreOptions, type SqliteUserStoreOptions } from './store';
+export type { PostgresUserStoreOptions } from './store';
+export type { User, UserStore } from './store/types';

@@ -1,0 +1,225 @@
+/**
+ * The user store on SQLite (better-sqlite3), in the zone store's file (`${DATA_DIR}/zones.sqlite`) on a connection
+ * of its own: WAL journal (readers never wait for the writer), a busy timeout (a write lock held by the zone store
+ * or another process makes us wait, not fail), and every write in one `BEGIN IMMEDIATE` transaction, so the
+ * last-admin rule and "first user only" hold against other processes on the same file.
+ */
+import Database from 'better-sqlite3';
+import { IdentityError } from '../errors';
+import {
+  KEY_COLUMNS,
+  MIGRATIONS,
+  MIGRATIONS_TABLE,
+  SQLITE_DIALECT,
+  USER_COLUMNS,
+  checkKeepsAnAdmin,
+  checkNotNewer,
+  patchAssignments,
+  patched,
+  toSigningKey,
+  toStoredUser,
+  usernameTaken,
+  type KeyRowIn,
+  type UserRowIn,
+} from './schema';
+import type { NewUser, SigningKey, StoredUser, UserPatch, UserStore } from './types';
+
+export interface SqliteUserStoreOptions {
+  /** Database file (the zone store's), or ':memory:'. */
+  file: string;
+  /** How long to wait for another connection's write lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+function migrate(db: Database.Database): void {
+  db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
+      version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`);
+    const applied = new Set(
+      db
+        .prepare(`SELECT version FROM ${MIGRATIONS_TABLE}`)
+        .pluck()
+        .all()
+        .map((v) => Number(v)),
+    );
+    checkNotNewer(applied);
+    const mark = db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (version, name, applied_at) VALUES (?, ?, ?)`);
+    for (const m of MIGRATIONS) {
+      if (applied.has(m.version)) continue;
+      for (const statement of m.statements(SQLITE_DIALECT)) db.exec(statement);
+      mark.run(m.version, m.name, new Date().toISOString());
+    }
+  }).immediate();
+}
+
+function mapError(err: unknown): unknown {
+  if (err instanceof IdentityError) return err;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))) {
+    return new IdentityError('UNAVAILABLE', `the user database is busy: ${(err as Error).message}`);
+  }
+  return err;
+}
+
+const isUniqueViolation = (err: unknown): boolean =>
+  (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+  (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+
+export async function openSqliteUserStore(options: SqliteUserStoreOptions): Promise<UserStore> {
+  let db: Database.Database;
+  try {
+    db = new Database(options.file);
+  } catch (err) {
+    throw new IdentityError('UNAVAILABLE', `cannot open the user database ${options.file}: ${(err as Error).message}`);
+  }
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    migrate(db);
+  } catch (err) {
+    db.close();
+    throw mapError(err);
+  }
+  return new SqliteUserStore(db);
+}
+
+class SqliteUserStore implements UserStore {
+  readonly kind = 'sqlite' as const;
+  private closed = false;
+  private readonly s;
+
+  constructor(private readonly db: Database.Database) {
+    const users = 'api_users';
+    this.s = {
+      count: db.prepare(`SELECT COUNT(*) FROM ${users}`).pluck(),
+      list: db.prepare(`SELECT ${USER_COLUMNS} FROM ${users} ORDER BY username`),
+      byId: db.prepare(`SELECT ${USER_COLUMNS} FROM ${users} WHERE id = ?`),
+      byUsername: db.prepare(`SELECT ${USER_COLUMNS} FROM ${users} WHERE username = ?`),
+      otherAdmins: db
+        .prepare(`SELECT COUNT(*) FROM ${users} WHERE role = 'admin' AND disabled = 0 AND id <> ?`)
+        .pluck(),
+      insert: db.prepare(`INSERT INTO ${users} (${USER_COLUMNS})
+        VALUES (@id, @username, @email, @role, @passwordHash, 0, @createdAt, @createdAt, NULL, 0)`),
+      delete: db.prepare(`DELETE FROM ${users} WHERE id = ?`),
+      login: db.prepare(`UPDATE ${users} SET last_login = ? WHERE id = ?`),
+      loginRehash: db.prepare(`UPDATE ${users} SET last_login = ?, password_hash = ? WHERE id = ?`),
+      keys: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_signing_keys ORDER BY created_at, kid`),
+      firstKey: db.prepare(
+        `SELECT ${KEY_COLUMNS} FROM api_signing_keys WHERE algorithm = ? ORDER BY created_at, kid LIMIT 1`,
+      ),
+      insertKey: db.prepare(`INSERT INTO api_signing_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?)`),
+    };
+  }
+
+  /** Runs `fn` (in a write transaction when `write`), translating driver errors. */
+  private async run<T>(fn: () => T, write = false): Promise<T> {
+    if (this.closed) throw new IdentityError('UNAVAILABLE', 'the user store is closed');
+    try {
+      return write ? this.db.transaction(fn).immediate() : fn();
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  private byId(id: string): StoredUser | null {
+    const row = this.s.byId.get(id) as UserRowIn | undefined;
+    return row ? toStoredUser(row) : null;
+  }
+
+  private insert(user: NewUser): StoredUser {
+    try {
+      this.s.insert.run(user);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw usernameTaken(user.username);
+      throw err;
+    }
+    const created = this.byId(user.id);
+    if (!created) throw new Error('the user just inserted is missing');
+    return created;
+  }
+
+  countUsers(): Promise<number> {
+    return this.run(() => Number(this.s.count.get()));
+  }
+
+  listUsers(): Promise<StoredUser[]> {
+    return this.run(() => (this.s.list.all() as UserRowIn[]).map(toStoredUser));
+  }
+
+  getUser(id: string): Promise<StoredUser | null> {
+    return this.run(() => this.byId(id));
+  }
+
+  getUserByUsername(username: string): Promise<StoredUser | null> {
+    return this.run(() => {
+      const row = this.s.byUsername.get(username) as UserRowIn | undefined;
+      return row ? toStoredUser(row) : null;
+    });
+  }
+
+  createUser(user: NewUser): Promise<StoredUser> {
+    return this.run(() => this.insert(user), true);
+  }
+
+  createFirstUser(user: NewUser): Promise<StoredUser | null> {
+    return this.run(() => (Number(this.s.count.get()) === 0 ? this.insert(user) : null), true);
+  }
+
+  updateUser(id: string, patch: UserPatch): Promise<StoredUser | null> {
+    return this.run(() => {
+      const before = this.byId(id);
+      if (!before) return null;
+      checkKeepsAnAdmin(before, patched(before, patch), Number(this.s.otherAdmins.get(id)));
+      const { sql, values } = patchAssignments(
+        patch,
+        () => '?',
+        (b) => (b ? 1 : 0),
+      );
+      this.db.prepare(`UPDATE api_users SET ${sql} WHERE id = ?`).run(...values, id);
+      return this.byId(id);
+    }, true);
+  }
+
+  deleteUser(id: string): Promise<boolean> {
+    return this.run(() => {
+      const before = this.byId(id);
+      if (!before) return false;
+      checkKeepsAnAdmin(before, null, Number(this.s.otherAdmins.get(id)));
+      return this.s.delete.run(id).changes === 1;
+    }, true);
+  }
+
+  recordLogin(id: string, at: string, rehashed?: string): Promise<void> {
+    return this.run(() => {
+      if (rehashed === undefined) this.s.login.run(at, id);
+      else this.s.loginRehash.run(at, rehashed, id);
+    }, true);
+  }
+
+  signingKeys(): Promise<SigningKey[]> {
+    return this.run(() => (this.s.keys.all() as KeyRowIn[]).map(toSigningKey));
+  }
+
+  ensureSigningKey(candidate: SigningKey): Promise<SigningKey> {
+    return this.run(() => {
+      const existing = this.s.firstKey.get(candidate.algorithm) as KeyRowIn | undefined;
+      if (existing) return toSigningKey(existing);
+      this.s.insertKey.run(
+        candidate.kid,
+        candidate.algorithm,
+        JSON.stringify(candidate.privateJwk),
+        JSON.stringify(candidate.publicJwk),
+        candidate.createdAt,
+      );
+      return candidate;
+    }, true);
+  }
+
+  async close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      this.db.close();
+    }
+  }
+}
