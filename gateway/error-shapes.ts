@@ -1,8 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { statusText } from './rest/errors';
 
+/** What an error may say beyond its status and message; each shape shows what its interface has room for. */
+export interface ErrorExtras {
+  /** A machine-readable code (GraphQL's extensions.code). */
+  code?: string;
+  /** The configuration key of a limit that refused the request. */
+  limit?: string;
+  /** Each invalid field and what is wrong with it. */
+  errors?: ReadonlyArray<{ field: string; message: string }>;
+}
+
 /** Renders an error body in one interface's own shape. */
-export type ErrorShape = (status: number, message: string, extras?: { code?: string; limit?: string }) => unknown;
+export type ErrorShape = (status: number, message: string, extras?: ErrorExtras) => unknown;
 
 /** GraphQL's error shape (/graphql, /graphql/stream). */
 export const graphqlErrorShape: ErrorShape = (status, message, extras) => ({
@@ -43,13 +53,7 @@ export class ErrorShapes {
     );
   }
 
-  send(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    status: number,
-    message: string,
-    extras?: { code?: string; limit?: string },
-  ): FastifyReply {
+  send(req: FastifyRequest, reply: FastifyReply, status: number, message: string, extras?: ErrorExtras): FastifyReply {
     return reply
       .status(status)
       .type('application/json; charset=utf-8')

@@ -7,9 +7,8 @@ import type { Graph } from './graph';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './metrics';
 import { registerPlayground } from './playground';
-import { RestError, statusText } from './rest/errors';
-import { registerMarketRest } from './rest/market';
-import { registerMarketLive } from './rest/market-live';
+import { mountRestInterface, type RestInterface } from './rest/interface';
+import { marketRestInterface } from './rest/market';
 import { VERSION } from './version';
 import type { ConnectionLimiter, StreamLimits } from './subscriptions/connection-limits';
 import type { FederatedSubscriptions } from './subscriptions/federated-subscriptions';
@@ -28,6 +27,8 @@ export interface ServerOptions {
   bodyLimit?: number;
   /** Connection and request-time bounds (defaults: DEFAULT_HTTP_LIMITS). */
   httpLimits?: HttpLimits;
+  /** REST interfaces served beside the market's (each an encapsulated plugin with its own error shape). */
+  restInterfaces?: RestInterface[];
   /** Deepest nesting of arrays and objects allowed in a request's variables. Default 32. */
   maxVariablesDepth?: number;
   metrics: GatewayMetrics;
@@ -131,27 +132,19 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     );
   });
 
-  app.setErrorHandler((err: FastifyError | RestError, req, reply) => {
-    if (err instanceof RestError) {
-      return reply.status(err.status).send({ error: statusText(err.status), message: err.message });
-    }
+  // Paths outside the REST interfaces (/graphql, /healthz, /metrics, the playground): errors in the shape of the
+  // path's owner, as errors raised before routing are.
+  app.setErrorHandler((err: FastifyError, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) req.log.error({ err }, 'unhandled error');
     if (status === 413) {
-      return shapes.send(
-        req,
-        reply,
-        413,
-        `request body exceeds the limit of ${options.bodyLimit ?? 1024 * 1024} bytes (maxBodyBytes)`,
-        { limit: 'maxBodyBytes' },
-      );
+      const message = `request body exceeds the limit of ${options.bodyLimit ?? 1024 * 1024} bytes (maxBodyBytes)`;
+      return shapes.send(req, reply, 413, message, { limit: 'maxBodyBytes' });
     }
-    return reply
-      .status(status)
-      .send({ error: statusText(status), message: status === 500 ? 'internal error' : err.message });
+    return shapes.send(req, reply, status, status === 500 ? 'internal error' : err.message);
   });
   app.setNotFoundHandler((req, reply) =>
-    reply.status(404).send({ error: statusText(404), message: `no such path: ${req.method} ${req.url.split('?')[0]}` }),
+    shapes.send(req, reply, 404, `no such path: ${req.method} ${req.url.split('?')[0]}`),
   );
 
   // Variables nested past any real input type are refused before anything walks them recursively (cache keys,
@@ -230,20 +223,19 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   registerPlayground(app, { graphqlPath: '/graphql' }); // GET / and browsers' GET /graphql: the offline GraphiQL page
 
   if (options.rest !== false) {
-    registerMarketRest(app, graph);
-    if (options.live) {
-      const { subscriptions, schema, connections, buffers } = options.live;
-      const liveRest = registerMarketLive(app, {
-        graph,
-        subscriptions,
-        schema,
-        connections,
-        buffers,
-        metrics: options.metrics,
-        log,
-        heartbeatMs: options.live.heartbeatMs,
-      });
-      app.addHook('preClose', async () => liveRest.closeStreams());
+    const live = options.live && {
+      graph,
+      subscriptions: options.live.subscriptions,
+      schema: options.live.schema,
+      connections: options.live.connections,
+      buffers: options.live.buffers,
+      metrics: options.metrics,
+      log,
+      heartbeatMs: options.live.heartbeatMs,
+    };
+    for (const rest of [marketRestInterface(graph, live), ...(options.restInterfaces ?? [])]) {
+      shapes.add(rest.prefix, rest.shape);
+      await mountRestInterface(app, rest, options.bodyLimit ?? 1024 * 1024);
     }
   }
 

@@ -1,11 +1,16 @@
 import { STATUS_CODES } from 'node:http';
 import type { GraphQLFormattedError } from 'graphql';
+import type { ErrorExtras } from '../error-shapes';
 
 /** An error a REST adapter answers with: a status and the message for the body. */
 export class RestError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** More for the body, where the interface's shape has room for it (invalid fields, a limit's name). */
+    readonly extras?: ErrorExtras,
+    /** Headers the answer carries (Retry-After, WWW-Authenticate). */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
     this.name = 'RestError';

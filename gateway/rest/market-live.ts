@@ -103,7 +103,7 @@ export function registerMarketLive(
   }
 
   app.get(
-    '/v1/live',
+    '/live',
     async (
       req: FastifyRequest<{ Querystring: Record<string, string | string[] | undefined> }>,
       reply: FastifyReply,
@@ -193,7 +193,7 @@ export function registerMarketLive(
   );
 
   app.get(
-    '/v1/live/snapshot',
+    '/live/snapshot',
     async (req: FastifyRequest<{ Querystring: Record<string, string | string[] | undefined> }>, reply) => {
       const { result } = await graph.run(
         SNAPSHOT,

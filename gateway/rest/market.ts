@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Graph, PreparedOperation } from '../graph';
+import { marketErrorShape } from '../error-shapes';
 import { RestError, restErrorFromGraphQL } from './errors';
+import type { RestInterface } from './interface';
+import { registerMarketLive, type LiveRestOptions } from './market-live';
 import { MarketOperations as Ops } from './market-operations';
 import { MAX_MOVERS_COUNT, MAX_MOVERS_OFFSET } from '../../subgraphs/market/graphql/market-resolver';
 
@@ -58,8 +61,11 @@ function renderFull(data: Data): Data {
   return { quote: restQuote(quote), company, chart, news };
 }
 
-/** Each `/v1/...` path of the market seed: a fixed GraphQL operation through the gateway, rendered as the seed shows. */
-export function registerMarketRest(app: FastifyInstance, graph: Graph): void {
+/**
+ * Each `/v1/...` path of the market seed (paths here are relative to `/v1`): a fixed GraphQL operation through the
+ * gateway, rendered as the seed shows.
+ */
+function marketRoutes(app: FastifyInstance, graph: Graph): void {
   async function respond(
     req: FastifyRequest,
     reply: FastifyReply,
@@ -82,11 +88,11 @@ export function registerMarketRest(app: FastifyInstance, graph: Graph): void {
     vars: (q: Query) => Record<string, unknown>,
     render: (data: Data) => unknown,
   ): void => {
-    app.get(`/v1/${path}/:ticker`, (req: TickerRequest, reply) =>
+    app.get(`/${path}/:ticker`, (req: TickerRequest, reply) =>
       respond(req, reply, op, { ticker: req.params.ticker, ...vars(req.query) }, render),
     );
     // The path without a ticker is a request error, not an unknown route.
-    app.get(`/v1/${path}/`, async () => {
+    app.get(`/${path}/`, async () => {
       throw new RestError(400, 'missing ticker: use SYMBOL:EXCHANGE (e.g. AAPL:NASDAQ) or BASE-QUOTE (e.g. BTC-USD)');
     });
   };
@@ -107,8 +113,8 @@ export function registerMarketRest(app: FastifyInstance, graph: Graph): void {
   byTicker('full', Ops.full, range, renderFull);
 
   type ListRequest = FastifyRequest<{ Querystring: Query }>;
-  app.get('/v1/market/indices', (req: ListRequest, reply) => respond(req, reply, Ops.indices, {}, (d) => d.indices));
-  app.get('/v1/market/movers', (req: ListRequest, reply) =>
+  app.get('/market/indices', (req: ListRequest, reply) => respond(req, reply, Ops.indices, {}, (d) => d.indices));
+  app.get('/market/movers', (req: ListRequest, reply) =>
     respond(
       req,
       reply,
@@ -121,12 +127,27 @@ export function registerMarketRest(app: FastifyInstance, graph: Graph): void {
       (d) => d.movers,
     ),
   );
-  app.get('/v1/market/trending', (req: ListRequest, reply) => respond(req, reply, Ops.trending, {}, (d) => d.trending));
-  app.get('/v1/market/earnings', (req: ListRequest, reply) => respond(req, reply, Ops.earnings, {}, (d) => d.earnings));
-  app.get('/v1/market/headlines', (req: ListRequest, reply) =>
+  app.get('/market/trending', (req: ListRequest, reply) => respond(req, reply, Ops.trending, {}, (d) => d.trending));
+  app.get('/market/earnings', (req: ListRequest, reply) => respond(req, reply, Ops.earnings, {}, (d) => d.earnings));
+  app.get('/market/headlines', (req: ListRequest, reply) =>
     respond(req, reply, Ops.headline, {}, (d) => {
       if (d.headline == null) throw new RestError(404, 'no current headline');
       return d.headline;
     }),
   );
+}
+
+/** The market's REST interface at `/v1`: the seed's paths and the live stream, errors as `{error, message}`. */
+export function marketRestInterface(graph: Graph, live?: LiveRestOptions): RestInterface {
+  let liveRest: { closeStreams(): void } | undefined;
+  return {
+    name: 'market',
+    prefix: '/v1',
+    shape: marketErrorShape,
+    routes(scope) {
+      marketRoutes(scope, graph);
+      if (live) liveRest = registerMarketLive(scope, live);
+    },
+    close: () => liveRest?.closeStreams(),
+  };
 }
