@@ -8,6 +8,7 @@ import { zoneTransfer } from './server/transfer';
 import { processUpdate } from './server/update';
 import { RCODE } from './server/wire';
 import { ZoneIndex } from './server/zone-index';
+import { KeyedQueue } from './keyed-queue';
 import type { ZoneStore } from './store/types';
 import type { TsigKey } from './tsig/keyfile';
 import type { WireRecord } from './wire/message';
@@ -44,23 +45,6 @@ export interface DnsEngineOptions {
   tcp?: Partial<TcpLimits>;
 }
 
-/** Tasks run one after another per key (each once the previous one ended, however it ended). */
-class KeyedQueue {
-  private readonly tails = new Map<string, Promise<void>>();
-
-  run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const result = (this.tails.get(key) ?? Promise.resolve()).then(task);
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    return result;
-  }
-}
 
 function isLoopback(address: string): boolean {
   const a = address.replace(/^::ffff:/, '');
@@ -126,6 +110,14 @@ export class DnsEngine {
       );
     }
     return engine;
+  }
+
+  /**
+   * Resolves once the DNS server answers for `zone` as of `serial` or later — or, with `serial` null, no longer
+   * answers for it. An API write awaits it after committing, so it answers only when DNS already serves the change.
+   */
+  served(zone: string, serial: number | null): Promise<void> {
+    return this.loader.served(zone, serial);
   }
 
   /** Reads one zone of the index again, whole, from the store (see ZoneLoader.reload). */

@@ -159,6 +159,27 @@ export class ZoneLoader {
     }
   }
 
+  /**
+   * Resolves once the index answers for `zone` as of `serial` or later, or — with `serial` null — no longer answers
+   * for it (a deletion). Unlike caughtUp it waits for a zone not loaded yet (just created): it waits for the reloads
+   * of the zone in flight, and when none is left and the index is still behind, reads the zone once more from the
+   * store (the source of truth: if someone changed it meanwhile, what the store says now is served).
+   */
+  async served(zone: string, serial: number | null): Promise<void> {
+    let forced = false;
+    for (;;) {
+      const data = this.index.get(zone);
+      if (serial === null ? !data : data && serialAtLeast(serialOf(data), serial)) return;
+      const pending = this.reloads.get(zone);
+      if (pending) await pending;
+      else if (forced) return;
+      else {
+        forced = true;
+        await this.reload(zone);
+      }
+    }
+  }
+
   /** Resolves when every reload started so far has ended. */
   async idle(): Promise<void> {
     await Promise.all(this.reloads.values());

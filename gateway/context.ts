@@ -8,6 +8,8 @@ export interface GatewayContext {
   log: Logger;
   /** The caller's `Authorization` header, handed to every subgraph (in their context, or as the header). Never logged. */
   authorization?: string;
+  /** The caller's address (handed to subgraphs: login throttling). */
+  clientAddress?: string;
   /**
    * What separates one caller's cached responses from another's: '' for anonymous callers, else a digest of the
    * credential (caller-dependent data is also never declared cacheable; this is the second line).
@@ -32,11 +34,24 @@ export function cacheScopeOf(authorization: string | undefined): string {
   return authorization ? createHash('sha256').update(authorization).digest('base64url') : '';
 }
 
-export function createGatewayContext(requestId: string, log: Logger, authorization?: string): GatewayContext {
+/** Who sent a request, as far as subgraphs may care: the credentials presented and the address they came from. */
+export interface RequestCaller {
+  authorization?: string;
+  address?: string;
+}
+
+/** The caller of an HTTP request. */
+export function callerOf(req: { headers: { authorization?: string }; ip: string }): RequestCaller {
+  return { authorization: req.headers.authorization, address: req.ip };
+}
+
+export function createGatewayContext(requestId: string, log: Logger, caller: RequestCaller = {}): GatewayContext {
+  const { authorization, address } = caller;
   return {
     requestId,
     log,
     authorization,
+    clientAddress: address,
     cacheScope: cacheScopeOf(authorization),
     cachePolicy: new CacheHint(),
     fetches: [],

@@ -15,7 +15,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import type { Subgraph } from '../subgraphs/subgraph';
-import { cacheScopeOf, createGatewayContext, type GatewayContext } from './context';
+import { cacheScopeOf, createGatewayContext, type GatewayContext, type RequestCaller } from './context';
 import { InProcessDataSource } from './federation/in-process-data-source';
 import type { OperationPlanner } from './federation/operation-planner';
 import { SingleSubgraphExecutor } from './federation/single-subgraph-executor';
@@ -109,7 +109,7 @@ function operationChecksPlugin(): ApolloServerPlugin<GatewayContext> {
 export function formatError(formatted: GraphQLFormattedError): GraphQLFormattedError {
   const ext = formatted.extensions ?? {};
   const extensions: Record<string, unknown> = { code: ext.code ?? 'INTERNAL_SERVER_ERROR' };
-  for (const k of ['field', 'serviceName', 'limit']) if (ext[k] !== undefined) extensions[k] = ext[k];
+  for (const k of ['field', 'serviceName', 'limit', 'errors', 'retryAfter']) if (ext[k] !== undefined) extensions[k] = ext[k];
   return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions };
 }
 
@@ -196,8 +196,8 @@ export class Graph {
     await this.server.stop();
   }
 
-  context(requestId: string, authorization?: string): GatewayContext {
-    return createGatewayContext(requestId, this.options.log, authorization);
+  context(requestId: string, caller?: RequestCaller): GatewayContext {
+    return createGatewayContext(requestId, this.options.log, caller);
   }
 
   /**
@@ -235,11 +235,11 @@ export class Graph {
     operationName: string | undefined,
     variables: Record<string, unknown> | undefined,
     requestId: string,
-    authorization?: string,
+    caller?: RequestCaller,
   ): Promise<FormattedExecutionResult> {
     const response = await this.server.executeOperation(
       { query, operationName, variables },
-      { contextValue: this.context(requestId, authorization) },
+      { contextValue: this.context(requestId, caller) },
     );
     if (response.body.kind !== 'single')
       return {
@@ -253,14 +253,14 @@ export class Graph {
     op: PreparedOperation,
     variables: Record<string, unknown>,
     requestId: string,
-    authorization?: string,
+    caller?: RequestCaller,
   ): Promise<RunResult> {
-    const key = ResponseCache.key(cacheScopeOf(authorization), op.hash, op.name, op.variables, variables);
+    const key = ResponseCache.key(cacheScopeOf(caller?.authorization), op.hash, op.name, op.variables, variables);
     const hit = this.cache.get(key);
     if (hit) return { result: hit.result, cached: hit };
     const request: GraphQLRequest = { query: op.query, operationName: op.name, variables };
     const response = await this.server.executeOperation(request, {
-      contextValue: this.context(requestId, authorization),
+      contextValue: this.context(requestId, caller),
     });
     if (response.body.kind !== 'single') throw new Error(`operation ${op.name} returned an incremental response`);
     return { result: response.body.singleResult, cached: this.cache.get(key) };

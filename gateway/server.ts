@@ -2,7 +2,7 @@ import fastifyCors from '@fastify/cors';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Subgraph, SubgraphHealth } from '../subgraphs/subgraph';
-import type { GatewayContext } from './context';
+import { callerOf, type GatewayContext } from './context';
 import type { Graph } from './graph';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './metrics';
@@ -165,7 +165,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   };
 
   const apollo = fastifyApolloHandler<GatewayContext>(graph.server, {
-    context: async (req) => graph.context(req.id, req.headers.authorization),
+    context: async (req) => graph.context(req.id, callerOf(req)),
   });
   app.route({
     url: '/graphql',
@@ -201,8 +201,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const endpoint = createSubscriptionStream({
       path: STREAM_PATH,
       subscribe: (request) => subscriptions.subscribe(request),
-      execute: async ({ query, operationName, variables, requestId, authorization }) =>
-        await graph.execute(query, operationName, variables, requestId, authorization),
+      execute: async ({ query, operationName, variables, requestId, authorization, address }) =>
+        await graph.execute(query, operationName, variables, requestId, { authorization, address }),
       schema: options.live.schema,
       validationRules: graph.validationRules,
       limits: options.live.limits,

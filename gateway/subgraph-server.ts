@@ -47,6 +47,15 @@ export interface SubgraphServerOptions {
   http?: HttpLimits;
 }
 
+/**
+ * The client address a gateway passed on (the first of X-Forwarded-For). A subgraph served alone sits behind the
+ * gateway, which sets it for every fetch; a subgraph reachable by clients directly would trust what they claim.
+ */
+function forwardedFor(header: string | string[] | undefined): string | undefined {
+  const first = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim();
+  return first || undefined;
+}
+
 /** The options of a subgraph server from the one configuration (its streams' bounds, HTTP limits). */
 export function subgraphServerOptions(config: Config): SubgraphServerOptions {
   return {
@@ -90,6 +99,7 @@ export async function buildSubgraphServer(
         requestId: req.id,
         cacheHint: new CacheHint(),
         authorization: req.headers.authorization,
+        clientAddress: forwardedFor(req.headers['x-forwarded-for']) ?? req.ip,
       }),
   });
   const subscriptions = new InProcessSubscriptions(subgraph);
@@ -102,10 +112,17 @@ export async function buildSubgraphServer(
         shareKey: r.shareKey ?? '',
         authorization: r.authorization,
       }),
-    execute: async ({ query, operationName, variables, requestId, authorization }) => {
+    execute: async ({ query, operationName, variables, requestId, authorization, address }) => {
       const response = await server.executeOperation(
         { query, operationName, variables },
-        { contextValue: subgraph.createContext({ requestId, cacheHint: new CacheHint(), authorization }) },
+        {
+          contextValue: subgraph.createContext({
+            requestId,
+            cacheHint: new CacheHint(),
+            authorization,
+            clientAddress: address,
+          }),
+        },
       );
       return response.body.kind === 'single'
         ? response.body.singleResult

@@ -1,8 +1,9 @@
 import type { SubgraphDefinition, SubgraphDescriptor } from './descriptor';
+import { dnsApiDescriptor } from './dns-api/descriptor';
 import { marketDescriptor } from './market/descriptor';
 
 /** Every subgraph of the product, in composition order. */
-export const SUBGRAPH_DESCRIPTORS: readonly SubgraphDescriptor[] = [marketDescriptor];
+export const SUBGRAPH_DESCRIPTORS: readonly SubgraphDescriptor[] = [marketDescriptor, dnsApiDescriptor];
 
 export function descriptorOf(name: string): SubgraphDescriptor | undefined {
   return SUBGRAPH_DESCRIPTORS.find((d) => d.name === name);

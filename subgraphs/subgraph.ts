@@ -23,6 +23,8 @@ export interface SubgraphContext {
    * "Identity and authorization"). Never log it. Absent for anonymous callers and internal fetches.
    */
   authorization?: string;
+  /** The caller's network address as the gateway saw it (login throttling), when known. */
+  clientAddress?: string;
 }
 
 export interface SubgraphHealth {

@@ -159,6 +159,38 @@ export const ConfigSchema = z
       })
       .strict()
       .default({}),
+    /** DNS API: the `admin` user's password on first start (unset: a random one, printed once). */
+    adminPassword: z.string().min(8).max(256).optional(),
+    /** DNS API tokens: lifetime, issuer (`iss`) and audience (`aud`). */
+    dnsApiTokenTtl: z.coerce.number().int().min(60).max(31_536_000).default(3_600),
+    dnsApiIssuer: z.string().min(1).max(200).default('onegraph-dns-api'),
+    dnsApiAudience: z.string().min(1).max(200).default('onegraph'),
+    /** DNS API: most operations in one batch (413 beyond). */
+    dnsApiMaxBatch: z.coerce.number().int().min(1).max(100_000).default(1_000),
+    /** DNS API: NS records of a new zone (absolute names, comma-separated); empty: ns1.<zone>. */
+    dnsApiNameservers: z
+      .preprocess(
+        (v) =>
+          typeof v === 'string'
+            ? v
+                .split(',')
+                .map((t) => t.trim())
+                .filter(Boolean)
+            : v,
+        z.array(
+          z
+            .string()
+            .regex(
+              /^(?=.{1,253}\.?$)([a-zA-Z0-9_]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9_])?\.)*[a-zA-Z0-9_]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9_])?\.?$/,
+              'must be domain names, comma-separated',
+            ),
+        ),
+      )
+      .default([]),
+    /** DNS API login throttling: failures per user name and per client address within the window (seconds). */
+    dnsApiLoginFailuresPerUser: z.coerce.number().int().min(1).max(1_000).default(5),
+    dnsApiLoginFailuresPerAddress: z.coerce.number().int().min(1).max(100_000).default(20),
+    dnsApiLoginWindowS: z.coerce.number().int().min(1).max(86_400).default(900),
     /** Seed a demo zone when the store holds no zone at all (first start). */
     seedDemo: bool.default(true),
     // -- DNS limits (issue 10): records per RRset, DNS over TCP ------------------------------------------------
@@ -240,6 +272,15 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   supergraphFile: 'SUPERGRAPH_FILE',
   notifyTargets: 'NOTIFY_TARGETS',
   seedDemo: 'SEED_DEMO',
+  adminPassword: 'ADMIN_PASSWORD',
+  dnsApiTokenTtl: 'DNS_API_TOKEN_TTL',
+  dnsApiIssuer: 'DNS_API_ISSUER',
+  dnsApiAudience: 'DNS_API_AUDIENCE',
+  dnsApiMaxBatch: 'DNS_API_MAX_BATCH',
+  dnsApiNameservers: 'DNS_API_NAMESERVERS',
+  dnsApiLoginFailuresPerUser: 'DNS_API_LOGIN_FAILURES_PER_USER',
+  dnsApiLoginFailuresPerAddress: 'DNS_API_LOGIN_FAILURES_PER_ADDRESS',
+  dnsApiLoginWindowS: 'DNS_API_LOGIN_WINDOW_S',
   // DNS limits (issue 10)
   dnsMaxRecordsPerRrset: 'DNS_MAX_RECORDS_PER_RRSET',
   dnsTcpMaxConnections: 'DNS_TCP_MAX_CONNECTIONS',

@@ -46,6 +46,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
         requestId: incoming.requestId,
         cacheHint: new CacheHint(),
         authorization: incoming.authorization,
+        clientAddress: incoming.clientAddress,
       });
       this.contexts.set(incoming, context);
     }

@@ -17,8 +17,9 @@ export function sharedMaxAge(header: string | null | undefined): number {
 export class RemoteSubgraphDataSource extends RemoteGraphQLDataSource<GatewayContext> {
   override willSendRequest(options: GraphQLDataSourceProcessOptions<GatewayContext>): void {
     if (options.kind !== GraphQLDataSourceRequestKind.INCOMING_OPERATION) return;
-    const { requestId, authorization } = options.context;
+    const { requestId, authorization, clientAddress } = options.context;
     if (requestId) options.request.http?.headers.set('x-request-id', requestId);
+    if (clientAddress) options.request.http?.headers.set('x-forwarded-for', clientAddress);
     if (authorization) options.request.http?.headers.set('authorization', authorization); // the caller, passed on as sent
   }
 

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parse, validate, type FormattedExecutionResult, type GraphQLSchema } from 'graphql';
-import { cacheScopeOf } from '../context';
+import { cacheScopeOf, callerOf } from '../context';
 import { prepareOperation, type Graph } from '../graph';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics';
@@ -195,12 +195,7 @@ export function registerMarketLive(
   app.get(
     '/live/snapshot',
     async (req: FastifyRequest<{ Querystring: Record<string, string | string[] | undefined> }>, reply) => {
-      const { result } = await graph.run(
-        SNAPSHOT,
-        { tickers: tickersParam(req.query) },
-        req.id,
-        req.headers.authorization,
-      );
+      const { result } = await graph.run(SNAPSHOT, { tickers: tickersParam(req.query) }, req.id, callerOf(req));
       if (result.errors?.length) throw restErrorFromGraphQL(result.errors);
       const items = ((result.data as { liveSnapshot?: Item[] } | null)?.liveSnapshot ?? []).map(restItem);
       return reply.header('cache-control', 'no-cache').send(items);

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Graph, PreparedOperation } from '../graph';
+import { callerOf } from '../context';
 import { marketErrorShape } from '../error-shapes';
 import { RestError, restErrorFromGraphQL } from './errors';
 import type { RestInterface } from './interface';
@@ -73,7 +74,7 @@ function marketRoutes(app: FastifyInstance, graph: Graph): void {
     variables: Record<string, unknown>,
     render: (data: Data) => unknown,
   ): Promise<FastifyReply> {
-    const { result, cached } = await graph.run(op, variables, req.id, req.headers.authorization);
+    const { result, cached } = await graph.run(op, variables, req.id, callerOf(req));
     if (result.errors?.length) throw restErrorFromGraphQL(result.errors);
     const renderBody = () => JSON.stringify(render(result.data ?? {}));
     const body = cached ? graph.cache.derive(cached, 'rest', renderBody) : renderBody();

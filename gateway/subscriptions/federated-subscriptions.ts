@@ -214,7 +214,7 @@ export class FederatedSubscriptions {
     }
     const serviceMap: ServiceMap = Object.fromEntries(this.options.dataSources);
     serviceMap[EVENT_SOURCE] = new SubscriptionEventSource(event);
-    const context = createGatewayContext(request.requestId, this.options.log, request.authorization);
+    const context = createGatewayContext(request.requestId, this.options.log, { authorization: request.authorization });
     const requestContext = {
       request: {
         query: request.query,

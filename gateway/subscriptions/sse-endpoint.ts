@@ -38,6 +38,8 @@ type StreamContext = {
   requestId: string;
   /** The caller's Authorization header, passed on to the subgraphs (never logged). */
   authorization: string | undefined;
+  /** The caller's network address. */
+  address: string | undefined;
   /** The operation's text as sent (plans are cached by it). */
   query: string;
   /** Subscribers presenting the same credentials may share event executions. */
@@ -57,6 +59,8 @@ export interface StreamOperation {
   variables: Record<string, unknown> | undefined;
   requestId: string;
   authorization: string | undefined;
+  /** The caller's network address. */
+  address: string | undefined;
 }
 
 /** A result or a stream of results (graphql-js's and the formatted JSON shape are both accepted). */
@@ -189,6 +193,7 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
     return {
       requestId: req.raw.id,
       authorization,
+      address: req.raw.ip,
       query: params.query,
       shareKey: cacheScopeOf(authorization),
       token,
@@ -284,6 +289,7 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
         variables: args.variableValues ?? undefined,
         requestId: ctx.requestId,
         authorization: ctx.authorization,
+        address: ctx.address,
       })) as ExecutionResult;
     },
   });

@@ -18,6 +18,9 @@ import type { Subgraph } from '../../subgraphs/subgraph';
  */
 export const SUBGRAPH_MODE = process.env.SUBGRAPH_MODE === 'remote' ? 'remote' : 'in-process';
 
+/** The DNS API's `admin` password in test systems (set through ADMIN_PASSWORD). */
+export const TEST_ADMIN_PASSWORD = 'admin-password-for-tests';
+
 export interface RunningSystem {
   url: string;
   system: System;
@@ -40,6 +43,7 @@ export async function startSystem(
       DNS_API_PORT: '0',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       DATA_DIR: mkdtempSync(join(tmpdir(), 'onegraph-test-')),
+      ADMIN_PASSWORD: TEST_ADMIN_PASSWORD, // else the first start prints a generated one
       ...env,
     },
   });

@@ -1,0 +1,55 @@
+import type { SubgraphDescriptor } from '../descriptor';
+import { Identity, openUserStore } from './identity';
+import { buildDnsApiSchema, createDnsApiSubgraph } from './index';
+
+/**
+ * The DNS server API: zones, records, users and tokens over the embedded DNS server's zone store. Its users live
+ * beside the zones (the same SQLite file, or the same PostgreSQL database). On first start it creates `admin`
+ * with ADMIN_PASSWORD, or with a random password printed once on the terminal (never logged).
+ */
+export const dnsApiDescriptor: SubgraphDescriptor = {
+  name: 'dns-api',
+  defaultUrl: 'http://127.0.0.1:4102/graphql',
+  needs: ['dns'],
+  buildSchema: buildDnsApiSchema,
+  async create({ config, log, engines }) {
+    const dns = engines.dns;
+    if (!dns) throw new Error('the dns-api subgraph needs the DNS engine');
+    const users = await openUserStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+    try {
+      const identity = new Identity({
+        store: users,
+        issuer: config.dnsApiIssuer,
+        audience: config.dnsApiAudience,
+        tokenLifetimeSeconds: config.dnsApiTokenTtl,
+        throttle: {
+          maxFailuresPerUsername: config.dnsApiLoginFailuresPerUser,
+          maxFailuresPerAddress: config.dnsApiLoginFailuresPerAddress,
+          windowSeconds: config.dnsApiLoginWindowS,
+        },
+      });
+      const bootstrap = await identity.ensureAdmin(config.adminPassword);
+      if (bootstrap.created) {
+        log.info({ username: bootstrap.username }, 'first start: DNS API user admin created');
+        const generated = bootstrap.generatedPassword;
+        // Shown once, on the terminal and not through the logger: logs are kept and shipped, this must not be.
+        if (generated)
+          process.stderr.write(
+            `\n  DNS API: user "admin" created with the password  ${generated}\n` +
+              '  (shown this once; set ADMIN_PASSWORD to choose it, and change it with PUT /api/v1/users/me/password)\n\n',
+          );
+      }
+      return await createDnsApiSubgraph({
+        store: dns.store,
+        engine: dns.engine,
+        identity,
+        users,
+        zoneDefaults: { nameservers: config.dnsApiNameservers.map((n) => n.toLowerCase().replace(/\.$/, '')) },
+        records: { maxBatch: config.dnsApiMaxBatch },
+      });
+    } catch (err) {
+      await users.close();
+      throw err;
+    }
+  },
+};

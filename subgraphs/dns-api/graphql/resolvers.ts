@@ -1,0 +1,299 @@
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { asApi } from '../errors';
+import { allowed, type DnsApiContext } from '../context';
+import type { User as StoredUser } from '../identity';
+import type { BatchOperation } from '../service/records';
+import type { ZoneChange as FeedChange } from '../service/changes';
+import { zoneNameArg, zoneRef } from '../service/zones';
+import type { Zone as StoredZone } from '../../../dns/model';
+import {
+  BatchOperationInput,
+  BatchOperationKind,
+  BatchResult,
+  CreateRecordInput,
+  CreateUserInput,
+  CreateZoneInput,
+  DeleteResult,
+  DnsRecordType,
+  JsonWebKeySet,
+  LoginResult,
+  RecordPage,
+  UpdateRecordInput,
+  UpdateUserInput,
+  UpdateZoneInput,
+  User,
+  UserRole,
+  Zone,
+  ZoneChange,
+  ZoneChangeKind,
+} from './types';
+
+const userOf = (user: StoredUser): User => ({ ...user, role: user.role as UserRole });
+
+/** Login, the caller's own user and password, and the public keys tokens are signed with. */
+@Resolver()
+export class AuthResolver {
+  @Mutation(() => LoginResult, {
+    description: 'A token for the DNS API (failures are throttled per user name and per client address).',
+  })
+  async login(
+    @Arg('username', () => String) username: string,
+    @Arg('password', () => String) password: string,
+    @Ctx() ctx: DnsApiContext,
+  ): Promise<LoginResult> {
+    const issued = await asApi(() => ctx.api.identity.login(username, password, ctx.clientAddress ?? 'unknown'));
+    return { token: issued.token, expiresAt: issued.expiresAt };
+  }
+
+  @Query(() => User, { description: 'The calling user.' })
+  async me(@Ctx() ctx: DnsApiContext): Promise<User> {
+    const caller = await allowed(ctx, 'read');
+    return userOf(await asApi(() => ctx.api.identity.me(caller)));
+  }
+
+  @Mutation(() => LoginResult, {
+    description: "Changes the caller's password; tokens issued before stop working, a new one is returned.",
+  })
+  async changeMyPassword(
+    @Arg('currentPassword', () => String) currentPassword: string,
+    @Arg('newPassword', () => String) newPassword: string,
+    @Ctx() ctx: DnsApiContext,
+  ): Promise<LoginResult> {
+    const caller = await allowed(ctx, 'read');
+    const issued = await asApi(() =>
+      ctx.api.identity.changeOwnPassword(caller, currentPassword, newPassword, ctx.clientAddress),
+    );
+    return { token: issued.token, expiresAt: issued.expiresAt };
+  }
+
+  @Query(() => JsonWebKeySet, { description: 'The public keys DNS API tokens are signed with (no login needed).' })
+  async dnsApiJwks(@Ctx() ctx: DnsApiContext): Promise<JsonWebKeySet> {
+    const { keys } = await asApi(() => ctx.api.identity.jwks());
+    return {
+      keys: keys.map(({ kty, crv, x, kid, alg, use }) => {
+        // Ed25519 public keys (OKP) always carry both.
+        if (!kty || !crv || !x) throw new Error(`signing key ${kid} is not an Ed25519 public key`);
+        return { kty, crv, x, kid, alg, use };
+      }),
+    };
+  }
+}
+
+/** Zones: read, create (or import), change settings, delete; the Zone entity's own fields. */
+@Resolver(() => Zone)
+export class ZoneResolver {
+  @Query(() => [Zone], { description: 'Every zone.' })
+  async zones(@Ctx() ctx: DnsApiContext): Promise<StoredZone[]> {
+    await allowed(ctx, 'read');
+    return ctx.api.zones.list();
+  }
+
+  @Query(() => Zone, { nullable: true, description: 'One zone, by name (case-insensitive, trailing dot allowed).' })
+  async zone(@Arg('name', () => String) name: string, @Ctx() ctx: DnsApiContext): Promise<StoredZone | null> {
+    await allowed(ctx, 'read');
+    try {
+      return await ctx.api.zones.get(name);
+    } catch (err) {
+      if ((err as { extensions?: { code?: unknown } }).extensions?.code === 'NOT_FOUND') return null;
+      throw err;
+    }
+  }
+
+  @Mutation(() => Zone, { description: 'Creates a zone (with NS records from the configuration), or imports one.' })
+  async createZone(@Arg('input', () => CreateZoneInput) input: CreateZoneInput, @Ctx() ctx: DnsApiContext) {
+    const caller = await allowed(ctx, 'write');
+    return ctx.api.zones.create(input, caller.username);
+  }
+
+  @Mutation(() => Zone, { description: 'Changes zone settings; with ifMatch, only if the zone is unchanged (412).' })
+  async updateZone(
+    @Arg('name', () => String) name: string,
+    @Arg('input', () => UpdateZoneInput) input: UpdateZoneInput,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Ctx() ctx: DnsApiContext,
+  ) {
+    const caller = await allowed(ctx, 'write');
+    return ctx.api.zones.update(name, input, ifMatch, caller.username);
+  }
+
+  @Mutation(() => DeleteResult, { description: 'Deletes a zone and all its records.' })
+  async deleteZone(
+    @Arg('name', () => String) name: string,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Ctx() ctx: DnsApiContext,
+  ): Promise<DeleteResult> {
+    const caller = await allowed(ctx, 'write');
+    await ctx.api.zones.delete(name, ifMatch, caller.username);
+    return { success: true, message: `zone ${zoneRef(name)} deleted` };
+  }
+
+  @FieldResolver(() => [String], { description: 'Its name servers (NS records at the apex), without trailing dots.' })
+  async nameservers(@Root() zone: StoredZone, @Ctx() ctx: DnsApiContext): Promise<string[]> {
+    return (await ctx.api.zones.view(zone)).nameservers;
+  }
+
+  @FieldResolver(() => Boolean, { description: 'Whether the zone is signed (DNSSEC).' })
+  dnssecEnabled(): boolean {
+    return false;
+  }
+
+  @FieldResolver(() => String, { description: 'Entity tag: pass it as ifMatch to change the zone only if unchanged.' })
+  async etag(@Root() zone: StoredZone, @Ctx() ctx: DnsApiContext): Promise<string> {
+    return (await ctx.api.zones.view(zone)).etag;
+  }
+
+  @FieldResolver(() => RecordPage, {
+    description: 'Its records (SOA excluded), optionally of one type, whole or a page at a time (limit, cursor).',
+  })
+  async records(
+    @Root() zone: StoredZone,
+    @Ctx() ctx: DnsApiContext,
+    @Arg('type', () => String, { nullable: true }) type: string | null,
+    @Arg('limit', () => Int, { nullable: true }) limit: number | null,
+    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+  ): Promise<RecordPage> {
+    await allowed(ctx, 'read');
+    return ctx.api.records.list(zone.name, { type, limit, cursor });
+  }
+
+  @FieldResolver(() => DnsRecordType, { nullable: true, description: 'One record, by id.' })
+  async record(
+    @Root() zone: StoredZone,
+    @Arg('id', () => ID) id: string,
+    @Ctx() ctx: DnsApiContext,
+  ): Promise<DnsRecordType | null> {
+    await allowed(ctx, 'read');
+    try {
+      return await ctx.api.records.get(zone.name, id);
+    } catch (err) {
+      if ((err as { extensions?: { code?: unknown } }).extensions?.code === 'NOT_FOUND') return null;
+      throw err;
+    }
+  }
+
+  @FieldResolver(() => String, { description: 'The zone as an RFC 1035 master file (what BIND reads).' })
+  async zoneFile(@Root() zone: StoredZone, @Ctx() ctx: DnsApiContext): Promise<string> {
+    await allowed(ctx, 'read');
+    return ctx.api.zones.export(zone.name);
+  }
+}
+
+/** Records: create, change, delete one at a time or many at once. */
+@Resolver()
+export class RecordResolver {
+  @Mutation(() => DnsRecordType, { description: 'Adds a record; answered over DNS by the time this returns.' })
+  async createRecord(
+    @Arg('zone', () => String) zone: string,
+    @Arg('input', () => CreateRecordInput) input: CreateRecordInput,
+    @Ctx() ctx: DnsApiContext,
+  ) {
+    const caller = await allowed(ctx, 'write');
+    return ctx.api.records.create(zone, input, caller.username);
+  }
+
+  @Mutation(() => DnsRecordType, { description: 'Changes a record’s value and/or TTL (its id stays).' })
+  async updateRecord(
+    @Arg('zone', () => String) zone: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateRecordInput) input: UpdateRecordInput,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Ctx() ctx: DnsApiContext,
+  ) {
+    const caller = await allowed(ctx, 'write');
+    return ctx.api.records.update(zone, id, input, ifMatch, caller.username);
+  }
+
+  @Mutation(() => DeleteResult)
+  async deleteRecord(
+    @Arg('zone', () => String) zone: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('ifMatch', () => String, { nullable: true }) ifMatch: string | null,
+    @Ctx() ctx: DnsApiContext,
+  ): Promise<DeleteResult> {
+    const caller = await allowed(ctx, 'write');
+    await ctx.api.records.delete(zone, id, ifMatch, caller.username);
+    return { success: true, message: `record ${id} deleted` };
+  }
+
+  @Mutation(() => BatchResult, {
+    description: 'Applies every operation or none, in one transaction; a failure names the operation.',
+  })
+  async batchRecords(
+    @Arg('zone', () => String) zone: string,
+    @Arg('operations', () => [BatchOperationInput]) operations: BatchOperationInput[],
+    @Ctx() ctx: DnsApiContext,
+  ): Promise<BatchResult> {
+    const caller = await allowed(ctx, 'write');
+    const results = await ctx.api.records.batch(zone, operations as unknown as BatchOperation[], caller.username);
+    return { success: true, results: results.map((r) => ({ ...r, operation: r.operation as BatchOperationKind })) };
+  }
+}
+
+/** Users (admin only), each with a role. */
+@Resolver()
+export class UserResolver {
+  @Query(() => [User])
+  async users(@Ctx() ctx: DnsApiContext): Promise<User[]> {
+    await allowed(ctx, 'users');
+    return (await asApi(() => ctx.api.identity.listUsers())).map(userOf);
+  }
+
+  @Query(() => User, { nullable: true })
+  async user(@Arg('id', () => ID) id: string, @Ctx() ctx: DnsApiContext): Promise<User | null> {
+    await allowed(ctx, 'users');
+    try {
+      return userOf(await asApi(() => ctx.api.identity.getUser(id)));
+    } catch (err) {
+      if ((err as { extensions?: { code?: unknown } }).extensions?.code === 'NOT_FOUND') return null;
+      throw err;
+    }
+  }
+
+  @Mutation(() => User)
+  async createUser(@Arg('input', () => CreateUserInput) input: CreateUserInput, @Ctx() ctx: DnsApiContext) {
+    await allowed(ctx, 'users');
+    return userOf(await asApi(() => ctx.api.identity.createUser(input)));
+  }
+
+  @Mutation(() => User, { description: 'The last enabled admin cannot be demoted or disabled.' })
+  async updateUser(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateUserInput) input: UpdateUserInput,
+    @Ctx() ctx: DnsApiContext,
+  ) {
+    await allowed(ctx, 'users');
+    const patch = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined));
+    return userOf(await asApi(() => ctx.api.identity.updateUser(id, patch)));
+  }
+
+  @Mutation(() => DeleteResult, { description: 'The last enabled admin cannot be deleted.' })
+  async deleteUser(@Arg('id', () => ID) id: string, @Ctx() ctx: DnsApiContext): Promise<DeleteResult> {
+    await allowed(ctx, 'users');
+    await asApi(() => ctx.api.identity.deleteUser(id));
+    return { success: true, message: `user ${id} deleted` };
+  }
+}
+
+interface ZonesArgs {
+  args: { zones?: string[] | null };
+  context: DnsApiContext;
+}
+
+/** Committed changes as they happen. */
+@Resolver()
+export class ChangeResolver {
+  @Subscription(() => ZoneChange, {
+    description: 'Every committed change of the given zones (all zones without the argument), as it happens.',
+    subscribe: async ({ args, context }: ZonesArgs) => {
+      await allowed(context, 'read');
+      const zones = args.zones?.length ? args.zones.map((z, i) => zoneNameArg(z.toLowerCase(), `zones[${i}]`)) : null;
+      return context.api.feed.subscribe(zones);
+    },
+  })
+  zoneChanges(
+    @Root() change: FeedChange,
+    @Arg('zones', () => [String], { nullable: true }) _zones?: string[] | null,
+  ): ZoneChange {
+    return { ...change, kind: change.kind as ZoneChangeKind };
+  }
+}

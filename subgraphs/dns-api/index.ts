@@ -1,0 +1,61 @@
+import type { DnsEngine } from '../../dns/engine';
+import type { ZoneStore } from '../../dns/store/types';
+import type { Subgraph, SubgraphContext } from '../subgraph';
+import { createDnsApiContext, type DnsApiContext, type DnsApiServices } from './context';
+import type { Identity, UserStore } from './identity';
+import { buildDnsApiSchema } from './schema';
+import { ChangeFeed } from './service/changes';
+import { RECORD_DEFAULTS, RecordService, type RecordServiceOptions } from './service/records';
+import { ZONE_DEFAULTS, ZoneService, type ZoneDefaults } from './service/zones';
+
+export { buildDnsApiSchema };
+
+export interface DnsApiSubgraphOptions {
+  store: ZoneStore;
+  engine: DnsEngine;
+  identity: Identity;
+  /** The identity's user store (closed with the subgraph). */
+  users: UserStore;
+  zoneDefaults?: Partial<ZoneDefaults>;
+  records?: Partial<RecordServiceOptions>;
+}
+
+export interface DnsApiSubgraph extends Subgraph<DnsApiContext> {
+  readonly api: DnsApiServices;
+}
+
+/**
+ * The DNS server API as a subgraph: zones and records of the embedded authoritative server (every write answered
+ * over DNS before it returns), users and tokens, and the change feed. Identity is its own: it issues the tokens.
+ */
+export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Promise<DnsApiSubgraph> {
+  const schema = await buildDnsApiSchema();
+  const feed = new ChangeFeed(options.store);
+  const serving = { served: (zone: string, serial: number | null) => options.engine.served(zone, serial) };
+  const api: DnsApiServices = {
+    zones: new ZoneService(options.store, serving, feed, { ...ZONE_DEFAULTS, ...options.zoneDefaults }),
+    records: new RecordService(options.store, serving, feed, { ...RECORD_DEFAULTS, ...options.records }),
+    identity: options.identity,
+    feed,
+  };
+  return {
+    name: 'dns-api',
+    schema,
+    api,
+    createContext: (base: SubgraphContext) => createDnsApiContext(base, api),
+    async health() {
+      const zones = await options.store.listZones();
+      return {
+        status: 'ok',
+        store: options.store.kind,
+        users: options.users.kind,
+        zones: zones.length,
+        changeSubscribers: feed.size,
+      };
+    },
+    async close() {
+      feed.close();
+      await options.users.close();
+    },
+  };
+}

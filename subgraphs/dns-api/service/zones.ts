@@ -1,0 +1,266 @@
+import { createHash } from 'node:crypto';
+import { MAX_NAME_LENGTH, NameError, normalizeName } from '../../../dns/names';
+import { emailToRname } from '../../../dns/records';
+import { MAX_TTL, type RecordData, type Zone, type ZoneSettings } from '../../../dns/model';
+import type { ZoneStore } from '../../../dns/store/types';
+import { exportZoneFile, importZoneFile } from '../../../dns/zone-files';
+import { apiError, apiErrorOf, asApi, invalid, invalidFields, type FieldError } from '../errors';
+import type { ChangeFeed } from './changes';
+import type { DnsServing } from './serving';
+
+/** Zone fields of a create or update (camelCase; the REST adapter maps the seed's snake_case names). */
+export interface ZoneSettingsInput {
+  adminEmail?: string | null;
+  refresh?: number | null;
+  retry?: number | null;
+  expire?: number | null;
+  minimum?: number | null;
+  defaultTtl?: number | null;
+}
+
+export interface CreateZoneInput extends ZoneSettingsInput {
+  name: string;
+  /** An RFC 1035 master file to import instead of the defaults (its SOA and records, serial kept). */
+  zoneFile?: string | null;
+}
+
+/** A zone as the API shows it: the store's zone plus its name servers, DNSSEC state and ETag. */
+export interface ZoneView extends Zone {
+  nameservers: string[];
+  dnssecEnabled: boolean;
+  etag: string;
+}
+
+export interface ZoneDefaults {
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+  defaultTtl: number;
+  /** Name servers of a new zone (absolute names); empty: `ns1.<zone>`. */
+  nameservers: readonly string[];
+}
+
+/** reference/dns-api.md, "Zone defaults on create". */
+export const ZONE_DEFAULTS: ZoneDefaults = {
+  refresh: 10_800,
+  retry: 3_600,
+  expire: 604_800,
+  minimum: 3_600,
+  defaultTtl: 3_600,
+  nameservers: [],
+};
+
+/** Longest master file a zone may be imported from (a 100 000-record zone is ~5 MB). */
+export const MAX_ZONE_FILE_BYTES = 64 * 1024 * 1024;
+
+const NUMBER_FIELDS = ['refresh', 'retry', 'expire', 'minimum', 'defaultTtl'] as const;
+
+/** The ETag of a zone: it changes with every change of the zone (its serial rises with each). */
+export function zoneEtag(zone: Zone): string {
+  const digest = createHash('sha256').update(`${zone.name}|${zone.serial}|${zone.updatedAt}`).digest('base64url');
+  return `"${digest.slice(0, 22)}"`;
+}
+
+/**
+ * A zone name as the API accepts it: a domain name in lower case, with or without the trailing dot. An upper-case
+ * name is refused with the lower-case form to use (names are stored and shown in one form; a client that sent
+ * `Example.COM` would not find it in the listing under that spelling).
+ */
+export function zoneNameArg(input: unknown, field = 'name'): string {
+  if (typeof input !== 'string' || input === '') throw invalid(field, `${field} must be a non-empty domain name`);
+  if (input.length > MAX_NAME_LENGTH + 1) throw invalid(field, `${field} is longer than ${MAX_NAME_LENGTH} characters`);
+  let name: string;
+  try {
+    name = normalizeName(input);
+  } catch (err) {
+    if (err instanceof NameError) throw invalid(field, `${field} is not a valid domain name: ${err.message}`);
+    throw err;
+  }
+  if (name === '') throw invalid(field, `${field} must not be the root zone`);
+  const written = input.endsWith('.') ? input.slice(0, -1) : input;
+  if (written !== name) throw invalid(field, `${field} must be lower case, in ASCII (use "${name}")`);
+  return name;
+}
+
+/** A zone named in a path or argument: matched case-insensitively, a trailing dot allowed (404 if malformed). */
+export function zoneRef(input: string): string {
+  try {
+    return normalizeName(input);
+  } catch {
+    throw apiError('NOT_FOUND', `no zone ${JSON.stringify(input)}`);
+  }
+}
+
+function settingsProblems(input: ZoneSettingsInput, field: (name: string) => string): FieldError[] {
+  const problems: FieldError[] = [];
+  for (const key of NUMBER_FIELDS) {
+    const value = input[key];
+    if (value === undefined || value === null) continue;
+    if (!Number.isInteger(value) || value < 0 || value > MAX_TTL)
+      problems.push({
+        field: field(key),
+        message: `${key} must be an integer from 0 to ${MAX_TTL} (got ${String(value)})`,
+      });
+  }
+  const email = input.adminEmail;
+  if (email !== undefined && email !== null) {
+    if (typeof email !== 'string' || email.length > 254)
+      problems.push({
+        field: field('adminEmail'),
+        message: 'adminEmail must be an e-mail address of at most 254 characters',
+      });
+    else {
+      try {
+        emailToRname(email);
+      } catch (err) {
+        problems.push({
+          field: field('adminEmail'),
+          message: `adminEmail is not a valid e-mail address: ${err instanceof Error ? err.message : String(err)}`,
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+/** Zones: list, read, create (with defaults or from a master file), change settings, delete, export. */
+export class ZoneService {
+  constructor(
+    private readonly store: ZoneStore,
+    private readonly serving: DnsServing,
+    private readonly feed: ChangeFeed,
+    private readonly defaults: ZoneDefaults = ZONE_DEFAULTS,
+  ) {}
+
+  list(): Promise<Zone[]> {
+    return asApi(() => this.store.listZones());
+  }
+
+  async get(name: string): Promise<ZoneView> {
+    const zone = await asApi(() => this.store.getZone(zoneRef(name)));
+    if (!zone) throw apiError('NOT_FOUND', `no zone ${JSON.stringify(name)}`);
+    return this.view(zone);
+  }
+
+  /** The zone with its name servers (NS at the apex) and ETag. */
+  async view(zone: Zone): Promise<ZoneView> {
+    const ns = await asApi(() => this.store.listRecords(zone.name, { name: zone.name, type: 'NS' }));
+    return {
+      ...zone,
+      nameservers: ns.map((r) => r.value.replace(/\.$/, '')),
+      dnssecEnabled: false, // DNSSEC comes with its own issue; no zone is signed yet
+      etag: zoneEtag(zone),
+    };
+  }
+
+  async create(input: CreateZoneInput, by: string): Promise<ZoneView> {
+    const name = zoneNameArg(input.name);
+    const problems = settingsProblems(input, (f) => f);
+    if (input.zoneFile !== undefined && input.zoneFile !== null) {
+      if (typeof input.zoneFile !== 'string' || input.zoneFile.length === 0)
+        problems.push({ field: 'zoneFile', message: 'zoneFile must be the text of an RFC 1035 master file' });
+      else if (Buffer.byteLength(input.zoneFile) > MAX_ZONE_FILE_BYTES)
+        throw apiError('PAYLOAD_TOO_LARGE', `zoneFile is larger than ${MAX_ZONE_FILE_BYTES} bytes`);
+    }
+    if (problems.length) throw invalidFields(problems);
+    if (await asApi(() => this.store.getZone(name))) throw apiError('CONFLICT', `zone ${name} already exists`);
+    const zone = input.zoneFile
+      ? await this.importZone(name, input.zoneFile)
+      : await asApi(() => this.store.createZone(name, this.newSettings(name, input), this.newRecords(name, input)));
+    this.feed.attribute(name, zone.serial, by);
+    await this.serving.served(name, zone.serial);
+    return this.view(zone);
+  }
+
+  private async importZone(name: string, text: string): Promise<Zone> {
+    try {
+      return await importZoneFile(this.store, name, text);
+    } catch (err) {
+      const mapped = apiErrorOf(err);
+      if (mapped !== err) throw mapped;
+      // The master-file parser's errors say where the file is wrong.
+      throw invalid('zoneFile', `zoneFile could not be read: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  private newSettings(name: string, input: ZoneSettingsInput): ZoneSettings {
+    const d = this.defaults;
+    return {
+      adminEmail: input.adminEmail ?? `hostmaster@${name}`,
+      primaryNs: this.nameservers(name)[0] ?? `ns1.${name}`,
+      refresh: input.refresh ?? d.refresh,
+      retry: input.retry ?? d.retry,
+      expire: input.expire ?? d.expire,
+      minimum: input.minimum ?? d.minimum,
+      defaultTtl: input.defaultTtl ?? d.defaultTtl,
+    };
+  }
+
+  private nameservers(zone: string): string[] {
+    return this.defaults.nameservers.length ? [...this.defaults.nameservers] : [`ns1.${zone}`];
+  }
+
+  private newRecords(name: string, input: ZoneSettingsInput): RecordData[] {
+    const ttl = input.defaultTtl ?? this.defaults.defaultTtl;
+    return this.nameservers(name).map((ns) => ({ name, type: 'NS', ttl, value: `${ns}.` }));
+  }
+
+  async update(
+    name: string,
+    patch: ZoneSettingsInput,
+    ifMatch: string | null | undefined,
+    by: string,
+  ): Promise<ZoneView> {
+    const zoneName = zoneRef(name);
+    const problems = settingsProblems(patch, (f) => f);
+    if (problems.length) throw invalidFields(problems);
+    const changes: Partial<ZoneSettings> = {};
+    if (patch.adminEmail !== undefined && patch.adminEmail !== null) changes.adminEmail = patch.adminEmail;
+    for (const key of NUMBER_FIELDS) {
+      const value = patch[key];
+      if (value !== undefined && value !== null) changes[key] = value;
+    }
+    if (Object.keys(changes).length === 0)
+      throw invalid(
+        'input',
+        'nothing to change: give at least one of adminEmail, refresh, retry, expire, minimum, defaultTtl',
+      );
+    await this.checkEtag(zoneName, ifMatch);
+    const zone = await asApi(() => this.store.updateZone(zoneName, changes));
+    this.feed.attribute(zoneName, zone.serial, by);
+    await this.serving.served(zoneName, zone.serial);
+    return this.view(zone);
+  }
+
+  async delete(name: string, ifMatch: string | null | undefined, by: string): Promise<void> {
+    const zoneName = zoneRef(name);
+    const zone = await this.checkEtag(zoneName, ifMatch);
+    this.feed.attribute(zoneName, zone.serial, by, 'zone-deleted');
+    if (!(await asApi(() => this.store.deleteZone(zoneName)))) throw apiError('NOT_FOUND', `no zone ${zoneName}`);
+    await this.serving.served(zoneName, null);
+  }
+
+  async export(name: string): Promise<string> {
+    const zoneName = zoneRef(name);
+    return asApi(() => exportZoneFile(this.store, zoneName));
+  }
+
+  /** The zone, after checking an If-Match against its ETag (412 when it changed since). */
+  private async checkEtag(zoneName: string, ifMatch: string | null | undefined): Promise<Zone> {
+    const zone = await asApi(() => this.store.getZone(zoneName));
+    if (!zone) throw apiError('NOT_FOUND', `no zone ${zoneName}`);
+    if (ifMatch !== undefined && ifMatch !== null && !etagMatches(ifMatch, zoneEtag(zone)))
+      throw apiError(
+        'PRECONDITION_FAILED',
+        `zone ${zoneName} changed since it was read (If-Match ${ifMatch} does not match)`,
+      );
+    return zone;
+  }
+}
+
+/** If-Match: `*` or a list of entity tags, any of which may match (weak tags never match a strong comparison). */
+export function etagMatches(ifMatch: string, etag: string): boolean {
+  const wanted = ifMatch.split(',').map((t) => t.trim());
+  return wanted.includes('*') || wanted.includes(etag);
+}
