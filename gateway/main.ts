@@ -115,9 +115,11 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat));
   const system = await createSystem(config, log);
   const address = await system.app.listen({ port: config.port, host: config.host });
+  const apiAddress = await system.apiApp?.listen({ port: config.dnsApiPort, host: config.host });
+  if (apiAddress) log.info({ address: apiAddress }, `DNS API also on ${apiAddress}/api/v1`);
   log.info(
     { address, marketProvider: config.marketProvider },
-    `gateway listening: GraphQL ${address}/graphql, market REST ${address}/v1/…`,
+    `gateway listening: GraphQL ${address}/graphql, market REST ${address}/v1/…, DNS API ${address}/api/v1/…`,
   );
   if (system.dns?.engine.server) {
     const { host, port } = system.dns.engine.server;

@@ -1,13 +1,13 @@
-import fastifyCors from '@fastify/cors';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Subgraph, SubgraphHealth } from '../subgraphs/subgraph';
 import { callerOf, type GatewayContext } from './context';
 import type { Graph } from './graph';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './metrics';
 import { registerPlayground } from './playground';
-import { mountRestInterface, type RestInterface } from './rest/interface';
+import type { RestInterface } from './rest/interface';
+import { createHttpApp, mountRestInterfaces } from './http-app';
 import { marketRestInterface } from './rest/market';
 import { VERSION } from './version';
 import type { ConnectionLimiter, StreamLimits } from './subscriptions/connection-limits';
@@ -15,9 +15,9 @@ import type { FederatedSubscriptions } from './subscriptions/federated-subscript
 import { createSubscriptionStream, STREAM_PATH, type SubscriptionStreamEndpoint } from './subscriptions/sse-endpoint';
 import type { StreamBuffers } from './subscriptions/stream-buffers';
 import type { GraphQLSchema } from 'graphql';
-import { allowedOrigin, ErrorShapes, graphqlErrorShape, marketErrorShape } from './error-shapes';
+import { ErrorShapes, graphqlErrorShape, marketErrorShape } from './error-shapes';
 import { nestingDepth } from './request-bounds';
-import { applyHttpLifecycle, DEFAULT_HTTP_LIMITS, httpServerOptions, type HttpLimits } from './http-server';
+import type { HttpLimits } from './http-server';
 
 export interface ServerOptions {
   graph: Graph;
@@ -58,94 +58,15 @@ export interface LiveOptions {
   endpoint?: SubscriptionStreamEndpoint;
 }
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-
-/** The methods a path answers (for Allow on OPTIONS). */
-function allowedMethods(app: FastifyInstance, url: string): string {
-  const path = url.split('?')[0] ?? '/';
-  const found = METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
-  return [...found, 'OPTIONS'].join(', ');
-}
-
-function corsOrigin(setting: string): string | string[] {
-  return setting === '*'
-    ? '*'
-    : setting
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-}
-
 /** The gateway's HTTP server: /graphql, the REST adapters and /healthz on one port. */
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const { graph, log } = options;
-  const cors = corsOrigin(options.corsOrigins);
   const shapes = new ErrorShapes(marketErrorShape);
   shapes.add('/graphql', graphqlErrorShape);
-  const limits = options.httpLimits ?? DEFAULT_HTTP_LIMITS;
-  const app = Fastify({
-    ...httpServerOptions(log, limits),
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    // Long path parameters reach the validators (a 400 that says what is allowed); Node's 16 KiB header limit bounds URLs.
-    routerOptions: { maxParamLength: 16_384 },
-    // Errors raised before routing (a bad percent-escape, an over-long parameter): the path's interface's own
-    // shape, CORS headers as on any answer, and never the URL echoed back.
-    frameworkErrors: (err, req, reply) => {
-      const origin = allowedOrigin(cors, req.headers.origin);
-      if (origin) reply.header('access-control-allow-origin', origin);
-      const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
-      void shapes.send(
-        req,
-        reply,
-        tooLong ? 414 : 400,
-        tooLong
-          ? 'a path parameter is longer than 16384 characters'
-          : 'the URL is not valid (a bad percent-escape or character)',
-      );
-    },
-  });
-
-  applyHttpLifecycle(app, limits);
+  const app = await createHttpApp({ ...options, shapes });
   app.addHook('preClose', async () => {
     await options.live?.endpoint?.closeStreams(); // open streams never finish by themselves
   });
-
-  // PUT and DELETE: graphql-sse's single-connection mode reserves streams and stops operations with them.
-  // strictPreflight off: a plain OPTIONS (no preflight headers) is answered 204 with Allow, as the original service did.
-  await app.register(fastifyCors, {
-    origin: cors,
-    methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-    strictPreflight: false,
-  });
-  app.addHook('onSend', async (req, reply, payload) => {
-    if (req.method === 'OPTIONS' && !reply.hasHeader('allow')) reply.header('allow', allowedMethods(app, req.url));
-    return payload;
-  });
-
-  app.addHook('onResponse', async (req, reply) => {
-    const route = req.routeOptions.url ?? 'unmatched';
-    options.metrics.httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });
-    options.metrics.httpDuration.observe({ route }, reply.elapsedTime / 1000);
-    req.log.info(
-      { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request',
-    );
-  });
-
-  // Paths outside the REST interfaces (/graphql, /healthz, /metrics, the playground): errors in the shape of the
-  // path's owner, as errors raised before routing are.
-  app.setErrorHandler((err: FastifyError, req, reply) => {
-    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-    if (status === 500) req.log.error({ err }, 'unhandled error');
-    if (status === 413) {
-      const message = `request body exceeds the limit of ${options.bodyLimit ?? 1024 * 1024} bytes (maxBodyBytes)`;
-      return shapes.send(req, reply, 413, message, { limit: 'maxBodyBytes' });
-    }
-    return shapes.send(req, reply, status, status === 500 ? 'internal error' : err.message);
-  });
-  app.setNotFoundHandler((req, reply) =>
-    shapes.send(req, reply, 404, `no such path: ${req.method} ${req.url.split('?')[0]}`),
-  );
 
   // Variables nested past any real input type are refused before anything walks them recursively (cache keys,
   // coercion): a megabyte of `[[[…]]]` would overflow the stack.
@@ -233,10 +154,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       log,
       heartbeatMs: options.live.heartbeatMs,
     };
-    for (const rest of [marketRestInterface(graph, live), ...(options.restInterfaces ?? [])]) {
-      shapes.add(rest.prefix, rest.shape);
-      await mountRestInterface(app, rest, options.bodyLimit ?? 1024 * 1024);
-    }
+    await mountRestInterfaces(
+      app,
+      shapes,
+      [marketRestInterface(graph, live), ...(options.restInterfaces ?? [])],
+      options.bodyLimit,
+    );
   }
 
   app.get('/metrics', async (_req, reply) =>
@@ -261,5 +184,16 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return reply.status(ok ? 200 : 503).send({ status, version: VERSION, subgraphs, ...parts });
   });
 
+  return app;
+}
+
+/** The DNS API alone on a listener of its own (DNS_API_PORT, 8081 by default, as the seed says). */
+export async function buildApiServer(
+  options: Pick<ServerOptions, 'log' | 'corsOrigins' | 'bodyLimit' | 'httpLimits' | 'metrics'>,
+  rest: RestInterface,
+): Promise<FastifyInstance> {
+  const shapes = new ErrorShapes(rest.shape);
+  const app = await createHttpApp({ ...options, shapes });
+  await mountRestInterfaces(app, shapes, [rest], options.bodyLimit);
   return app;
 }

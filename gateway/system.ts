@@ -13,7 +13,8 @@ import type { Engines } from '../subgraphs/descriptor';
 export type { SystemOverrides };
 import { createLogger, type Logger } from './logger';
 import { SUPERGRAPH_FILE } from './paths';
-import { buildServer, type LiveOptions } from './server';
+import { buildApiServer, buildServer, type LiveOptions } from './server';
+import { dnsApiRestInterface } from './rest/dns-api';
 import { ConnectionLimiter } from './subscriptions/connection-limits';
 import { FederatedSubscriptions } from './subscriptions/federated-subscriptions';
 import { InProcessSubscriptions } from './subscriptions/in-process-stream';
@@ -24,6 +25,8 @@ export interface System {
   config: Config;
   log: Logger;
   app: FastifyInstance;
+  /** The DNS API alone, to listen on DNS_API_PORT (absent when that is 0, or serving a foreign supergraph). */
+  apiApp?: FastifyInstance;
   graph: Graph;
   subgraphs: Map<string, Subgraph>;
   /** Subscriptions, the live streams' limits and the /graphql/stream endpoint. */
@@ -132,36 +135,44 @@ export async function createSystem(
   const remoteHealth = Object.fromEntries(
     [...graph.remote].map(([name, url]) => [name, () => probeRemoteSubgraph(url)]),
   );
-  const app = await buildServer({
-    graph,
-    subgraphs,
-    remoteSubgraphs: remoteHealth,
+  const http = {
     log,
     corsOrigins: config.corsOrigins,
-    rest: !general,
     metrics,
     bodyLimit: config.maxBodyBytes,
-    maxVariablesDepth: config.maxVariablesDepth,
     httpLimits: {
       maxConnections: config.httpMaxConnections,
       requestTimeoutMs: config.httpRequestTimeoutMs,
       shutdownGraceMs: config.shutdownGraceMs,
     },
+  };
+  const app = await buildServer({
+    ...http,
+    graph,
+    subgraphs,
+    remoteSubgraphs: remoteHealth,
+    rest: !general,
+    restInterfaces: general ? [] : [dnsApiRestInterface(graph)],
+    maxVariablesDepth: config.maxVariablesDepth,
     parts: dns ? { dns: () => dns.health() } : {},
     live,
   });
+  // The DNS API also on its own port (the seed's 8081), for clients configured with it.
+  const apiApp =
+    general || config.dnsApiPort === 0 ? undefined : await buildApiServer(http, dnsApiRestInterface(graph));
   let closing: Promise<void> | undefined;
   return {
     config,
     log,
     app,
+    apiApp,
     graph,
     subgraphs,
     dns,
     live,
     close() {
       closing ??= (async () => {
-        await app.close();
+        await Promise.all([app.close(), apiApp?.close()]);
         await graph.stop();
         for (const s of subgraphs.values()) await s.close();
         await dns?.close();

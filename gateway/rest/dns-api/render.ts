@@ -1,0 +1,107 @@
+/** The GraphQL shapes the DNS API's operations read, and their REST renderings (the seed's snake_case fields). */
+export interface GqlZone {
+  name: string;
+  recordsCount: number;
+  createdAt: string;
+  updatedAt: string;
+  adminEmail: string;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+  defaultTtl: number;
+  nameservers: string[];
+  dnssecEnabled: boolean;
+  etag: string;
+}
+
+export interface GqlRecord {
+  id: string;
+  name: string;
+  type: string;
+  value: string;
+  ttl: number;
+  createdAt: string;
+  updatedAt: string;
+  etag: string;
+}
+
+export interface GqlUser {
+  id: string;
+  username: string;
+  email: string;
+  role: string;
+  disabled: boolean;
+  createdAt: string;
+  lastLogin: string | null;
+}
+
+/** GraphQL's camelCase field names as the seed spells them, in field paths and messages alike. */
+const SNAKE: Record<string, string> = {
+  adminEmail: 'admin_email',
+  defaultTtl: 'default_ttl',
+  zoneFile: 'zone_file',
+  recordsCount: 'records_count',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  lastLogin: 'last_login',
+  nextCursor: 'next_cursor',
+  currentPassword: 'current_password',
+  newPassword: 'new_password',
+  dnssecEnabled: 'dnssec_enabled',
+};
+const CAMEL = new RegExp(`\\b(${Object.keys(SNAKE).join('|')})\\b`, 'g');
+
+export function snakeCase(text: string): string {
+  return text.replace(CAMEL, (word) => SNAKE[word] ?? word);
+}
+
+export const zoneSummary = (z: GqlZone) => ({
+  name: z.name,
+  records_count: z.recordsCount,
+  created_at: z.createdAt,
+  updated_at: z.updatedAt,
+});
+
+export const zoneDetails = (z: GqlZone) => ({
+  name: z.name,
+  admin_email: z.adminEmail,
+  refresh: z.refresh,
+  retry: z.retry,
+  expire: z.expire,
+  minimum: z.minimum,
+  default_ttl: z.defaultTtl,
+  records_count: z.recordsCount,
+  created_at: z.createdAt,
+  updated_at: z.updatedAt,
+  nameservers: z.nameservers,
+  dnssec_enabled: z.dnssecEnabled,
+});
+
+/** PUT /zones/{zone}: the name, the fields the request changed, and updated_at (as the seed says). */
+export function zoneUpdated(z: GqlZone, changed: readonly string[]): Record<string, unknown> {
+  const details: Record<string, unknown> = zoneDetails(z);
+  const out: Record<string, unknown> = { name: z.name };
+  for (const field of changed) if (field in details) out[field] = details[field];
+  out.updated_at = z.updatedAt;
+  return out;
+}
+
+export const recordSummary = (r: GqlRecord) => ({ id: r.id, name: r.name, type: r.type, value: r.value, ttl: r.ttl });
+export const recordCreated = (r: GqlRecord) => ({ ...recordSummary(r), created_at: r.createdAt });
+export const record = (r: GqlRecord) => ({ ...recordSummary(r), created_at: r.createdAt, updated_at: r.updatedAt });
+export const recordUpdated = (r: GqlRecord) => ({ ...recordSummary(r), updated_at: r.updatedAt });
+
+export const userCreated = (u: GqlUser) => ({
+  id: u.id,
+  username: u.username,
+  email: u.email,
+  role: u.role.toLowerCase(),
+  created_at: u.createdAt,
+});
+
+export const user = (u: GqlUser, options: { lastLogin: boolean }) => ({
+  ...userCreated(u),
+  disabled: u.disabled,
+  ...(options.lastLogin ? { last_login: u.lastLogin } : {}),
+});
