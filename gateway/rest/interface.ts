@@ -19,6 +19,13 @@ export interface RestInterface {
   close?(): Promise<void> | void;
 }
 
+/** Fastify's own words for a body it could not read, as a client should read them. */
+const BODY_ERRORS: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'malformed JSON: the request body is not valid JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'the request body is empty but its content-type says JSON',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported content-type: send the body as application/json',
+};
+
 /** Registers `rest` in a scope of its own, so its error and not-found handlers apply to its paths only. */
 export async function mountRestInterface(app: FastifyInstance, rest: RestInterface, bodyLimit: number): Promise<void> {
   await app.register(
@@ -38,7 +45,7 @@ export async function mountRestInterface(app: FastifyInstance, rest: RestInterfa
             ? `request body exceeds the limit of ${bodyLimit} bytes (maxBodyBytes)`
             : status === 500
               ? 'internal error'
-              : err.message;
+              : (BODY_ERRORS[err.code] ?? err.message);
         return reply
           .status(status)
           .type('application/json; charset=utf-8')

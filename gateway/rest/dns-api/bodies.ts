@@ -64,7 +64,7 @@ function fieldOf(path: readonly PropertyKey[]): string {
 const typeName = (expected: string): string =>
   ({
     int: 'an integer',
-    number: 'a number',
+    number: 'an integer',
     string: 'a string',
     boolean: 'true or false',
     array: 'an array',
