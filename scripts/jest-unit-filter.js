@@ -1,5 +1,5 @@
 // A jest --filter module for `npm run test:unit`: leaves out test files whose first lines say `// @needs …` (a real
-// peer or service — bind, postgres, redis, chromium — or the built program), so the inner loop runs in seconds with
+// peer or service — bind, postgres, redis, chromium, php — or the built program), so the inner loop runs in seconds with
 // nothing installed beyond npm. test/needs-markers.test.ts keeps the markers true.
 const { readFileSync } = require('node:fs');
 

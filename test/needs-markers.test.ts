@@ -14,6 +14,7 @@ const SIGNS: Array<[need: string, sign: RegExp]> = [
   ['postgres', /testing\/postgres|openPostgresStore/],
   ['redis', /helpers\/redis-server|@redis\/client|redis:\/\/127/],
   ['chromium', /playwright/],
+  ['php', /execFileSync\('php'/],
   ['build', /PROJECT_ROOT, 'dist'/],
 ];
 
