@@ -1,3 +1,4 @@
+// @needs postgres
 /**
  * Two providers on one PostgreSQL schema behave as replicas: one key made and shared (each verifies the other's
  * tokens, both publish the same JWKS), one bootstrap admin, revocation seen by both at once.

@@ -1,3 +1,4 @@
+// @needs postgres
 /**
  * The user store contract on PostgreSQL (a schema per database), plus what only PostgreSQL has: schemas, the
  * zone store's database shared, unreachable servers.
