@@ -1,4 +1,4 @@
-import * as packet from 'dns-packet';
+import { DNSSEC_OK, encodeAnswer, encodeName } from '../wire/packet';
 import { ORIGIN, type Resolution } from './resolve';
 import type { RR } from './zone-index';
 import { EDNS_UDP_SIZE, MAX_MESSAGE } from './wire';
@@ -16,11 +16,6 @@ import { EDNS_UDP_SIZE, MAX_MESSAGE } from './wire';
  * give up: the caller then encodes with dns-packet.
  */
 
-interface Codec<T> {
-  encode: ((value: T) => Buffer) & { bytes: number };
-}
-const { answer: answerCodec, name: nameCodec } = packet as unknown as { answer: Codec<object>; name: Codec<string> };
-
 /** What follows the owner name, per record; null when dns-packet's encoding of it is not self-consistent. */
 const tails = new WeakMap<object, Buffer | null>();
 
@@ -28,8 +23,8 @@ function tailOf(rr: RR): Buffer | null {
   const record = (rr as { [ORIGIN]?: RR })[ORIGIN] ?? rr;
   let tail = tails.get(record);
   if (tail === undefined) {
-    const wire = answerCodec.encode({ ...record, name: '.' });
-    tail = answerCodec.encode.bytes === wire.length ? wire.subarray(1) : null;
+    const wire = encodeAnswer({ ...record, name: '.' });
+    tail = wire === null ? null : wire.subarray(1);
     tails.set(record, tail);
   }
   return tail;
@@ -42,8 +37,7 @@ const names = new Map<string, Buffer | null>();
 function nameWire(name: string): Buffer | null {
   let wire = names.get(name);
   if (wire === undefined) {
-    const encoded = nameCodec.encode(name);
-    wire = nameCodec.encode.bytes === encoded.length ? encoded : null;
+    wire = encodeName(name);
     if (names.size >= MAX_NAMES) names.clear();
     names.set(name, wire);
   }
@@ -149,7 +143,7 @@ export function encodePlainAnswer(
     out.writeUInt16BE(EDNS_UDP_SIZE, o + 3);
     out[o + 5] = rcode >> 4;
     out[o + 6] = 0;
-    out.writeUInt16BE(edns === 2 ? packet.DNSSEC_OK : 0, o + 7);
+    out.writeUInt16BE(edns === 2 ? DNSSEC_OK : 0, o + 7);
     out.writeUInt16BE(0, o + 9);
   }
   return out;

@@ -1,9 +1,9 @@
-import * as packet from 'dns-packet';
 import type { Answer, DecodedPacket, OptAnswer, Packet, Question } from 'dns-packet';
 import { signMessage, signResponse, verifyMessage, type VerifyResult } from '../tsig/tsig';
 import type { TsigKey } from '../tsig/keyfile';
 import { WireError } from '../tsig/wire-walk';
 import { decodeMessage } from '../wire/message';
+import { answerLength, DNSSEC_OK, encodeMessage, messageLength, typeName } from '../wire/packet';
 import { encodePlainAnswer, nameText, plainName } from './answer-wire';
 import { resolve, type Resolution } from './resolve';
 import type { ZoneData, ZoneIndex } from './zone-index';
@@ -65,10 +65,10 @@ export function encodeResponse(
       udpPayloadSize: EDNS_UDP_SIZE,
       extendedRcode: rcode >> 4,
       ednsVersion: 0,
-      flags: opt.flags & packet.DNSSEC_OK,
+      flags: opt.flags & DNSSEC_OK,
       flag_do: opt.flag_do,
       options: [],
-    } as unknown as Answer);
+    });
   }
   const message: Packet = {
     type: 'response',
@@ -79,15 +79,13 @@ export function encodeResponse(
     authorities: body.authorities ?? [],
     additionals,
   };
-  const out = packet.encode(message);
+  const out = encodeMessage(message);
   const limit = signed ? MAX_MESSAGE - TSIG_RESERVE : MAX_MESSAGE;
-  return out.length <= limit ? out : packet.encode(fitted(message, limit, opt !== undefined || signed));
+  return out.length <= limit ? out : encodeMessage(fitted(message, limit, opt !== undefined || signed));
 }
 
 /** Room kept for the TSIG record of a signed response (key and algorithm names up to 255 bytes, a 64-byte MAC). */
 export const TSIG_RESERVE = 1_024;
-
-const answerLength = (packet as unknown as { answer: { encodingLength(rr: Answer): number } }).answer.encodingLength;
 
 /**
  * A response too large for `limit` (dns-packet writes every name in full, so 2 000 A records at one name already
@@ -107,7 +105,7 @@ function fitted(message: Packet, limit: number, bare: boolean): Packet {
     additionals: (message.additionals ?? []).filter((a) => a.type === 'OPT'),
   };
   if (bare) return base;
-  let room = limit - packet.encodingLength(base);
+  let room = limit - messageLength(base);
   const answers: Answer[] = [];
   for (const rr of message.answers ?? []) {
     room -= answerLength(rr);
@@ -370,10 +368,6 @@ export class Responder {
 }
 
 const NO_RECORDS = { answers: [], authorities: [], additionals: [] };
-
-/** Type mnemonic of a number, as dns-packet names it ('A', 'ANY', 'UNKNOWN_99'). */
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- dns-packet's type table has no typings
-const typeName = (require('dns-packet/types') as { toString(n: number): string }).toString;
 
 /**
  * Answer cache settings: entries and bytes of answers held at most (the cache is emptied when either is reached);
