@@ -9,6 +9,7 @@ import { processUpdate } from './server/update';
 import { RCODE } from './server/wire';
 import { ZoneIndex } from './server/zone-index';
 import { KeyedQueue } from './keyed-queue';
+import { wireName } from './names';
 import type { ZoneStore } from './store/types';
 import type { TsigKey } from './tsig/keyfile';
 import type { WireRecord } from './wire/message';
@@ -44,7 +45,6 @@ export interface DnsEngineOptions {
   /** Bounds of DNS over TCP (connections, deadlines, buffered answers); defaults: DEFAULT_TCP_LIMITS. */
   tcp?: Partial<TcpLimits>;
 }
-
 
 function isLoopback(address: string): boolean {
   const a = address.replace(/^::ffff:/, '');
@@ -146,7 +146,7 @@ export class DnsEngine {
     const question = query.questions?.[0];
     if (query.questions?.length !== 1 || !question || question.type !== 'SOA')
       return encodeResponse(query, {}, RCODE.FORMERR);
-    const zone = question.name === '.' ? '' : question.name.toLowerCase();
+    const zone = wireName(question.name);
     if (!this.index.get(zone)) return encodeResponse(query, {}, RCODE.NOTAUTH);
     // Updates need a valid TSIG key allowed for the zone; with no keys configured nothing may update.
     if (remote.tsig?.status !== 'ok' || !this.keyAllowed(this.options.access?.updateKeys, zone, remote.tsig.key.name)) {
@@ -175,7 +175,7 @@ export class DnsEngine {
 
   private handleTransfer(query: DecodedPacket, remote: Remote): Buffer[] {
     const question = query.questions?.[0];
-    const zone = question ? (question.name === '.' ? '' : question.name.toLowerCase()) : '';
+    const zone = question ? wireName(question.name) : '';
     const data = this.index.get(zone);
     if (!data) return [encodeResponse(query, {}, RCODE.NOTAUTH)];
     const signedBy = remote.tsig?.status === 'ok' ? remote.tsig.key.name : undefined;

@@ -1,4 +1,5 @@
 import type { Answer, DecodedPacket, OptAnswer, Packet, Question } from 'dns-packet';
+import { wireName } from '../names';
 import { signMessage, signResponse, verifyMessage, type VerifyResult } from '../tsig/tsig';
 import type { TsigKey } from '../tsig/keyfile';
 import { WireError } from '../tsig/wire-walk';
@@ -205,7 +206,7 @@ export class Responder {
     if ((question.class ?? 'IN') !== 'IN') return [encodeResponse(query, {}, RCODE.REFUSED)];
     if (question.type === 'IXFR' && remote.transport === 'udp') {
       // RFC 1995 §2: over UDP an IXFR gets our SOA alone, which tells the client to come back over TCP
-      const zone = this.index.get(question.name === '.' ? '' : question.name.toLowerCase());
+      const zone = this.index.get(wireName(question.name));
       return [
         zone
           ? encodeResponse(query, { answers: [zone.soa] }, RCODE.NOERROR, FLAG_AA)
