@@ -1,5 +1,6 @@
 import type { DecodedPacket } from 'dns-packet';
 import { isIPv4, isIPv6 } from 'node:net';
+import type { AnswerCacheLimits } from './server/answer-cache';
 import { encodeResponse, Responder, type Remote } from './server/respond';
 import { sendNotify, type NotifyTarget } from './server/notify';
 import { startDnsServer, type DnsServer } from './server/server';
@@ -44,6 +45,8 @@ export interface DnsEngineOptions {
   log?: DnsEngineLogger;
   /** Bounds of DNS over TCP (connections, deadlines, buffered answers); defaults: DEFAULT_TCP_LIMITS. */
   tcp?: Partial<TcpLimits>;
+  /** Limits of the answer cache (defaults: DEFAULT_ANSWER_CACHE; `maxEntries: 0` turns it off). */
+  answerCache?: Partial<AnswerCacheLimits>;
 }
 
 function isLoopback(address: string): boolean {
@@ -94,6 +97,7 @@ export class DnsEngine {
         },
         engine.keys,
         onError,
+        { answerCache: options.answerCache },
       );
       engine.server = await startDnsServer({
         host: options.host,

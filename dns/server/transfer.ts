@@ -1,7 +1,7 @@
 import type { DecodedPacket } from 'dns-packet';
 import { serialAtLeast } from '../serial';
 import { messageLength } from '../wire/packet';
-import { encodeResponse } from './respond';
+import { encodeResponse } from './encode';
 import { FLAG_AA, FLAG_TC, RCODE } from './wire';
 import type { RR, ZoneData } from './zone-index';
 
