@@ -22,30 +22,23 @@ import pg from 'pg';
 import { RecordCounts } from './counts';
 import { toZone, type ZoneRow } from './rows';
 import type { RecordData, StoredRecord, Zone, ZoneSettings } from '../model';
+import { systemClock, timestamp, type Clock } from './clock';
+import { closedError } from './errors';
+import { ChangeEmitter } from './events';
+import type { StoreLimits } from './limits';
+import { collectKeys, planChanges, planCreate, type Plan } from './plan';
+import { pickSettings, type RecordRow } from './rows';
+import { initialSerial, nextSerial } from './serial-policy';
 import {
-  ChangeEmitter,
   checkAnyType,
   checkChangeCount,
   checkName,
   checkNamesFilter,
   checkSettings,
   checkSettingsPatch,
-  closedError,
-  collectKeys,
-  initialSerial,
   isKey,
-  nextSerial,
-  pickSettings,
-  planChanges,
-  planCreate,
   storeLimits,
-  type StoreLimits,
-  systemClock,
-  timestamp,
-  type Clock,
-  type Plan,
-  type RecordRow,
-} from './rules';
+} from './validation';
 import {
   StoreError,
   type ChangeOutcome,

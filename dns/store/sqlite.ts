@@ -15,30 +15,23 @@ import Database from 'better-sqlite3';
 import { RecordCounts } from './counts';
 import { toZone, type ZoneRow } from './rows';
 import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
+import { systemClock, timestamp, type Clock } from './clock';
+import { closedError } from './errors';
+import { ChangeEmitter } from './events';
+import type { StoreLimits } from './limits';
+import { collectKeys, planChanges, planCreate, type Plan } from './plan';
+import { pickSettings, type RecordRow } from './rows';
+import { initialSerial, nextSerial } from './serial-policy';
 import {
-  ChangeEmitter,
   checkAnyType,
   checkChangeCount,
   checkName,
   checkNamesFilter,
   checkSettings,
   checkSettingsPatch,
-  closedError,
   isKey,
-  pickSettings,
-  collectKeys,
-  initialSerial,
-  nextSerial,
-  planChanges,
-  planCreate,
   storeLimits,
-  type StoreLimits,
-  systemClock,
-  timestamp,
-  type Clock,
-  type Plan,
-  type RecordRow,
-} from './rules';
+} from './validation';
 import {
   StoreError,
   type ChangeOutcome,
