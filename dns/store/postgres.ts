@@ -22,39 +22,34 @@ import pg from 'pg';
 import { RecordCounts } from './counts';
 import { toZone, type ZoneRow } from './rows';
 import type { RecordData, StoredRecord, Zone, ZoneSettings } from '../model';
+import { systemClock, timestamp, type Clock } from './clock';
+import { closedError } from './errors';
+import { ChangeEmitter } from './events';
+import type { StoreLimits } from './limits';
+import { collectKeys, planChanges, planCreate, type Plan } from './plan';
+import { pickSettings, type RecordRow } from './rows';
+import { initialSerial, nextSerial } from './serial-policy';
 import {
-  ChangeEmitter,
   checkAnyType,
   checkChangeCount,
   checkName,
   checkNamesFilter,
   checkSettings,
   checkSettingsPatch,
-  closedError,
-  collectKeys,
-  initialSerial,
   isKey,
-  nextSerial,
-  pickSettings,
-  planChanges,
-  planCreate,
   storeLimits,
-  type StoreLimits,
-  systemClock,
-  timestamp,
-  type Clock,
-  type Plan,
-  type RecordRow,
-} from './rules';
+} from './validation';
 import {
   StoreError,
   type ChangeOutcome,
   type RecordChange,
+  type CreateZoneOptions,
   type RecordFilter,
   type ZoneChangeEvent,
   type ZoneChangeListener,
   type ZoneStore,
 } from './types';
+import { checkCreationSerial, checkPage } from './page';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` */
@@ -477,9 +472,15 @@ class PostgresZoneStore implements ZoneStore {
     }
   }
 
-  async createZone(name: string, settings: ZoneSettings, records: RecordData[] = []): Promise<Zone> {
+  async createZone(
+    name: string,
+    settings: ZoneSettings,
+    records: RecordData[] = [],
+    options: CreateZoneOptions = {},
+  ): Promise<Zone> {
     checkName(name, 'zone name');
     const clean = checkSettings(settings);
+    const serial = checkCreationSerial(options.serial);
     const now = this.clock();
     const plan = planCreate(name, records, now, undefined, this.limits);
     const ts = timestamp(now);
@@ -496,7 +497,7 @@ class PostgresZoneStore implements ZoneStore {
           clean.expire,
           clean.minimum,
           clean.defaultTtl,
-          initialSerial(now),
+          serial ?? initialSerial(now),
           ts,
         ],
       );
@@ -568,6 +569,7 @@ class PostgresZoneStore implements ZoneStore {
     if (filter.name !== undefined && typeof filter.name !== 'string')
       throw new StoreError('INVALID', 'name filter must be a string');
     const names = filter.names === undefined ? undefined : checkNamesFilter(filter.names);
+    checkPage(filter.limit, filter.after);
     if (!isKey(zone) || (await this.query(`SELECT 1 FROM ${this.s}.zones WHERE name = $1`, [zone])).length === 0) {
       throw new StoreError('NOT_FOUND', `no zone ${zone}`);
     }
@@ -578,8 +580,13 @@ class PostgresZoneStore implements ZoneStore {
     if (filter.name !== undefined) where += ` AND name = $${params.push(filter.name)}`;
     if (names !== undefined) where += ` AND name = ANY($${params.push(names)}::text[])`;
     if (filter.type !== undefined) where += ` AND type = $${params.push(filter.type)}`;
+    if (filter.after !== undefined) {
+      const { name, type, value, id } = filter.after;
+      where += ` AND (name, type, value, id) > ($${params.push(name)}, $${params.push(type)}, $${params.push(value)}, $${params.push(id)})`;
+    }
+    const limit = filter.limit === undefined ? '' : ` LIMIT $${params.push(filter.limit)}`;
     return this.query<StoredRecord>(
-      `SELECT ${this.recordColumns} FROM ${this.s}.records WHERE ${where} ORDER BY name, type, value, id`,
+      `SELECT ${this.recordColumns} FROM ${this.s}.records WHERE ${where} ORDER BY name, type, value, id${limit}`,
       params,
     );
   }

@@ -15,38 +15,33 @@ import Database from 'better-sqlite3';
 import { RecordCounts } from './counts';
 import { toZone, type ZoneRow } from './rows';
 import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
+import { systemClock, timestamp, type Clock } from './clock';
+import { closedError } from './errors';
+import { ChangeEmitter } from './events';
+import type { StoreLimits } from './limits';
+import { collectKeys, planChanges, planCreate, type Plan } from './plan';
+import { pickSettings, type RecordRow } from './rows';
+import { initialSerial, nextSerial } from './serial-policy';
 import {
-  ChangeEmitter,
   checkAnyType,
   checkChangeCount,
   checkName,
   checkNamesFilter,
   checkSettings,
   checkSettingsPatch,
-  closedError,
   isKey,
-  pickSettings,
-  collectKeys,
-  initialSerial,
-  nextSerial,
-  planChanges,
-  planCreate,
   storeLimits,
-  type StoreLimits,
-  systemClock,
-  timestamp,
-  type Clock,
-  type Plan,
-  type RecordRow,
-} from './rules';
+} from './validation';
 import {
   StoreError,
   type ChangeOutcome,
   type RecordChange,
+  type CreateZoneOptions,
   type RecordFilter,
   type ZoneChangeListener,
   type ZoneStore,
 } from './types';
+import { checkCreationSerial, checkPage } from './page';
 
 export interface SqliteStoreOptions {
   /** Database file, or ':memory:'. */
@@ -268,15 +263,21 @@ class SqliteZoneStore implements ZoneStore {
     return this.run(() => (isKey(name) ? this.readZone(name, true) : null));
   }
 
-  async createZone(name: string, settings: ZoneSettings, records: RecordData[] = []): Promise<Zone> {
+  async createZone(
+    name: string,
+    settings: ZoneSettings,
+    records: RecordData[] = [],
+    options: CreateZoneOptions = {},
+  ): Promise<Zone> {
     checkName(name, 'zone name');
     const clean = checkSettings(settings);
+    const serial = checkCreationSerial(options.serial);
     const now = this.clock();
     const plan = planCreate(name, records, now, undefined, this.limits);
     const zone = this.write(() => {
       if (this.s.zoneExists.get(name)) throw new StoreError('CONFLICT', `zone ${name} already exists`);
       const ts = timestamp(now);
-      this.s.insertZone.run({ name, ...clean, serial: initialSerial(now), createdAt: ts, updatedAt: ts });
+      this.s.insertZone.run({ name, ...clean, serial: serial ?? initialSerial(now), createdAt: ts, updatedAt: ts });
       this.insert(plan.inserts);
       return this.readZone(name, false, plan.inserts.length)!;
     });
@@ -318,6 +319,7 @@ class SqliteZoneStore implements ZoneStore {
     if (filter.name !== undefined && typeof filter.name !== 'string')
       throw new StoreError('INVALID', 'name filter must be a string');
     const names = filter.names === undefined ? undefined : checkNamesFilter(filter.names);
+    checkPage(filter.limit, filter.after);
     return this.run(() => {
       if (!isKey(zone) || !this.s.zoneExists.get(zone)) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
       if (filter.name !== undefined && !isKey(filter.name)) return [];
@@ -336,7 +338,15 @@ class SqliteZoneStore implements ZoneStore {
         sql += ' AND type = ?';
         params.push(filter.type);
       }
+      if (filter.after !== undefined) {
+        sql += ' AND (name, type, value, id) > (?, ?, ?, ?)';
+        params.push(filter.after.name, filter.after.type, filter.after.value, filter.after.id);
+      }
       sql += ' ORDER BY name, type, value, id';
+      if (filter.limit !== undefined) {
+        sql += ' LIMIT ?';
+        params.push(filter.limit);
+      }
       let stmt = this.listStatements.get(sql);
       if (!stmt) this.listStatements.set(sql, (stmt = this.db.prepare(sql)));
       return stmt.all(...params) as StoredRecord[];

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MAX_TTL, RECORD_TYPES, type RecordData, type RecordType, type StoredRecord } from '../../../dns/model';
 import { RecordValueError, validateRecord } from '../../../dns/records';
+import type { RecordPosition } from '../../../dns/store/page';
 import { StoreError, type RecordChange, type ZoneStore } from '../../../dns/store/types';
 import { apiError, apiErrorOf, asApi, invalid, type FieldError } from '../errors';
 import type { ChangeFeed } from './changes';
@@ -66,18 +67,18 @@ export function recordEtag(record: StoredRecord): string {
 
 const view = (record: StoredRecord): RecordView => ({ ...record, etag: recordEtag(record) });
 
-/** The order of listings and pages: name, type, value, then id (stable across calls). */
-const sortKey = (r: StoredRecord): string => `${r.name}\u0000${r.type}\u0000${r.value}\u0000${r.id}`;
-
 function encodeCursor(record: StoredRecord): string {
   return Buffer.from(JSON.stringify([record.name, record.type, record.value, record.id])).toString('base64url');
 }
 
-function decodeCursor(cursor: string): string {
+/** The record position a cursor names: listings and pages are in the store's order (name, type, value, id). */
+function decodeCursor(cursor: string): RecordPosition {
   try {
     const parts: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(parts) && parts.length === 4 && parts.every((p) => typeof p === 'string'))
-      return (parts as string[]).join('\u0000');
+    if (Array.isArray(parts) && parts.length === 4 && parts.every((p) => typeof p === 'string')) {
+      const [name, type, value, id] = parts as [string, string, string, string];
+      if ((RECORD_TYPES as readonly string[]).includes(type)) return { name, type: type as RecordType, value, id };
+    }
   } catch {
     // fall through: not one of ours
   }
@@ -156,14 +157,17 @@ export class RecordService {
         field: 'limit',
       });
     const after = filter.cursor ? decodeCursor(filter.cursor) : undefined;
-    const rows = await asApi(() => this.store.listRecords(zone, type ? { type } : {}));
-    rows.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
-    let start = 0;
-    if (after !== undefined) while (start < rows.length && sortKey(rows[start] as StoredRecord) <= after) start++;
-    const end = limit ? Math.min(rows.length, start + limit) : rows.length;
-    const page = rows.slice(start, end);
+    // One row more than the page tells whether another page follows.
+    const rows = await asApi(() =>
+      this.store.listRecords(zone, {
+        ...(type ? { type } : {}),
+        ...(after ? { after } : {}),
+        ...(limit ? { limit: limit + 1 } : {}),
+      }),
+    );
+    const page = limit ? rows.slice(0, limit) : rows;
     const last = page[page.length - 1];
-    return { zone, records: page.map(view), nextCursor: end < rows.length && last ? encodeCursor(last) : null };
+    return { zone, records: page.map(view), nextCursor: rows.length > page.length && last ? encodeCursor(last) : null };
   }
 
   async get(zoneName: string, id: string): Promise<RecordView> {
@@ -220,7 +224,8 @@ export class RecordService {
    */
   batch(zoneName: string, operations: readonly BatchOperation[], by: string): Promise<BatchResultItem[]> {
     const zone = zoneRef(zoneName);
-    if (!Array.isArray(operations) || operations.length === 0)
+    const given: unknown = operations; // a GraphQL or REST caller may send anything
+    if (!Array.isArray(given) || operations.length === 0)
       throw invalid('operations', 'operations must list at least one operation');
     if (operations.length > this.options.maxBatch)
       throw apiError(
