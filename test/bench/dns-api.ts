@@ -11,8 +11,10 @@
  * - a 100 000-record zone listed page by page (limit/cursor) to the end: total time; one whole listing of it on both.
  *
  * BENCH_SECONDS sets each timed run (default 5 s); BENCH_API_CONNECTIONS the concurrency (default 16 keep-alive
- * connections); BENCH_API_PARTS picks parts (writes, list, lag, batch, paging; all by default); BENCH_CPU_PROF=<dir>
- * runs our server with `--cpu-prof` into that directory (the profile is written when it stops).
+ * connections); BENCH_API_ROUNDS the runs per side (default 2, best counts); BENCH_API_BATCHES the batches of 1 000
+ * (default 5); BENCH_API_PAGE the page size (default 1 000); BENCH_API_PARTS picks parts (writes, list, lag, batch,
+ * paging; all by default); BENCH_CPU_PROF=<dir> runs our server with `--cpu-prof` into that directory (the profile is
+ * written when it stops).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,7 +36,7 @@ const PARTS = new Set((process.env.BENCH_API_PARTS ?? 'writes,list,lag,batch,pag
 const LIST_RECORDS = 10_000;
 const LAG_WRITES = 50;
 const BATCH_OPS = 1_000;
-const BATCHES = 5;
+const BATCHES = Math.max(1, Number(process.env.BENCH_API_BATCHES ?? 5));
 const PAGED_RECORDS = 100_000;
 const PAGE = Number(process.env.BENCH_API_PAGE ?? 1_000);
 const ADMIN_PASSWORD = 'bench-admin-password';
