@@ -1,5 +1,6 @@
 import type { DecodedPacket } from 'dns-packet';
 import { isIPv4, isIPv6 } from 'node:net';
+import type { AnswerCacheLimits } from './server/answer-cache';
 import { encodeResponse, Responder, type Remote } from './server/respond';
 import { sendNotify, type NotifyTarget } from './server/notify';
 import { startDnsServer, type DnsServer } from './server/server';
@@ -9,6 +10,7 @@ import { processUpdate } from './server/update';
 import { RCODE } from './server/wire';
 import { ZoneIndex } from './server/zone-index';
 import { KeyedQueue } from './keyed-queue';
+import { wireName } from './names';
 import type { ZoneStore } from './store/types';
 import type { TsigKey } from './tsig/keyfile';
 import type { WireRecord } from './wire/message';
@@ -43,8 +45,9 @@ export interface DnsEngineOptions {
   log?: DnsEngineLogger;
   /** Bounds of DNS over TCP (connections, deadlines, buffered answers); defaults: DEFAULT_TCP_LIMITS. */
   tcp?: Partial<TcpLimits>;
+  /** Limits of the answer cache (defaults: DEFAULT_ANSWER_CACHE; `maxEntries: 0` turns it off). */
+  answerCache?: Partial<AnswerCacheLimits>;
 }
-
 
 function isLoopback(address: string): boolean {
   const a = address.replace(/^::ffff:/, '');
@@ -94,6 +97,7 @@ export class DnsEngine {
         },
         engine.keys,
         onError,
+        { answerCache: options.answerCache },
       );
       engine.server = await startDnsServer({
         host: options.host,
@@ -146,7 +150,7 @@ export class DnsEngine {
     const question = query.questions?.[0];
     if (query.questions?.length !== 1 || !question || question.type !== 'SOA')
       return encodeResponse(query, {}, RCODE.FORMERR);
-    const zone = question.name === '.' ? '' : question.name.toLowerCase();
+    const zone = wireName(question.name);
     if (!this.index.get(zone)) return encodeResponse(query, {}, RCODE.NOTAUTH);
     // Updates need a valid TSIG key allowed for the zone; with no keys configured nothing may update.
     if (remote.tsig?.status !== 'ok' || !this.keyAllowed(this.options.access?.updateKeys, zone, remote.tsig.key.name)) {
@@ -175,7 +179,7 @@ export class DnsEngine {
 
   private handleTransfer(query: DecodedPacket, remote: Remote): Buffer[] {
     const question = query.questions?.[0];
-    const zone = question ? (question.name === '.' ? '' : question.name.toLowerCase()) : '';
+    const zone = question ? wireName(question.name) : '';
     const data = this.index.get(zone);
     if (!data) return [encodeResponse(query, {}, RCODE.NOTAUTH)];
     const signedBy = remote.tsig?.status === 'ok' ? remote.tsig.key.name : undefined;

@@ -31,6 +31,7 @@ import {
   zoneSummary,
   zoneUpdated,
   type GqlRecord,
+  type GqlRecordSummary,
   type GqlUser,
   type GqlZone,
 } from './render';
@@ -200,15 +201,13 @@ export function dnsApiRestInterface(graph: Graph): RestInterface {
         const limitText = queryParam(req, 'limit');
         if (limitText !== undefined && !/^\d{1,9}$/.test(limitText))
           throw new RestError(400, `limit must be a whole number (got ${JSON.stringify(limitText.slice(0, 40))})`);
-        const zone = await zoneOf<{ records: { zone: string; nextCursor: string | null; records: GqlRecord[] } }>(
-          req,
-          Ops.records,
-          {
-            t: queryParam(req, 'type') ?? null,
-            l: limitText === undefined ? null : Number(limitText),
-            c: queryParam(req, 'cursor') ?? null,
-          },
-        );
+        const zone = await zoneOf<{
+          records: { zone: string; nextCursor: string | null; records: GqlRecordSummary[] };
+        }>(req, Ops.records, {
+          t: queryParam(req, 'type') ?? null,
+          l: limitText === undefined ? null : Number(limitText),
+          c: queryParam(req, 'cursor') ?? null,
+        });
         const page = zone.records;
         return json(reply, 200, {
           zone: page.zone,
