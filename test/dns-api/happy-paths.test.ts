@@ -402,8 +402,7 @@ describe.each([
     expect((await ask(`www.${zone}`, 'A')).answer).toEqual([`www.${zone}. 120 IN A 192.0.2.11`]);
   });
 
-  // Known gap (the lead is fixing it): import does not keep the file's SOA serial yet. Flip to test() when it does.
-  test.failing('import keeps the SOA serial of the master file', async () => {
+  test('import keeps the SOA serial of the master file', async () => {
     const name = `serial-${tag}.example.test`;
     const file = `$ORIGIN ${name}.\n$TTL 300\n@ IN SOA ns1 hostmaster 2020010107 3600 600 86400 60\n  IN NS ns1\nns1 IN A 192.0.2.1\n`;
     const res = await call(base(), 'POST', '/zones', { token, body: { name, zone_file: file } });
