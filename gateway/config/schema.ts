@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DnsToolSchema } from './dns-tool';
 import { parseKeySpec } from '../../dns/tsig/keyfile';
 
 /** TTL in seconds per kind of market data in the shared cache (upstream data changes at different paces). */
@@ -48,6 +49,8 @@ export const ConfigSchema = z
       .string()
       .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
       .optional(),
+    /** The DNS tool (`/api.php`, the dns-tool subgraph): the `dnsTool` section of the configuration file. */
+    dnsTool: DnsToolSchema.default(DnsToolSchema.parse({})),
     marketProvider: z.enum(['simulated', 'google']).default('simulated'),
     marketSeed: z.string().min(1).max(200).default('onegraph'),
     /** Freezes the simulated market's clock at this instant (ISO 8601); unset = real time. */
