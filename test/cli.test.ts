@@ -22,6 +22,16 @@ const baseEnv = {
   DATA_DIR: mkdtempSync(join(tmpdir(), 'onegraph-cli-')),
 };
 
+// A start on a loaded machine (CI runs many test files at once) can take several seconds: wait for it generously.
+jest.setTimeout(90_000);
+const STARTUP_MS = 45_000;
+
+/** Waits until `done()` holds, up to `ms`. */
+async function until(done: () => boolean, ms = STARTUP_MS): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+}
+
 beforeAll(() => {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build (npm test does it)`);
 });
@@ -83,7 +93,7 @@ test('LOG_FORMAT=pretty prints readable lines, not JSON (what a terminal gets by
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
-    for (let i = 0; i < 100 && !stdout.includes('gateway listening'); i++) await new Promise((r) => setTimeout(r, 100));
+    await until(() => stdout.includes('gateway listening'));
     const line = stdout.split('\n').find((l) => l.includes('gateway listening')) ?? '';
     expect(line).toMatch(/\d\d:\d\d:\d\d\.\d{3}.*INFO.*gateway listening/);
     expect(() => JSON.parse(line)).toThrow();
@@ -105,7 +115,7 @@ test('starts, logs JSON with a request id per request, and exits 0 on SIGTERM af
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
-    for (let i = 0; i < 100 && !stdout.includes('gateway listening'); i++) await new Promise((r) => setTimeout(r, 100));
+    await until(() => stdout.includes('gateway listening'));
     expect(stdout).toContain('gateway listening');
     const res = await fetch(`http://127.0.0.1:${port}/v1/quote/AAPL:NASDAQ`, {
       headers: { 'x-request-id': 'test-req-42', authorization: 'Bearer secret-xyz' },
@@ -165,7 +175,7 @@ test('SIGTERM with live streams open: the streams end, the process exits 0 promp
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
-    for (let i = 0; i < 100 && !stdout.includes('gateway listening'); i++) await new Promise((r) => setTimeout(r, 100));
+    await until(() => stdout.includes('gateway listening'));
     const rest = await openStream(`http://127.0.0.1:${port}/v1/live?tickers=AAPL:NASDAQ`);
     const graphql = await fetch(`http://127.0.0.1:${port}/graphql/stream`, {
       method: 'POST',
@@ -210,7 +220,7 @@ async function startBinary(
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  for (let i = 0; i < 150 && !out.includes(ready); i++) await new Promise((r) => setTimeout(r, 100));
+  await until(() => out.includes(ready));
   if (!out.includes(ready)) {
     child.kill('SIGKILL');
     throw new Error(`${script} did not start:\n${out}`);

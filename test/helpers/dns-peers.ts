@@ -45,8 +45,9 @@ export async function dig(server: { host: string; port: number }, args: string[]
   requireTool('dig');
   const { stdout } = await run(
     'dig',
-    ['+yaml', '+norec', '+time=2', '+tries=1', `@${server.host}`, '-p', String(server.port), ...args],
-    { timeout: 10_000 },
+    // +time=5: an answer of many records on a loaded machine (CI runs test files side by side) may take seconds.
+    ['+yaml', '+norec', '+time=5', '+tries=1', `@${server.host}`, '-p', String(server.port), ...args],
+    { timeout: 15_000 },
   );
   const doc = parseYaml(stdout) as Array<{
     type: string;
