@@ -1,3 +1,5 @@
+import { createClient } from 'graphql-sse';
+import type { DnsApiSubgraph } from '../../subgraphs/dns-api';
 import { call, gql, startDnsApiSystem, userWithRole, type DnsApiSystem } from './api';
 
 /**
@@ -79,4 +81,70 @@ test('reads after a write see the write (no stale cached listing)', async () => 
   });
   const again = await gql<{ zones: Array<{ recordsCount: number }> }>(api.sys.url, ZONES, {}, bob.token);
   expect(again.body.data?.zones[0]?.recordsCount).toBe(2);
+});
+
+describe('zoneChanges subscription', () => {
+  const SUB = 'subscription ($z: [String!]) { zoneChanges(zones: $z) { zone kind by names } }';
+  type Change = { zone: string; kind: string; by: string | null; names: string[] | null };
+
+  /** Subscribes and collects events until `count` arrived (or the stream failed). */
+  function subscribe(token: string | undefined, zones: string[] | null, count: number) {
+    const client = createClient({
+      url: `${api.sys.url}/graphql/stream`,
+      retryAttempts: 0,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+    const events: Array<{ data?: { zoneChanges: Change } | null; errors?: readonly { message: string }[] }> = [];
+    const done = (async () => {
+      try {
+        for await (const event of client.iterate({ query: SUB, variables: { z: zones } })) {
+          events.push(event as (typeof events)[number]);
+          if (events.length >= count || event.errors) break;
+        }
+      } catch (err) {
+        events.push({ errors: [{ message: String(err) }] });
+      } finally {
+        client.dispose();
+      }
+    })();
+    return { events, done };
+  }
+
+  const feedSize = (): number => (api.sys.subgraphs.get('dns-api') as DnsApiSubgraph).api.feed.size;
+
+  test('each subscriber gets the changes of its zones with who made them; an anonymous one is refused', async () => {
+    const token = api.adminToken;
+    await call(api.gateway, 'POST', '/zones', { token, body: { name: 'watched.test' } });
+    await call(api.gateway, 'POST', '/zones', { token, body: { name: 'elsewhere.test' } });
+    const base = feedSize();
+    const anonymous = subscribe(undefined, null, 1);
+    await anonymous.done;
+    expect(anonymous.events[0]?.errors?.[0]?.message).toMatch(/credential|UNAUTHENTICATED|Authorization/i);
+    const watcher = subscribe(alice.token, ['watched.test'], 2);
+    const everything = subscribe(bob.token, null, 2);
+    for (let i = 0; i < 100 && feedSize() < base + 2; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(feedSize()).toBe(base + 2);
+
+    await call(api.gateway, 'POST', '/zones/elsewhere.test/records', {
+      token: alice.token,
+      body: { name: 'x', type: 'A', value: '192.0.2.7' },
+    });
+    await call(api.gateway, 'POST', '/zones/watched.test/records', {
+      token,
+      body: { name: 'www', type: 'A', value: '192.0.2.8' },
+    });
+    await call(api.gateway, 'POST', '/zones/watched.test/records', {
+      token: alice.token,
+      body: { name: 'mail', type: 'A', value: '192.0.2.9' },
+    });
+    await Promise.all([watcher.done, everything.done]);
+    expect(watcher.events.map((e) => e.data?.zoneChanges)).toEqual([
+      { zone: 'watched.test', kind: 'RECORDS_CHANGED', by: 'admin', names: ['www.watched.test'] },
+      { zone: 'watched.test', kind: 'RECORDS_CHANGED', by: 'alice', names: ['mail.watched.test'] },
+    ]);
+    expect(everything.events.map((e) => e.data?.zoneChanges)).toEqual([
+      { zone: 'elsewhere.test', kind: 'RECORDS_CHANGED', by: 'alice', names: ['x.elsewhere.test'] },
+      { zone: 'watched.test', kind: 'RECORDS_CHANGED', by: 'admin', names: ['www.watched.test'] },
+    ]);
+  });
 });

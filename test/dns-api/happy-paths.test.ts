@@ -1,5 +1,10 @@
 // @needs bind
-import { dig, type DigAnswer } from '../helpers/dns-peers';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { dig, requireTool, type DigAnswer } from '../helpers/dns-peers';
 import { TEST_ADMIN_PASSWORD } from '../helpers/system';
 import { call, login, startDnsApiSystem, type DnsApiSystem } from './api';
 
@@ -8,6 +13,7 @@ import { call, login, startDnsApiSystem, type DnsApiSystem } from './api';
  * write the embedded DNS server already answers with the change when the call returns (no waiting, no retry).
  */
 let api: DnsApiSystem;
+const run = promisify(execFile);
 
 beforeAll(async () => {
   api = await startDnsApiSystem();
@@ -378,10 +384,22 @@ describe.each([
   });
 
   test('export, delete and import again: the same records answered over DNS', async () => {
+    // An in-zone name server needs an address for BIND to load the zone (the default NS is ns1.<zone>).
+    const glue = await call(base(), 'POST', `/zones/${zone}/records`, {
+      token,
+      body: { name: 'ns1', type: 'A', value: '192.0.2.53' },
+    });
+    expect(glue.status).toBe(201);
     const exported = await call(base(), 'GET', `/zones/${zone}/export`, { token });
     expect(exported.status).toBe(200);
     expect(exported.headers.get('content-type')).toMatch(/^text\/dns/);
     expect(exported.text).toContain(`$ORIGIN ${zone}.`);
+    // BIND reads our export as it is
+    const file = join(mkdtempSync(join(tmpdir(), 'dns-api-export-')), 'zone.db');
+    writeFileSync(file, exported.text);
+    requireTool('named-checkzone');
+    const checked = await run('named-checkzone', [zone, file], { timeout: 10_000 });
+    expect(checked.stdout).toContain('OK');
     const before = await call<{ records: RecordBody[] }>(base(), 'GET', `/zones/${zone}/records`, { token });
 
     const deleted = await call(base(), 'DELETE', `/zones/${zone}`, { token });
@@ -470,5 +488,46 @@ describe.each([
       body: { username: name, password: 'first-password' },
     });
     expect(oldPassword.status).toBe(401);
+  });
+});
+
+describe('both listeners', () => {
+  test('DNS_API_PORT serves /api/v1 alone: GraphQL, the market REST paths and the playground are not there', async () => {
+    const root = api.own.replace(/\/api\/v1$/, '');
+    for (const path of ['/graphql', '/v1/quote/AAPL:NASDAQ', '/']) {
+      const res = await fetch(`${root}${path}`);
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+    }
+    const gw = await fetch(`${api.sys.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(gw.status).toBe(200);
+  });
+
+  test('a zone with its own default_ttl: its NS and records without a ttl take it, dig answers with it', async () => {
+    const zone = 'ttl.example.test';
+    const token = api.adminToken;
+    expect((await call(api.own, 'POST', '/zones', { token, body: { name: zone, default_ttl: 600 } })).status).toBe(201);
+    const rec = await call<RecordBody>(api.gateway, 'POST', `/zones/${zone}/records`, {
+      token,
+      body: { name: 'www', type: 'A', value: '192.0.2.60' },
+    });
+    expect(rec.body.ttl).toBe(600);
+    expect((await ask(`www.${zone}`, 'A')).answer).toEqual([`www.${zone}. 600 IN A 192.0.2.60`]);
+    expect((await ask(zone, 'NS')).answer).toEqual([`${zone}. 600 IN NS ns1.${zone}.`]);
+  });
+
+  test('what one listener writes, the other reads at once', async () => {
+    const zone = 'shared.example.test';
+    const token = api.adminToken;
+    expect((await call(api.own, 'POST', '/zones', { token, body: { name: zone } })).status).toBe(201);
+    const rec = await call<RecordBody>(api.own, 'POST', `/zones/${zone}/records`, {
+      token,
+      body: { name: 'x', type: 'A', value: '192.0.2.70' },
+    });
+    const read = await call<RecordBody>(api.gateway, 'GET', `/zones/${zone}/records/${rec.body.id}`, { token });
+    expect(read.body).toMatchObject({ id: rec.body.id, value: '192.0.2.70' });
   });
 });

@@ -34,8 +34,15 @@ async function refused(token: string | undefined, authorization?: string) {
 }
 
 describe('refused tokens (401)', () => {
-  test('no Authorization header', async () => {
+  test('no Authorization header: the challenge carries no error code (RFC 6750 §3.1)', async () => {
     expect(await refused(undefined)).toContain('no credential was sent');
+    const res = await call(api.gateway, 'GET', '/zones');
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="dns-api"');
+  });
+
+  test('a refused token: the challenge says invalid_token', async () => {
+    const res = await call(api.gateway, 'GET', '/zones', { token: 'not-a-token' });
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="dns-api", error="invalid_token"');
   });
 
   test('another scheme than Bearer', async () => {

@@ -223,7 +223,8 @@ describe('failures of the way there', () => {
         while (pending.length >= 2 && pending.length >= 2 + pending.readUInt16BE(0)) {
           const frame = Buffer.from(pending.subarray(0, 2 + pending.readUInt16BE(0)));
           pending = pending.subarray(frame.length);
-          if (++frames === 3) frame[frame.length - 20] ^= 0xff; // inside the MAC (the TSIG record ends the frame)
+          // inside the MAC of the third message (the TSIG record ends the frame)
+          if (++frames === 3) frame.writeUInt8(frame.readUInt8(frame.length - 20) ^ 0xff, frame.length - 20);
           inbound.write(frame);
         }
       });
