@@ -3,18 +3,21 @@ import type { Answer } from 'dns-packet';
 import { type TypeCodec, type ParseContext } from './codec';
 import { RecordValueError, show } from './errors';
 
-/** One decimal octet of a dotted quad: 1-3 digits, no leading zero, at most 255; undefined otherwise. */
-function decimalOctet(text: string): number | undefined {
-  if (!/^[0-9]{1,3}$/.test(text) || (text.length > 1 && text.startsWith('0'))) return undefined;
-  const n = Number(text);
+/** One decimal octet of a dotted quad (no leading zero, at most 255), or undefined. */
+function decimalOctet(digits: string | undefined): number | undefined {
+  if (digits === undefined || (digits.length > 1 && digits.startsWith('0'))) return undefined;
+  const n = Number(digits);
   return n <= 255 ? n : undefined;
 }
 
 /** The four octets of a dotted-quad IPv4 address (decimal, no leading zeros), or null. */
 export function parseIPv4(text: string): [number, number, number, number] | null {
-  const parts = text.split('.');
-  if (parts.length !== 4) return null;
-  const [a, b, c, d] = parts.map(decimalOctet);
+  const m = /^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})$/.exec(text);
+  if (!m) return null;
+  const a = decimalOctet(m[1]);
+  const b = decimalOctet(m[2]);
+  const c = decimalOctet(m[3]);
+  const d = decimalOctet(m[4]);
   return a === undefined || b === undefined || c === undefined || d === undefined ? null : [a, b, c, d];
 }
 

@@ -131,10 +131,11 @@ function context(type: RecordType, text: unknown, origin: string, options: Parse
 }
 
 /**
- * Parses and normalises a value of `type`. Names in it may be `@`, relative to `origin`, or absolute; they come
- * out absolute with a trailing dot. Throws {@link RecordValueError} naming the type and what is allowed.
+ * Parses and normalises a value of `type` (a type name in any case, checked). Names in it may be `@`, relative to
+ * `origin`, or absolute; they come out absolute with a trailing dot. Throws {@link RecordValueError} naming the type
+ * and what is allowed.
  */
-export function parseValue(type: RecordType | string, text: string, origin = '', options: ParseOptions = {}): string {
+export function parseValue(type: string, text: string, origin = '', options: ParseOptions = {}): string {
   const t = parseType(type);
   return CODECS[t].normalize(context(t, text, originOf(origin), options), toFqdn);
 }

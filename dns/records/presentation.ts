@@ -126,7 +126,7 @@ export function tokens(ctx: ParseContext): Token[] {
 function printableUtf8At(b: Uint8Array, i: number): number {
   const b0 = b[i];
   if (b0 === undefined) return 0;
-  let len = 0;
+  let len: number;
   let lo = 0x80;
   let hi = 0xbf;
   if (b0 >= 0xc2 && b0 <= 0xdf) len = 2;

@@ -21,7 +21,7 @@ function valueError(f: () => unknown): RecordValueError {
     f();
   } catch (e) {
     if (e instanceof RecordValueError) return e;
-    throw new Error(`expected a RecordValueError, got ${String(e)}`);
+    throw new Error(`expected a RecordValueError, got ${String(e)}`, { cause: e });
   }
   throw new Error('expected a RecordValueError, nothing was thrown');
 }

@@ -38,7 +38,7 @@ function valueError(f: () => unknown): RecordValueError {
     f();
   } catch (e) {
     if (e instanceof RecordValueError) return e;
-    throw new Error(`expected a RecordValueError, got ${String(e)}`);
+    throw new Error(`expected a RecordValueError, got ${String(e)}`, { cause: e });
   }
   throw new Error('expected a RecordValueError, nothing was thrown');
 }
@@ -242,7 +242,7 @@ describe('fromPacketAnswer inputs', () => {
       'value',
     ],
   ])('refused: %j', (answer, message, field) => {
-    const e = valueError(() => fromPacketAnswer(answer as PacketAnswerLike));
+    const e = valueError(() => fromPacketAnswer(answer));
     expect(e.message).toMatch(message);
     expect(e.field).toBe(field);
   });

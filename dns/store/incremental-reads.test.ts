@@ -57,9 +57,10 @@ describe.each([
     const heard: Array<[ZoneChangeEvent, ZoneChangeDetail | undefined]> = [];
     const off = store.onChange((event, detail) => event.zone === Z && heard.push([event, detail]));
     const [b] = await store.listRecords(Z, { name: `b.${Z}` });
+    if (b === undefined) throw new Error(`no record at b.${Z}`);
     const out = await store.change(Z, [
       add(`new.${Z}`, 'A', '192.0.2.9'),
-      { op: 'update', id: b!.id, ttl: 60 },
+      { op: 'update', id: b.id, ttl: 60 },
       { op: 'deleteMatching', name: `c.${Z}` },
       { op: 'deleteMatching', name: `nothing.${Z}` },
     ]);
@@ -118,7 +119,8 @@ describe.each([
     }
     await other.updateZone(Z, { refresh: 1200 });
     const [first] = await store.listRecords(Z);
-    const out = await store.change(Z, [{ op: 'delete', id: first!.id }]);
+    if (first === undefined) throw new Error(`no record in ${Z}`);
+    const out = await store.change(Z, [{ op: 'delete', id: first.id }]);
     expect(out.zone.recordsCount).toBe(await count(store));
     expect((await store.listZones()).find((z) => z.name === Z)?.recordsCount).toBe(await count(store));
     // a failed change leaves the count alone

@@ -1,4 +1,5 @@
 import type { RecordType } from '../model';
+import { show } from './errors';
 import { StoreError } from './types';
 
 /** Largest page a store hands out in one call (the API's own page limit is lower). */
@@ -17,9 +18,8 @@ export function checkPage(limit: unknown, after: unknown): void {
   if (limit !== undefined && (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_STORE_PAGE))
     throw new StoreError('INVALID', `limit must be an integer from 1 to ${MAX_STORE_PAGE}`);
   if (after === undefined) return;
-  const position = after as Partial<Record<keyof RecordPosition, unknown>> | null;
   const keys: Array<keyof RecordPosition> = ['name', 'type', 'value', 'id'];
-  if (typeof position !== 'object' || position === null || keys.some((k) => typeof position[k] !== 'string'))
+  if (typeof after !== 'object' || after === null || keys.some((k) => typeof Reflect.get(after, k) !== 'string'))
     throw new StoreError('INVALID', 'after must be a record position {name, type, value, id} of strings');
 }
 
@@ -27,6 +27,6 @@ export function checkPage(limit: unknown, after: unknown): void {
 export function checkCreationSerial(serial: unknown): number | undefined {
   if (serial === undefined) return undefined;
   if (!Number.isInteger(serial) || (serial as number) < 0 || (serial as number) > 0xffffffff)
-    throw new StoreError('INVALID', `serial must be an integer from 0 to 4294967295 (got ${String(serial)})`);
+    throw new StoreError('INVALID', `serial must be an integer from 0 to 4294967295 (got ${show(serial)})`);
   return serial as number;
 }

@@ -286,8 +286,8 @@ function nameViolation(
     else groups.set(k, [r]);
   }
   for (const g of groups.values()) {
-    if (g.length > 1) {
-      const r = g[0]!;
+    const [r] = g;
+    if (r !== undefined && g.length > 1) {
       fail(
         new StoreError('CONFLICT', `${name} ${r.type} ${r.value} already exists in zone ${zone || '(root)'}`, blame(g)),
       );
@@ -345,7 +345,7 @@ export function planCreate(
     throw invalid(`a new zone may hold at most ${MAX_RECORDS_PER_CREATE} records (got ${records.length})`);
   }
   const ts = timestamp(now);
-  const rows: RecordRow[] = new Array(records.length);
+  const rows = new Array<RecordRow>(records.length);
   for (let i = 0; i < records.length; i++) {
     const record: unknown = records[i];
     checkRecord(record, zone, i);
@@ -360,20 +360,23 @@ export function planCreate(
       updatedAt: ts,
     };
   }
+  // Row indexes in name order (ties in input order): each name's rows form one run.
+  const nameAt = (i: number): string => at(rows, i).name;
   const order = Array.from({ length: rows.length }, (_, i) => i).sort((a, b) => {
-    const x = rows[a]!.name;
-    const y = rows[b]!.name;
+    const x = nameAt(a);
+    const y = nameAt(b);
     return x < y ? -1 : x > y ? 1 : a - b;
   });
   let failure: StoreError | undefined;
   for (let start = 0; start < order.length;) {
-    const name = rows[order[start]!]!.name;
+    const name = nameAt(at(order, start));
     let end = start + 1;
-    while (end < order.length && rows[order[end]!]!.name === name) end++;
+    while (end < order.length && nameAt(at(order, end)) === name) end++;
     if (end - start > 1) {
-      const group = order
-        .slice(start, end)
-        .map((i) => ({ type: rows[i]!.type, value: rows[i]!.value, origin: i, fresh: true }));
+      const group = order.slice(start, end).map((i) => {
+        const { type, value } = at(rows, i);
+        return { type, value, origin: i, fresh: true };
+      });
       const err = nameViolation(zone, name, group, limits);
       if (err && (!failure || err.index! < failure.index!)) failure = err;
     }
@@ -381,4 +384,11 @@ export function planCreate(
   }
   if (failure) throw failure;
   return { results: [], effective: rows.length > 0, deletes: [], inserts: rows, updates: [], names: [] };
+}
+
+/** `items[i]` for an index computed from the array itself: a miss is a bug in this module, not bad input. */
+function at<T>(items: readonly T[], i: number): T {
+  const item = items[i];
+  if (item === undefined) throw new RangeError(`index ${i} is outside the ${items.length} items`);
+  return item;
 }

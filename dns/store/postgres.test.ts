@@ -9,7 +9,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { ZoneSettings } from '../model';
 import { openZoneStore } from './index';
 import { NOTIFY_CHANNEL, openPostgresStore, type PostgresStoreOptions } from './postgres';
 import { SETTINGS, describeZoneStoreContract, expectStoreError } from './store.contract';
@@ -30,6 +29,7 @@ async function openOrFail(options: Omit<PostgresStoreOptions, 'url'>): Promise<Z
     throw new Error(
       `PostgreSQL test database unreachable at ${url} (start PostgreSQL or set TEST_DATABASE_URL); ` +
         `the PostgreSQL zone store tests cannot run: ${(err as Error).message}`,
+      { cause: err },
     );
   }
 }
@@ -154,9 +154,9 @@ describe('PostgreSQL zone store specifics', () => {
 
   test('stores opening a new schema at the same time migrate it once', async () => {
     const schema = `${ownSchema}_race`;
-    const opened = await Promise.all([open({ schema }), open({ schema }), open({ schema })]);
-    await opened[0]!.createZone('m.example', SETTINGS);
-    expect((await opened[2]!.getZone('m.example'))?.name).toBe('m.example');
+    const [first, , third] = await Promise.all([open({ schema }), open({ schema }), open({ schema })]);
+    await first.createZone('m.example', SETTINGS);
+    expect((await third.getZone('m.example'))?.name).toBe('m.example');
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
@@ -194,7 +194,7 @@ describe('PostgreSQL zone store specifics', () => {
     });
     stores.push(s);
     expect(s.kind).toBe('postgres');
-    await s.createZone('zs.example', SETTINGS as ZoneSettings);
+    await s.createZone('zs.example', SETTINGS);
     expect((await s.listZones()).map((z) => z.name)).toEqual(['zs.example']);
   });
 

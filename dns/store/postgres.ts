@@ -220,16 +220,19 @@ class PostgresZoneStore implements ZoneStore {
     const client = new pg.Client({ connectionString: this.options.url, application_name: 'zone-store-listener' });
     client.on('notification', (msg) => {
       if (msg.channel !== NOTIFY_CHANNEL || !msg.payload) return;
-      let p: { schema?: unknown; origin?: unknown; zone?: unknown; serial?: unknown; kind?: unknown; names?: unknown };
+      let parsed: unknown;
       try {
-        p = JSON.parse(msg.payload);
+        parsed = JSON.parse(msg.payload);
       } catch {
         return;
       }
+      if (typeof parsed !== 'object' || parsed === null) return;
+      const p: Partial<Record<'schema' | 'origin' | 'zone' | 'serial' | 'kind' | 'names', unknown>> = parsed;
       if (p.schema !== this.schema || p.origin === this.origin) return;
       if (typeof p.zone !== 'string' || typeof p.serial !== 'number' || typeof p.kind !== 'string') return;
       const names =
-        Array.isArray(p.names) && p.names.every((n) => typeof n === 'string') ? (p.names as string[]) : undefined;
+        Array.isArray(p.names) && p.names.every((n): n is string => typeof n === 'string') ? p.names : undefined;
+      // A kind this version does not know (a newer process's) is passed on unchecked.
       this.events.emit({ zone: p.zone, serial: p.serial, kind: p.kind as ZoneChangeEvent['kind'] }, names);
     });
     const lost = () => {

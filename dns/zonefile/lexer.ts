@@ -37,6 +37,7 @@ interface Pending {
   tokens: LexToken[];
 }
 
+/** Narrows a list to one with a first element, so readers of an entry need no check for its owner token. */
 function nonEmpty<T>(items: T[]): items is [T, ...T[]] {
   return items.length > 0;
 }

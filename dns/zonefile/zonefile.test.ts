@@ -15,7 +15,7 @@ function zoneError(f: () => unknown): ZoneFileError {
     f();
   } catch (e) {
     if (e instanceof ZoneFileError) return e;
-    throw new Error(`expected a ZoneFileError, got ${String(e)}`);
+    throw new Error(`expected a ZoneFileError, got ${String(e)}`, { cause: e });
   }
   throw new Error('expected a ZoneFileError, nothing was thrown');
 }
