@@ -5,8 +5,8 @@ import { formatZoneFile, parseZoneFile } from './zonefile';
 
 /**
  * Moving zones in and out of the store as RFC 1035 master files, so a BIND zone comes in and goes out unchanged.
- * The SOA's fields become the zone's settings; its TTL the zone's default TTL. The store keeps its own serial
- * (YYYYMMDDnn, raised on every change), so an imported serial is not kept.
+ * The SOA's fields become the zone's settings; its TTL the zone's default TTL; its serial the zone's serial, so
+ * secondaries that hold the zone already see no change (later changes raise it as usual).
  */
 export async function importZoneFile(store: ZoneStore, name: string, text: string): Promise<Zone> {
   const parsed = parseZoneFile(text, { origin: name });
@@ -24,6 +24,7 @@ export async function importZoneFile(store: ZoneStore, name: string, text: strin
       defaultTtl: soa.ttl,
     },
     parsed.records,
+    { serial: soa.serial },
   );
 }
 

@@ -7,7 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
-import { StoreError, type RecordChange, type StoreErrorCode, type ZoneChangeEvent, type ZoneStore } from './types';
+import {
+  StoreError,
+  type RecordChange,
+  type RecordFilter,
+  type StoreErrorCode,
+  type ZoneChangeEvent,
+  type ZoneStore,
+} from './types';
 
 export interface ContractOpenOptions {
   now?: () => Date;
@@ -788,6 +795,58 @@ export function describeZoneStoreContract(
     });
 
     // ----------------------------------------------------------------------------------------------------------
+    describe('record pages', () => {
+      test('limit and after walk the listing order (name, type, value, id) page by page, with a filter', async () => {
+        const zn = zoneName('pages');
+        await store.createZone(zn, SETTINGS);
+        const changes = [5, 3, 1, 4, 2].flatMap((i) => [
+          add(`h${i}.${zn}`, 'TXT', `"t${i}"`),
+          add(`h${i}.${zn}`, 'A', `192.0.2.${i}`),
+        ]);
+        await store.change(zn, [...changes, add(`h3.${zn}`, 'A', '192.0.2.30')]);
+        const all = await store.listRecords(zn);
+        expect(all).toHaveLength(11);
+        const walk = async (filter: { type?: RecordType }, limit: number) => {
+          const seen: StoredRecord[] = [];
+          let after: StoredRecord | undefined;
+          for (let pages = 0; pages < 20; pages++) {
+            const page = await store.listRecords(zn, { ...filter, limit, ...(after ? { after } : {}) });
+            expect(page.length).toBeLessThanOrEqual(limit);
+            seen.push(...page);
+            if (page.length < limit) return seen;
+            after = page[page.length - 1];
+          }
+          throw new Error('paging did not end');
+        };
+        expect(await walk({}, 4)).toEqual(all);
+        expect(await walk({}, 1)).toEqual(all);
+        expect(await walk({ type: 'A' }, 2)).toEqual(await store.listRecords(zn, { type: 'A' }));
+        expect((await walk({ type: 'A' }, 2)).map((r) => r.value)).toEqual([
+          '192.0.2.1',
+          '192.0.2.2',
+          '192.0.2.3',
+          '192.0.2.30',
+          '192.0.2.4',
+          '192.0.2.5',
+        ]);
+        const last = all[all.length - 1]!;
+        expect(await store.listRecords(zn, { after: last })).toEqual([]);
+      });
+
+      test.each([
+        [{ limit: 0 }, /limit must be an integer from 1 to 100000/],
+        [{ limit: 100001 }, /limit must be an integer from 1 to 100000/],
+        [{ limit: 2.5 }, /limit must be an integer from 1 to 100000/],
+        [{ after: { name: 'a' } }, /after must be a record position/],
+        [{ after: 'cursor' }, /after must be a record position/],
+      ])('a page filter %p is refused', async (filter, message) => {
+        const zn = zoneName('bad-page');
+        await store.createZone(zn, SETTINGS);
+        await expectStoreError(store.listRecords(zn, filter as RecordFilter), 'INVALID', { message });
+      });
+    });
+
+    // ----------------------------------------------------------------------------------------------------------
     describe('records per RRset', () => {
       const many = (name: string, count: number, type: RecordType = 'A'): RecordData[] =>
         Array.from({ length: count }, (_, i) =>
@@ -886,6 +945,27 @@ export function describeZoneStoreContract(
         expect(await bump(203)).toBe(2024123100);
         expect((await store.getZone(zn))?.serial).toBe(2024123100);
       });
+
+      test('a zone created with a serial (an imported master file) keeps it, and changes count on from it', async () => {
+        const zn = zoneName('kept');
+        expect((await store.createZone(zn, SETTINGS, [], { serial: 2025010107 })).serial).toBe(2025010107);
+        expect((await store.getZone(zn))?.serial).toBe(2025010107);
+        expect((await store.change(zn, [add(`a.${zn}`, 'TXT', '"x"')])).zone.serial).toBe(2025010108);
+        const low = zoneName('kept-low');
+        expect((await store.createZone(low, SETTINGS, [], { serial: 7 })).serial).toBe(7);
+        expect((await store.change(low, [add(`a.${low}`, 'TXT', '"x"')])).zone.serial).toBe(2024030500);
+      });
+
+      test.each([[-1], [4294967296], [1.5], ['7']])(
+        'a creation serial of %p is refused, nothing written',
+        async (bad) => {
+          const zn = zoneName('bad-serial');
+          await expectStoreError(store.createZone(zn, SETTINGS, [], { serial: bad as number }), 'INVALID', {
+            message: /serial must be an integer from 0 to 4294967295/,
+          });
+          expect(await store.getZone(zn)).toBeNull();
+        },
+      );
     });
 
     // ----------------------------------------------------------------------------------------------------------

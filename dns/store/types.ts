@@ -1,4 +1,5 @@
 import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
+import type { RecordPosition } from './page';
 
 /**
  * One change of a zone's records. All changes of one `ZoneStore.change` call are applied in one transaction:
@@ -66,6 +67,15 @@ export interface RecordFilter {
   /** Records at any of these names (one query for many names; an empty list matches nothing). */
   names?: readonly string[];
   type?: RecordType;
+  /** At most this many records (1 to MAX_STORE_PAGE). */
+  limit?: number;
+  /** Only records after this one in the listing order (name, type, value, id): the next page of a keyset paging. */
+  after?: RecordPosition;
+}
+
+export interface CreateZoneOptions {
+  /** The SOA serial to start from (an imported master file's), instead of today's YYYYMMDD00. */
+  serial?: number;
 }
 
 /** The zone store: SQLite by default, PostgreSQL when DATABASE_URL is set. Both pass the same contract tests. */
@@ -74,7 +84,7 @@ export interface ZoneStore {
   listZones(): Promise<Zone[]>;
   getZone(name: string): Promise<Zone | null>;
   /** Creates a zone with its initial records (e.g. NS, or an imported master file) in one transaction. */
-  createZone(name: string, settings: ZoneSettings, records?: RecordData[]): Promise<Zone>;
+  createZone(name: string, settings: ZoneSettings, records?: RecordData[], options?: CreateZoneOptions): Promise<Zone>;
   /** Changes zone settings; raises the serial. */
   updateZone(name: string, patch: Partial<ZoneSettings>): Promise<Zone>;
   /** Deletes the zone and all its records; false if there was none. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseKeySpec } from '../../dns/tsig/keyfile';
 
 /** TTL in seconds per kind of market data in the shared cache (upstream data changes at different paces). */
 const CacheTtls = z
@@ -151,6 +152,25 @@ export const ConfigSchema = z
         ),
       )
       .default([]),
+    /**
+     * Key NOTIFY is signed with: the name of a key in tsigKeyFile, or a key of its own as `algorithm:name:secret`
+     * (nsupdate's -y form). Unset: NOTIFY goes out unsigned.
+     */
+    notifyKey: z
+      .string()
+      .min(1)
+      .superRefine((v, ctx) => {
+        if (!v.includes(':')) return;
+        try {
+          parseKeySpec(v);
+        } catch (err) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be a key name from the TSIG key file, or algorithm:name:secret (${(err as Error).message})`,
+          });
+        }
+      })
+      .optional(),
     dnsAccess: z
       .object({
         updateKeys: z.record(z.string(), z.array(z.string())).optional(),
@@ -271,6 +291,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   tsigKeyFile: 'TSIG_KEYFILE',
   supergraphFile: 'SUPERGRAPH_FILE',
   notifyTargets: 'NOTIFY_TARGETS',
+  notifyKey: 'NOTIFY_KEY',
   seedDemo: 'SEED_DEMO',
   adminPassword: 'ADMIN_PASSWORD',
   dnsApiTokenTtl: 'DNS_API_TOKEN_TTL',

@@ -109,7 +109,7 @@ function question(kind: Kind, rnd: () => number): [string, string] {
     case 'positive': {
       const i = n(HOSTS);
       const types = i % 2 === 0 ? ['A', 'AAAA', 'TXT', 'MX'] : ['A', 'AAAA', 'TXT'];
-      return [`h${i}.${ZONE}`, types[n(types.length)] as string];
+      return [`h${i}.${ZONE}`, types[n(types.length)]];
     }
     case 'NXDOMAIN':
       return [`nx${n(5000)}.${ZONE}`, n(2) ? 'A' : 'AAAA'];
@@ -146,10 +146,11 @@ export function queryFile(): { text: string; samples: Array<[Kind, string, strin
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// A small DNS client over UDP
+// DNS client
 // ---------------------------------------------------------------------------------------------------------------
 
-class UdpClient {
+/** A small DNS client over UDP (also used by the DNS API benchmark). */
+export class UdpClient {
   private readonly socket: Socket = createSocket('udp4');
   private readonly waiting = new Map<number, (msg: Buffer) => void>();
   private nextId = 1;
@@ -200,7 +201,7 @@ class UdpClient {
   }
 }
 
-const rcodeOf = (msg: Buffer): number => msg.readUInt16BE(2) & 0xf;
+export const rcodeOf = (msg: Buffer): number => msg.readUInt16BE(2) & 0xf;
 
 /** Asks the apex SOA every 10 ms until a NOERROR answer comes; resolves with the time it came (performance.now()). */
 async function firstAnswer(
@@ -344,7 +345,7 @@ ${zones.map((z) => `zone "${z.name}" { type primary; file "${z.file}"; ${z.optio
     server.answeredAt = await firstAnswer(client, port, zones[0]?.name ?? '', alive(child));
   } catch (err) {
     await server.stop();
-    throw new Error(`${label}: ${(err as Error).message}\n${log}`);
+    throw new Error(`${label}: ${(err as Error).message}\n${log}`, { cause: err });
   }
   return server;
 }
@@ -381,7 +382,7 @@ interface PerfResult {
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /** User + system CPU seconds of a process so far (every thread). */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS; // utime, stime (fields 14 and 15)
@@ -517,8 +518,8 @@ async function queryThroughput(root: string, client: UdpClient, zoneFile: string
     [
       () => startOurs(client, ourData, ZONE),
       () => startOurs(client, ourData, ZONE, { BENCH_DNS_ANSWER_CACHE: 'off' }),
-      () => startBind(client, labels[2] as string, root, [bindZone], { threads: 1 }),
-      () => startBind(client, labels[3] as string, root, [bindZone]),
+      () => startBind(client, labels[2], root, [bindZone], { threads: 1 }),
+      () => startBind(client, labels[3], root, [bindZone]),
     ],
     async (servers) => {
       const [ours, , bind1] = servers as [Server, Server, Server, Server];
@@ -547,11 +548,11 @@ async function queryThroughput(root: string, client: UdpClient, zoneFile: string
   // server CPU per query: what each answer costs, whatever else runs on the machine (lowest round counts)
   const cpu = runs.map((r) => Math.min(...r.map((x) => x.cpuPerQuery)));
   for (const [i, label] of labels.entries()) {
-    const r = best[i] as PerfResult;
+    const r = best[i];
     const lost = runs[i]?.reduce((n, x) => n + x.lost, 0) ?? 0;
     out.push(
       `  ${label.padEnd(34)} ${f0(r.qps).padStart(7)} q/s  (${runs[i]?.map((x) => f0(x.qps)).join(', ')})${lost ? `, ${lost} lost` : ''}; ` +
-        `server CPU ${(cpu[i] as number).toFixed(1)} µs/query`,
+        `server CPU ${cpu[i].toFixed(1)} µs/query`,
     );
   }
   const verdict = ours.qps / bind1.qps >= 0.8 ? 'met' : 'NOT met';
@@ -560,8 +561,8 @@ async function queryThroughput(root: string, client: UdpClient, zoneFile: string
       `vs BIND default threads: ${ratio(ours.qps, bindN.qps)}; answer cache off vs BIND -n 1: ${ratio(uncached.qps, bind1.qps)}`,
   );
   out.push(
-    `DNS server CPU per query, BIND -n 1 / ours (queries one core answers, relative): ${ratio(cpu[2] as number, cpu[0] as number)}; ` +
-      `with the answer cache off: ${ratio(cpu[2] as number, cpu[1] as number)}`,
+    `DNS server CPU per query, BIND -n 1 / ours (queries one core answers, relative): ${ratio(cpu[2], cpu[0])}; ` +
+      `with the answer cache off: ${ratio(cpu[2], cpu[1])}`,
   );
   return out;
 }
@@ -569,7 +570,7 @@ async function queryThroughput(root: string, client: UdpClient, zoneFile: string
 async function dynamicUpdates(root: string, client: UdpClient, zoneFile: string): Promise<string[]> {
   const keyFile = join(root, 'bench.key');
   writeFileSync(keyFile, KEY_TEXT);
-  const key = parseKeyFile(KEY_TEXT)[0] as TsigKey;
+  const key = parseKeyFile(KEY_TEXT)[0];
   const updData = join(root, 'ours-update');
   await importZone(updData, ZONE, zoneFile);
   const ours = await withServer(startOurs(client, updData, ZONE, { BENCH_DNS_KEYS: keyFile }), (s) =>

@@ -18,15 +18,19 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Starts `node script` with `env`, waits until `probePath` answers, and returns its base URL. */
+/**
+ * Starts `node script` with `env`, waits until `probePath` answers, and returns its base URL. `nodeArgs` go to node
+ * itself (e.g. `--cpu-prof`), `args` to the script.
+ */
 export async function startNode(
   script: string,
   env: Record<string, string>,
   probePath = '/healthz',
   args: string[] = [],
+  nodeArgs: string[] = [],
 ): Promise<Child> {
   const port = await freePort();
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -18,6 +18,7 @@ import {
   type Target,
 } from './common';
 import { dnsBenchmark } from './dns';
+import { dnsApiBenchmark } from './dns-api';
 import { gatewayVsPlain } from './gateway';
 import { liveBenchmark } from './live';
 import { startNode } from './processes';
@@ -25,7 +26,8 @@ import { startNode } from './processes';
 /**
  * `npm run bench`: every figure is a ratio against a reference measured in this same run on this machine.
  * Servers run as child processes; the load generator (autocannon, dnsperf) runs apart. BENCH_SECONDS sets each
- * run's length.
+ * run's length. One section alone: `npm run bench -- dns-api` (or BENCH_ONLY=dns-api); sections are market, gateway,
+ * dns, dns-api and live.
  */
 
 async function rawCeiling(body: string): Promise<number> {
@@ -100,15 +102,19 @@ async function upstreamEconomy(): Promise<string[]> {
   }
 }
 
+const SECTIONS = ['market', 'gateway', 'dns', 'dns-api', 'live'];
+
 async function main(): Promise<void> {
   console.log(`bench: ${SECONDS} s per run, ${CONNECTIONS} connections, node ${process.version}`);
-  const only = process.env.BENCH_ONLY; // market | gateway | dns | live: run one part
+  const only = process.argv[2] ?? process.env.BENCH_ONLY; // market | gateway | dns | dns-api | live: run one part
+  if (only && !SECTIONS.includes(only)) throw new Error(`no bench section ${only}: one of ${SECTIONS.join(', ')}`);
   if (!only || only === 'market') {
     for (const l of await upstreamEconomy()) console.log(l);
     for (const l of await throughput()) console.log(l);
   }
   if (!only || only === 'gateway') for (const l of await gatewayVsPlain()) console.log(l);
   if (!only || only === 'dns') for (const l of await dnsBenchmark()) console.log(l);
+  if (!only || only === 'dns-api') for (const l of await dnsApiBenchmark()) console.log(l);
   if (!only || only === 'live') for (const l of await liveBenchmark()) console.log(l);
 }
 

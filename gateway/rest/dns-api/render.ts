@@ -15,12 +15,16 @@ export interface GqlZone {
   etag: string;
 }
 
-export interface GqlRecord {
+/** A record as a listing asks for it. */
+export interface GqlRecordSummary {
   id: string;
   name: string;
   type: string;
   value: string;
   ttl: number;
+}
+
+export interface GqlRecord extends GqlRecordSummary {
   createdAt: string;
   updatedAt: string;
   etag: string;
@@ -87,7 +91,13 @@ export function zoneUpdated(z: GqlZone, changed: readonly string[]): Record<stri
   return out;
 }
 
-export const recordSummary = (r: GqlRecord) => ({ id: r.id, name: r.name, type: r.type, value: r.value, ttl: r.ttl });
+export const recordSummary = (r: GqlRecordSummary) => ({
+  id: r.id,
+  name: r.name,
+  type: r.type,
+  value: r.value,
+  ttl: r.ttl,
+});
 export const recordCreated = (r: GqlRecord) => ({ ...recordSummary(r), created_at: r.createdAt });
 export const record = (r: GqlRecord) => ({ ...recordSummary(r), created_at: r.createdAt, updated_at: r.updatedAt });
 export const recordUpdated = (r: GqlRecord) => ({ ...recordSummary(r), updated_at: r.updatedAt });
