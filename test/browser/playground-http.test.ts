@@ -11,7 +11,7 @@ import { brotliDecompressSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { PLAYGROUND_CSP, prefersHtml, registerPlayground } from '../../gateway/playground';
 import { PROJECT_ROOT } from '../../gateway/paths';
-import { startSystem, type RunningSystem } from '../helpers/system';
+import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
 
 const DIST = join(PROJECT_ROOT, 'dist', 'playground');
 const EXAMPLES = join(PROJECT_ROOT, 'gateway', 'playground', 'examples');
@@ -106,7 +106,7 @@ describe('playground over HTTP', () => {
   });
 
   it('serves every file the page names with its content type, a year of caching and precompression', async () => {
-    const assets = [...page.matchAll(/(?:src|href)="(\/playground\/[^"]+)"/g)].map((m) => m[1]!);
+    const assets = [...page.matchAll(/(?:src|href)="(\/playground\/[^"]+)"/g)].map((m) => m[1]);
     expect(assets).toHaveLength(3); // favicon, style sheet, script
     for (const path of assets) {
       const res = await fetch(`${sys.url}${path}`, { headers: { 'accept-encoding': 'identity' } });
@@ -201,27 +201,52 @@ describe('playground over HTTP', () => {
       .filter((f) => f.endsWith('.graphql'))
       .sort();
     expect(files.length).toBeGreaterThanOrEqual(3);
+    const optional = (file: string, suffix: string): Record<string, unknown> | undefined => {
+      const name = file.replace(/\.graphql$/, `.${suffix}.json`);
+      return readdirSync(EXAMPLES).includes(name)
+        ? (JSON.parse(readFileSync(join(EXAMPLES, name), 'utf8')) as Record<string, unknown>)
+        : undefined;
+    };
     for (const file of files) {
       const query = readFileSync(join(EXAMPLES, file), 'utf8');
-      const varsFile = join(EXAMPLES, file.replace(/\.graphql$/, '.variables.json'));
-      const variables = readdirSync(EXAMPLES).includes(file.replace(/\.graphql$/, '.variables.json'))
-        ? JSON.parse(readFileSync(varsFile, 'utf8'))
-        : undefined;
-      const subscription = /^\s*subscription\b/m.test(query);
-      // Subscriptions run at /graphql/stream: its first event stands for the result.
-      const res = await fetch(`${sys.url}${subscription ? '/graphql/stream' : '/graphql'}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(subscription ? { accept: 'text/event-stream' } : {}) },
-        body: JSON.stringify({ query, variables }),
-      });
-      const body = (subscription ? await firstEvent(res) : await res.json()) as {
-        data?: unknown;
-        errors?: Array<{ extensions?: { code?: string } }>;
-      };
-      expect([file, res.status]).toEqual([file, 200]);
-      expect([file, body.data]).not.toEqual([file, null]);
-      // The only error an example may show is the deliberate unknown ticker of the "quotes" example.
-      expect([file, (body.errors ?? []).filter((e) => e.extensions?.code !== 'NOT_FOUND')]).toEqual([file, []]);
+      const variables = optional(file, 'variables');
+      // A tab of several operations runs each in turn, as its comment says (the DNS API's: log in, then put the
+      // token in the headers). The example cannot know this system's admin password: the test's is used.
+      const names = [...query.matchAll(/^(?:query|mutation|subscription)\s+(\w+)/gm)].map((m) => m[1]);
+      const operations = names.length > 1 ? names : [undefined];
+      if ('password' in (variables ?? {})) (variables as Record<string, unknown>).password = TEST_ADMIN_PASSWORD;
+      let headers: Record<string, string> = {};
+      for (const operationName of operations) {
+        const subscription = new RegExp(
+          `^\\s*subscription${operationName ? `\\s+${operationName}\\b` : '\\b'}`,
+          'm',
+        ).test(query);
+        // Subscriptions run at /graphql/stream: its first event stands for the result.
+        const res = await fetch(`${sys.url}${subscription ? '/graphql/stream' : '/graphql'}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...headers,
+            ...(subscription ? { accept: 'text/event-stream' } : {}),
+          },
+          body: JSON.stringify({ query, variables, operationName }),
+        });
+        const body = (subscription ? await firstEvent(res) : await res.json()) as {
+          data?: Record<string, unknown> | null;
+          errors?: Array<{ extensions?: { code?: string } }>;
+        };
+        const what = `${file} ${operationName ?? ''}`;
+        expect([what, res.status]).toEqual([what, 200]);
+        expect([what, body.data]).not.toEqual([what, null]);
+        // The only error an example may show is the deliberate unknown ticker of the "quotes" example.
+        expect([what, (body.errors ?? []).filter((e) => e.extensions?.code !== 'NOT_FOUND')]).toEqual([what, []]);
+        const token = (body.data?.login as { token?: string } | undefined)?.token;
+        if (token) {
+          const pane = optional(file, 'headers') as Record<string, string>;
+          expect(pane.Authorization).toMatch(/^Bearer /);
+          headers = { authorization: `Bearer ${token}` };
+        }
+      }
     }
   });
 });
@@ -237,7 +262,7 @@ async function firstEvent(res: Response): Promise<unknown> {
       if (done) throw new Error(`the stream ended before its first event: ${text}`);
       text += decoder.decode(value, { stream: true });
       const event = /event: next\ndata: (.*)\n\n/.exec(text);
-      if (event) return JSON.parse(event[1] as string);
+      if (event) return JSON.parse(event[1]);
     }
   } finally {
     await reader.cancel();

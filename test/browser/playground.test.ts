@@ -97,7 +97,7 @@ describe('playground in headless Chromium', () => {
     );
     await page.waitForLoadState('networkidle'); // schema introspection, Monaco's workers, fonts
     const tabs = await page.$$eval('.graphiql-tab-button', (els) => els.map((el) => el.textContent?.trim()));
-    expect(tabs).toEqual(['Quote', 'Quotes', 'MarketLists', 'LivePrices']);
+    expect(tabs).toEqual(['Quote', 'Quotes', 'MarketLists', 'LivePrices', 'DnsLogin']);
     // Variables and request headers editors are both there.
     expect(await page.locator('.graphiql-editor-tools button', { hasText: 'Variables' }).count()).toBe(1);
     expect(await page.locator('.graphiql-editor-tools button', { hasText: 'Headers' }).count()).toBe(1);
@@ -109,7 +109,7 @@ describe('playground in headless Chromium', () => {
     // A new (empty) tab, so the examples stay as they are; then the query typed in.
     await page.click('.graphiql-tab-add');
     await page.waitForFunction(
-      () => document.querySelector('.graphiql-tab-active #graphiql-session-tab-4') !== null,
+      () => document.querySelector('.graphiql-tab-active #graphiql-session-tab-5') !== null,
       null,
       { timeout: 5_000 },
     );
@@ -174,6 +174,38 @@ describe('playground in headless Chromium', () => {
     expect(sys?.system.live.endpoint?.stats().operations).toBe(0);
     expect(problems).toEqual([]);
     expect(offOrigin).toEqual([]);
+  });
+
+  it('has the DNS API tab: login then zones, its variables, the headers pane for the token', async () => {
+    await page.click('.graphiql-tab-button:text-is("DnsLogin")');
+    await page.waitForFunction(
+      () => document.querySelector('.graphiql-query-editor .view-lines')?.textContent?.includes('login(username'),
+      null,
+      { timeout: 5_000 },
+    );
+    // Monaco draws only the lines in view: the first operations of the tab.
+    expect(await editorText(page, '.graphiql-query-editor .view-lines')).toMatch(
+      /mutation DnsLogin[\s\S]*query DnsZones/,
+    );
+    // The tools pane shows the tab's variables, then (its Headers button) the header to put the token in.
+    const tools = () =>
+      page.$$eval('.graphiql-editor-tool .view-lines', (els) =>
+        els.map((el) => (el.textContent ?? '').replace(/\u00a0/g, ' ')).join('\n'),
+      );
+    const showing = async (text: string): Promise<string> => {
+      const until = Date.now() + 5_000;
+      let shown = await tools();
+      while (!shown.includes(text) && Date.now() < until) {
+        await page.waitForTimeout(50);
+        shown = await tools();
+      }
+      return shown;
+    };
+    await page.click('.graphiql-editor-tools button:text-is("Variables")');
+    expect(await showing('"zone": "my-zone.test"')).toContain('"zone": "my-zone.test"');
+    await page.click('.graphiql-editor-tools button:text-is("Headers")');
+    expect(await showing('"Authorization": "Bearer')).toContain('"Authorization": "Bearer');
+    expect(problems).toEqual([]);
   });
 
   it('has the docs explorer, which lists the Query type', async () => {

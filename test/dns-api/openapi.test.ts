@@ -212,6 +212,25 @@ describe('the document', () => {
     expect(await swaggerParserSays(answer.body)).toBe('valid');
   });
 
+  it("has request examples that its own schemas (the routes' zod schemas) accept", () => {
+    const schemas = OPENAPI.components.schemas as Record<string, Json>;
+    const withExamples = Object.entries(schemas).filter(([, schema]) => Array.isArray(schema.examples));
+    expect(withExamples.map(([name]) => name)).toEqual(
+      expect.arrayContaining([
+        'LoginRequest',
+        'CreateZoneRequest',
+        'CreateRecordRequest',
+        'BatchRequest',
+        'CreateUserRequest',
+      ]),
+    );
+    for (const [name, schema] of withExamples) {
+      const { examples, ...rest } = schema as { examples: unknown[] };
+      const validate = ajv.compile(rest);
+      for (const example of examples) expect([name, validate(example), validate.errors]).toEqual([name, true, null]);
+    }
+  });
+
   it('refuses, in its request schemas, what the routes refuse (unknown, missing and mistyped fields)', () => {
     const requestSchema = (template: string, method: 'post' | 'put'): Json =>
       (doc.paths[template][method]?.requestBody as { content: Record<string, MediaType> }).content['application/json']

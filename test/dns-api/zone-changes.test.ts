@@ -260,6 +260,26 @@ describe(`zoneChanges over graphql-sse (${SUBGRAPH_MODE} subgraphs)`, () => {
     }
   });
 
+  test('a change made outside the API (as a DNS UPDATE commits it, straight to the store) comes with by: null', async () => {
+    const ofB = subscribe(viewer, ['b.test']);
+    try {
+      await live([ofB], 'b.test');
+      const store = sys.system.dns?.store;
+      if (!store) throw new Error('the system runs no DNS part');
+      const outcome = await store.change('b.test', [
+        { op: 'add', record: { name: 'upd.b.test', type: 'A', ttl: 60, value: '192.0.2.50' } },
+      ]);
+      expect(await next(ofB, 0)).toMatchObject({
+        zone: 'b.test',
+        serial: outcome.zone.serial,
+        kind: 'RECORDS_CHANGED',
+        by: null,
+      });
+    } finally {
+      ofB.close();
+    }
+  });
+
   test('an anonymous caller, or one with a bad token, is refused', async () => {
     for (const token of [undefined, 'not-a-token']) {
       const anonymous = subscribe(token, ['a.test']);

@@ -22,9 +22,9 @@ const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const response = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
 
 /** A zod body as a JSON Schema 2020-12 object (OpenAPI 3.1's dialect), without its `$schema` line. */
-function fromZod(schema: ZodType, description: string): Json {
+function fromZod(schema: ZodType, description: string, example?: Json): Json {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input' });
-  return { description, ...rest };
+  return { description, ...rest, ...(example ? { examples: [example] } : {}) };
 }
 
 const timestamp = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC' };
@@ -84,7 +84,7 @@ const schemas: Record<string, Json> = {
     'Every error body',
     ['errors'],
   ),
-  LoginRequest: fromZod(LoginBody, 'Credentials'),
+  LoginRequest: fromZod(LoginBody, 'Credentials', { username: 'admin', password: 'the admin password' }),
   Token: object(
     {
       token: { type: 'string', description: 'An EdDSA-signed JWT: send it as `Authorization: Bearer <token>`' },
@@ -130,6 +130,7 @@ const schemas: Record<string, Json> = {
   CreateZoneRequest: fromZod(
     CreateZoneBody,
     'A new zone (defaults for the settings not given), or with zone_file an RFC 1035 master file to import',
+    { name: 'shop.test', admin_email: 'dns@shop.test', default_ttl: 600 },
   ),
   UpdateZoneRequest: fromZod(UpdateZoneBody, 'Zone settings to change (at least one)'),
   DeleteResult: object({ success: { type: 'boolean' }, message: { type: 'string' } }, 'The outcome of a deletion'),
@@ -146,9 +147,20 @@ const schemas: Record<string, Json> = {
   RecordCreated: object({ ...recordSummary, created_at: timestamp }),
   Record: object({ ...recordSummary, created_at: timestamp, updated_at: timestamp }),
   RecordUpdated: object({ ...recordSummary, updated_at: timestamp }),
-  CreateRecordRequest: fromZod(CreateRecordBody, 'name: `@`, relative to the zone, or fully qualified'),
+  CreateRecordRequest: fromZod(CreateRecordBody, 'name: `@`, relative to the zone, or fully qualified', {
+    name: 'www',
+    type: 'A',
+    value: '192.0.2.10',
+    ttl: 300,
+  }),
   UpdateRecordRequest: fromZod(UpdateRecordBody, 'What to change (at least one)'),
-  BatchRequest: fromZod(BatchBody, 'All operations apply or none (at most DNS_API_MAX_BATCH, else 413)'),
+  BatchRequest: fromZod(BatchBody, 'All operations apply or none (at most DNS_API_MAX_BATCH, else 413)', {
+    operations: [
+      { operation: 'create', name: 'api', type: 'CNAME', value: 'www' },
+      { operation: 'update', id: '0b5e1c1e-7d1f-4a8e-9f4e-3f0f2b6c9d10', ttl: 120 },
+      { operation: 'delete', id: '6f1d2c3b-4a5e-4f60-8b7a-9c8d7e6f5a4b' },
+    ],
+  }),
   BatchResult: object({
     success: { type: 'boolean' },
     results: {
@@ -170,7 +182,12 @@ const schemas: Record<string, Json> = {
     'A user',
   ),
   UserList: object({ users: { type: 'array', items: ref('User') } }),
-  CreateUserRequest: fromZod(CreateUserBody, 'A new user'),
+  CreateUserRequest: fromZod(CreateUserBody, 'A new user', {
+    username: 'ci',
+    email: 'ci@example.com',
+    password: 'a long ci password',
+    role: 'operator',
+  }),
   UpdateUserRequest: fromZod(UpdateUserBody, 'What to change (at least one); the last enabled admin stays one'),
   PasswordRequest: fromZod(PasswordBody, "The caller's current and new password"),
 };
