@@ -156,7 +156,7 @@ export function registerMarketLive(
         ...headers,
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',
-        connection: 'keep-alive',
+        connection: 'close', // the stream's end closes the connection (endStream): no reuse by keep-alive clients
         'x-accel-buffering': 'no', // nginx: do not buffer the stream
       });
       const buffer = options.buffers.attach(raw, req.ip, 'rest');

@@ -380,7 +380,14 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(reply.getHeaders()))
         if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
-      raw.writeHead(init.status, init.statusText, { ...headers, ...init.headers });
+      // A stream's connection is closed when the stream ends (endStream): say so, or a keep-alive client would
+      // send its next request on a socket being closed.
+      const streaming = body !== null && typeof body !== 'string';
+      raw.writeHead(init.status, init.statusText, {
+        ...headers,
+        ...init.headers,
+        ...(streaming ? { connection: 'close' } : {}),
+      });
       if (req.method === 'PUT' && init.status === 201 && typeof body === 'string') {
         const timer = setTimeout(() => expireReservation(body, req), options.reservationTimeoutMs ?? 10_000);
         timer.unref();
