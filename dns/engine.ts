@@ -1,5 +1,6 @@
 import type { DecodedPacket } from 'dns-packet';
 import { isIPv4, isIPv6 } from 'node:net';
+import type { AnswerCacheLimits } from './server/answer-cache';
 import { encodeResponse, Responder, type Remote } from './server/respond';
 import { sendNotify, type NotifyTarget } from './server/notify';
 import { startDnsServer, type DnsServer } from './server/server';
@@ -9,6 +10,7 @@ import { processUpdate } from './server/update';
 import { RCODE } from './server/wire';
 import { ZoneIndex } from './server/zone-index';
 import { KeyedQueue } from './keyed-queue';
+import { wireName } from './names';
 import type { ZoneStore } from './store/types';
 import type { TsigKey } from './tsig/keyfile';
 import type { WireRecord } from './wire/message';
@@ -38,13 +40,17 @@ export interface DnsEngineOptions {
   access?: DnsAccessOptions;
   /** Secondaries told by NOTIFY after every change of any zone. */
   notify?: NotifyTarget[];
-  /** Key to sign NOTIFY messages with (by name, from `keys`). */
-  notifyKey?: string;
+  /**
+   * Key to sign NOTIFY messages with: the name of one of `keys`, or a key of its own (which then signs NOTIFY only:
+   * it is not accepted on requests). Unset: NOTIFY goes out unsigned.
+   */
+  notifyKey?: string | TsigKey;
   log?: DnsEngineLogger;
   /** Bounds of DNS over TCP (connections, deadlines, buffered answers); defaults: DEFAULT_TCP_LIMITS. */
   tcp?: Partial<TcpLimits>;
+  /** Limits of the answer cache (defaults: DEFAULT_ANSWER_CACHE; `maxEntries: 0` turns it off). */
+  answerCache?: Partial<AnswerCacheLimits>;
 }
-
 
 function isLoopback(address: string): boolean {
   const a = address.replace(/^::ffff:/, '');
@@ -63,12 +69,22 @@ export class DnsEngine {
   server?: DnsServer;
   private readonly keys: Map<string, TsigKey>;
   private readonly loader: ZoneLoader;
+  private readonly notifyKey: TsigKey | undefined;
   private readonly updates = new KeyedQueue();
   private unsubscribe?: () => void;
 
   private constructor(private readonly options: DnsEngineOptions) {
     this.keys = new Map((options.keys ?? []).map((k) => [k.name, k]));
     this.loader = new ZoneLoader(options.store, this.index, options.log);
+    this.notifyKey = DnsEngine.findNotifyKey(options.notifyKey, this.keys);
+  }
+
+  /** The NOTIFY key the options name; a name not among the keys is an error now, not unsigned NOTIFY later. */
+  private static findNotifyKey(key: string | TsigKey | undefined, keys: Map<string, TsigKey>): TsigKey | undefined {
+    if (key === undefined || typeof key === 'object') return key;
+    const found = keys.get(wireName(key));
+    if (!found) throw new Error(`NOTIFY key "${key}" is not one of the configured TSIG keys`);
+    return found;
   }
 
   static async start(options: DnsEngineOptions): Promise<DnsEngine> {
@@ -94,6 +110,7 @@ export class DnsEngine {
         },
         engine.keys,
         onError,
+        { answerCache: options.answerCache },
       );
       engine.server = await startDnsServer({
         host: options.host,
@@ -126,7 +143,7 @@ export class DnsEngine {
   }
 
   private notifySecondaries(zone: string): void {
-    const key = this.options.notifyKey ? this.keys.get(this.options.notifyKey) : undefined;
+    const key = this.notifyKey;
     for (const target of this.options.notify ?? []) {
       void sendNotify(zone, target, { key }).then(
         (acked) => {
@@ -146,7 +163,7 @@ export class DnsEngine {
     const question = query.questions?.[0];
     if (query.questions?.length !== 1 || !question || question.type !== 'SOA')
       return encodeResponse(query, {}, RCODE.FORMERR);
-    const zone = question.name === '.' ? '' : question.name.toLowerCase();
+    const zone = wireName(question.name);
     if (!this.index.get(zone)) return encodeResponse(query, {}, RCODE.NOTAUTH);
     // Updates need a valid TSIG key allowed for the zone; with no keys configured nothing may update.
     if (remote.tsig?.status !== 'ok' || !this.keyAllowed(this.options.access?.updateKeys, zone, remote.tsig.key.name)) {
@@ -175,7 +192,7 @@ export class DnsEngine {
 
   private handleTransfer(query: DecodedPacket, remote: Remote): Buffer[] {
     const question = query.questions?.[0];
-    const zone = question ? (question.name === '.' ? '' : question.name.toLowerCase()) : '';
+    const zone = question ? wireName(question.name) : '';
     const data = this.index.get(zone);
     if (!data) return [encodeResponse(query, {}, RCODE.NOTAUTH)];
     const signedBy = remote.tsig?.status === 'ok' ? remote.tsig.key.name : undefined;

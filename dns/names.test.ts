@@ -9,6 +9,7 @@ import {
   relativeName,
   splitLabels,
   toFqdn,
+  wireName,
 } from './names';
 
 function nameError(f: () => unknown): NameError {
@@ -135,6 +136,29 @@ describe('name helpers', () => {
     expect(isInZone('wwwexample.com', 'example.com')).toBe(false);
     expect(isInZone('example.org', 'example.com')).toBe(false);
     expect(isInZone('anything', '')).toBe(true);
+    expect(isInZone('', '')).toBe(true);
+    expect(isInZone('', 'com')).toBe(false);
+    expect(isInZone('com', 'example.com')).toBe(false);
+    expect(isInZone('.example.com', 'example.com')).toBe(true);
+  });
+
+  test('isInZone agrees with the suffix test it replaces', () => {
+    const label = fc.stringMatching(/^[a-z.]{0,4}$/);
+    fc.assert(
+      fc.property(label, label, (name, zone) => {
+        expect(isInZone(name, zone)).toBe(zone === '' || name === zone || name.endsWith(`.${zone}`));
+      }),
+    );
+  });
+
+  test('wireName: lower case, no trailing dot, the root as ""', () => {
+    expect(wireName('.')).toBe('');
+    expect(wireName('')).toBe('');
+    expect(wireName('WWW.Example.COM.')).toBe('www.example.com');
+    expect(wireName('www.example.com')).toBe('www.example.com');
+    // only one trailing dot goes; nothing else is checked or changed
+    expect(wireName('a..')).toBe('a.');
+    expect(wireName('Hmac-SHA256.')).toBe('hmac-sha256');
   });
 
   test('relativeName', () => {

@@ -128,9 +128,24 @@ export function normalizeName(input: string, origin?: string, options: NameOptio
   return name;
 }
 
-/** `true` when `name` is `zone` or below it (both in model form). Every name is in the root zone "". */
+/**
+ * `true` when `name` is `zone` or below it (both in model form, or both lower case in the same form). Every name is
+ * in the root zone "". No string is built: the DNS server calls it for every step of every answer.
+ */
 export function isInZone(name: string, zone: string): boolean {
-  return zone === '' || name === zone || name.endsWith(`.${zone}`);
+  if (zone === '' || name === zone) return true;
+  const dot = name.length - zone.length - 1;
+  return dot >= 0 && name.charCodeAt(dot) === 0x2e && name.endsWith(zone);
+}
+
+/**
+ * A name as a DNS message or a key file writes it, in the form the zone index and key tables use: lower case, no
+ * trailing dot, the root "" ('.' in dns-packet's text). No other check: wire names are not model-form input.
+ */
+export function wireName(name: string): string {
+  if (name === '.') return '';
+  const lower = name.toLowerCase();
+  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
 }
 
 /** `name` relative to `zone`: `@` for the apex, the relative part inside the zone, else the FQDN with its dot. */

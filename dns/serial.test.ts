@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { serialAtLeast, serialGreater, serialMax } from './serial';
 import { ZoneIndex } from './server/zone-index';
 import { openSqliteStore } from './store';
-import { dateSerial, nextSerial } from './store/rules';
+import { dateSerial, nextSerial } from './store/serial-policy';
 import { ZoneLoader, refreshFor } from './zone-loader';
 
 const day = (iso: string): Date => new Date(`${iso}T12:00:00Z`);

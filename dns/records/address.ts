@@ -3,24 +3,31 @@ import type { Answer } from 'dns-packet';
 import { type TypeCodec, type ParseContext } from './codec';
 import { RecordValueError, show } from './errors';
 
+/** One decimal octet of a dotted quad: 1-3 digits, no leading zero, at most 255; undefined otherwise. */
+function decimalOctet(text: string): number | undefined {
+  if (!/^[0-9]{1,3}$/.test(text) || (text.length > 1 && text.startsWith('0'))) return undefined;
+  const n = Number(text);
+  return n <= 255 ? n : undefined;
+}
+
 /** The four octets of a dotted-quad IPv4 address (decimal, no leading zeros), or null. */
-export function parseIPv4(text: string): number[] | null {
-  const m = /^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})$/.exec(text);
-  if (!m) return null;
-  const parts = m.slice(1).map((p) => (p.length > 1 && p.startsWith('0') ? NaN : Number(p)));
-  return parts.every((n) => n >= 0 && n <= 255) ? parts : null;
+export function parseIPv4(text: string): [number, number, number, number] | null {
+  const parts = text.split('.');
+  if (parts.length !== 4) return null;
+  const [a, b, c, d] = parts.map(decimalOctet);
+  return a === undefined || b === undefined || c === undefined || d === undefined ? null : [a, b, c, d];
 }
 
 /** The eight 16-bit groups of an IPv6 address (hex groups, `::`, trailing dotted quad; no zone index), or null. */
 export function parseIPv6(text: string): number[] | null {
   const halves = text.split('::');
-  if (halves.length > 2) return null;
+  const [first, second] = halves;
+  if (first === undefined || halves.length > 2) return null;
   const parseSide = (side: string, last: boolean): number[] | null => {
     if (side === '') return [];
     const parts = side.split(':');
     const out: number[] = [];
-    for (let i = 0; i < parts.length; i++) {
-      const p = parts[i];
+    for (const [i, p] of parts.entries()) {
       if (last && i === parts.length - 1 && p.includes('.')) {
         const v4 = parseIPv4(p);
         if (!v4) return null;
@@ -31,12 +38,12 @@ export function parseIPv6(text: string): number[] | null {
     }
     return out;
   };
-  if (halves.length === 1) {
-    const all = parseSide(halves[0], true);
+  if (second === undefined) {
+    const all = parseSide(first, true);
     return all && all.length === 8 ? all : null;
   }
-  const head = parseSide(halves[0], false);
-  const tail = parseSide(halves[1], true);
+  const head = parseSide(first, false);
+  const tail = parseSide(second, true);
   if (!head || !tail || head.length + tail.length > 7) return null;
   return [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
 }

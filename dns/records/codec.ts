@@ -57,10 +57,31 @@ export function usageError(ctx: ParseContext, usage: string, detail?: string): n
   );
 }
 
-export function expectTokens(tokens: Token[], count: number, ctx: ParseContext, usage: string): void {
+/** Exactly `N` tokens, as a tuple: once checked, every field of the usage is known to be there. */
+export type Fields<N extends number, Acc extends Token[] = []> = Acc['length'] extends N
+  ? Acc
+  : Fields<N, [...Acc, Token]>;
+
+/** Exactly `count` tokens, or the usage error saying how many are missing or which one is extra. */
+export function expectTokens<N extends number>(
+  tokens: Token[],
+  count: N,
+  ctx: ParseContext,
+  usage: string,
+): asserts tokens is Token[] & Fields<N> {
+  expectAtLeast(tokens, count, ctx, usage);
+  const extra = tokens[count];
+  if (extra !== undefined) usageError(ctx, usage, `unexpected ${JSON.stringify(extra.raw)} after the last field`);
+}
+
+/** `count` tokens or more (a last field that may be split by blanks, like hex data), else the usage error. */
+export function expectAtLeast<N extends number>(
+  tokens: Token[],
+  count: N,
+  ctx: ParseContext,
+  usage: string,
+): asserts tokens is Token[] & [...Fields<N>, ...Token[]] {
   if (tokens.length < count) usageError(ctx, usage, `${count - tokens.length} field(s) missing`);
-  if (tokens.length > count)
-    usageError(ctx, usage, `unexpected ${JSON.stringify(tokens[count].raw)} after the last field`);
 }
 
 /** An unsigned decimal integer field in [min, max]. */

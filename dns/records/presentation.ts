@@ -65,9 +65,10 @@ export function tokenizeEscaped(text: string, type: RecordType): Token[] {
   const tokens: Token[] = [];
   const chars = [...text];
   let i = 0;
-  const fail = (what: string): never => {
+  // A declaration, not an arrow: a call then narrows like a throw.
+  function fail(what: string): never {
     throw new RecordValueError(`${type} value ${what} (got ${JSON.stringify(text)})`);
-  };
+  }
   while (i < chars.length) {
     const c = chars[i];
     if (c === ' ' || c === '\t') {
@@ -79,8 +80,7 @@ export function tokenizeEscaped(text: string, type: RecordType): Token[] {
     const start = i;
     const bytes: number[] = [];
     let closed = !quoted;
-    while (i < chars.length) {
-      const ch = chars[i];
+    for (let ch = chars[i]; ch !== undefined; ch = chars[i]) {
       const code = ch.codePointAt(0) ?? 0;
       if (isControl(code))
         fail(`contains the control character ${controlName(code)}; write it as \\DDD in a quoted string`);
@@ -125,6 +125,7 @@ export function tokens(ctx: ParseContext): Token[] {
 /** Length of the valid UTF-8 sequence at `i` encoding a printable character (≥ U+00A0), else 0. */
 function printableUtf8At(b: Uint8Array, i: number): number {
   const b0 = b[i];
+  if (b0 === undefined) return 0;
   let len = 0;
   let lo = 0x80;
   let hi = 0xbf;
@@ -138,9 +139,13 @@ function printableUtf8At(b: Uint8Array, i: number): number {
     if (b0 === 0xf0) lo = 0x90;
     if (b0 === 0xf4) hi = 0x8f;
   } else return 0;
-  if (i + len > b.length) return 0;
-  if (b[i + 1] < lo || b[i + 1] > hi) return 0;
-  for (let k = 2; k < len; k++) if (b[i + k] < 0x80 || b[i + k] > 0xbf) return 0;
+  // A sequence cut short by the end of the octets is not valid either.
+  const b1 = b[i + 1];
+  if (b1 === undefined || b1 < lo || b1 > hi) return 0;
+  for (let k = 2; k < len; k++) {
+    const bk = b[i + k];
+    if (bk === undefined || bk < 0x80 || bk > 0xbf) return 0;
+  }
   const cp =
     Buffer.from(b.subarray(i, i + len))
       .toString('utf8')
@@ -164,8 +169,7 @@ function printableUtf8At(b: Uint8Array, i: number): number {
 export function formatCharString(bytes: Uint8Array): string {
   let out = '"';
   let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i];
+  for (let b = bytes[i]; b !== undefined; b = bytes[i]) {
     if (b === 0x22) out += '\\"';
     else if (b === 0x5c) out += '\\\\';
     else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);

@@ -3,6 +3,7 @@ import type { Answer, CaaData } from 'dns-packet';
 import {
   bufferFromWire,
   dataObject,
+  expectAtLeast,
   expectTokens,
   stringFromWire,
   uintField,
@@ -48,7 +49,7 @@ export const CAA: TypeCodec<CaaFields> = {
   usage: CAA_USAGE,
   parse(ctx) {
     const t = tokens(ctx);
-    if (t.length > 3 && !t[2].quoted) usageError(ctx, CAA_USAGE, 'put a value with spaces in double quotes');
+    if (t.length > 3 && t[2]?.quoted === false) usageError(ctx, CAA_USAGE, 'put a value with spaces in double quotes');
     expectTokens(t, 3, ctx, CAA_USAGE);
     if (t[1].quoted) caaTag(`"${t[1].raw}"`);
     return { flags: uintField(t[0], ctx, 'flags', 255), tag: caaTag(t[1].raw), value: caaValue(t[2].bytes) };
@@ -109,7 +110,7 @@ export const SSHFP: TypeCodec<SshfpFields> = {
   usage: SSHFP_USAGE,
   parse(ctx) {
     const t = tokens(ctx);
-    if (t.length < 3) expectTokens(t, 3, ctx, SSHFP_USAGE);
+    expectAtLeast(t, 3, ctx, SSHFP_USAGE);
     return sshfpCheck({
       algorithm: uintField(t[0], ctx, 'algorithm', 255),
       fpType: uintField(t[1], ctx, 'fingerprint type', 255),
@@ -164,7 +165,7 @@ export const TLSA: TypeCodec<TlsaFields> = {
   usage: TLSA_USAGE,
   parse(ctx) {
     const t = tokens(ctx);
-    if (t.length < 4) expectTokens(t, 4, ctx, TLSA_USAGE);
+    expectAtLeast(t, 4, ctx, TLSA_USAGE);
     return tlsaCheck({
       usage: uintField(t[0], ctx, 'usage', 3),
       selector: uintField(t[1], ctx, 'selector', 1),
@@ -248,7 +249,7 @@ export const DS: TypeCodec<DsFields> = {
   usage: DS_USAGE,
   parse(ctx) {
     const t = tokens(ctx);
-    if (t.length < 4) expectTokens(t, 4, ctx, DS_USAGE);
+    expectAtLeast(t, 4, ctx, DS_USAGE);
     return dsCheck({
       keyTag: uintField(t[0], ctx, 'key tag', 65535),
       algorithm: dsAlgorithm(ctx, t[1].raw, t[1].quoted),

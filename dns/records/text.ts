@@ -90,8 +90,7 @@ function stringsFromData(data: unknown, type: RecordType): Buffer[] {
 export function decodeCharStrings(rdata: Buffer, type: RecordType): Buffer[] {
   const out: Buffer[] = [];
   let i = 0;
-  while (i < rdata.length) {
-    const len = rdata[i];
+  for (let len = rdata[i]; len !== undefined; len = rdata[i]) {
     if (i + 1 + len > rdata.length) throw new RecordValueError(`${type} RDATA from the wire is truncated`);
     out.push(Buffer.from(rdata.subarray(i + 1, i + 1 + len)));
     i += 1 + len;

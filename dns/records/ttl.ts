@@ -14,7 +14,11 @@ export function parseDuration(text: string): number | null {
   if (/^[0-9]+$/.test(text)) return Number(text);
   if (!/^([0-9]+[wdhmsWDHMS])+$/.test(text)) return null;
   let total = 0;
-  for (const m of text.matchAll(/([0-9]+)([wdhmsWDHMS])/g)) total += Number(m[1]) * UNIT_SECONDS[m[2].toLowerCase()];
+  for (const [, amount, unit] of text.matchAll(/([0-9]+)([wdhmsWDHMS])/g)) {
+    const seconds = unit === undefined ? undefined : UNIT_SECONDS[unit.toLowerCase()];
+    if (amount === undefined || seconds === undefined) return null;
+    total += Number(amount) * seconds;
+  }
   return total;
 }
 

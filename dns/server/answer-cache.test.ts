@@ -8,7 +8,7 @@ import type { ZoneStore } from '../store/types';
 import { parseKeyFile } from '../tsig/keyfile';
 import { signMessage } from '../tsig/tsig';
 import { importZoneFile } from '../zone-files';
-import { answerCache, Responder, type Remote } from './respond';
+import { Responder, type Remote } from './respond';
 
 /**
  * The answer path for plain queries (`answerNow`: parsed in place, answered from the cache of encoded answers) must
@@ -329,34 +329,30 @@ test('detach(): a buffer still held by the transport is not written again', () =
 });
 
 test('a cache at its limits starts over, and answers stay the same', async () => {
-  const { maxEntries, maxBytes } = answerCache;
-  try {
-    for (const [limits, rounds] of [
-      [{ maxEntries: 3, maxBytes: 1 << 20 }, 3],
-      [{ maxEntries: 1000, maxBytes: 700 }, 3],
-    ] as const) {
-      Object.assign(answerCache, limits);
-      for (let round = 0; round < rounds; round++) {
-        for (const [name, type] of QUESTIONS) {
-          const raw = query(name, type, { id: 100 + round, flags: 0, edns: { size: 1232 } });
-          expect(now(raw, TCP)?.equals(await reference(raw, TCP))).toBe(true);
-        }
+  for (const [limits, rounds] of [
+    [{ maxEntries: 3, maxBytes: 1 << 20 }, 3],
+    [{ maxEntries: 1000, maxBytes: 700 }, 3],
+  ] as const) {
+    const small = new Responder(engine.index, {}, new Map(), undefined, { answerCache: limits });
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, type] of QUESTIONS) {
+        const raw = query(name, type, { id: 100 + round, flags: 0, edns: { size: 1232 } });
+        const out = small.answerNow(raw, 'tcp');
+        expect(out && Buffer.from(out).equals(await reference(raw, TCP))).toBe(true);
       }
     }
-  } finally {
-    Object.assign(answerCache, { maxEntries, maxBytes });
   }
 });
 
 test('with the cache off every answer is computed, and still the same', async () => {
-  const max = answerCache.maxEntries;
-  answerCache.maxEntries = 0;
-  try {
-    for (const [name, type] of QUESTIONS.slice(0, 5)) {
-      const raw = query(name, type, { id: 77, flags: 0 });
-      expect(now(raw, UDP)?.equals(await reference(raw, UDP))).toBe(true);
-    }
-  } finally {
-    answerCache.maxEntries = max;
+  const uncached = new Responder(engine.index, {}, new Map(), undefined, { answerCache: { maxEntries: 0 } });
+  for (const [name, type] of QUESTIONS.slice(0, 5)) {
+    const raw = query(name, type, { id: 77, flags: 0 });
+    const first = uncached.answerNow(raw, 'udp');
+    expect(first?.equals(await reference(raw, UDP))).toBe(true);
+    // nothing cached: the next answer is a new buffer, and the one lent out is never written again
+    const again = uncached.answerNow(raw, 'udp');
+    expect(again).not.toBe(first);
+    expect(again?.equals(first as Buffer)).toBe(true);
   }
 });

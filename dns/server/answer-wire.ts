@@ -1,4 +1,4 @@
-import * as packet from 'dns-packet';
+import { DNSSEC_OK, encodeAnswer, encodeName } from '../wire/packet';
 import { ORIGIN, type Resolution } from './resolve';
 import type { RR } from './zone-index';
 import { EDNS_UDP_SIZE, MAX_MESSAGE } from './wire';
@@ -12,43 +12,14 @@ import { EDNS_UDP_SIZE, MAX_MESSAGE } from './wire';
  * - each record after its owner name (TYPE, CLASS, TTL, RDLENGTH, RDATA) is encoded once by dns-packet and kept
  *   (a copy made to answer under another owner shares the wire form of the record it copies);
  * - other owner names are encoded once by dns-packet and kept.
- * A record or name dns-packet encodes into fewer bytes than it allocates (malformed data) makes `encodePlainAnswer`
- * give up: the caller then encodes with dns-packet.
+ * A record or name dns-packet encodes into fewer bytes than it allocates (malformed data) makes
+ * `PlainAnswerEncoder.encode` give up: the caller then encodes with dns-packet.
  */
 
-interface Codec<T> {
-  encode: ((value: T) => Buffer) & { bytes: number };
-}
-const { answer: answerCodec, name: nameCodec } = packet as unknown as { answer: Codec<object>; name: Codec<string> };
-
-/** What follows the owner name, per record; null when dns-packet's encoding of it is not self-consistent. */
-const tails = new WeakMap<object, Buffer | null>();
-
-function tailOf(rr: RR): Buffer | null {
-  const record = (rr as { [ORIGIN]?: RR })[ORIGIN] ?? rr;
-  let tail = tails.get(record);
-  if (tail === undefined) {
-    const wire = answerCodec.encode({ ...record, name: '.' });
-    tail = answerCodec.encode.bytes === wire.length ? wire.subarray(1) : null;
-    tails.set(record, tail);
-  }
-  return tail;
-}
+/** The sections of an answer, as resolve() gives them. */
+export type AnswerSections = Pick<Resolution, 'answers' | 'authorities' | 'additionals'>;
 
 const MAX_NAMES = 20_000;
-/** Owner names other than the one asked, encoded; emptied when full. */
-const names = new Map<string, Buffer | null>();
-
-function nameWire(name: string): Buffer | null {
-  let wire = names.get(name);
-  if (wire === undefined) {
-    const encoded = nameCodec.encode(name);
-    wire = nameCodec.encode.bytes === encoded.length ? encoded : null;
-    if (names.size >= MAX_NAMES) names.clear();
-    names.set(name, wire);
-  }
-  return wire;
-}
 
 /**
  * Whether the name at offset 12 of `raw` (ending at `nameEnd`, past its root label) comes back unchanged from
@@ -67,90 +38,124 @@ export function plainName(raw: Buffer, nameEnd: number): boolean {
   return true;
 }
 
-/** The name at offset 12 of `raw` as dns-packet decodes it (for a `plainName`): labels joined by dots, '.' for the root. */
-export function nameText(raw: Buffer, nameEnd: number): string {
-  if (nameEnd === 13) return '.';
-  // the name's bytes after the first length byte, with every later length byte made a dot, read at once
-  const text = textScratch;
-  let next = 12 + (raw[12] as number) + 1;
-  for (let o = 13; o < nameEnd - 1; o++)
-    text[o - 13] = o === next ? ((next += (raw[o] as number) + 1), 0x2e) : (raw[o] as number);
-  return text.toString('latin1', 0, nameEnd - 14);
-}
-
-const textScratch = Buffer.alloc(256);
-
 /** `src[start, end)` into `dst` at `at`; returns the count (a loop: the names and records copied are short). */
 function copyBytes(src: Uint8Array, start: number, end: number, dst: Uint8Array, at: number): number {
   for (let i = start; i < end; i++) dst[at++] = src[i] as number;
   return end - start;
 }
 
-const scratch: { owners: Array<Buffer | null>; tails: Array<Buffer | null> } = { owners: [], tails: [] };
-
 /**
- * The response to a plain query (header and question from `raw`, whose question name is a `plainName` ending at
- * `nameEnd` and whose question section ends at `questionEnd`), byte for byte as `encodeResponse` writes it; undefined
- * when a record or name cannot be written this way.
+ * The plain-query encoder with what it keeps between answers: the wire form of records and owner names, and
+ * scratch space (one per responder, so nothing is shared between servers in one process).
  */
-export function encodePlainAnswer(
-  raw: Buffer,
-  nameEnd: number,
-  questionEnd: number,
-  qname: string,
-  result: Pick<Resolution, 'answers' | 'authorities' | 'additionals'>,
-  rcode: number,
-  extraFlags: number,
-  edns: number,
-): Buffer | undefined {
-  const sections = [result.answers, result.authorities, result.additionals];
-  const nameLength = nameEnd - 12;
-  const owners = scratch.owners;
-  const wires = scratch.tails;
-  let count = 0;
-  let size = questionEnd + (edns ? 11 : 0);
-  for (const section of sections) {
-    for (const rr of section) {
-      const owner = rr.name === qname ? null : nameWire(rr.name);
-      const tail = tailOf(rr);
-      if (tail === null || (owner === null && rr.name !== qname)) return undefined;
-      owners[count] = owner;
-      wires[count] = tail;
-      count++;
-      size += (owner === null ? nameLength : owner.length) + tail.length;
+export class PlainAnswerEncoder {
+  /** What follows the owner name, per record; null when dns-packet's encoding of it is not self-consistent. */
+  private readonly tails = new WeakMap<object, Buffer | null>();
+  /** Owner names other than the one asked, encoded; emptied when full. */
+  private readonly names = new Map<string, Buffer | null>();
+  private readonly textScratch = Buffer.alloc(256);
+  private readonly owners: Array<Buffer | null> = [];
+  private readonly wires: Array<Buffer | null> = [];
+
+  private tailOf(rr: RR): Buffer | null {
+    const record = (rr as { [ORIGIN]?: RR })[ORIGIN] ?? rr;
+    let tail = this.tails.get(record);
+    if (tail === undefined) {
+      const wire = encodeAnswer({ ...record, name: '.' });
+      tail = wire === null ? null : wire.subarray(1);
+      this.tails.set(record, tail);
     }
+    return tail;
   }
-  if (size > MAX_MESSAGE) return undefined; // too large for a DNS message: encodeResponse cuts it to what fits
-  const out = Buffer.allocUnsafe(size);
-  out[0] = raw[0] as number;
-  out[1] = raw[1] as number;
-  // QR, the query's opcode, RD and CD, then AA/TC as given, and the rcode (as encodeResponse: 15 bits and QR)
-  const flags =
-    0x8000 | ((((((raw[2] as number) << 8) | (raw[3] as number)) & 0x7910) | extraFlags | (rcode & 0xf)) & 0x7fff);
-  out.writeUInt16BE(flags, 2);
-  out.writeUInt16BE(1, 4);
-  out.writeUInt16BE(result.answers.length, 6);
-  out.writeUInt16BE(result.authorities.length, 8);
-  out.writeUInt16BE(result.additionals.length + (edns ? 1 : 0), 10);
-  copyBytes(raw, 12, questionEnd, out, 12);
-  let o = questionEnd;
-  for (let i = 0; i < count; i++) {
-    const owner = owners[i] as Buffer | null;
-    o += owner === null ? copyBytes(raw, 12, nameEnd, out, o) : copyBytes(owner, 0, owner.length, out, o);
-    const tail = wires[i] as Buffer;
-    o += copyBytes(tail, 0, tail.length, out, o);
-    owners[i] = null;
-    wires[i] = null;
+
+  private nameWire(name: string): Buffer | null {
+    let wire = this.names.get(name);
+    if (wire === undefined) {
+      wire = encodeName(name);
+      if (this.names.size >= MAX_NAMES) this.names.clear();
+      this.names.set(name, wire);
+    }
+    return wire;
   }
-  if (edns) {
-    // OPT: root owner, our payload size, extended rcode, version 0, the DO bit echoed, no options
-    out[o] = 0;
-    out.writeUInt16BE(41, o + 1);
-    out.writeUInt16BE(EDNS_UDP_SIZE, o + 3);
-    out[o + 5] = rcode >> 4;
-    out[o + 6] = 0;
-    out.writeUInt16BE(edns === 2 ? packet.DNSSEC_OK : 0, o + 7);
-    out.writeUInt16BE(0, o + 9);
+
+  /**
+   * The name at offset 12 of `raw` as dns-packet decodes it (for a `plainName`): labels joined by dots, '.' for the
+   * root.
+   */
+  nameText(raw: Buffer, nameEnd: number): string {
+    if (nameEnd === 13) return '.';
+    // the name's bytes after the first length byte, with every later length byte made a dot, read at once
+    const text = this.textScratch;
+    let next = 12 + (raw[12] as number) + 1;
+    for (let o = 13; o < nameEnd - 1; o++)
+      text[o - 13] = o === next ? ((next += (raw[o] as number) + 1), 0x2e) : (raw[o] as number);
+    return text.toString('latin1', 0, nameEnd - 14);
   }
-  return out;
+
+  /**
+   * The response to a plain query (header and question from `raw`, whose question name is a `plainName` ending at
+   * `nameEnd` and whose question section ends at `questionEnd`), byte for byte as `encodeResponse` writes it;
+   * undefined when a record or name cannot be written this way. `edns`: 0 none, 1 EDNS, 2 EDNS with DO.
+   */
+  encode(
+    raw: Buffer,
+    nameEnd: number,
+    questionEnd: number,
+    qname: string,
+    result: AnswerSections,
+    rcode: number,
+    extraFlags: number,
+    edns: number,
+  ): Buffer | undefined {
+    const sections = [result.answers, result.authorities, result.additionals];
+    const nameLength = nameEnd - 12;
+    const owners = this.owners;
+    const wires = this.wires;
+    let count = 0;
+    let size = questionEnd + (edns ? 11 : 0);
+    for (const section of sections) {
+      for (const rr of section) {
+        const owner = rr.name === qname ? null : this.nameWire(rr.name);
+        const tail = this.tailOf(rr);
+        if (tail === null || (owner === null && rr.name !== qname)) return undefined;
+        owners[count] = owner;
+        wires[count] = tail;
+        count++;
+        size += (owner === null ? nameLength : owner.length) + tail.length;
+      }
+    }
+    if (size > MAX_MESSAGE) return undefined; // too large for a DNS message: encodeResponse cuts it to what fits
+    const out = Buffer.allocUnsafe(size);
+    out[0] = raw[0] as number;
+    out[1] = raw[1] as number;
+    // QR, the query's opcode, RD and CD, then AA/TC as given, and the rcode (as encodeResponse: 15 bits and QR)
+    const flags =
+      0x8000 | ((((((raw[2] as number) << 8) | (raw[3] as number)) & 0x7910) | extraFlags | (rcode & 0xf)) & 0x7fff);
+    out.writeUInt16BE(flags, 2);
+    out.writeUInt16BE(1, 4);
+    out.writeUInt16BE(result.answers.length, 6);
+    out.writeUInt16BE(result.authorities.length, 8);
+    out.writeUInt16BE(result.additionals.length + (edns ? 1 : 0), 10);
+    copyBytes(raw, 12, questionEnd, out, 12);
+    let o = questionEnd;
+    for (let i = 0; i < count; i++) {
+      const owner = owners[i] as Buffer | null;
+      o += owner === null ? copyBytes(raw, 12, nameEnd, out, o) : copyBytes(owner, 0, owner.length, out, o);
+      const tail = wires[i] as Buffer;
+      o += copyBytes(tail, 0, tail.length, out, o);
+      owners[i] = null;
+      wires[i] = null;
+    }
+    if (edns) {
+      // OPT: root owner, our payload size, extended rcode, version 0, the DO bit echoed, no options
+      out[o] = 0;
+      out.writeUInt16BE(41, o + 1);
+      out.writeUInt16BE(EDNS_UDP_SIZE, o + 3);
+      out[o + 5] = rcode >> 4;
+      out[o + 6] = 0;
+      out.writeUInt16BE(edns === 2 ? DNSSEC_OK : 0, o + 7);
+      out.writeUInt16BE(0, o + 9);
+    }
+    return out;
+  }
 }

@@ -1,7 +1,7 @@
 import { createSocket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
-import * as packet from 'dns-packet';
 import { signMessage } from '../tsig/tsig';
+import { encodeMessage } from '../wire/packet';
 import type { TsigKey } from '../tsig/keyfile';
 import { FLAG_AA, OPCODE, opcodeOf, RCODE } from './wire';
 
@@ -21,7 +21,7 @@ export async function sendNotify(
   options: { key?: TsigKey; tries?: number; timeoutMs?: number } = {},
 ): Promise<boolean> {
   const id = Math.floor(Math.random() * 65536);
-  let message = packet.encode({
+  let message = encodeMessage({
     type: 'query',
     id,
     flags: (OPCODE.NOTIFY << 11) | FLAG_AA,

@@ -1,3 +1,4 @@
+import { isInZone } from '../names';
 import { parentOf, type Node, type RR, type ZoneData, type ZoneIndex } from './zone-index';
 
 export type Rcode = 'NOERROR' | 'NXDOMAIN' | 'REFUSED';
@@ -61,7 +62,7 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
 
   for (let step = 0; step < MAX_CHAIN; step++) {
     const lower = name.toLowerCase();
-    if (!inZone(lower, zone.name)) break; // chain left the zone: answer what we have
+    if (!isInZone(lower, zone.name)) break; // chain left the zone: answer what we have
 
     // Walk down from below the apex: a zone cut (NS) means a referral, a DNAME above the name rewrites it. The
     // ancestors are the suffixes of the name after each dot left of the apex, the highest first, then the name.
@@ -129,13 +130,6 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
     return nodata(zone, answers);
   }
   return { rcode: 'NOERROR', aa: true, answers, authorities: [], additionals: [] };
-}
-
-/** `lower` is the zone's name or below it. */
-function inZone(lower: string, zone: string): boolean {
-  if (lower === zone) return true;
-  const dot = lower.length - zone.length - 1;
-  return dot >= 0 && lower.charCodeAt(dot) === 46 && lower.endsWith(zone);
 }
 
 function nodata(zone: ZoneData, answers: RR[]): Resolution {

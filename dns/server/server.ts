@@ -24,31 +24,34 @@ export interface DnsServer {
   close(): Promise<void>;
 }
 
-/** Set when `literalLookup` had to resolve a name: that send happens later, not within `send()`. */
-let deferredLookup = false;
-/** The address last sent to (clients send many queries in a row): no need to check it is a literal again. */
-const lastLiteral = { host: '', family: 0 };
-
 /**
- * Where to send a reply: always the literal address a query came from, so no resolver round (dgram's default
- * lookup defers every send to the next tick); names still go through dns.lookup.
+ * Where a UDP socket sends a reply: always the literal address a query came from, so no resolver round (dgram's
+ * default lookup defers every send to the next tick); names still go through dns.lookup. One per socket.
  */
-function literalLookup(
-  host: string,
-  options: LookupOptions | number,
-  callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
-): void {
-  if (host === lastLiteral.host) return callback(null, host, lastLiteral.family);
-  const family = isIP(host);
-  if (family !== 0) {
-    lastLiteral.host = host;
-    lastLiteral.family = family;
-    return callback(null, host, family);
-  }
-  deferredLookup = true;
-  lookup(host, typeof options === 'number' ? { family: options } : options, (err, address, fam) =>
-    callback(err, address as string, fam as number),
-  );
+class ReplyLookup {
+  /** Set when `lookup` had to resolve a name: that send happens later, not within `send()`. */
+  deferred = false;
+  /** The address last sent to (clients send many queries in a row): no need to check it is a literal again. */
+  private lastHost = '';
+  private lastFamily = 0;
+
+  readonly lookup = (
+    host: string,
+    options: LookupOptions | number,
+    callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
+  ): void => {
+    if (host === this.lastHost) return callback(null, host, this.lastFamily);
+    const family = isIP(host);
+    if (family !== 0) {
+      this.lastHost = host;
+      this.lastFamily = family;
+      return callback(null, host, family);
+    }
+    this.deferred = true;
+    lookup(host, typeof options === 'number' ? { family: options } : options, (err, address, fam) =>
+      callback(err, address as string, fam as number),
+    );
+  };
 }
 
 function listenTcp(server: Server, host: string, port: number): Promise<number> {
@@ -106,10 +109,11 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
       new TcpConnection(socket, options.responder, limits, report);
     });
     const port = await listenTcp(tcp, options.host, options.port);
+    const replyLookup = new ReplyLookup();
     const udp = createSocket({
       type: isIPv6(options.host) ? 'udp6' : 'udp4',
       reuseAddr: false,
-      lookup: literalLookup as never,
+      lookup: replyLookup.lookup as never,
     });
     try {
       await bindUdp(udp, options.host, port);
@@ -123,10 +127,10 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     udp.on('error', report);
     const sendUdp = (reply: Buffer, port: number, address: string): void => {
       try {
-        deferredLookup = false;
+        replyLookup.deferred = false;
         udp.send(sendable(reply, report), port, address);
         // the answer may be the cache's own buffer: a send not done by now still reads it later
-        if (deferredLookup || udp.getSendQueueCount() > 0) options.responder.detach();
+        if (replyLookup.deferred || udp.getSendQueueCount() > 0) options.responder.detach();
       } catch (err) {
         report(err);
       }

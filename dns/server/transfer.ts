@@ -1,7 +1,7 @@
-import * as packet from 'dns-packet';
 import type { DecodedPacket } from 'dns-packet';
 import { serialAtLeast } from '../serial';
-import { encodeResponse } from './respond';
+import { messageLength } from '../wire/packet';
+import { encodeResponse } from './encode';
 import { FLAG_AA, FLAG_TC, RCODE } from './wire';
 import type { RR, ZoneData } from './zone-index';
 
@@ -53,7 +53,7 @@ export function zoneTransfer(query: DecodedPacket, zone: ZoneData, signed = fals
   };
   let bytes = 0;
   for (const rr of all) {
-    const size = packet.encodingLength({ answers: [rr] });
+    const size = messageLength({ answers: [rr] });
     if (batch.length >= RECORDS_PER_MESSAGE || bytes + size > MAX_BATCH_BYTES) {
       flush();
       bytes = 0;

@@ -1,5 +1,5 @@
 import type { RecordData, RecordType } from '../model';
-import { isInZone } from '../names';
+import { isInZone, wireName } from '../names';
 import { fromPacketAnswer, RecordValueError } from '../records';
 import { StoreError, type RecordChange, type ZoneStore } from '../store/types';
 import type { WireRecord } from '../wire/message';
@@ -22,8 +22,6 @@ export type UpdateOutcome = { rcode: number; changed: boolean; reason?: string; 
 
 /** Types that only make sense in queries (RFC 2136 §3.4.1.2: FORMERR as update data). */
 const META_TYPES = new Set(['ANY', 'AXFR', 'IXFR', 'MAILA', 'MAILB', 'OPT', 'TSIG']);
-
-const lower = (name: string): string => (name === '.' ? '' : name.toLowerCase().replace(/\.$/, ''));
 
 class UpdateRefusal extends Error {
   constructor(
@@ -61,7 +59,7 @@ class Snapshot {
 }
 
 function checkPrerequisite(rr: WireRecord, zone: string, snap: Snapshot, valueSets: Map<string, Set<string>>): void {
-  const name = lower(rr.name);
+  const name = wireName(rr.name);
   if (!isInZone(name, zone))
     throw new UpdateRefusal(RCODE.NOTZONE, `prerequisite name ${name} is outside zone ${zone}`);
   if ((rr.ttl ?? 0) !== 0) throw new UpdateRefusal(RCODE.FORMERR, 'prerequisite TTL must be 0');
@@ -95,7 +93,7 @@ function toRecord(rr: WireRecord): RecordData {
 }
 
 function prescan(rr: WireRecord, zone: string): void {
-  const name = lower(rr.name);
+  const name = wireName(rr.name);
   if (!isInZone(name, zone)) throw new UpdateRefusal(RCODE.NOTZONE, `update name ${name} is outside zone ${zone}`);
   if (rr.class === 'IN') {
     if (META_TYPES.has(rr.type)) throw new UpdateRefusal(RCODE.FORMERR, `cannot add records of type ${rr.type}`);
@@ -114,7 +112,7 @@ function prescan(rr: WireRecord, zone: string): void {
 
 /** Applies one update RR to the snapshot and says which store changes that takes (RFC 2136 §3.4.2). */
 function applyUpdate(rr: WireRecord, zone: string, snap: Snapshot, changes: RecordChange[]): void {
-  const name = lower(rr.name);
+  const name = wireName(rr.name);
   const atApex = name === zone;
   const current = snap.at(name);
   if (rr.class === 'IN') {
@@ -184,7 +182,7 @@ export async function processUpdate(store: ZoneStore, request: UpdateRequest): P
     if (!zone) return { rcode: RCODE.NOTAUTH, changed: false, reason: `not authoritative for ${request.zone}` };
     try {
       const names = [...request.prerequisites, ...request.updates]
-        .map((r) => lower(r.name))
+        .map((r) => wireName(r.name))
         .filter((n) => isInZone(n, zone.name));
       const snap = await Snapshot.read(store, zone.name, names);
       const valueSets = new Map<string, Set<string>>();

@@ -1,5 +1,5 @@
 import type { Answer, OptAnswer, SoaAnswer } from 'dns-packet';
-import { cmp } from '../store/rules';
+import { cmp } from '../store/order';
 import { LayeredMap } from './layered-map';
 
 /** A resource record as dns-packet encodes it (every answer kind except the EDNS OPT pseudo-record). */

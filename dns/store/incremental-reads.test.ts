@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RecordData } from '../model';
-import type { Clock } from './rules';
+import type { Clock } from './clock';
 import { openPostgresStore } from './postgres';
 import { openSqliteStore } from './sqlite';
 import { SETTINGS, expectStoreError } from './store.contract';

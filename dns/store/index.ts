@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PostgresStoreOptions } from './postgres';
-import type { Clock } from './rules';
+import type { Clock } from './clock';
 import { openSqliteStore } from './sqlite';
 import { StoreError, type ZoneStore } from './types';
 
@@ -56,12 +56,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
 export type { PostgresStoreOptions } from './postgres';
 export { openSqliteStore, type SqliteStoreOptions } from './sqlite';
-export {
-  nextSerial,
-  initialSerial,
-  DEFAULT_MAX_RECORDS_PER_RRSET,
-  MAX_CHANGES_PER_CALL,
-  MAX_VALUE_LENGTH,
-  type Clock,
-} from './rules';
+export { type Clock } from './clock';
+export { DEFAULT_MAX_RECORDS_PER_RRSET, MAX_CHANGES_PER_CALL, MAX_VALUE_LENGTH } from './limits';
+export { nextSerial, initialSerial } from './serial-policy';
 export * from './types';

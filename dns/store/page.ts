@@ -2,7 +2,7 @@ import type { RecordType } from '../model';
 import { StoreError } from './types';
 
 /** Largest page a store hands out in one call (the API's own page limit is lower). */
-export const MAX_STORE_PAGE = 10_000;
+export const MAX_STORE_PAGE = 100_000;
 
 /** A record's place in the listing order (name, type, value, id): a page starts after it. */
 export interface RecordPosition {

@@ -1,4 +1,7 @@
-import type { Zone } from '../model';
+import type { StoredRecord, Zone, ZoneSettings } from '../model';
+
+/** A record row as both stores keep it. */
+export type RecordRow = StoredRecord;
 
 /** A zone row as both SQL dialects return it (PostgreSQL gives the bigint serial as a string). */
 export interface ZoneRow {
@@ -31,4 +34,10 @@ export function toZone(r: ZoneRow): Zone {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
+}
+
+/** The settings part of a zone. */
+export function pickSettings(zone: Zone): ZoneSettings {
+  const { adminEmail, primaryNs, refresh, retry, expire, minimum, defaultTtl } = zone;
+  return { adminEmail, primaryNs, refresh, retry, expire, minimum, defaultTtl };
 }

@@ -834,9 +834,9 @@ export function describeZoneStoreContract(
       });
 
       test.each([
-        [{ limit: 0 }, /limit must be an integer from 1 to 10000/],
-        [{ limit: 10001 }, /limit must be an integer from 1 to 10000/],
-        [{ limit: 2.5 }, /limit must be an integer from 1 to 10000/],
+        [{ limit: 0 }, /limit must be an integer from 1 to 100000/],
+        [{ limit: 100001 }, /limit must be an integer from 1 to 100000/],
+        [{ limit: 2.5 }, /limit must be an integer from 1 to 100000/],
         [{ after: { name: 'a' } }, /after must be a record position/],
         [{ after: 'cursor' }, /after must be a record position/],
       ])('a page filter %p is refused', async (filter, message) => {

@@ -7,7 +7,7 @@ import type { DecodedPacket, Question } from 'dns-packet';
 import { resolve } from '../server/resolve';
 import { zoneTransfer } from '../server/transfer';
 import { ZoneIndex, type ZoneData } from '../server/zone-index';
-import { cmp } from '../store/rules';
+import { cmp } from '../store/order';
 
 const byKey = <T>(a: [string, T], b: [string, T]): number => cmp(a[0], b[0]);
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { wireName } from '../names';
 
 /** TSIG algorithms we sign and verify with (RFC 8945 §6); names as on the wire, without trailing dot. */
 export const TSIG_ALGORITHMS = {
@@ -26,7 +27,7 @@ export class KeyFileError extends Error {
 }
 
 function algorithmName(raw: string): TsigAlgorithm {
-  const name = raw.toLowerCase().replace(/\.$/, '');
+  const name = wireName(raw);
   const alias = name === 'hmac-md5' ? 'hmac-md5.sig-alg.reg.int' : name;
   if (!(alias in TSIG_ALGORITHMS)) {
     throw new KeyFileError(
@@ -53,7 +54,7 @@ export function parseKeyFile(text: string): TsigKey[] {
         `unexpected text before key "${m[1]}": ${body.slice(consumed, m.index).trim().slice(0, 40)}`,
       );
     consumed = m.index + m[0].length;
-    const name = (m[1] as string).toLowerCase().replace(/\.$/, '');
+    const name = wireName(m[1] as string);
     const alg = /algorithm\s+"?([A-Za-z0-9.-]+)"?\s*;/.exec(m[2] as string);
     const secret = /secret\s+"([A-Za-z0-9+/=\s]+)"\s*;/.exec(m[2] as string);
     if (!alg) throw new KeyFileError(`key "${name}" has no algorithm`);
@@ -66,6 +67,21 @@ export function parseKeyFile(text: string): TsigKey[] {
   if (body.slice(consumed).trim())
     throw new KeyFileError(`cannot read key file near: ${body.slice(consumed).trim().slice(0, 40)}`);
   return keys;
+}
+
+/**
+ * A key written as `algorithm:name:secret` (nsupdate's and dig's `-y`, e.g. `hmac-sha256:notify-key:c2Vj…`): the
+ * algorithm one of TSIG_ALGORITHMS, the secret base64. Throws KeyFileError naming what is wrong.
+ */
+export function parseKeySpec(spec: string): TsigKey {
+  const parts = spec.split(':');
+  if (parts.length !== 3) throw new KeyFileError('a key must be written algorithm:name:secret');
+  const [alg = '', rawName = '', secret = ''] = parts;
+  const name = wireName(rawName.trim());
+  if (name === '') throw new KeyFileError('the key name is empty');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(secret.trim())) throw new KeyFileError(`key "${name}": the secret is not base64`);
+  const bytes = Buffer.from(secret.trim(), 'base64');
+  return { name, algorithm: algorithmName(alg.trim()), secret: bytes };
 }
 
 export function readKeyFile(path: string): TsigKey[] {

@@ -246,3 +246,36 @@ export function signResponse(
     error: request.error,
   });
 }
+
+/**
+ * Checks a later message of a signed TCP stream (a zone transfer, RFC 8945 §5.3.1): its MAC covers the previous
+ * signed message's MAC, the unsigned messages received since (at most 99 may come between), its own message and
+ * only its timers. `unsigned` for a message without TSIG (the caller keeps it for the next signed one).
+ */
+export function verifyStreamMessage(
+  raw: Buffer,
+  key: TsigKey,
+  priorMac: Buffer,
+  unsignedBefore: readonly Buffer[],
+  options: { now?: number } = {},
+): VerifyResult {
+  const tsig = parseTsig(raw);
+  if (!tsig) return { status: 'unsigned' };
+  if (tsig.keyName !== key.name || tsig.algorithm !== key.algorithm)
+    return { status: 'error', error: TSIG_ERROR.BADKEY, tsig };
+  const expected = computeMac({
+    key,
+    message: Buffer.concat([...unsignedBefore, unsignedPart(raw, tsig)]),
+    timeSigned: tsig.timeSigned,
+    fudge: tsig.fudge,
+    error: tsig.error,
+    other: tsig.other,
+    priorMac,
+    timersOnly: true,
+  });
+  if (expected.length !== tsig.mac.length || !timingSafeEqual(expected, tsig.mac))
+    return { status: 'error', error: TSIG_ERROR.BADSIG, tsig, key };
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  if (Math.abs(now - tsig.timeSigned) > tsig.fudge) return { status: 'error', error: TSIG_ERROR.BADTIME, tsig, key };
+  return { status: 'ok', key, tsig };
+}

@@ -1,5 +1,5 @@
-import * as packet from 'dns-packet';
-import type { Answer, DecodedPacket, Question } from 'dns-packet';
+import type { DecodedPacket, Question } from 'dns-packet';
+import { decodeAnswer, decodeName, decodeQuestion, typeName } from './packet';
 
 /**
  * Decoding of whole DNS messages that also holds for dynamic updates: RFC 2136 uses records with empty RDATA
@@ -7,19 +7,6 @@ import type { Answer, DecodedPacket, Question } from 'dns-packet';
  * four bytes whatever the RDLENGTH says). Each record is framed by its own RDLENGTH here; dns-packet decodes the
  * RDATA only when there is some, and a decoder that reads a different length than declared is a FORMERR.
  */
-
-interface Codec<T> {
-  decode: ((buf: Buffer, offset: number) => T) & { bytes: number };
-}
-const {
-  answer: answerCodec,
-  question: questionCodec,
-  name: nameCodec,
-} = packet as unknown as {
-  answer: Codec<Answer>;
-  question: Codec<Question>;
-  name: Codec<string>;
-};
 
 export class FormatError extends Error {
   constructor(message: string) {
@@ -109,8 +96,8 @@ function checkTsigRdata(buf: Buffer, start: number, end: number): void {
 }
 
 function decodeRecord(buf: Buffer, offset: number): { record: WireRecord; next: number } {
-  const owner = nameCodec.decode(buf, offset);
-  const at = offset + nameCodec.decode.bytes;
+  const { value: owner, bytes: ownerBytes } = decodeName(buf, offset);
+  const at = offset + ownerBytes;
   checkNameText(buf, offset);
   if (at + 10 > buf.length) throw new FormatError('record header runs past the message');
   const rdlength = buf.readUInt16BE(at + 8);
@@ -123,17 +110,13 @@ function decodeRecord(buf: Buffer, offset: number): { record: WireRecord; next: 
     const type = typeName(buf.readUInt16BE(at));
     return { record: { name: owner, type, class: klass, ttl: buf.readUInt32BE(at + 4), data: null, rdlength }, next };
   }
-  const record = answerCodec.decode(buf, offset) as unknown as WireRecord;
-  if (offset + answerCodec.decode.bytes !== next)
-    throw new FormatError(`${record.type} record data does not match its length`);
+  const decoded = decodeAnswer(buf, offset);
+  const record = decoded.value as unknown as WireRecord;
+  if (offset + decoded.bytes !== next) throw new FormatError(`${record.type} record data does not match its length`);
   if (buf.readUInt16BE(at + 2) === 254) record.class = 'NONE'; // dns-packet has no name for it
   record.rdlength = rdlength;
   return { record, next };
 }
-
-/** Type mnemonic of a number, as dns-packet names it ('A', 'ANY', 'UNKNOWN_99'). */
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- dns-packet's type table has no typings
-const typeName = (require('dns-packet/types') as { toString(n: number): string }).toString;
 
 export function decodeMessage(buf: Buffer): Message {
   if (buf.length < 12) throw new FormatError('message shorter than a header');
@@ -143,13 +126,13 @@ export function decodeMessage(buf: Buffer): Message {
     let offset = 12;
     const questions: Question[] = [];
     for (let i = 0; i < counts[0]; i++) {
-      const question = questionCodec.decode(buf, offset);
+      const { value: question, bytes } = decodeQuestion(buf, offset);
       checkNameText(buf, offset);
       // dns-packet names only classes IN, CS, CH, HS and ANY; any other it would echo as class 0, a different question
       if (String(question.class).startsWith('UNKNOWN_'))
         throw new FormatError(`question class ${String(question.class).slice(8)} is not supported`);
       questions.push(question);
-      offset += questionCodec.decode.bytes;
+      offset += bytes;
       if (offset > buf.length) throw new FormatError('question runs past the message');
     }
     const sections: WireRecord[][] = [[], [], []];

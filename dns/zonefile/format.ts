@@ -20,10 +20,13 @@ function reversedLabels(name: string): string[] {
 export function compareNames(a: string, b: string): number {
   const x = reversedLabels(a);
   const y = reversedLabels(b);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+  for (let i = 0; ; i++) {
+    const p = x[i];
+    const q = y[i];
+    // One name is a suffix of the other: the shorter sorts first.
+    if (p === undefined || q === undefined) return x.length - y.length;
+    if (p !== q) return p < q ? -1 : 1;
   }
-  return x.length - y.length;
 }
 
 function typeRank(type: string): string {

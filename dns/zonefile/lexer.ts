@@ -26,20 +26,33 @@ export interface Entry {
   line: number;
   /** The entry starts with a blank: the owner is the previous one. */
   blankOwner: boolean;
+  /** Never empty: a line of blanks and comments is no entry. */
+  tokens: [LexToken, ...LexToken[]];
+}
+
+/** An entry while its tokens are read. */
+interface Pending {
+  line: number;
+  blankOwner: boolean;
   tokens: LexToken[];
+}
+
+function nonEmpty<T>(items: T[]): items is [T, ...T[]] {
+  return items.length > 0;
 }
 
 export function lexZoneFile(text: string): Entry[] {
   const entries: Entry[] = [];
   let line = 1;
   let parenLine = 0; // line of the open '(' or 0
-  let current: Entry | null = null;
+  let current: Pending | null = null;
   let atLineStart = true;
   let i = 0;
   const n = text.length;
 
   const finish = (): void => {
-    if (current && current.tokens.length > 0) entries.push(current);
+    if (current && nonEmpty(current.tokens))
+      entries.push({ line: current.line, blankOwner: current.blankOwner, tokens: current.tokens });
     current = null;
   };
   const push = (tok: LexToken): void => {
@@ -95,8 +108,8 @@ export function lexZoneFile(text: string): Entry[] {
       push({ text: text.slice(start, i), quoted: true, line });
       continue;
     }
-    while (i < n && !' \t\r\n;()"'.includes(text[i])) {
-      if (text[i] === '\\') {
+    for (let ch = text[i]; ch !== undefined && !' \t\r\n;()"'.includes(ch); ch = text[i]) {
+      if (ch === '\\') {
         if (i + 1 >= n || text[i + 1] === '\n')
           throw new ZoneFileError(line, 'a backslash at the end of a line escapes nothing');
         i++;

@@ -133,7 +133,7 @@ describe('named-checkzone', () => {
  * zone (it would need an address record), identical records merged, one TTL per RRset (the first one).
  */
 function asBindKeepsThem(records: RecordData[]): RecordData[] {
-  const apex = records[0].name;
+  const apex = records[0]?.name;
   const cnameAt = new Map<string, RecordData>();
   for (const r of records) if (r.type === 'CNAME' && r.name !== apex && !cnameAt.has(r.name)) cnameAt.set(r.name, r);
   const seen = new Set<string>();

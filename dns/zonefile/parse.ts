@@ -66,8 +66,10 @@ export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZo
     const [head, ...args] = e.tokens;
     const name = head.text.toUpperCase();
     const one = (): string => {
-      if (args.length !== 1) throw new ZoneFileError(e.line, `${name} takes exactly one argument (got ${args.length})`);
-      return args[0].text;
+      const [arg, ...more] = args;
+      if (arg === undefined || more.length > 0)
+        throw new ZoneFileError(e.line, `${name} takes exactly one argument (got ${args.length})`);
+      return arg.text;
     };
     if (name === '$ORIGIN') origin = wrap(e.line, () => normalizeName(one(), origin, { syntax: 'master' }));
     else if (name === '$TTL') defaultTtl = wrap(e.line, () => parseTtl(one()));
@@ -97,8 +99,9 @@ export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZo
     }
     let ttl: number | undefined;
     let klass: string | undefined;
-    while (i < toks.length && (ttl === undefined || klass === undefined)) {
-      const t = toks[i].text;
+    while (ttl === undefined || klass === undefined) {
+      const t = toks[i]?.text;
+      if (t === undefined) break;
       if (ttl === undefined && /^[0-9]/.test(t)) ttl = wrap(e.line, () => parseTtl(t));
       else if (klass === undefined && CLASSES.has(t.toUpperCase())) {
         klass = t.toUpperCase();

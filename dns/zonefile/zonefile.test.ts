@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { RECORD_TYPES, type RecordData } from '../model';
 import { parseSoa } from '../records';
 import { recordArb, recordOfTypeArb, ttlArb, zoneArb } from '../records/testing/arbitraries';
-import { ZoneFileError, compareRecords, formatZoneFile, parseZoneFile, type ZoneSoa } from './index';
+import { ZoneFileError, compareNames, compareRecords, formatZoneFile, parseZoneFile, type ZoneSoa } from './index';
 
 const FIXTURE = readFileSync(join(__dirname, 'fixtures', 'example.zone'), 'utf8');
 const ORIGIN = 'example.com';
@@ -56,29 +56,29 @@ describe('the fixture zone', () => {
       '10 mail.example.com.',
       '20 mail.example.net.',
     ]);
-    expect(find(zone.records, 'www.example.com', 'CNAME')[0].value).toBe('example.com.');
-    expect(find(zone.records, 'ftp.example.com', 'CNAME')[0].value).toBe('www.example.com.');
+    expect(find(zone.records, 'www.example.com', 'CNAME')[0]?.value).toBe('example.com.');
+    expect(find(zone.records, 'ftp.example.com', 'CNAME')[0]?.value).toBe('www.example.com.');
     expect(find(zone.records, 'host.example.com', 'SSHFP')).toHaveLength(2);
   });
 
   test('TTLs: $TTL with units, explicit TTLs, TTL and class in either order, no class', () => {
-    expect(find(zone.records, 'example.com', 'A')[0].ttl).toBe(3600);
-    expect(find(zone.records, 'ns1.example.com', 'A')[0].ttl).toBe(300);
-    expect(find(zone.records, 'ns1.example.com', 'AAAA')[0].ttl).toBe(300);
-    expect(find(zone.records, 'mail.example.com', 'A')[0].ttl).toBe(5400);
-    expect(find(zone.records, 'www.example.com', 'CNAME')[0].ttl).toBe(1800);
+    expect(find(zone.records, 'example.com', 'A')[0]?.ttl).toBe(3600);
+    expect(find(zone.records, 'ns1.example.com', 'A')[0]?.ttl).toBe(300);
+    expect(find(zone.records, 'ns1.example.com', 'AAAA')[0]?.ttl).toBe(300);
+    expect(find(zone.records, 'mail.example.com', 'A')[0]?.ttl).toBe(5400);
+    expect(find(zone.records, 'www.example.com', 'CNAME')[0]?.ttl).toBe(1800);
   });
 
   test('values are normalised', () => {
-    expect(find(zone.records, 'example.com', 'AAAA')[0].value).toBe('2001:db8::1');
-    expect(find(zone.records, '_443._tcp.www.example.com', 'TLSA')[0].value).toBe(
+    expect(find(zone.records, 'example.com', 'AAAA')[0]?.value).toBe('2001:db8::1');
+    expect(find(zone.records, '_443._tcp.www.example.com', 'TLSA')[0]?.value).toBe(
       '3 1 1 0C72AC70B745AC19998811B131D662C9AC69DBDBE7CB23E5B514B56664C5D3D6',
     );
     expect(find(zone.records, 'secure.example.com', 'DS').map((r) => r.value)).toEqual([
       '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118',
       '60485 5 2 D4B7D520E7BB5F0F67674A0CCEB1E3E0614B93C4F9E99B8383F6A1E4469DA50A',
     ]);
-    expect(find(zone.records, 'sip-uri.example.com', 'NAPTR')[1].value).toBe(
+    expect(find(zone.records, 'sip-uri.example.com', 'NAPTR')[1]?.value).toBe(
       '102 10 "S" "SIP+D2U" "" _sip._udp.example.com.',
     );
   });
@@ -88,8 +88,8 @@ describe('the fixture zone', () => {
       '"quote \\" backslash \\\\ byte A and ; semicolon"',
       '"plain" "words"',
     ]);
-    expect(find(zone.records, 'mail._domainkey.example.com', 'TXT')[0].value).toMatch(/^"v=DKIM1; k=rsa; " "p=MIGf/);
-    expect(find(zone.records, 'utf8.example.com', 'TXT')[0].value).toBe('"café ☕ é"');
+    expect(find(zone.records, 'mail._domainkey.example.com', 'TXT')[0]?.value).toMatch(/^"v=DKIM1; k=rsa; " "p=MIGf/);
+    expect(find(zone.records, 'utf8.example.com', 'TXT')[0]?.value).toBe('"café ☕ é"');
   });
 
   test('wildcard and punycode owners', () => {
@@ -113,8 +113,8 @@ describe('parseZoneFile features', () => {
   });
 
   test('defaultTtl applies when there is no $TTL; $TTL wins over it', () => {
-    expect(records('www IN A 192.0.2.1\n', 120)[0].ttl).toBe(120);
-    expect(records('$TTL 60\nwww IN A 192.0.2.1\n', 120)[0].ttl).toBe(60);
+    expect(records('www IN A 192.0.2.1\n', 120)[0]?.ttl).toBe(120);
+    expect(records('$TTL 60\nwww IN A 192.0.2.1\n', 120)[0]?.ttl).toBe(60);
   });
 
   test('without $TTL, a record without TTL takes the last TTL given (RFC 1035)', () => {
@@ -123,8 +123,8 @@ describe('parseZoneFile features', () => {
   });
 
   test('combined TTL units', () => {
-    expect(records('www 1h30m IN A 192.0.2.1\n')[0].ttl).toBe(5400);
-    expect(records('www 1W2d IN A 192.0.2.1\n')[0].ttl).toBe(777600);
+    expect(records('www 1h30m IN A 192.0.2.1\n')[0]?.ttl).toBe(5400);
+    expect(records('www 1W2d IN A 192.0.2.1\n')[0]?.ttl).toBe(777600);
   });
 
   test('CRLF line endings, tabs, comments, blank lines', () => {
@@ -139,8 +139,8 @@ describe('parseZoneFile features', () => {
     const rs = records(
       '$TTL 60\nt IN TXT (\n "one"\n "two")\nd IN DS 1 8 2 (ABCDEF0123456789ABCDEF0123456789\n ABCDEF0123456789ABCDEF0123456789)\n',
     );
-    expect(rs[0].value).toBe('"one" "two"');
-    expect(rs[1].value).toBe(`1 8 2 ${'ABCDEF0123456789'.repeat(4)}`);
+    expect(rs[0]?.value).toBe('"one" "two"');
+    expect(rs[1]?.value).toBe(`1 8 2 ${'ABCDEF0123456789'.repeat(4)}`);
   });
 
   test('a zone without SOA has soa null', () => {
@@ -153,7 +153,7 @@ describe('parseZoneFile features', () => {
   });
 
   test('the origin option may have a trailing dot and capitals', () => {
-    expect(parseZoneFile('$TTL 60\nwww IN A 192.0.2.1\n', { origin: 'Example.COM.' }).records[0].name).toBe(
+    expect(parseZoneFile('$TTL 60\nwww IN A 192.0.2.1\n', { origin: 'Example.COM.' }).records[0]?.name).toBe(
       'www.example.com',
     );
   });
@@ -168,6 +168,7 @@ describe('parseZoneFile errors name the line and what is wrong', () => {
       /directive \$GENERATE is not supported \(supported: \$ORIGIN, \$TTL\)/,
     ],
     [`${HEAD}$TTL\n`, 3, /\$TTL takes exactly one argument/],
+    [`${HEAD}$ORIGIN a. b.\n`, 3, /\$ORIGIN takes exactly one argument \(got 2\)/],
     [`${HEAD}$TTL 1x\n`, 3, /TTL must be a number of seconds or a duration like 1h30m/],
     [
       `${HEAD}www IN HINFO "cpu" "os"\n`,
@@ -267,6 +268,20 @@ describe('parseZoneFile errors name the line and what is wrong', () => {
       { numRuns: 60 },
     );
   });
+});
+
+test('compareNames: canonical order, label by label from the right, a name before the names below it', () => {
+  const names = ['b.example.com', 'example.com', 'a.b.example.com', 'z.example.com', 'a.example.com', 'com', ''];
+  expect([...names].sort(compareNames)).toEqual([
+    '',
+    'com',
+    'example.com',
+    'a.example.com',
+    'b.example.com',
+    'a.b.example.com',
+    'z.example.com',
+  ]);
+  expect(compareNames('example.com', 'example.com')).toBe(0);
 });
 
 describe('formatZoneFile', () => {

@@ -5,6 +5,7 @@ import { createDnsApiContext, type DnsApiContext, type DnsApiServices } from './
 import type { Identity, UserStore } from './identity';
 import { buildDnsApiSchema } from './schema';
 import { ChangeFeed } from './service/changes';
+import { KeyedQueue } from './service/serving';
 import { RECORD_DEFAULTS, RecordService, type RecordServiceOptions } from './service/records';
 import { ZONE_DEFAULTS, ZoneService, type ZoneDefaults } from './service/zones';
 
@@ -32,9 +33,12 @@ export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Prom
   const schema = await buildDnsApiSchema();
   const feed = new ChangeFeed(options.store);
   const serving = { served: (zone: string, serial: number | null) => options.engine.served(zone, serial) };
+  // One queue of writes per zone for both services: a zone's If-Match check and its write are never interleaved
+  // with another write of that zone (a record write, an update, a deletion).
+  const writes = new KeyedQueue();
   const api: DnsApiServices = {
-    zones: new ZoneService(options.store, serving, feed, { ...ZONE_DEFAULTS, ...options.zoneDefaults }),
-    records: new RecordService(options.store, serving, feed, { ...RECORD_DEFAULTS, ...options.records }),
+    zones: new ZoneService(options.store, serving, feed, { ...ZONE_DEFAULTS, ...options.zoneDefaults }, writes),
+    records: new RecordService(options.store, serving, feed, { ...RECORD_DEFAULTS, ...options.records }, writes),
     identity: options.identity,
     feed,
   };

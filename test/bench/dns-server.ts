@@ -13,7 +13,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DnsEngine } from '../../dns/engine';
-import { answerCache } from '../../dns/server/respond';
 import { openSqliteStore } from '../../dns/store';
 import { readKeyFile } from '../../dns/tsig/keyfile';
 import { importZoneFile } from '../../dns/zone-files';
@@ -26,7 +25,6 @@ async function main(): Promise<void> {
   const dir = process.env.BENCH_DNS_DATA;
   if (!dir) throw new Error('BENCH_DNS_DATA is required');
   mkdirSync(dir, { recursive: true });
-  if (process.env.BENCH_DNS_ANSWER_CACHE === 'off') answerCache.maxEntries = 0;
   const store = await openSqliteStore({ file: join(dir, 'zones.sqlite') });
 
   const zoneFile = process.env.BENCH_DNS_IMPORT;
@@ -47,6 +45,7 @@ async function main(): Promise<void> {
     host: '127.0.0.1',
     port: Number(process.env.BENCH_DNS_PORT ?? 0),
     keys: process.env.BENCH_DNS_KEYS ? readKeyFile(process.env.BENCH_DNS_KEYS) : [],
+    answerCache: process.env.BENCH_DNS_ANSWER_CACHE === 'off' ? { maxEntries: 0 } : undefined,
   });
   report('listening', {
     port: engine.server?.port,

@@ -62,14 +62,19 @@ const STATUS_OF_CODE: Record<string, number> = {
 };
 
 /** The first error of an operation as this interface's error (its status, body extras and headers). */
-function restErrorOf(errors: readonly GraphQLFormattedError[]): RestError {
-  const first = errors[0] as GraphQLFormattedError;
+function restErrorOf(errors: readonly GraphQLFormattedError[], sentCredential: boolean): RestError {
+  const [first] = errors;
+  if (!first) return new RestError(500, 'internal error');
   const ext = first.extensions ?? {};
   const status = (typeof ext.code === 'string' && STATUS_OF_CODE[ext.code]) || 500;
   if (status === 500) return new RestError(500, 'internal error');
   const fieldErrors = Array.isArray(ext.errors) ? (ext.errors as Array<{ field: string; message: string }>) : undefined;
   const headers: Record<string, string> = {};
-  if (status === 401) headers['www-authenticate'] = 'Bearer realm="dns-api", error="invalid_token"';
+  // RFC 6750 §3.1: a request without credentials gets no error code, a refused token gets invalid_token.
+  if (status === 401)
+    headers['www-authenticate'] = sentCredential
+      ? 'Bearer realm="dns-api", error="invalid_token"'
+      : 'Bearer realm="dns-api"';
   if (status === 429 && typeof ext.retryAfter === 'number') headers['retry-after'] = String(ext.retryAfter);
   return new RestError(status, first.message, fieldErrors ? { errors: fieldErrors } : undefined, headers);
 }
@@ -100,7 +105,7 @@ function ifMatch(req: FastifyRequest): string | null {
 export function dnsApiRestInterface(graph: Graph): RestInterface {
   async function run(req: FastifyRequest, op: PreparedOperation, variables: Data): Promise<Data> {
     const { result } = await graph.run(op, variables, req.id, callerOf(req));
-    if (result.errors?.length) throw restErrorOf(result.errors);
+    if (result.errors?.length) throw restErrorOf(result.errors, Boolean(req.headers.authorization?.trim()));
     return result.data ?? {};
   }
 

@@ -1,7 +1,639 @@
-/** The DNS API's machine-readable contract (OpenAPI 3.1), served at /api/v1/openapi.json. */
+import { z, type ZodType } from 'zod';
+import {
+  BatchBody,
+  CreateRecordBody,
+  CreateUserBody,
+  CreateZoneBody,
+  LoginBody,
+  PasswordBody,
+  UpdateRecordBody,
+  UpdateUserBody,
+  UpdateZoneBody,
+} from './bodies';
+
+/**
+ * The DNS API's machine-readable contract (OpenAPI 3.1), served at /api/v1/openapi.json. Request bodies come from
+ * the zod schemas the routes validate with, so the two cannot drift; responses follow render.ts. Every status a
+ * route answers with is listed (test/dns-api/openapi.test.ts drives each path and fails on an undescribed answer).
+ */
+type Json = Record<string, unknown>;
+
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+const response = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
+
+/** A zod body as a JSON Schema 2020-12 object (OpenAPI 3.1's dialect), without its `$schema` line. */
+function fromZod(schema: ZodType, description: string): Json {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input' });
+  return { description, ...rest };
+}
+
+const timestamp = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC' };
+const int32 = { type: 'integer', minimum: 0, maximum: 2_147_483_647 };
+const role = { type: 'string', enum: ['admin', 'operator', 'viewer'] };
+
+/** A closed object: every listed property is present, nothing else is. */
+function object(properties: Json, description?: string, optional: readonly string[] = []): Json {
+  return {
+    type: 'object',
+    ...(description ? { description } : {}),
+    properties,
+    required: Object.keys(properties).filter((k) => !optional.includes(k)),
+    additionalProperties: false,
+  };
+}
+
+const zoneSummary = {
+  name: { type: 'string', description: 'Zone name, lower case, without the trailing dot' },
+  records_count: { ...int32, description: 'Records the API shows (SOA and DNSSEC records not counted)' },
+  created_at: timestamp,
+  updated_at: timestamp,
+};
+const zoneSettings = {
+  admin_email: { type: 'string' },
+  refresh: int32,
+  retry: int32,
+  expire: int32,
+  minimum: int32,
+  default_ttl: int32,
+};
+const recordSummary = {
+  id: { type: 'string', format: 'uuid' },
+  name: { type: 'string', description: 'Owner name, fully qualified without the trailing dot' },
+  type: { type: 'string', description: 'A, AAAA, CNAME, MX, TXT, …' },
+  value: { type: 'string', description: 'Zone-file presentation form; names inside it end with a dot' },
+  ttl: int32,
+};
+const userCreated = {
+  id: { type: 'string', format: 'uuid' },
+  username: { type: 'string' },
+  email: { type: 'string' },
+  role,
+  created_at: timestamp,
+};
+
+const schemas: Record<string, Json> = {
+  Error: object(
+    {
+      error: { type: 'string', description: 'One sentence saying what went wrong' },
+      errors: {
+        type: 'array',
+        description: 'Each invalid field (422)',
+        items: object({ field: { type: 'string' }, message: { type: 'string' } }),
+      },
+    },
+    'Every error body',
+    ['errors'],
+  ),
+  LoginRequest: fromZod(LoginBody, 'Credentials'),
+  Token: object(
+    {
+      token: { type: 'string', description: 'An EdDSA-signed JWT: send it as `Authorization: Bearer <token>`' },
+      expires_at: timestamp,
+    },
+    'A bearer token and when it expires',
+  ),
+  JsonWebKeySet: object(
+    {
+      keys: {
+        type: 'array',
+        items: object({
+          kty: { type: 'string', const: 'OKP' },
+          crv: { type: 'string', const: 'Ed25519' },
+          x: { type: 'string' },
+          kid: { type: 'string' },
+          alg: { type: 'string', const: 'EdDSA' },
+          use: { type: 'string', const: 'sig' },
+        }),
+      },
+    },
+    'The public keys tokens are signed with (RFC 7517)',
+  ),
+  ZoneSummary: object(zoneSummary, 'A zone in lists and as created'),
+  ZoneList: object({ zones: { type: 'array', items: ref('ZoneSummary') } }),
+  Zone: object(
+    {
+      name: zoneSummary.name,
+      ...zoneSettings,
+      records_count: zoneSummary.records_count,
+      created_at: timestamp,
+      updated_at: timestamp,
+      nameservers: { type: 'array', items: { type: 'string' }, description: 'NS records at the apex' },
+      dnssec_enabled: { type: 'boolean' },
+    },
+    'Zone details',
+  ),
+  ZoneUpdated: object(
+    { name: zoneSummary.name, ...zoneSettings, updated_at: timestamp },
+    'The zone name, the fields the request changed, and updated_at',
+    Object.keys(zoneSettings),
+  ),
+  CreateZoneRequest: fromZod(
+    CreateZoneBody,
+    'A new zone (defaults for the settings not given), or with zone_file an RFC 1035 master file to import',
+  ),
+  UpdateZoneRequest: fromZod(UpdateZoneBody, 'Zone settings to change (at least one)'),
+  DeleteResult: object({ success: { type: 'boolean' }, message: { type: 'string' } }, 'The outcome of a deletion'),
+  RecordSummary: object(recordSummary, 'A record in lists'),
+  RecordList: object(
+    {
+      zone: { type: 'string' },
+      records: { type: 'array', items: ref('RecordSummary') },
+      next_cursor: { type: ['string', 'null'], description: 'With `limit` only: the next page, null on the last' },
+    },
+    'Records ordered by name, type and value',
+    ['next_cursor'],
+  ),
+  RecordCreated: object({ ...recordSummary, created_at: timestamp }),
+  Record: object({ ...recordSummary, created_at: timestamp, updated_at: timestamp }),
+  RecordUpdated: object({ ...recordSummary, updated_at: timestamp }),
+  CreateRecordRequest: fromZod(CreateRecordBody, 'name: `@`, relative to the zone, or fully qualified'),
+  UpdateRecordRequest: fromZod(UpdateRecordBody, 'What to change (at least one)'),
+  BatchRequest: fromZod(BatchBody, 'All operations apply or none (at most DNS_API_MAX_BATCH, else 413)'),
+  BatchResult: object({
+    success: { type: 'boolean' },
+    results: {
+      type: 'array',
+      items: object({
+        operation: { type: 'string', enum: ['create', 'update', 'delete'] },
+        id: { type: 'string', format: 'uuid' },
+        status: { type: 'string', const: 'success' },
+      }),
+    },
+  }),
+  UserCreated: object(userCreated, 'A user as created'),
+  User: object(
+    {
+      ...userCreated,
+      disabled: { type: 'boolean' },
+      last_login: { ...timestamp, type: ['string', 'null'], description: 'Null until the first login' },
+    },
+    'A user',
+  ),
+  UserList: object({ users: { type: 'array', items: ref('User') } }),
+  CreateUserRequest: fromZod(CreateUserBody, 'A new user'),
+  UpdateUserRequest: fromZod(UpdateUserBody, 'What to change (at least one); the last enabled admin stays one'),
+  PasswordRequest: fromZod(PasswordBody, "The caller's current and new password"),
+};
+
+const errorResponse = (description: string, headers?: Json): Json => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/json': { schema: ref('Error') } },
+});
+
+const responses: Record<string, Json> = {
+  BadRequest: errorResponse('Malformed JSON, a body that is not an object, or a malformed query'),
+  Unauthorized: errorResponse('Missing, invalid or expired token, or wrong credentials', {
+    'WWW-Authenticate': { required: true, schema: { type: 'string' } },
+  }),
+  Forbidden: errorResponse('The role of the caller may not do this'),
+  NotFound: errorResponse('No such zone, record or user'),
+  Conflict: errorResponse('It exists already'),
+  PreconditionFailed: errorResponse('If-Match no longer matches: nothing changed'),
+  PayloadTooLarge: errorResponse('The body or the batch is over its limit'),
+  UnsupportedMediaType: errorResponse('The body is not application/json'),
+  Unprocessable: errorResponse('A value does not validate: `errors` names each field'),
+  TooManyRequests: errorResponse('Too many failed logins for this user name or address', {
+    'Retry-After': { required: true, description: 'Seconds to wait', schema: { type: 'string', pattern: '^\\d+$' } },
+  }),
+  NotImplemented: errorResponse('Not available in this version'),
+  InternalError: errorResponse('A bug: the log has the details'),
+  Unavailable: errorResponse('The store or a subgraph is not reachable'),
+  Timeout: errorResponse('A subgraph did not answer in time'),
+};
+
+const etagHeader = { ETag: { required: true, description: 'Pass as If-Match', schema: { type: 'string' } } };
+
+const ok = (status: string, description: string, schema: string, headers?: Json): Record<string, Json> => ({
+  [status]: {
+    description,
+    ...(headers ? { headers } : {}),
+    content: { 'application/json': { schema: ref(schema) } },
+  },
+});
+
+/** What every operation answered through the graph may also say. */
+const serverErrors = { 500: response('InternalError'), 503: response('Unavailable'), 504: response('Timeout') };
+const authErrors = { 401: response('Unauthorized') };
+/** A body Fastify cannot read is refused before any route runs, even one that takes no body. */
+const unreadableBody = {
+  400: response('BadRequest'),
+  413: response('PayloadTooLarge'),
+  415: response('UnsupportedMediaType'),
+};
+const bodyErrors = {
+  400: response('BadRequest'),
+  413: response('PayloadTooLarge'),
+  415: response('UnsupportedMediaType'),
+  422: response('Unprocessable'),
+};
+
+const param = (name: string): Json => ({ $ref: `#/components/parameters/${name}` });
+const jsonBody = (schema: string): Json => ({
+  required: true,
+  content: { 'application/json': { schema: ref(schema) } },
+});
+
+export interface Operation {
+  operationId: string;
+  summary: string;
+  tags: string[];
+  security?: Json[];
+  parameters?: Json[];
+  requestBody?: Json;
+  responses: Json;
+}
+
+const op = (o: Operation): Operation => o;
+
+export interface PathItem {
+  parameters?: Json[];
+  get?: Operation;
+  put?: Operation;
+  post?: Operation;
+  delete?: Operation;
+}
+
+const paths: Record<string, PathItem> = {
+  '/openapi.json': {
+    get: op({
+      operationId: 'getOpenApi',
+      summary: 'This document',
+      tags: ['meta'],
+      security: [],
+      responses: {
+        200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } },
+      },
+    }),
+  },
+  '/.well-known/jwks.json': {
+    get: op({
+      operationId: 'getJwks',
+      summary: 'The public keys tokens are signed with (no login needed)',
+      tags: ['auth'],
+      security: [],
+      responses: { ...ok('200', 'The key set', 'JsonWebKeySet'), ...serverErrors },
+    }),
+  },
+  '/auth/login': {
+    post: op({
+      operationId: 'login',
+      summary: 'A token for a user name and password',
+      tags: ['auth'],
+      security: [],
+      requestBody: jsonBody('LoginRequest'),
+      responses: {
+        ...ok('200', 'The token', 'Token'),
+        ...bodyErrors,
+        ...authErrors,
+        429: response('TooManyRequests'),
+        ...serverErrors,
+      },
+    }),
+  },
+  '/zones': {
+    get: op({
+      operationId: 'listZones',
+      summary: 'Every zone',
+      tags: ['zones'],
+      responses: { ...ok('200', 'The zones', 'ZoneList'), ...authErrors, ...serverErrors },
+    }),
+    post: op({
+      operationId: 'createZone',
+      summary: 'Creates a zone (NS records from the configuration) or imports a master file (its serial kept)',
+      tags: ['zones'],
+      requestBody: jsonBody('CreateZoneRequest'),
+      responses: {
+        ...ok('201', 'Created', 'ZoneSummary', {
+          ...etagHeader,
+          Location: { required: true, schema: { type: 'string' } },
+        }),
+        ...bodyErrors,
+        ...authErrors,
+        403: response('Forbidden'),
+        409: response('Conflict'),
+        ...serverErrors,
+      },
+    }),
+  },
+  '/zones/{zone}': {
+    parameters: [param('zone')],
+    get: op({
+      operationId: 'getZone',
+      summary: 'Zone details',
+      tags: ['zones'],
+      responses: {
+        ...ok('200', 'The zone', 'Zone', etagHeader),
+        ...authErrors,
+        404: response('NotFound'),
+        ...serverErrors,
+      },
+    }),
+    put: op({
+      operationId: 'updateZone',
+      summary: 'Changes zone settings (with If-Match: only if unchanged)',
+      tags: ['zones'],
+      parameters: [param('ifMatch')],
+      requestBody: jsonBody('UpdateZoneRequest'),
+      responses: {
+        ...ok('200', 'The changed fields', 'ZoneUpdated', etagHeader),
+        ...bodyErrors,
+        ...authErrors,
+        403: response('Forbidden'),
+        404: response('NotFound'),
+        412: response('PreconditionFailed'),
+        ...serverErrors,
+      },
+    }),
+    delete: op({
+      operationId: 'deleteZone',
+      summary: 'Deletes a zone and all its records (with If-Match: only if unchanged)',
+      tags: ['zones'],
+      parameters: [param('ifMatch')],
+      responses: {
+        ...ok('200', 'Deleted', 'DeleteResult'),
+        ...authErrors,
+        403: response('Forbidden'),
+        404: response('NotFound'),
+        412: response('PreconditionFailed'),
+        ...serverErrors,
+      },
+    }),
+  },
+  '/zones/{zone}/export': {
+    parameters: [param('zone')],
+    get: op({
+      operationId: 'exportZone',
+      summary: 'The zone as an RFC 1035 master file',
+      tags: ['zones'],
+      responses: {
+        200: { description: 'The master file', content: { 'text/dns': { schema: { type: 'string' } } } },
+        ...authErrors,
+        404: response('NotFound'),
+        ...serverErrors,
+      },
+    }),
+  },
+  '/zones/{zone}/records': {
+    parameters: [param('zone')],
+    get: op({
+      operationId: 'listRecords',
+      summary: 'Records of a zone (SOA excluded): all, or a page with limit and cursor',
+      tags: ['records'],
+      parameters: [
+        { name: 'type', in: 'query', description: 'Only records of this type', schema: { type: 'string' } },
+        {
+          name: 'limit',
+          in: 'query',
+          description: 'Page size; the answer then has next_cursor',
+          schema: { type: 'string', pattern: '^\\d{1,9}$' },
+        },
+        { name: 'cursor', in: 'query', description: 'next_cursor of the page before', schema: { type: 'string' } },
+      ],
+      responses: {
+        ...ok('200', 'The records', 'RecordList'),
+        400: response('BadRequest'),
+        ...authErrors,
+        404: response('NotFound'),
+        422: response('Unprocessable'),
+        ...serverErrors,
+      },
+    }),
+    post: op({
+      operationId: 'createRecord',
+      summary: 'Adds a record; the DNS server answers with it by the time this returns',
+      tags: ['records'],
+      requestBody: jsonBody('CreateRecordRequest'),
+      responses: {
+        ...ok('201', 'Created', 'RecordCreated', etagHeader),
+        ...bodyErrors,
+        ...authErrors,
+        403: response('Forbidden'),
+        404: response('NotFound'),
+        409: response('Conflict'),
+        ...serverErrors,
+      },
+    }),
+  },
+  '/zones/{zone}/records/batch': {
+    parameters: [param('zone')],
+    post: op({
+      operationId: 'batchRecords',
+      summary: 'Creates, updates and deletes records: all or none, in one transaction',
+      tags: ['records'],
+      requestBody: jsonBody('BatchRequest'),
+      responses: {
+        ...ok('200', 'Every operation applied', 'BatchResult'),
+        ...bodyErrors,
+        ...authErrors,
+        403: response('Forbidden'),
+        404: response('NotFound'),
+        409: response('Conflict'),
+        ...serverErrors,
+      },
+    }),
+  },
+  '/zones/{zone}/records/{id}': {
+    parameters: [param('zone'), param('recordId')],
+    get: op({
+      operationId: 'getRecord',
+      summary: 'One record',
+      tags: ['records'],
+      responses: {
+        ...ok('200', 'The record', 'Record', etagHeader),
+        ...authErrors,
+        404: response('NotFound'),
+        ...serverErrors,
+      },
+    }),
+    put: op({
+      operationId: 'updateRecord',
+      summary: 'Changes the value and/or TTL of a record (its id stays; with If-Match: only if unchanged)',
+      tags: ['records'],
+      parameters: [param('ifMatch')],
+      requestBody: jsonBody('UpdateRecordRequest'),
+      responses: {
+        ...ok('200', 'The record', 'RecordUpdated', etagHeader),
+        ...bodyErrors,
+        ...authErrors,
+        403: response('Forbidden'),
+        404: response('NotFound'),
+        409: response('Conflict'),
+        412: response('PreconditionFailed'),
+        ...serverErrors,
+      },
+    }),
+    delete: op({
+      operationId: 'deleteRecord',
+      summary: 'Deletes a record (with If-Match: only if unchanged)',
+      tags: ['records'],
+      parameters: [param('ifMatch')],
+      responses: {
+        ...ok('200', 'Deleted', 'DeleteResult'),
+        ...authErrors,
+        403: response('Forbidden'),
+        404: response('NotFound'),
+        412: response('PreconditionFailed'),
+        ...serverErrors,
+      },
+    }),
+  },
+  '/zones/{zone}/dnssec': {
+    parameters: [param('zone')],
+    get: op({
+      operationId: 'getDnssec',
+      summary: 'DNSSEC status (not in this version)',
+      tags: ['dnssec'],
+      responses: { 501: response('NotImplemented') },
+    }),
+    post: op({
+      operationId: 'enableDnssec',
+      summary: 'Signs the zone (not in this version)',
+      tags: ['dnssec'],
+      responses: { 501: response('NotImplemented'), ...unreadableBody },
+    }),
+  },
+  '/zones/{zone}/dnssec/rotate': {
+    parameters: [param('zone')],
+    post: op({
+      operationId: 'rotateDnssecKey',
+      summary: 'Starts a ZSK rollover (not in this version)',
+      tags: ['dnssec'],
+      responses: { 501: response('NotImplemented'), ...unreadableBody },
+    }),
+  },
+  '/users': {
+    get: op({
+      operationId: 'listUsers',
+      summary: 'Every user (admin)',
+      tags: ['users'],
+      responses: { ...ok('200', 'The users', 'UserList'), ...authErrors, 403: response('Forbidden'), ...serverErrors },
+    }),
+    post: op({
+      operationId: 'createUser',
+      summary: 'Creates a user (admin)',
+      tags: ['users'],
+      requestBody: jsonBody('CreateUserRequest'),
+      responses: {
+        ...ok('201', 'Created', 'UserCreated'),
+        ...bodyErrors,
+        ...authErrors,
+        403: response('Forbidden'),
+        409: response('Conflict'),
+        ...serverErrors,
+      },
+    }),
+  },
+  '/users/me': {
+    get: op({
+      operationId: 'getMe',
+      summary: 'The calling user',
+      tags: ['users'],
+      responses: { ...ok('200', 'The caller', 'User'), ...authErrors, ...serverErrors },
+    }),
+  },
+  '/users/me/password': {
+    put: op({
+      operationId: 'changeMyPassword',
+      summary: "Changes the caller's password: older tokens stop working, a new one is returned",
+      tags: ['users'],
+      requestBody: jsonBody('PasswordRequest'),
+      responses: { ...ok('200', 'A new token', 'Token'), ...bodyErrors, ...authErrors, ...serverErrors },
+    }),
+  },
+  '/users/{id}': {
+    parameters: [param('userId')],
+    get: op({
+      operationId: 'getUser',
+      summary: 'One user (admin)',
+      tags: ['users'],
+      responses: {
+        ...ok('200', 'The user', 'User'),
+        ...authErrors,
+        403: response('Forbidden'),
+        404: response('NotFound'),
+        ...serverErrors,
+      },
+    }),
+    put: op({
+      operationId: 'updateUser',
+      summary: 'Changes email, role, password or disabled (admin)',
+      tags: ['users'],
+      requestBody: jsonBody('UpdateUserRequest'),
+      responses: {
+        ...ok('200', 'The user', 'User'),
+        ...bodyErrors,
+        ...authErrors,
+        403: response('Forbidden'),
+        404: response('NotFound'),
+        409: response('Conflict'),
+        ...serverErrors,
+      },
+    }),
+    delete: op({
+      operationId: 'deleteUser',
+      summary: 'Deletes a user (admin; not the last enabled admin)',
+      tags: ['users'],
+      responses: {
+        ...ok('200', 'Deleted', 'DeleteResult'),
+        ...authErrors,
+        403: response('Forbidden'),
+        404: response('NotFound'),
+        409: response('Conflict'),
+        ...serverErrors,
+      },
+    }),
+  },
+};
+
 export const OPENAPI = {
   openapi: '3.1.0',
-  info: { title: 'onegraph DNS server API', version: '1.0.0' },
+  jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+  info: {
+    title: 'onegraph DNS server API',
+    version: '1.0.0',
+    description:
+      'Zones, records, batches and users of the embedded authoritative DNS server. Every write is answered over ' +
+      'DNS by the time its response arrives. Errors are `{"error": "<one sentence>", "errors"?: [{field, message}]}`.',
+  },
   servers: [{ url: '/api/v1' }],
-  paths: {},
-} as const;
+  security: [{ bearerAuth: [] }],
+  tags: [
+    { name: 'auth', description: 'Tokens and the keys that sign them' },
+    { name: 'zones', description: 'Zones and their SOA settings' },
+    { name: 'records', description: 'Records, one id each' },
+    { name: 'dnssec', description: 'Zone signing (a later version)' },
+    { name: 'users', description: 'Users and roles: admin, operator, viewer' },
+    { name: 'meta', description: 'This document' },
+  ],
+  paths,
+  components: {
+    securitySchemes: {
+      bearerAuth: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'A token from POST /auth/login (EdDSA; keys at /.well-known/jwks.json)',
+      },
+    },
+    parameters: {
+      zone: {
+        name: 'zone',
+        in: 'path',
+        required: true,
+        description: 'Zone name (case-insensitive, trailing dot allowed)',
+        schema: { type: 'string' },
+      },
+      recordId: { name: 'id', in: 'path', required: true, description: 'Record id', schema: { type: 'string' } },
+      userId: { name: 'id', in: 'path', required: true, description: 'User id', schema: { type: 'string' } },
+      ifMatch: {
+        name: 'If-Match',
+        in: 'header',
+        description: 'The ETag of a GET: change only if it still matches (else 412)',
+        schema: { type: 'string' },
+      },
+    },
+    schemas,
+    responses,
+  },
+};

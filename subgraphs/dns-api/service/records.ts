@@ -163,14 +163,13 @@ function recordOf(input: RecordInput, zone: string, defaultTtl: number, prefix =
 
 /** Records of one zone: each an individual row with its own id (RRsets are not the unit). */
 export class RecordService {
-  /** API writes of one zone run one at a time: an If-Match check and its write see the same record. */
-  private readonly writes = new KeyedQueue();
-
   constructor(
     private readonly store: ZoneStore,
     private readonly serving: DnsServing,
     private readonly feed: ChangeFeed,
     private readonly options: RecordServiceOptions = RECORD_DEFAULTS,
+    /** API writes of one zone run one at a time (shared with the zone service): an If-Match check and its write see the same record. */
+    private readonly writes: KeyedQueue = new KeyedQueue(),
   ) {}
 
   async list(
@@ -308,7 +307,7 @@ export class RecordService {
       }
       await this.committed(zone, outcome.zone.serial, by);
       return outcome.results.map((result, i) => {
-        const op = operations[i] as BatchOperation;
+        const op = operations[i];
         const record = result.record ? view(result.record) : null;
         return {
           operation: op.operation,

@@ -6,7 +6,7 @@ import type { ZoneStore } from '../../../dns/store/types';
 import { exportZoneFile, importZoneFile } from '../../../dns/zone-files';
 import { apiError, apiErrorOf, asApi, invalid, invalidFields, type FieldError } from '../errors';
 import type { ChangeFeed } from './changes';
-import type { DnsServing } from './serving';
+import { KeyedQueue, type DnsServing } from './serving';
 
 /** Zone fields of a create or update (camelCase; the REST adapter maps the seed's snake_case names). */
 export interface ZoneSettingsInput {
@@ -131,6 +131,8 @@ export class ZoneService {
     private readonly serving: DnsServing,
     private readonly feed: ChangeFeed,
     private readonly defaults: ZoneDefaults = ZONE_DEFAULTS,
+    /** Writes of one zone, one at a time (shared with the record service): an If-Match check and its write see the same zone. */
+    private readonly writes: KeyedQueue = new KeyedQueue(),
   ) {}
 
   list(): Promise<Zone[]> {
@@ -226,19 +228,24 @@ export class ZoneService {
         'input',
         'nothing to change: give at least one of adminEmail, refresh, retry, expire, minimum, defaultTtl',
       );
-    await this.checkEtag(zoneName, ifMatch);
-    const zone = await asApi(() => this.store.updateZone(zoneName, changes));
-    this.feed.attribute(zoneName, zone.serial, by);
-    await this.serving.served(zoneName, zone.serial);
+    const zone = await this.writes.run(zoneName, async () => {
+      await this.checkEtag(zoneName, ifMatch);
+      const updated = await asApi(() => this.store.updateZone(zoneName, changes));
+      this.feed.attribute(zoneName, updated.serial, by);
+      await this.serving.served(zoneName, updated.serial);
+      return updated;
+    });
     return this.view(zone);
   }
 
   async delete(name: string, ifMatch: string | null | undefined, by: string): Promise<void> {
     const zoneName = zoneRef(name);
-    const zone = await this.checkEtag(zoneName, ifMatch);
-    this.feed.attribute(zoneName, zone.serial, by, 'zone-deleted');
-    if (!(await asApi(() => this.store.deleteZone(zoneName)))) throw apiError('NOT_FOUND', `no zone ${zoneName}`);
-    await this.serving.served(zoneName, null);
+    await this.writes.run(zoneName, async () => {
+      const zone = await this.checkEtag(zoneName, ifMatch);
+      this.feed.attribute(zoneName, zone.serial, by, 'zone-deleted');
+      if (!(await asApi(() => this.store.deleteZone(zoneName)))) throw apiError('NOT_FOUND', `no zone ${zoneName}`);
+      await this.serving.served(zoneName, null);
+    });
   }
 
   async export(name: string): Promise<string> {

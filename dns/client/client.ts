@@ -1,0 +1,192 @@
+import type { TsigKey } from '../tsig/keyfile';
+import { parseTsig, signMessage, verifyMessage, verifyStreamMessage } from '../tsig/tsig';
+import { DnsClientError, rcodeName, tsigErrorName } from './errors';
+import { queryMessage, updateMessage, type Prerequisite, type UpdateOperation } from './messages';
+import { decodeResponse, type ClientRecord, type DecodedResponse } from './records';
+import { formatServerAddress, parseServerAddress, type ServerAddress } from './server-address';
+import { TcpConnection, tcpExchange, udpExchange } from './transport';
+
+export interface DnsClientOptions {
+  /** The server: an address object or `"127.0.0.1 5353"` (see parseServerAddress). */
+  server: ServerAddress | string;
+  /** Signs every request and requires every answer to verify (RFC 8945). */
+  key?: TsigKey;
+  /** Per exchange, and per message of a transfer; default 5 s. */
+  timeoutMs?: number;
+  /** Most records a transfer may bring before it is abandoned (memory bound); default 2 000 000. */
+  maxTransferRecords?: number;
+}
+
+export interface Transfer {
+  /** The zone's SOA, first record of the transfer. */
+  soa: ClientRecord;
+  /** Every other record, in the order the server sent them (the closing SOA not repeated). */
+  records: ClientRecord[];
+}
+
+/** Largest UDP request before we switch to TCP (RFC 1035 without EDNS). */
+const UDP_REQUEST_LIMIT = 512;
+/** UDP buffer we advertise (RFC 9715 / DNS flag day 2020). */
+const EDNS_BUFFER = 1232;
+/** RFC 8945 §5.3.1: at most 99 unsigned messages between signed ones of a stream. */
+const MAX_UNSIGNED_RUN = 99;
+
+/**
+ * A DNS client for one server: queries, RFC 2136 dynamic updates and AXFR zone transfers, each TSIG-signed when a
+ * key is given, with every answer (every message of a transfer) verified. Failures are {@link DnsClientError}s that
+ * say which server and what went wrong (timeout, connection refused, REFUSED, NOTAUTH/BADSIG …).
+ */
+export class DnsClient {
+  readonly server: ServerAddress;
+  private readonly where: string;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: DnsClientOptions) {
+    this.server = typeof options.server === 'string' ? parseServerAddress(options.server) : options.server;
+    this.where = formatServerAddress(this.server);
+    this.timeoutMs = options.timeoutMs ?? 5000;
+  }
+
+  /** Asks for `type` at `name`; an answer with an error RCODE (NXDOMAIN …) is returned, not thrown. */
+  async query(name: string, type: string, options: { tcp?: boolean } = {}): Promise<DecodedResponse> {
+    const { wire, mac } = this.sign(queryMessage(name, type, { edns: EDNS_BUFFER }));
+    let raw = options.tcp ? await this.tcp(wire) : await udpExchange(this.server, wire, this.timeoutMs);
+    if (!options.tcp && raw.readUInt16BE(2) & 0x200) raw = await this.tcp(wire); // truncated: again over TCP
+    this.check(raw, mac, 'query');
+    return decodeResponse(raw);
+  }
+
+  /** Sends one UPDATE for `zone`: all its operations apply, or none (RFC 2136 §3.7). Throws unless NOERROR. */
+  async update(
+    zone: string,
+    operations: readonly UpdateOperation[],
+    prerequisites: readonly Prerequisite[] = [],
+  ): Promise<void> {
+    const { wire, mac } = this.sign(updateMessage(zone, operations, prerequisites));
+    let raw =
+      wire.length <= UDP_REQUEST_LIMIT ? await udpExchange(this.server, wire, this.timeoutMs) : await this.tcp(wire);
+    if (raw.readUInt16BE(2) & 0x200) raw = await this.tcp(wire);
+    this.check(raw, mac, `update of ${zone || '.'}`);
+    const rcode = raw.readUInt16BE(2) & 0xf;
+    if (rcode !== 0)
+      throw new DnsClientError(
+        'rcode',
+        `update of ${zone || '.'} failed: ${this.where} answered ${rcodeName(rcode)}`,
+        rcodeName(rcode),
+      );
+  }
+
+  /** The whole zone by AXFR over TCP (RFC 5936). */
+  async transfer(zone: string): Promise<Transfer> {
+    const what = `transfer of ${zone || '.'}`;
+    const request = this.sign(queryMessage(zone, 'AXFR'));
+    const id = request.wire.readUInt16BE(0);
+    const limit = this.options.maxTransferRecords ?? 2_000_000;
+    const connection = await TcpConnection.open(this.server, this.timeoutMs);
+    try {
+      connection.send(request.wire);
+      let soa: ClientRecord | undefined;
+      const records: ClientRecord[] = [];
+      let prior = request.mac;
+      let unsigned: Buffer[] = [];
+      for (let messages = 0; messages <= limit; messages++) {
+        const raw = await connection.next(this.timeoutMs);
+        if (raw.length < 12 || raw.readUInt16BE(0) !== id) throw this.formatError(what, 'an answer with another ID');
+        if (messages === 0) this.check(raw, request.mac, what);
+        else if (this.options.key && prior) {
+          const verified = verifyStreamMessage(raw, this.options.key, prior, unsigned);
+          if (verified.status === 'ok') {
+            prior = verified.tsig.mac;
+            unsigned = [];
+          } else if (verified.status === 'unsigned' && unsigned.length < MAX_UNSIGNED_RUN) unsigned.push(raw);
+          else
+            throw this.tsigError(
+              what,
+              verified.status === 'error' ? tsigErrorName(verified.error) : 'too many unsigned messages',
+            );
+        }
+        if (messages === 0) prior = parseTsig(raw)?.mac ?? prior;
+        const rcode = raw.readUInt16BE(2) & 0xf;
+        if (rcode !== 0)
+          throw new DnsClientError(
+            'rcode',
+            `${what} failed: ${this.where} answered ${rcodeName(rcode)}`,
+            rcodeName(rcode),
+          );
+        for (const record of decodeResponse(raw).answers) {
+          if (!soa) {
+            if (record.type !== 'SOA')
+              throw this.formatError(what, `a transfer that does not start with the SOA (${record.type})`);
+            soa = record;
+            continue;
+          }
+          if (record.type === 'SOA' && record.name === soa.name) {
+            if (this.options.key && unsigned.length > 0) throw this.tsigError(what, 'the last message is not signed');
+            return { soa, records };
+          }
+          if (records.length >= limit) throw this.formatError(what, `more than ${limit} records`);
+          records.push(record);
+        }
+        if (messages === 0 && !soa) throw this.formatError(what, 'an empty first message');
+      }
+      throw this.formatError(what, `more than ${limit} messages`);
+    } finally {
+      connection.close();
+    }
+  }
+
+  private sign(message: Buffer): { wire: Buffer; mac: Buffer | undefined } {
+    if (!this.options.key) return { wire: message, mac: undefined };
+    const signed = signMessage(message, this.options.key);
+    return { wire: signed.message, mac: signed.mac };
+  }
+
+  private tcp(wire: Buffer): Promise<Buffer> {
+    return tcpExchange(this.server, wire, this.timeoutMs);
+  }
+
+  /** An answer must be a response; with a key, it must carry a TSIG that verifies against our request's MAC. */
+  private check(raw: Buffer, requestMac: Buffer | undefined, what: string): void {
+    if (!(raw.readUInt16BE(2) & 0x8000)) throw this.formatError(what, 'a message that is not a response');
+    const key = this.options.key;
+    if (!key || !requestMac) return;
+    const rcode = raw.readUInt16BE(2) & 0xf;
+    const tsig = parseTsig(raw);
+    if (tsig && tsig.error !== 0) {
+      // The server refused our signature (RFC 8945 §5.2): its answer is unsigned, the TSIG error says why.
+      const error = tsigErrorName(tsig.error);
+      throw new DnsClientError(
+        'rcode',
+        `${what} failed: ${this.where} answered ${rcodeName(rcode)} (${error}): it does not accept TSIG key ${key.name}`,
+        rcodeName(rcode),
+        error,
+      );
+    }
+    if (!tsig) {
+      if (rcode !== 0)
+        throw new DnsClientError(
+          'rcode',
+          `${what} failed: ${this.where} answered ${rcodeName(rcode)} (unsigned)`,
+          rcodeName(rcode),
+        );
+      throw this.tsigError(what, 'the answer is not signed');
+    }
+    const verified = verifyMessage(raw, new Map([[key.name, key]]), { priorMac: requestMac });
+    if (verified.status !== 'ok')
+      throw this.tsigError(
+        what,
+        verified.status === 'error' ? tsigErrorName(verified.error) : 'the answer is not signed',
+      );
+  }
+
+  private tsigError(what: string, why: string): DnsClientError {
+    return new DnsClientError(
+      'tsig',
+      `${what}: the answer from ${this.where} does not verify with TSIG key ${this.options.key?.name ?? ''}: ${why}`,
+    );
+  }
+
+  private formatError(what: string, why: string): DnsClientError {
+    return new DnsClientError('format', `${what}: ${this.where} sent ${why}`);
+  }
+}

@@ -1,0 +1,69 @@
+import { TYPE_CODES, fromPacketAnswer } from '../records';
+import { readName, recordOffsets, skipName } from '../tsig/wire-walk';
+import { decodeMessage, type Message } from '../wire/message';
+
+/**
+ * A record as the client hands it out: owner name lower-case without trailing dot, type mnemonic and value in
+ * presentation form. Types our codecs know are decoded; any other passes through in RFC 3597 generic form
+ * (`TYPE65280` and `\# 4 c0000201`), so nothing a server holds is hidden or refused.
+ */
+export interface ClientRecord {
+  name: string;
+  type: string;
+  ttl: number;
+  value: string;
+}
+
+export interface DecodedResponse {
+  message: Message;
+  rcode: number;
+  answers: ClientRecord[];
+  authorities: ClientRecord[];
+  additionals: ClientRecord[];
+}
+
+const TYPE_NAMES = new Map<number, string>(Object.entries(TYPE_CODES).map(([name, code]) => [code, name]));
+const OPT = 41;
+const TSIG = 250;
+
+/** RFC 3597 §5: `\# <length> <hex>`. */
+export function genericValue(rdata: Buffer): string {
+  return rdata.length === 0 ? '\\# 0' : `\\# ${rdata.length} ${rdata.toString('hex')}`;
+}
+
+/** Decodes a response; every record of the answer, authority and additional sections but OPT and TSIG. */
+export function decodeResponse(raw: Buffer): DecodedResponse {
+  const message = decodeMessage(raw);
+  const { records: offsets } = recordOffsets(raw);
+  const decoded = [...message.answers, ...message.authorities, ...message.additionals];
+  const perRecord = offsets.map((at, i) => clientRecord(raw, at, decoded[i]?.data ?? null));
+  const a = message.answers.length;
+  const b = a + message.authorities.length;
+  const keep = (records: Array<ClientRecord | null>) => records.filter((r): r is ClientRecord => r !== null);
+  return {
+    message,
+    rcode: raw.readUInt16BE(2) & 0xf,
+    answers: keep(perRecord.slice(0, a)),
+    authorities: keep(perRecord.slice(a, b)),
+    additionals: keep(perRecord.slice(b)),
+  };
+}
+
+/** The record at `at`, with dns-packet's decoded data (names decompressed); null for OPT and TSIG. */
+function clientRecord(raw: Buffer, at: number, data: unknown): ClientRecord | null {
+  const header = skipName(raw, at);
+  const code = raw.readUInt16BE(header);
+  if (code === OPT || code === TSIG) return null;
+  const name = readName(raw, at);
+  const ttl = raw.readUInt32BE(header + 4);
+  const known = TYPE_NAMES.get(code);
+  if (known && data !== null) {
+    try {
+      return fromPacketAnswer({ name, type: code, ttl, data });
+    } catch {
+      // a value our codec refuses still passes through, in generic form
+    }
+  }
+  const rdata = raw.subarray(header + 10, header + 10 + raw.readUInt16BE(header + 8));
+  return { name, type: known ?? `TYPE${code}`, ttl, value: genericValue(rdata) };
+}

@@ -1,0 +1,141 @@
+import { createSocket } from 'node:dgram';
+import { isIP, Socket } from 'node:net';
+import { DnsClientError } from './errors';
+import { formatServerAddress, type ServerAddress } from './server-address';
+
+/** Largest UDP answer we accept (EDNS buffer we may advertise). */
+const MAX_UDP = 65_535;
+
+/**
+ * One UDP exchange: sends `message` and resolves with the first datagram from the server that carries the same ID
+ * (others — late answers of earlier queries, spoofs from other ports — are ignored).
+ */
+export function udpExchange(server: ServerAddress, message: Buffer, timeoutMs: number): Promise<Buffer> {
+  const id = message.readUInt16BE(0);
+  const where = formatServerAddress(server);
+  return new Promise((resolve, reject) => {
+    const socket = createSocket(isIP(server.host) === 6 ? 'udp6' : 'udp4');
+    const done = (err: Error | null, answer?: Buffer) => {
+      clearTimeout(timer);
+      socket.close();
+      if (err) reject(err);
+      else resolve(answer as Buffer);
+    };
+    const timer = setTimeout(
+      () => done(new DnsClientError('timeout', `no answer from ${where} within ${timeoutMs} ms (UDP)`)),
+      timeoutMs,
+    );
+    socket.on('error', (err: NodeJS.ErrnoException) =>
+      done(new DnsClientError('connection', `${where} (UDP): ${err.code ?? err.message}`)),
+    );
+    socket.on('message', (msg, from) => {
+      if (from.port !== server.port || msg.length < 12 || msg.length > MAX_UDP || msg.readUInt16BE(0) !== id) return;
+      done(null, msg);
+    });
+    socket.connect(server.port, server.host, () => socket.send(message));
+  });
+}
+
+/** A TCP connection to a DNS server carrying length-prefixed messages (RFC 1035 §4.2.2, RFC 7766). */
+export class TcpConnection {
+  private buffered: Buffer = Buffer.alloc(0);
+  private readonly frames: Buffer[] = [];
+  private failure: Error | null = null;
+  private waiter: (() => void) | null = null;
+
+  private constructor(
+    private readonly socket: Socket,
+    private readonly where: string,
+  ) {
+    socket.on('data', (chunk: Buffer) => this.receive(chunk));
+    socket.on('error', (err: NodeJS.ErrnoException) =>
+      this.fail(new DnsClientError('connection', `${where} (TCP): ${err.code ?? err.message}`)),
+    );
+    socket.on('close', () => this.fail(new DnsClientError('connection', `${where} (TCP) closed the connection`)));
+  }
+
+  static open(server: ServerAddress, timeoutMs: number): Promise<TcpConnection> {
+    const where = formatServerAddress(server);
+    return new Promise((resolve, reject) => {
+      const socket = new Socket();
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new DnsClientError('timeout', `could not connect to ${where} within ${timeoutMs} ms (TCP)`));
+      }, timeoutMs);
+      socket.once('error', (err: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        reject(new DnsClientError('connection', `${where} (TCP): ${err.code ?? err.message}`));
+      });
+      socket.connect(server.port, server.host, () => {
+        clearTimeout(timer);
+        socket.removeAllListeners('error');
+        socket.setNoDelay(true);
+        resolve(new TcpConnection(socket, where));
+      });
+    });
+  }
+
+  send(message: Buffer): void {
+    if (message.length > 65_535)
+      throw new DnsClientError('format', `a message of ${message.length} bytes cannot go over TCP`);
+    const length = Buffer.alloc(2);
+    length.writeUInt16BE(message.length, 0);
+    this.socket.write(Buffer.concat([length, message]));
+  }
+
+  /** The next message from the server; rejects when none comes within `timeoutMs` or the connection ends. */
+  async next(timeoutMs: number): Promise<Buffer> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const frame = this.frames.shift();
+      if (frame) return frame;
+      if (this.failure) throw this.failure;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new DnsClientError('timeout', `no answer from ${this.where} within ${timeoutMs} ms (TCP)`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.waiter = null;
+    }
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private receive(chunk: Buffer): void {
+    this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
+    while (this.buffered.length >= 2) {
+      const length = this.buffered.readUInt16BE(0);
+      if (this.buffered.length < 2 + length) break;
+      this.frames.push(Buffer.from(this.buffered.subarray(2, 2 + length)));
+      this.buffered = this.buffered.subarray(2 + length);
+    }
+    this.waiter?.();
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    this.waiter?.();
+  }
+}
+
+/** One exchange over a fresh TCP connection. */
+export async function tcpExchange(server: ServerAddress, message: Buffer, timeoutMs: number): Promise<Buffer> {
+  const deadline = Date.now() + timeoutMs;
+  const connection = await TcpConnection.open(server, timeoutMs);
+  try {
+    connection.send(message);
+    const id = message.readUInt16BE(0);
+    for (;;) {
+      const answer = await connection.next(Math.max(1, deadline - Date.now()));
+      if (answer.length >= 12 && answer.readUInt16BE(0) === id) return answer;
+    }
+  } finally {
+    connection.close();
+  }
+}
