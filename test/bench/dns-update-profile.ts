@@ -17,7 +17,7 @@ import { benchZone } from './dns';
 
 const ZONE = 'bench.test';
 const SECRET = Buffer.from('benchmark-tsig-secret-of-32-byte').toString('base64');
-const KEY = parseKeyFile(`key "bench-key" { algorithm hmac-sha256; secret "${SECRET}"; };`)[0] as TsigKey;
+const KEY = parseKeyFile(`key "bench-key" { algorithm hmac-sha256; secret "${SECRET}"; };`)[0];
 
 async function main(): Promise<void> {
   const count = Number(process.argv[2] ?? 2000);
