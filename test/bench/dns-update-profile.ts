@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import * as packet from 'dns-packet';
 import { DnsEngine } from '../../dns/engine';
 import { openSqliteStore } from '../../dns/store';
-import { parseKeyFile, type TsigKey } from '../../dns/tsig/keyfile';
+import { parseKeyFile } from '../../dns/tsig/keyfile';
 import { signMessage } from '../../dns/tsig/tsig';
 import { importZoneFile } from '../../dns/zone-files';
 import { benchZone } from './dns';
