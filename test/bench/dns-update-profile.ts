@@ -10,14 +10,14 @@ import { join } from 'node:path';
 import * as packet from 'dns-packet';
 import { DnsEngine } from '../../dns/engine';
 import { openSqliteStore } from '../../dns/store';
-import { parseKeyFile, type TsigKey } from '../../dns/tsig/keyfile';
+import { parseKeyFile } from '../../dns/tsig/keyfile';
 import { signMessage } from '../../dns/tsig/tsig';
 import { importZoneFile } from '../../dns/zone-files';
 import { benchZone } from './dns';
 
 const ZONE = 'bench.test';
 const SECRET = Buffer.from('benchmark-tsig-secret-of-32-byte').toString('base64');
-const KEY = parseKeyFile(`key "bench-key" { algorithm hmac-sha256; secret "${SECRET}"; };`)[0] as TsigKey;
+const KEY = parseKeyFile(`key "bench-key" { algorithm hmac-sha256; secret "${SECRET}"; };`)[0];
 
 async function main(): Promise<void> {
   const count = Number(process.argv[2] ?? 2000);
