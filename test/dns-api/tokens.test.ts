@@ -229,3 +229,27 @@ describe('login throttling', () => {
     expect(res.body).toEqual({ error: 'the username or password is wrong' });
   });
 });
+
+describe('login throttling per client address', () => {
+  let own: DnsApiSystem;
+  beforeAll(async () => {
+    own = await startDnsApiSystem({ DNS_PORT: '0', DNS_API_LOGIN_FAILURES_PER_ADDRESS: '4' });
+  }, 60_000);
+  afterAll(() => own?.close());
+
+  test('4 failures for 4 user names from one address: then every login from it is 429, tokens still work', async () => {
+    for (let i = 0; i < 4; i++) {
+      const res = await call(own.gateway, 'POST', '/auth/login', {
+        body: { username: `spray-${i}`, password: 'guessed-password' },
+      });
+      expect(res.status).toBe(401);
+    }
+    const admin = await call(own.gateway, 'POST', '/auth/login', {
+      body: { username: 'admin', password: TEST_ADMIN_PASSWORD },
+    });
+    expect(admin.status).toBe(429);
+    expect(Number(admin.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(admin.body).toEqual({ error: expect.any(String) as unknown });
+    expect((await call(own.gateway, 'GET', '/zones', { token: own.adminToken })).status).toBe(200);
+  });
+});
