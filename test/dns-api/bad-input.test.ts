@@ -1,4 +1,4 @@
-import { call, startDnsApiSystem, type DnsApiSystem } from './api';
+import { call, gql, startDnsApiSystem, type DnsApiSystem } from './api';
 
 /**
  * Every validation rule of the DNS API, one case each: the bad value is sent and both the status and the body
@@ -794,5 +794,93 @@ describe('nothing is written halfway', () => {
       role: 'admin',
       disabled: false,
     });
+  });
+});
+
+describe('the same rules on the GraphQL fields', () => {
+  const GQL: Array<{ name: string; query: string; variables?: Record<string, unknown>; code: string; field?: string }> =
+    [
+      {
+        name: 'a value the type refuses',
+        query: `mutation { createRecord(zone: "${ZONE}", input: { name: "v", type: "A", value: "300.1.1.1" }) { id } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'value',
+      },
+      {
+        name: 'a name outside the zone',
+        query: `mutation { createRecord(zone: "${ZONE}", input: { name: "x.other.test.", type: "A", value: "192.0.2.1" }) { id } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'name',
+      },
+      {
+        name: 'a zone name not in lower case',
+        query: 'mutation { createZone(input: { name: "Upper.TEST" }) { name } }',
+        code: 'BAD_USER_INPUT',
+        field: 'name',
+      },
+      {
+        name: 'a TTL out of range',
+        query: `mutation { createRecord(zone: "${ZONE}", input: { name: "t", type: "A", value: "192.0.2.1", ttl: -5 }) { id } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'ttl',
+      },
+      {
+        name: 'a batch create without a name',
+        query: `mutation { batchRecords(zone: "${ZONE}", operations: [{ operation: CREATE, type: "A", value: "192.0.2.1" }]) { success } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'operations[0].name',
+      },
+      {
+        name: 'a batch update without an id',
+        query: `mutation { batchRecords(zone: "${ZONE}", operations: [{ operation: UPDATE, ttl: 60 }]) { success } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'operations[0].id',
+      },
+      {
+        name: 'a batch delete without an id',
+        query: `mutation { batchRecords(zone: "${ZONE}", operations: [{ operation: DELETE }]) { success } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'operations[0].id',
+      },
+      {
+        name: 'a batch over the limit',
+        query:
+          'mutation ($ops: [BatchOperationInput!]!) { batchRecords(zone: "bad.example.test", operations: $ops) { success } }',
+        variables: {
+          ops: Array.from({ length: 6 }, (_, i) => ({
+            operation: 'CREATE',
+            name: `g${i}`,
+            type: 'A',
+            value: '192.0.2.1',
+          })),
+        },
+        code: 'PAYLOAD_TOO_LARGE',
+      },
+      {
+        name: 'a record in an unknown zone',
+        query:
+          'mutation { createRecord(zone: "nope.test", input: { name: "a", type: "A", value: "192.0.2.1" }) { id } }',
+        code: 'NOT_FOUND',
+      },
+      {
+        name: 'a duplicate zone',
+        query: `mutation { createZone(input: { name: "${ZONE}" }) { name } }`,
+        code: 'CONFLICT',
+      },
+      {
+        name: 'a stale ifMatch',
+        query: `mutation { updateZone(name: "${ZONE}", input: { minimum: 60 }, ifMatch: "\\"stale\\"") { name } }`,
+        code: 'PRECONDITION_FAILED',
+      },
+    ];
+
+  test.each(GQL)('$name → $code', async (c) => {
+    const res = await gql(api.sys.url, c.query, c.variables ?? {}, api.adminToken);
+    const error = res.body.errors?.[0];
+    expect({ code: error?.extensions?.code, message: error?.message }).toMatchObject({ code: c.code });
+    if (c.field) {
+      expect(error?.extensions?.field).toBe(c.field);
+      expect((error?.extensions?.errors as Array<{ field: string }> | undefined)?.[0]?.field).toBe(c.field);
+    }
   });
 });
