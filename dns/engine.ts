@@ -40,8 +40,11 @@ export interface DnsEngineOptions {
   access?: DnsAccessOptions;
   /** Secondaries told by NOTIFY after every change of any zone. */
   notify?: NotifyTarget[];
-  /** Key to sign NOTIFY messages with (by name, from `keys`). */
-  notifyKey?: string;
+  /**
+   * Key to sign NOTIFY messages with: the name of one of `keys`, or a key of its own (which then signs NOTIFY only:
+   * it is not accepted on requests). Unset: NOTIFY goes out unsigned.
+   */
+  notifyKey?: string | TsigKey;
   log?: DnsEngineLogger;
   /** Bounds of DNS over TCP (connections, deadlines, buffered answers); defaults: DEFAULT_TCP_LIMITS. */
   tcp?: Partial<TcpLimits>;
@@ -66,12 +69,22 @@ export class DnsEngine {
   server?: DnsServer;
   private readonly keys: Map<string, TsigKey>;
   private readonly loader: ZoneLoader;
+  private readonly notifyKey: TsigKey | undefined;
   private readonly updates = new KeyedQueue();
   private unsubscribe?: () => void;
 
   private constructor(private readonly options: DnsEngineOptions) {
     this.keys = new Map((options.keys ?? []).map((k) => [k.name, k]));
     this.loader = new ZoneLoader(options.store, this.index, options.log);
+    this.notifyKey = DnsEngine.findNotifyKey(options.notifyKey, this.keys);
+  }
+
+  /** The NOTIFY key the options name; a name not among the keys is an error now, not unsigned NOTIFY later. */
+  private static findNotifyKey(key: string | TsigKey | undefined, keys: Map<string, TsigKey>): TsigKey | undefined {
+    if (key === undefined || typeof key === 'object') return key;
+    const found = keys.get(wireName(key));
+    if (!found) throw new Error(`NOTIFY key "${key}" is not one of the configured TSIG keys`);
+    return found;
   }
 
   static async start(options: DnsEngineOptions): Promise<DnsEngine> {
@@ -130,7 +143,7 @@ export class DnsEngine {
   }
 
   private notifySecondaries(zone: string): void {
-    const key = this.options.notifyKey ? this.keys.get(this.options.notifyKey) : undefined;
+    const key = this.notifyKey;
     for (const target of this.options.notify ?? []) {
       void sendNotify(zone, target, { key }).then(
         (acked) => {

@@ -3,7 +3,7 @@ import { DnsEngine } from '../dns/engine';
 import type { NotifyTarget } from '../dns/server/notify';
 import { openZoneStore } from '../dns/store';
 import { StoreError, type ZoneStore } from '../dns/store/types';
-import { readKeyFile } from '../dns/tsig/keyfile';
+import { parseKeySpec, readKeyFile } from '../dns/tsig/keyfile';
 import { importZoneFile } from '../dns/zone-files';
 import type { SubgraphHealth } from '../subgraphs/subgraph';
 import type { Config } from './config/schema';
@@ -83,6 +83,7 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
       keys,
       access: config.dnsAccess,
       notify: config.notifyTargets.map(parseTarget),
+      notifyKey: config.notifyKey?.includes(':') ? parseKeySpec(config.notifyKey) : config.notifyKey,
       log: dnsLog,
       tcp: {
         maxConnections: config.dnsTcpMaxConnections,

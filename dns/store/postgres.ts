@@ -4,8 +4,8 @@
  *
  * - All tables live in one schema (option `schema`, default `public`); every statement names it explicitly,
  *   so the store does not depend on `search_path`.
- * - Numbered migrations in `<schema>.schema_migrations`, the same numbers as the SQLite store, applied under an
- *   advisory lock so processes starting together do not race.
+ * - Numbered migrations in `<schema>.schema_migrations`, the list both dialects share (migrations.ts), applied
+ *   under an advisory lock so processes starting together do not race.
  * - Every write is one transaction that first locks the zone row (`SELECT … FOR UPDATE`): concurrent changes
  *   of one zone, from this process or others, run one after the other and the serial rises once per change.
  * - Change events: each committed write also sends `NOTIFY zone_changes` (in the same transaction, so it is
@@ -26,6 +26,7 @@ import { systemClock, timestamp, type Clock } from './clock';
 import { closedError } from './errors';
 import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
+import { appliedVersionsSql, migrationsTableSql, pendingStatements, postgresDialect } from './migrations';
 import { collectKeys, planChanges, planCreate, type Plan } from './plan';
 import { pickSettings, type RecordRow } from './rows';
 import { initialSerial, nextSerial } from './serial-policy';
@@ -68,45 +69,6 @@ export interface PostgresStoreOptions {
 
 /** The NOTIFY channel; the payload names the schema, so stores on different schemas ignore each other. */
 export const NOTIFY_CHANNEL = 'zone_changes';
-
-/** Schema versions, numbered like the SQLite store's. Append new ones; never edit an applied one. */
-export function postgresMigrations(s: string): readonly { version: number; name: string; sql: string }[] {
-  return [
-    {
-      version: 1,
-      name: 'zones and records',
-      // COLLATE "C": ORDER BY compares bytes, like SQLite's BINARY, whatever the database's locale.
-      // No unique index on (zone, name, type, value): values may be 65 535 characters (beyond a B-tree entry),
-      // and duplicates are judged on the state after a whole batch, under the zone row lock.
-      sql: `
-        CREATE TABLE ${s}.zones (
-          name        text COLLATE "C" NOT NULL PRIMARY KEY,
-          admin_email text        NOT NULL,
-          primary_ns  text        NOT NULL,
-          refresh     integer     NOT NULL,
-          retry       integer     NOT NULL,
-          expire      integer     NOT NULL,
-          minimum     integer     NOT NULL,
-          default_ttl integer     NOT NULL,
-          serial      bigint      NOT NULL,
-          created_at  timestamptz NOT NULL,
-          updated_at  timestamptz NOT NULL
-        );
-        CREATE TABLE ${s}.records (
-          id         text COLLATE "C" NOT NULL PRIMARY KEY,
-          zone       text COLLATE "C" NOT NULL REFERENCES ${s}.zones(name) ON DELETE CASCADE,
-          name       text COLLATE "C" NOT NULL,
-          type       text COLLATE "C" NOT NULL,
-          ttl        integer     NOT NULL CHECK (ttl >= 0),
-          value      text COLLATE "C" NOT NULL,
-          created_at timestamptz NOT NULL,
-          updated_at timestamptz NOT NULL
-        );
-        CREATE INDEX records_zone_name_type ON ${s}.records (zone, name, type);
-      `,
-    },
-  ];
-}
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const quoteIdent = (id: string) => `"${id.replace(/"/g, '""')}"`;
@@ -247,27 +209,10 @@ class PostgresZoneStore implements ZoneStore {
       // Only when missing: CREATE SCHEMA needs the CREATE privilege on the database even with IF NOT EXISTS.
       const present = await c.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
       if (present.rowCount === 0) await c.query(`CREATE SCHEMA ${this.s}`);
-      await c.query(`CREATE TABLE IF NOT EXISTS ${this.s}.schema_migrations (
-        version integer NOT NULL PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-      const applied = new Set(
-        (await c.query<{ version: number }>(`SELECT version FROM ${this.s}.schema_migrations`)).rows.map(
-          (r) => r.version,
-        ),
-      );
-      const migrations = postgresMigrations(this.s);
-      const known = Math.max(...migrations.map((m) => m.version));
-      const newest = Math.max(0, ...applied);
-      if (newest > known) {
-        throw new StoreError(
-          'UNAVAILABLE',
-          `the database has schema version ${newest}, newer than this software knows (${known})`,
-        );
-      }
-      for (const m of migrations) {
-        if (applied.has(m.version)) continue;
-        await c.query(m.sql);
-        await c.query(`INSERT INTO ${this.s}.schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
-      }
+      const d = postgresDialect(this.s);
+      await c.query(migrationsTableSql(d));
+      const applied = (await c.query<{ version: number }>(appliedVersionsSql(d))).rows.map((r) => r.version);
+      for (const sql of pendingStatements(applied, d)) await c.query(sql);
     }, false);
   }
 

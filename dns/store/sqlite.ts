@@ -3,7 +3,7 @@
  *
  * - WAL journal, `foreign_keys=ON`, `busy_timeout` (another process holding the write lock makes us wait, not
  *   fail at once), `synchronous=NORMAL` (durable at WAL checkpoints, safe against corruption).
- * - Numbered migrations in `schema_migrations`; the same numbers as the PostgreSQL store.
+ * - Numbered migrations in `schema_migrations`: the list both dialects share (migrations.ts).
  * - Every write runs in one `BEGIN IMMEDIATE` transaction, so concurrent writers (other processes on the same
  *   file) serialise and the serial rises exactly once per change.
  * - `onChange` hears the changes of THIS store instance only; SQLite has no notification channel, so changes
@@ -19,6 +19,7 @@ import { systemClock, timestamp, type Clock } from './clock';
 import { closedError } from './errors';
 import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
+import { SQLITE_DIALECT, appliedVersionsSql, migrationsTableSql, pendingStatements } from './migrations';
 import { collectKeys, planChanges, planCreate, type Plan } from './plan';
 import { pickSettings, type RecordRow } from './rows';
 import { initialSerial, nextSerial } from './serial-policy';
@@ -54,65 +55,15 @@ export interface SqliteStoreOptions {
   maxRecordsPerRrset?: number;
 }
 
-/** Schema versions, numbered like the PostgreSQL store's. Append new ones; never edit an applied one. */
-export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
-  {
-    version: 1,
-    name: 'zones and records',
-    sql: `
-      CREATE TABLE zones (
-        name        TEXT    NOT NULL PRIMARY KEY,
-        admin_email TEXT    NOT NULL,
-        primary_ns  TEXT    NOT NULL,
-        refresh     INTEGER NOT NULL,
-        retry       INTEGER NOT NULL,
-        expire      INTEGER NOT NULL,
-        minimum     INTEGER NOT NULL,
-        default_ttl INTEGER NOT NULL,
-        serial      INTEGER NOT NULL,
-        created_at  TEXT    NOT NULL,
-        updated_at  TEXT    NOT NULL
-      ) STRICT;
-      CREATE TABLE records (
-        id         TEXT    NOT NULL PRIMARY KEY,
-        zone       TEXT    NOT NULL REFERENCES zones(name) ON DELETE CASCADE,
-        name       TEXT    NOT NULL,
-        type       TEXT    NOT NULL,
-        ttl        INTEGER NOT NULL CHECK (ttl BETWEEN 0 AND 2147483647),
-        value      TEXT    NOT NULL,
-        created_at TEXT    NOT NULL,
-        updated_at TEXT    NOT NULL
-      ) STRICT;
-      CREATE INDEX records_zone_name_type ON records (zone, name, type);
-    `,
-  },
-];
-
 const ZONE_SELECT = `
   SELECT z.*, (SELECT COUNT(*) FROM records r WHERE r.zone = z.name) AS records_count FROM zones z`;
 const RECORD_COLUMNS = `id, zone, name, type, ttl, value, created_at AS createdAt, updated_at AS updatedAt`;
 
 function migrate(db: Database.Database): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`);
   db.transaction(() => {
-    const applied = new Set(
-      (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
-    );
-    const known = Math.max(...SQLITE_MIGRATIONS.map((m) => m.version));
-    const newest = Math.max(0, ...applied);
-    if (newest > known) {
-      throw new StoreError(
-        'UNAVAILABLE',
-        `the database has schema version ${newest}, newer than this software knows (${known})`,
-      );
-    }
-    const mark = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
-    for (const m of SQLITE_MIGRATIONS) {
-      if (applied.has(m.version)) continue;
-      db.exec(m.sql);
-      mark.run(m.version, m.name, new Date().toISOString());
-    }
+    db.exec(migrationsTableSql(SQLITE_DIALECT));
+    const applied = db.prepare(appliedVersionsSql(SQLITE_DIALECT)).pluck().all() as number[];
+    for (const sql of pendingStatements(applied, SQLITE_DIALECT)) db.exec(sql);
   }).immediate();
 }
 

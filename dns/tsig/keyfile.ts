@@ -69,6 +69,21 @@ export function parseKeyFile(text: string): TsigKey[] {
   return keys;
 }
 
+/**
+ * A key written as `algorithm:name:secret` (nsupdate's and dig's `-y`, e.g. `hmac-sha256:notify-key:c2Vj…`): the
+ * algorithm one of TSIG_ALGORITHMS, the secret base64. Throws KeyFileError naming what is wrong.
+ */
+export function parseKeySpec(spec: string): TsigKey {
+  const parts = spec.split(':');
+  if (parts.length !== 3) throw new KeyFileError('a key must be written algorithm:name:secret');
+  const [alg = '', rawName = '', secret = ''] = parts;
+  const name = wireName(rawName.trim());
+  if (name === '') throw new KeyFileError('the key name is empty');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(secret.trim())) throw new KeyFileError(`key "${name}": the secret is not base64`);
+  const bytes = Buffer.from(secret.trim(), 'base64');
+  return { name, algorithm: algorithmName(alg.trim()), secret: bytes };
+}
+
 export function readKeyFile(path: string): TsigKey[] {
   let text: string;
   try {

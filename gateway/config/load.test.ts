@@ -194,3 +194,19 @@ describe('live stream buffers and reservations', () => {
     });
   });
 });
+
+test('NOTIFY_KEY: a key name, or algorithm:name:secret; anything else is a ConfigError naming NOTIFY_KEY', () => {
+  expect(loadConfig({ env: {} }).notifyKey).toBeUndefined();
+  expect(loadConfig({ env: { NOTIFY_KEY: 'notify-key' } }).notifyKey).toBe('notify-key');
+  const spec = 'hmac-sha256:notify-key:c2VjcmV0c2VjcmV0';
+  expect(loadConfig({ env: { NOTIFY_KEY: spec } }).notifyKey).toBe(spec);
+  for (const [bad, why] of [
+    ['hmac-sha999:k:c2VjcmV0', /NOTIFY_KEY \(notifyKey\): .*unsupported TSIG algorithm "hmac-sha999"/],
+    ['hmac-sha256:k', /NOTIFY_KEY \(notifyKey\): .*algorithm:name:secret/],
+    ['hmac-sha256:k:not base64!', /NOTIFY_KEY \(notifyKey\): .*the secret is not base64/],
+    ['hmac-sha256::c2VjcmV0', /NOTIFY_KEY \(notifyKey\): .*the key name is empty/],
+  ] as const) {
+    expect(() => loadConfig({ env: { NOTIFY_KEY: bad } })).toThrow(ConfigError);
+    expect(() => loadConfig({ env: { NOTIFY_KEY: bad } })).toThrow(why);
+  }
+});

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { DnsToolSchema } from './dns-tool';
+import { parseKeySpec } from '../../dns/tsig/keyfile';
 
 /** TTL in seconds per kind of market data in the shared cache (upstream data changes at different paces). */
 const CacheTtls = z
@@ -47,6 +49,8 @@ export const ConfigSchema = z
       .string()
       .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
       .optional(),
+    /** The DNS tool (`/api.php`, the dns-tool subgraph): the `dnsTool` section of the configuration file. */
+    dnsTool: DnsToolSchema.default(DnsToolSchema.parse({})),
     marketProvider: z.enum(['simulated', 'google']).default('simulated'),
     marketSeed: z.string().min(1).max(200).default('onegraph'),
     /** Freezes the simulated market's clock at this instant (ISO 8601); unset = real time. */
@@ -151,6 +155,25 @@ export const ConfigSchema = z
         ),
       )
       .default([]),
+    /**
+     * Key NOTIFY is signed with: the name of a key in tsigKeyFile, or a key of its own as `algorithm:name:secret`
+     * (nsupdate's -y form). Unset: NOTIFY goes out unsigned.
+     */
+    notifyKey: z
+      .string()
+      .min(1)
+      .superRefine((v, ctx) => {
+        if (!v.includes(':')) return;
+        try {
+          parseKeySpec(v);
+        } catch (err) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be a key name from the TSIG key file, or algorithm:name:secret (${(err as Error).message})`,
+          });
+        }
+      })
+      .optional(),
     dnsAccess: z
       .object({
         updateKeys: z.record(z.string(), z.array(z.string())).optional(),
@@ -271,6 +294,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   tsigKeyFile: 'TSIG_KEYFILE',
   supergraphFile: 'SUPERGRAPH_FILE',
   notifyTargets: 'NOTIFY_TARGETS',
+  notifyKey: 'NOTIFY_KEY',
   seedDemo: 'SEED_DEMO',
   adminPassword: 'ADMIN_PASSWORD',
   dnsApiTokenTtl: 'DNS_API_TOKEN_TTL',

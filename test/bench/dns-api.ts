@@ -11,8 +11,10 @@
  * - a 100 000-record zone listed page by page (limit/cursor) to the end: total time; one whole listing of it on both.
  *
  * BENCH_SECONDS sets each timed run (default 5 s); BENCH_API_CONNECTIONS the concurrency (default 16 keep-alive
- * connections); BENCH_API_PARTS picks parts (writes, list, lag, batch, paging; all by default); BENCH_CPU_PROF=<dir>
- * runs our server with `--cpu-prof` into that directory (the profile is written when it stops).
+ * connections); BENCH_API_ROUNDS the runs per side (default 2, best counts); BENCH_API_BATCHES the batches of 1 000
+ * (default 5); BENCH_API_PAGE the page size (default 1 000); BENCH_API_PARTS picks parts (writes, list, lag, batch,
+ * paging; all by default); BENCH_CPU_PROF=<dir> runs our server with `--cpu-prof` into that directory (the profile is
+ * written when it stops).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,7 +36,7 @@ const PARTS = new Set((process.env.BENCH_API_PARTS ?? 'writes,list,lag,batch,pag
 const LIST_RECORDS = 10_000;
 const LAG_WRITES = 50;
 const BATCH_OPS = 1_000;
-const BATCHES = 5;
+const BATCHES = Math.max(1, Number(process.env.BENCH_API_BATCHES ?? 5));
 const PAGED_RECORDS = 100_000;
 const PAGE = Number(process.env.BENCH_API_PAGE ?? 1_000);
 const ADMIN_PASSWORD = 'bench-admin-password';
@@ -462,38 +464,59 @@ async function visibility(ours: Side, pdns: Side, client: UdpClient): Promise<st
   ];
 }
 
+interface BatchRuns {
+  times: number[];
+  /** Server CPU per batch, ms. */
+  cpu: number[];
+  peakDelta: number;
+  before: { rss: number; peak: number };
+  after?: { rss: number; peak: number };
+}
+
 async function batch(ours: Side, pdns: Side): Promise<string[]> {
   const zone = 'batch.bench';
-  const run = async (side: Side) => {
+  const sides = [ours, pdns];
+  const runs = new Map<Side, BatchRuns>();
+  for (const side of sides) {
     await side.createZone(zone);
     await side.bulk(zone, 10_000_000, 100, 100); // warm-up
-    const times: number[] = [];
-    let peakDelta = 0;
-    const before = memoryOf(side.pid);
-    for (let b = 0; b < BATCHES; b++) {
+    runs.set(side, { times: [], cpu: [], peakDelta: 0, before: memoryOf(side.pid) });
+  }
+  // the sides take turns, batch by batch: load from outside falls on both alike
+  for (let b = 0; b < BATCHES; b++) {
+    for (const side of sides) {
+      const r = runs.get(side) as BatchRuns;
       resetPeak(side.pid);
       const start = memoryOf(side.pid);
+      const cpu0 = cpuSeconds(side.pid);
       const t0 = performance.now();
       await side.bulk(zone, b * BATCH_OPS, BATCH_OPS, BATCH_OPS);
-      times.push(performance.now() - t0);
-      peakDelta = Math.max(peakDelta, memoryOf(side.pid).peak - start.rss);
+      r.times.push(performance.now() - t0);
+      r.cpu.push((cpuSeconds(side.pid) - cpu0) * 1000);
+      r.peakDelta = Math.max(r.peakDelta, memoryOf(side.pid).peak - start.rss);
     }
+  }
+  for (const side of sides) {
     const count = await side.countA(zone);
     if (count !== BATCHES * BATCH_OPS + 100) throw new Error(`${side.label}: ${count} A records after the batches`);
-    return { times, peakDelta, before, after: memoryOf(side.pid) };
+    (runs.get(side) as BatchRuns).after = memoryOf(side.pid);
+  }
+  const line = (side: Side): string => {
+    const r = runs.get(side) as BatchRuns;
+    return (
+      `  ${side.label.padEnd(9)} ${f0(median(r.times))} ms median (${r.times.map(f0).join(', ')} ms), ` +
+      `${f0((BATCH_OPS * 1000) / median(r.times))} records/s, server CPU ${f0(median(r.cpu))} ms a batch (median); ` +
+      `RSS ${mb(r.before.rss)} → ${mb(r.after?.rss ?? NaN)}, peak during a batch +${mb(r.peakDelta)}`
+    );
   };
-  const line = (side: Side, r: Awaited<ReturnType<typeof run>>): string =>
-    `  ${side.label.padEnd(9)} ${f0(median(r.times))} ms median (${r.times.map(f0).join(', ')} ms), ` +
-    `${f0((BATCH_OPS * 1000) / median(r.times))} records/s; RSS ${mb(r.before.rss)} → ${mb(r.after.rss)}, ` +
-    `peak during a batch +${mb(r.peakDelta)}`;
-  const a = await run(ours);
-  const b = await run(pdns);
+  const [a, b] = [runs.get(ours) as BatchRuns, runs.get(pdns) as BatchRuns];
   return [
-    `DNS API: a batch of ${BATCH_OPS} creates in one request, ${BATCHES} in a row into one zone ` +
+    `DNS API: a batch of ${BATCH_OPS} creates in one request, ${BATCHES} in a row into one zone, the sides in turn ` +
       `(ours POST /records/batch, all or nothing; PowerDNS one PATCH of ${BATCH_OPS} rrsets):`,
-    line(ours, a),
-    line(pdns, b),
-    `  time ratio PowerDNS/ours (higher is better for us): ${(median(b.times) / median(a.times)).toFixed(3)}`,
+    line(ours),
+    line(pdns),
+    `  ratios PowerDNS/ours (higher is better for us): time ${(median(b.times) / median(a.times)).toFixed(3)}, ` +
+      `server CPU ${(median(b.cpu) / median(a.cpu)).toFixed(3)}`,
   ];
 }
 

@@ -64,3 +64,31 @@ test('the operation behind the listing selects exactly the fields the listing sh
   const shown = Object.keys(recordSummary({ id: 'i', name: 'n', type: 'A', value: 'v', ttl: 1 }));
   expect(selected.sort()).toEqual(shown.sort());
 });
+
+test("a record's ETag read through the listing is the one GET gives and If-Match checks", async () => {
+  const res = await fetch(`${sys.url}/graphql`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: `{ zone(name: "${ZONE}") { records { records { id name etag } } } }` }),
+  });
+  const body = (await res.json()) as {
+    data: { zone: { records: { records: Array<{ id: string; name: string; etag: string }> } } };
+  };
+  const www = body.data.zone.records.records.find((r) => r.name === `www.${ZONE}`);
+  if (!www) throw new Error(`no www in ${JSON.stringify(body)}`);
+  expect(www.etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+  const got = await fetch(`${sys.url}/api/v1/zones/${ZONE}/records/${www.id}`, { headers: auth });
+  expect(got.headers.get('etag')).toBe(www.etag);
+  const putIfMatch = (etag: string, ttl: number) =>
+    fetch(`${sys.url}/api/v1/zones/${ZONE}/records/${www.id}`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'application/json', 'if-match': etag },
+      body: JSON.stringify({ ttl }),
+    });
+  const first = await putIfMatch(www.etag, 301);
+  expect(first.status).toBe(200);
+  expect(first.headers.get('etag')).not.toBe(www.etag);
+  const stale = await putIfMatch(www.etag, 302);
+  expect(stale.status).toBe(412);
+  expect(((await stale.json()) as { error: string }).error).toContain('changed since');
+});

@@ -65,7 +65,39 @@ export function recordEtag(record: StoredRecord): string {
   return `"${digest.slice(0, 22)}"`;
 }
 
-const view = (record: StoredRecord): RecordView => ({ ...record, etag: recordEtag(record) });
+/**
+ * A record with its ETag, hashed only when read (GraphQL reads fields by property): a listing of a large zone seldom
+ * asks for ETags, and hashing each of 10 000 records was a tenth of such a listing's time. (A spread of it has no
+ * `etag`: read it by name.)
+ */
+class View implements RecordView {
+  readonly id: string;
+  readonly zone: string;
+  readonly name: string;
+  readonly type: StoredRecord['type'];
+  readonly ttl: number;
+  readonly value: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  #etag: string | undefined;
+
+  constructor(record: StoredRecord) {
+    this.id = record.id;
+    this.zone = record.zone;
+    this.name = record.name;
+    this.type = record.type;
+    this.ttl = record.ttl;
+    this.value = record.value;
+    this.createdAt = record.createdAt;
+    this.updatedAt = record.updatedAt;
+  }
+
+  get etag(): string {
+    return (this.#etag ??= recordEtag(this));
+  }
+}
+
+const view = (record: StoredRecord): RecordView => new View(record);
 
 function encodeCursor(record: StoredRecord): string {
   return Buffer.from(JSON.stringify([record.name, record.type, record.value, record.id])).toString('base64url');

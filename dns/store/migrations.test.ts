@@ -1,0 +1,224 @@
+// @needs postgres
+/**
+ * The one migration list: the runner logic on its own, then both dialects brought to the same schema version
+ * with the same tables, columns and index, and opening an up-to-date database again running nothing.
+ *
+ * Needs a running PostgreSQL: TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test (fails, never
+ * skips, when it is unreachable). Works in a schema of its own and drops it at the end.
+ */
+import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { dropSchemas } from '../testing/postgres';
+import {
+  MIGRATIONS,
+  SCHEMA_VERSION,
+  SQLITE_DIALECT,
+  pendingStatements,
+  postgresDialect,
+  type Migration,
+} from './migrations';
+import { openPostgresStore } from './postgres';
+import { openSqliteStore } from './sqlite';
+import { expectStoreError } from './store.contract';
+import { StoreError } from './types';
+
+const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `zs_migrations_${process.pid}_${randomBytes(4).toString('hex')}`;
+
+describe('pendingStatements', () => {
+  const d = postgresDialect('"s"');
+
+  test('a new database runs every migration in version order, each followed by the row that records it', () => {
+    const later: Migration = { version: 2, name: "later's", statements: () => ['SELECT 2'] };
+    const first: Migration = { version: 1, name: 'first', statements: () => ['SELECT 1a', 'SELECT 1b'] };
+    const statements = pendingStatements([], d, [later, first]);
+    expect(statements.map((s) => s.replace(/\s+/g, ' '))).toEqual([
+      'SELECT 1a',
+      'SELECT 1b',
+      `INSERT INTO "s".schema_migrations (version, name, applied_at) VALUES (1, 'first', now())`,
+      'SELECT 2',
+      `INSERT INTO "s".schema_migrations (version, name, applied_at) VALUES (2, 'later''s', now())`,
+    ]);
+    expect(pendingStatements([1], d, [later, first])).toEqual(statements.slice(3));
+  });
+
+  test('an up-to-date database runs nothing', () => {
+    expect(
+      pendingStatements(
+        MIGRATIONS.map((m) => m.version),
+        d,
+      ),
+    ).toEqual([]);
+    expect(
+      pendingStatements(
+        MIGRATIONS.map((m) => m.version),
+        SQLITE_DIALECT,
+      ),
+    ).toEqual([]);
+  });
+
+  test('a database newer than this software is refused with UNAVAILABLE, naming both versions', () => {
+    let error: unknown;
+    try {
+      pendingStatements([1, SCHEMA_VERSION + 1], SQLITE_DIALECT);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: `the database has schema version ${SCHEMA_VERSION + 1}, newer than this software knows (${SCHEMA_VERSION})`,
+    });
+  });
+
+  test('versions are unique and the list is in order', () => {
+    const versions = MIGRATIONS.map((m) => m.version);
+    expect(versions).toEqual([...new Set(versions)].sort((a, b) => a - b));
+  });
+});
+
+/** A table's columns in order: name, NOT NULL, part of the primary key. */
+interface Column {
+  name: string;
+  notNull: boolean;
+  primaryKey: boolean;
+}
+
+interface Schema {
+  migrations: { version: number; name: string; appliedAt: string }[];
+  columns: Record<'zones' | 'records', Column[]>;
+  indexes: string[];
+}
+
+function sqliteSchema(file: string): Schema {
+  const db = new Database(file, { readonly: true });
+  try {
+    const columns = (table: string): Column[] =>
+      (db.pragma(`table_info(${table})`) as { name: string; notnull: number; pk: number }[]).map((c) => ({
+        name: c.name,
+        notNull: c.notnull === 1,
+        primaryKey: c.pk > 0,
+      }));
+    return {
+      migrations: db
+        .prepare('SELECT version, name, applied_at AS appliedAt FROM schema_migrations ORDER BY version')
+        .all() as Schema['migrations'],
+      columns: { zones: columns('zones'), records: columns('records') },
+      indexes: db
+        .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name`)
+        .pluck()
+        .all() as string[],
+    };
+  } finally {
+    db.close();
+  }
+}
+
+async function postgresSchema(): Promise<Schema> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const columns = async (table: string): Promise<Column[]> =>
+      (
+        await client.query<{ name: string; not_null: boolean; primary_key: boolean }>(
+          `SELECT c.column_name AS name, c.is_nullable = 'NO' AS not_null,
+                  EXISTS (SELECT 1 FROM information_schema.key_column_usage k
+                          JOIN information_schema.table_constraints t USING (constraint_schema, constraint_name)
+                          WHERE t.constraint_type = 'PRIMARY KEY' AND k.table_schema = c.table_schema
+                            AND k.table_name = c.table_name AND k.column_name = c.column_name) AS primary_key
+           FROM information_schema.columns c WHERE c.table_schema = $1 AND c.table_name = $2
+           ORDER BY c.ordinal_position`,
+          [schema, table],
+        )
+      ).rows.map((c) => ({ name: c.name, notNull: c.not_null, primaryKey: c.primary_key }));
+    const migrations = await client.query<{ version: number; name: string; appliedAt: string }>(
+      `SELECT version, name, applied_at::text AS "appliedAt" FROM "${schema}".schema_migrations ORDER BY version`,
+    );
+    const indexes = await client.query<{ indexname: string }>(
+      `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname NOT LIKE '%_pkey' ORDER BY indexname`,
+      [schema],
+    );
+    return {
+      migrations: migrations.rows,
+      columns: { zones: await columns('zones'), records: await columns('records') },
+      indexes: indexes.rows.map((r) => r.indexname),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+describe('both dialects, one list', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'zone-store-migrations-'));
+  });
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await dropSchemas(url, [schema]);
+  });
+
+  async function openBoth(file: string): Promise<void> {
+    await (await openSqliteStore({ file })).close();
+    let store;
+    try {
+      store = await openPostgresStore({ url, schema, listen: false });
+    } catch (err) {
+      throw new Error(`PostgreSQL test database unreachable at ${url}: ${(err as Error).message}`, { cause: err });
+    }
+    await store.close();
+  }
+
+  test('reach the same version with the same tables, columns and index; opening again runs nothing', async () => {
+    const file = join(dir, 'zones.sqlite');
+    await openBoth(file);
+    const lite = sqliteSchema(file);
+    const post = await postgresSchema();
+    const expected = MIGRATIONS.map((m) => ({ version: m.version, name: m.name }));
+    expect(lite.migrations.map(({ version, name }) => ({ version, name }))).toEqual(expected);
+    expect(post.migrations.map(({ version, name }) => ({ version, name }))).toEqual(expected);
+    expect(Math.max(...lite.migrations.map((m) => m.version))).toBe(SCHEMA_VERSION);
+    expect(lite.columns).toEqual(post.columns);
+    expect(lite.columns.records.map((c) => c.name)).toEqual([
+      'id',
+      'zone',
+      'name',
+      'type',
+      'ttl',
+      'value',
+      'created_at',
+      'updated_at',
+    ]);
+    expect(lite.indexes).toEqual(['records_zone_name_type']);
+    expect(post.indexes).toEqual(['records_zone_name_type']);
+    expect(lite.migrations[0]?.appliedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+    // Again on the same databases: no migration runs, no row is added or rewritten (applied_at unchanged).
+    await openBoth(file);
+    expect(sqliteSchema(file)).toEqual(lite);
+    expect(await postgresSchema()).toEqual(post);
+  });
+
+  test('a newer PostgreSQL schema is refused with UNAVAILABLE, and nothing of it is changed', async () => {
+    await openBoth(join(dir, 'zones.sqlite'));
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(
+        `INSERT INTO "${schema}".schema_migrations (version, name, applied_at) VALUES (99, 'future', now())`,
+      );
+      const before = await postgresSchema();
+      await expectStoreError(openPostgresStore({ url, schema, listen: false }), 'UNAVAILABLE', {
+        message: /schema version 99, newer than this software knows/,
+      });
+      expect(await postgresSchema()).toEqual(before);
+    } finally {
+      await client.query(`DELETE FROM "${schema}".schema_migrations WHERE version = 99`);
+      await client.end();
+    }
+  });
+});

@@ -1,0 +1,70 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './load';
+
+function configFile(text: string, name = 'config.yaml'): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'tool-config-')), name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const ISSUE_EXAMPLE = `
+dnsTool:
+  tokens: ["ops_9f2c1e"]
+  roles: { editors: { "example.test": rw, "2.0.192.in-addr.arpa": rw } }
+  usersRoles: { alice: [editors], "ops_9f2c1e": [editors] }
+  defaultRole: null
+  zones:
+    "example.test": { updateServer: "127.0.0.1 5353", transferServer: "127.0.0.1 5353", tsigKey: tool, readOnly: false, note: "…" }
+`;
+
+test('the issue example is read as written; defaults fill the rest', () => {
+  const { dnsTool } = loadConfig({ env: {}, file: configFile(ISSUE_EXAMPLE) });
+  expect(dnsTool).toEqual({
+    apiEnabled: true,
+    tokens: ['ops_9f2c1e'],
+    roles: { editors: { 'example.test': 'rw', '2.0.192.in-addr.arpa': 'rw' } },
+    usersRoles: { alice: ['editors'], ops_9f2c1e: ['editors'] },
+    defaultRole: null,
+    zones: {
+      'example.test': {
+        updateServer: '127.0.0.1 5353',
+        transferServer: '127.0.0.1 5353',
+        tsigKey: 'tool',
+        readOnly: false,
+        note: '…',
+      },
+    },
+    trustDnsApi: true,
+    sessionIdleS: 3600,
+  });
+});
+
+test('without a dnsTool section: no tokens, no roles, every embedded zone (zones absent)', () => {
+  const { dnsTool } = loadConfig({ env: {} });
+  expect(dnsTool).toMatchObject({ tokens: [], roles: {}, usersRoles: {}, defaultRole: null });
+  expect(dnsTool.zones).toBeUndefined();
+});
+
+test.each([
+  ['usersRoles: { bob: [nosuch] }', /dnsTool\.usersRoles\.bob: role "nosuch" is not defined in dnsTool\.roles/],
+  ['defaultRole: ghosts', /dnsTool\.defaultRole: role "ghosts" is not defined/],
+  ['roles: { r1: { "example.test": write } }', /dnsTool\.roles\.r1\.example\.test must be one of: r, rw/],
+  ['tokens: ["short"]', /dnsTool\.tokens\.0: a token must have at least 8 characters/],
+  [
+    'zones: { "x.test": { updateServer: "dns.example.com" } }',
+    /dnsTool\.zones\.x\.test\.updateServer: .*IPv4 or IPv6 address/,
+  ],
+  [
+    'zones: { "x.test": { updateServer: "127.0.0.1 99999" } }',
+    /dnsTool\.zones\.x\.test\.updateServer: .*port must be from 1 to 65535/,
+  ],
+  ['zones: { "x.test": { readonly: true } }', /dnsTool\.zones\.x\.test: unknown key\(s\) readonly/],
+  ['sessionIdleS: 5', /dnsTool\.sessionIdleS/],
+  ['tokenz: []', /dnsTool: unknown key\(s\) tokenz/],
+])('dnsTool { %s } is refused naming the key', (body, message) => {
+  const file = configFile(`dnsTool:\n  ${body}\n`);
+  expect(() => loadConfig({ env: {}, file })).toThrow(ConfigError);
+  expect(() => loadConfig({ env: {}, file })).toThrow(message);
+});

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { parseServerAddress } from '../../dns/client/server-address';
+
+/**
+ * The DNS tool's settings: the `dnsTool` section of the configuration file (reference/dns-tool.md). Keys as the
+ * issue documents them, so scripts and deployments can rely on them.
+ */
+
+const serverAddress = z.string().superRefine((text, ctx) => {
+  try {
+    parseServerAddress(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+  }
+});
+
+const ToolZone = z.strictObject({
+  /** Where dynamic updates go: `host` or `host port`. Default: the embedded DNS server. */
+  updateServer: serverAddress.optional(),
+  /** Where zone transfers and queries go. Default: the update server. */
+  transferServer: serverAddress.optional(),
+  /** TSIG key name (from TSIG_KEYFILE) that signs updates and transfers of this zone. */
+  tsigKey: z.string().min(1).max(255).optional(),
+  readOnly: z.boolean().default(false),
+  note: z.string().max(1000).optional(),
+  maintenanceNote: z.string().max(1000).optional(),
+  inTransfer: z.boolean().optional(),
+});
+export type ToolZoneSettings = z.infer<typeof ToolZone>;
+
+const roleName = z.string().min(1).max(100);
+
+export const DnsToolSchema = z
+  .strictObject({
+    /** The `/api.php` interface (the original's `$g_api_enabled`). */
+    apiEnabled: z.boolean().default(true),
+    /** API tokens (`USER_SECRET` form allowed: USER is shown in logs). */
+    tokens: z.array(z.string().min(8, 'a token must have at least 8 characters').max(512)).max(10_000).default([]),
+    /** role → zone → `r` | `rw`; `root` is built in. */
+    roles: z.record(roleName, z.record(z.string().min(1).max(255), z.enum(['r', 'rw']))).default({}),
+    /** users and whole tokens → roles (an entry replaces the default role). */
+    usersRoles: z.record(z.string().min(1).max(512), z.array(roleName).max(100)).default({}),
+    /** Role of users not in usersRoles (null: none). */
+    defaultRole: roleName.nullable().default(null),
+    /** Zones the tool manages; absent: every zone of the embedded server, through its own address and key. */
+    zones: z.record(z.string().min(1).max(255), ToolZone).optional(),
+    /** File login: a users file (`user:scrypt-hash[:disabled][:role,role]` lines). */
+    usersFile: z.string().min(1).optional(),
+    /** Accept the DNS API's JWTs (the all-in-one default: one login for both DNS domains). */
+    trustDnsApi: z.boolean().default(true),
+    /** Idle seconds after which a session ends. */
+    sessionIdleS: z
+      .number()
+      .int()
+      .min(60)
+      .max(86_400 * 30)
+      .default(3600),
+  })
+  .superRefine((tool, ctx) => {
+    for (const [user, roles] of Object.entries(tool.usersRoles))
+      for (const role of roles)
+        if (role !== 'root' && !(role in tool.roles))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['usersRoles', user],
+            message: `role ${JSON.stringify(role)} is not defined in dnsTool.roles (nor the built-in root)`,
+          });
+    if (tool.defaultRole !== null && tool.defaultRole !== 'root' && !(tool.defaultRole in tool.roles))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['defaultRole'],
+        message: `role ${JSON.stringify(tool.defaultRole)} is not defined in dnsTool.roles (nor the built-in root)`,
+      });
+  });
+export type DnsToolSettings = z.infer<typeof DnsToolSchema>;

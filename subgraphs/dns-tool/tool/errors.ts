@@ -1,0 +1,44 @@
+/**
+ * An error of the DNS tool, as its `/api.php` answers every error: HTTP 400 with `{"error", "message", "code"}` in
+ * that order (reference/dns-tool.md, "Errors"). The strings are the original tool's, exactly: clients match them.
+ */
+export class ToolError extends Error {
+  constructor(
+    readonly error: string,
+    message: string,
+    readonly code = -1,
+    /** Login failures also carry `"result": "failure"` first. */
+    readonly loginFailure = false,
+  ) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
+export const toolErrors = {
+  unknownAction: () =>
+    new ToolError(
+      'Unknown action',
+      'This action is unknown. Please refer to help. Open api.php with no parameters to see help in HTML form.',
+    ),
+  postOnly: () => new ToolError('POST only', 'This call must be submitted via POST method', 403),
+  notAuthenticated: () =>
+    new ToolError('Not authenticated', 'This call requires authentication, but you are not logged in', 403),
+  missing: (name: string) => new ToolError(`Missing parameter: ${name}`, 'This parameter is required'),
+  newline: () => new ToolError('Newline not allowed', 'Parameter values must not contain newlines for safety reasons'),
+  noZone: () => new ToolError('No zone', 'You provided no zone name to list records for'),
+  noSuchZone: (zone: string) => new ToolError('No such zone', `No such zone: ${zone}`),
+  noZoneForFqdn: () => new ToolError('No such zone', 'Zone for given fqdn was not found'),
+  zoneNotConfigured: () => new ToolError('No such zone', 'This zone is not in configuration file'),
+  readOnly: (zone: string) => new ToolError('Unable to write: Read-only zone', `Domain ${zone} is not writeable`),
+  cannotEdit: (zone: string) => new ToolError('Permission denied', `You are not authorized to edit ${zone}`),
+  cannotRead: () => new ToolError('Permission denied', "You don't have access to read data from this zone"),
+  invalidType: (type: string) => new ToolError('Invalid type', `Type ${type} is not a valid DNS record type`),
+  invalidTtl: () => new ToolError('Invalid ttl', 'TTL must be a number'),
+  invalidHostnameChars: () => new ToolError('Invalid hostname', 'Hostname is containing invalid characters'),
+  invalidHostname: (name: string) => new ToolError('Invalid hostname', `Hostname ${name} is not a valid hostname`),
+  noToken: () => new ToolError('No token', 'You need to provide a token'),
+  loginFailed: (reason: string) => new ToolError('Login failed', reason, 2, true),
+  badToken: () => new ToolError('Login failed', 'Invalid username or password'),
+  dns: (message: string) => new ToolError(`ERROR: ${message}`, message),
+};

@@ -1,0 +1,45 @@
+import { toolErrors } from './errors';
+
+/** Letters, digits, `*`, `_`, `-` and `.`, not starting with `+` or `-` (the original tool's check). */
+const HOSTNAME = /^[A-Za-z0-9*_.][A-Za-z0-9*_.-]*$/;
+
+export function isValidHostname(name: string): boolean {
+  return name.length > 0 && name.length <= 255 && HOSTNAME.test(name);
+}
+
+/** A zone name as compared: lower case, no trailing dot ("." and "" are the root). */
+export function zoneKey(zone: string): string {
+  return zone.toLowerCase().replace(/\.$/, '');
+}
+
+/**
+ * The fully qualified name (no trailing dot) of `record`: relative to `zone` when one is given (`@` or empty for the
+ * apex, a name ending in a dot stays absolute), else `record` itself. Refuses names with invalid characters.
+ */
+export function recordFqdn(record: string, zone?: string): string {
+  const name = record.trim();
+  if (zone === undefined) {
+    if (!isValidHostname(name)) throw toolErrors.invalidHostnameChars();
+    return zoneKey(name);
+  }
+  if (name === '@' || name === '') return zoneKey(zone);
+  if (!isValidHostname(name)) throw toolErrors.invalidHostnameChars();
+  if (name.endsWith('.')) return zoneKey(name);
+  const z = zoneKey(zone);
+  return z === '' ? name.toLowerCase() : `${name.toLowerCase()}.${z}`;
+}
+
+/**
+ * The configured zone a name belongs to: the longest zone that is the name or a suffix of it at a label boundary.
+ * Case-insensitive, a trailing dot accepted, single-label zones found (where the original missed them).
+ */
+export function zoneOfName(fqdn: string, zones: Iterable<string>): string | null {
+  const name = zoneKey(fqdn);
+  let best: string | null = null;
+  for (const zone of zones) {
+    const z = zoneKey(zone);
+    const inside = z === '' || name === z || name.endsWith(`.${z}`);
+    if (inside && (best === null || z.length > zoneKey(best).length)) best = zone;
+  }
+  return best;
+}
