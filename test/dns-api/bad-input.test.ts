@@ -1,4 +1,4 @@
-import { call, startDnsApiSystem, type DnsApiSystem } from './api';
+import { call, gql, startDnsApiSystem, type DnsApiSystem } from './api';
 
 /**
  * Every validation rule of the DNS API, one case each: the bad value is sent and both the status and the body
@@ -9,6 +9,8 @@ let recordId: string;
 let cnameId: string;
 const ZONE = 'bad.example.test';
 const NO_ID = '00000000-0000-4000-8000-000000000000';
+const OTHER = 'other.example.test';
+let foreignId: string;
 
 beforeAll(async () => {
   api = await startDnsApiSystem({ DNS_PORT: '0', DNS_API_MAX_BATCH: '5', MAX_BODY_BYTES: '65536' });
@@ -24,6 +26,13 @@ beforeAll(async () => {
     body: { name: 'cn', type: 'CNAME', value: 'www' },
   });
   cnameId = cname.body.id;
+  // A record of another zone: its id must not reach it through this zone's paths.
+  await call(api.gateway, 'POST', '/zones', { token, body: { name: OTHER } });
+  const foreign = await call<{ id: string }>(api.gateway, 'POST', `/zones/${OTHER}/records`, {
+    token,
+    body: { name: 'www', type: 'A', value: '192.0.2.77' },
+  });
+  foreignId = foreign.body.id;
   await call(api.gateway, 'POST', '/users', {
     token,
     body: { username: 'taken', email: 'taken@example.test', password: 'taken-password', role: 'viewer' },
@@ -35,6 +44,7 @@ interface Case {
   name: string;
   method: string;
   path: string | (() => string);
+  /** The body, or a function giving it once the fixtures exist. */
   body?: unknown;
   headers?: Record<string, string>;
   status: number;
@@ -447,6 +457,36 @@ const CASES: Case[] = [
     status: 404,
     error: 'no record',
   },
+  {
+    name: "another zone's record read through this zone",
+    method: 'GET',
+    path: () => `${records}/${foreignId}`,
+    status: 404,
+    error: `in zone ${ZONE}`,
+  },
+  {
+    name: "another zone's record changed through this zone",
+    method: 'PUT',
+    path: () => `${records}/${foreignId}`,
+    body: { ttl: 5 },
+    status: 404,
+    error: `in zone ${ZONE}`,
+  },
+  {
+    name: "another zone's record deleted through this zone",
+    method: 'DELETE',
+    path: () => `${records}/${foreignId}`,
+    status: 404,
+    error: `in zone ${ZONE}`,
+  },
+  {
+    name: "another zone's record deleted by a batch of this zone",
+    method: 'POST',
+    path: `${records}/batch`,
+    body: () => ({ operations: [{ operation: 'delete', id: foreignId }] }),
+    status: 404,
+    error: 'nothing was applied',
+  },
   { name: 'an unknown user', method: 'GET', path: `/users/${NO_ID}`, status: 404, error: `no user` },
   { name: 'a user id that is no UUID', method: 'GET', path: '/users/nope', status: 404, error: 'no user' },
   {
@@ -670,7 +710,11 @@ describe.each([
       api[which],
       c.method,
       path,
-      { token: api.adminToken, body: c.body, headers: c.headers },
+      {
+        token: api.adminToken,
+        body: typeof c.body === 'function' ? (c.body as () => unknown)() : c.body,
+        headers: c.headers,
+      },
     );
     expect({ status: res.status, text: res.text.slice(0, 400) }).toMatchObject({ status: c.status });
     expect(typeof res.body.error).toBe('string');
@@ -772,7 +816,9 @@ describe('nothing is written halfway', () => {
     const zones = await call<{ zones: Array<{ name: string }> }>(api.gateway, 'GET', '/zones', {
       token: api.adminToken,
     });
-    expect(zones.body.zones.map((z) => z.name)).toEqual([ZONE]);
+    expect(zones.body.zones.map((z) => z.name).sort()).toEqual([ZONE, OTHER].sort());
+    const foreign = await call(api.gateway, 'GET', `/zones/${OTHER}/records/${foreignId}`, { token: api.adminToken });
+    expect(foreign.body).toMatchObject({ id: foreignId, value: '192.0.2.77', ttl: 3600 });
   });
 
   test('the last enabled admin can be neither deleted nor demoted (409)', async () => {
@@ -794,5 +840,93 @@ describe('nothing is written halfway', () => {
       role: 'admin',
       disabled: false,
     });
+  });
+});
+
+describe('the same rules on the GraphQL fields', () => {
+  const GQL: Array<{ name: string; query: string; variables?: Record<string, unknown>; code: string; field?: string }> =
+    [
+      {
+        name: 'a value the type refuses',
+        query: `mutation { createRecord(zone: "${ZONE}", input: { name: "v", type: "A", value: "300.1.1.1" }) { id } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'value',
+      },
+      {
+        name: 'a name outside the zone',
+        query: `mutation { createRecord(zone: "${ZONE}", input: { name: "x.other.test.", type: "A", value: "192.0.2.1" }) { id } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'name',
+      },
+      {
+        name: 'a zone name not in lower case',
+        query: 'mutation { createZone(input: { name: "Upper.TEST" }) { name } }',
+        code: 'BAD_USER_INPUT',
+        field: 'name',
+      },
+      {
+        name: 'a TTL out of range',
+        query: `mutation { createRecord(zone: "${ZONE}", input: { name: "t", type: "A", value: "192.0.2.1", ttl: -5 }) { id } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'ttl',
+      },
+      {
+        name: 'a batch create without a name',
+        query: `mutation { batchRecords(zone: "${ZONE}", operations: [{ operation: CREATE, type: "A", value: "192.0.2.1" }]) { success } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'operations[0].name',
+      },
+      {
+        name: 'a batch update without an id',
+        query: `mutation { batchRecords(zone: "${ZONE}", operations: [{ operation: UPDATE, ttl: 60 }]) { success } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'operations[0].id',
+      },
+      {
+        name: 'a batch delete without an id',
+        query: `mutation { batchRecords(zone: "${ZONE}", operations: [{ operation: DELETE }]) { success } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'operations[0].id',
+      },
+      {
+        name: 'a batch over the limit',
+        query:
+          'mutation ($ops: [BatchOperationInput!]!) { batchRecords(zone: "bad.example.test", operations: $ops) { success } }',
+        variables: {
+          ops: Array.from({ length: 6 }, (_, i) => ({
+            operation: 'CREATE',
+            name: `g${i}`,
+            type: 'A',
+            value: '192.0.2.1',
+          })),
+        },
+        code: 'PAYLOAD_TOO_LARGE',
+      },
+      {
+        name: 'a record in an unknown zone',
+        query:
+          'mutation { createRecord(zone: "nope.test", input: { name: "a", type: "A", value: "192.0.2.1" }) { id } }',
+        code: 'NOT_FOUND',
+      },
+      {
+        name: 'a duplicate zone',
+        query: `mutation { createZone(input: { name: "${ZONE}" }) { name } }`,
+        code: 'CONFLICT',
+      },
+      {
+        name: 'a stale ifMatch',
+        query: `mutation { updateZone(name: "${ZONE}", input: { minimum: 60 }, ifMatch: "\\"stale\\"") { name } }`,
+        code: 'PRECONDITION_FAILED',
+      },
+    ];
+
+  test.each(GQL)('$name → $code', async (c) => {
+    const res = await gql(api.sys.url, c.query, c.variables ?? {}, api.adminToken);
+    const error = res.body.errors?.[0];
+    expect({ code: error?.extensions?.code, message: error?.message }).toMatchObject({ code: c.code });
+    if (c.field) {
+      expect(error?.extensions?.field).toBe(c.field);
+      expect((error?.extensions?.errors as Array<{ field: string }> | undefined)?.[0]?.field).toBe(c.field);
+    }
   });
 });

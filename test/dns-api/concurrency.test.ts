@@ -1,4 +1,5 @@
 import { openSqliteStore } from '../../dns/store';
+import { Identity, openSqliteUserStore } from '../../subgraphs/dns-api/identity';
 import type { ZoneStore } from '../../dns/store/types';
 import { ChangeFeed } from '../../subgraphs/dns-api/service/changes';
 import { RecordService } from '../../subgraphs/dns-api/service/records';
@@ -80,4 +81,43 @@ test('record updates with the same If-Match: one applies, the rest are PRECONDIT
     ),
   );
   expect(outcomes.map(codeOf).sort()).toEqual(['PRECONDITION_FAILED', 'PRECONDITION_FAILED', 'ok']);
+});
+
+test('concurrent creates of one zone: one is made, the others are CONFLICT (never an internal error)', async () => {
+  const outcomes = await Promise.allSettled([1, 2, 3].map(() => zones.create({ name: 'twice.test' }, 'tester')));
+  expect(outcomes.map(codeOf).sort()).toEqual(['CONFLICT', 'CONFLICT', 'ok']);
+});
+
+test('concurrent creates of one user: one is made, the others are CONFLICT', async () => {
+  const users = await openSqliteUserStore({ file: ':memory:' });
+  try {
+    const slowUsers = new Proxy(users, {
+      get(target, prop, receiver) {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function') return value;
+        const fn = value as (...args: unknown[]) => unknown;
+        return async (...args: unknown[]) => {
+          await new Promise((r) => setImmediate(r));
+          const result = await fn.apply(target, args);
+          await new Promise((r) => setImmediate(r));
+          return result;
+        };
+      },
+    });
+    const identity = new Identity({ store: slowUsers, scrypt: { N: 1024, r: 8, p: 1 } });
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3].map(() =>
+        identity.createUser({
+          username: 'same',
+          email: 'same@example.test',
+          password: 'same-password',
+          role: 'viewer',
+        }),
+      ),
+    );
+    const codes = outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : String((o.reason as { code?: string }).code)));
+    expect(codes.sort()).toEqual(['CONFLICT', 'CONFLICT', 'ok']);
+  } finally {
+    await users.close();
+  }
 });

@@ -530,4 +530,44 @@ describe('both listeners', () => {
     const read = await call<RecordBody>(api.gateway, 'GET', `/zones/${zone}/records/${rec.body.id}`, { token });
     expect(read.body).toMatchObject({ id: rec.body.id, value: '192.0.2.70' });
   });
+
+  test('paging while the zone changes: the cursor survives the deletion of its record, nothing is seen twice', async () => {
+    const zone = 'moving.example.test';
+    const token = api.adminToken;
+    expect((await call(api.gateway, 'POST', '/zones', { token, body: { name: zone } })).status).toBe(201);
+    const ids: Record<string, string> = {};
+    for (const n of ['b', 'd', 'f', 'h', 'j']) {
+      const res = await call<RecordBody>(api.gateway, 'POST', `/zones/${zone}/records`, {
+        token,
+        body: { name: n, type: 'A', value: '192.0.2.1' },
+      });
+      ids[n] = res.body.id;
+    }
+    type Page = { records: RecordBody[]; next_cursor: string | null };
+    const page = (cursor: string | null) =>
+      call<Page>(
+        api.gateway,
+        'GET',
+        `/zones/${zone}/records?type=A&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { token },
+      );
+    const first = await page(null);
+    expect(first.body.records.map((r) => r.name)).toEqual([`b.${zone}`, `d.${zone}`]);
+    // the record the cursor points at goes, one appears before the cursor and one after it
+    await call(api.gateway, 'DELETE', `/zones/${zone}/records/${ids.d}`, { token });
+    for (const n of ['a', 'g'])
+      await call(api.gateway, 'POST', `/zones/${zone}/records`, {
+        token,
+        body: { name: n, type: 'A', value: '192.0.2.1' },
+      });
+    const seen = first.body.records.map((r) => r.name.split('.')[0]);
+    let cursor = first.body.next_cursor;
+    for (let i = 0; i < 10 && cursor; i++) {
+      const next = await page(cursor);
+      expect(next.status).toBe(200);
+      seen.push(...next.body.records.map((r) => r.name.split('.')[0]));
+      cursor = next.body.next_cursor;
+    }
+    expect(seen).toEqual(['b', 'd', 'f', 'g', 'h', 'j']);
+  });
 });

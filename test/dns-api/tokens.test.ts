@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { decodeProtectedHeader, SignJWT } from 'jose';
+import { decodeProtectedHeader, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
 import { Identity, openUserStore, type UserStore } from '../../subgraphs/dns-api/identity';
 import { TEST_ADMIN_PASSWORD } from '../helpers/system';
 import { call, gql, login, startDnsApiSystem, userWithRole, type DnsApiSystem } from './api';
@@ -32,6 +32,26 @@ async function refused(token: string | undefined, authorization?: string) {
   expect(Object.keys(res.body)).toEqual(['error']);
   return res.body.error;
 }
+
+test('the JWKS publishes the public key only, and it verifies our tokens', async () => {
+  const jwks = await call<{ keys: Array<JWK & { kty: string; kid: string }> }>(
+    api.own,
+    'GET',
+    '/.well-known/jwks.json',
+  );
+  expect(jwks.status).toBe(200);
+  expect(jwks.body.keys).toHaveLength(1);
+  const [key] = jwks.body.keys;
+  if (!key) throw new Error('no key published');
+  expect(Object.keys(key).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x']); // no private "d"
+  const { payload, protectedHeader } = await jwtVerify(api.adminToken, await importJWK(key, 'EdDSA'), {
+    issuer: 'onegraph-dns-api',
+    audience: 'onegraph',
+  });
+  expect(protectedHeader).toMatchObject({ alg: 'EdDSA', kid: key.kid });
+  expect(payload).toMatchObject({ name: 'admin', role: 'admin' });
+  expect(Object.keys(payload)).toEqual(expect.arrayContaining(['sub', 'iat', 'exp', 'iss', 'aud', 'jti']));
+});
 
 describe('refused tokens (401)', () => {
   test('no Authorization header: the challenge carries no error code (RFC 6750 §3.1)', async () => {
@@ -227,5 +247,29 @@ describe('login throttling', () => {
     });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: 'the username or password is wrong' });
+  });
+});
+
+describe('login throttling per client address', () => {
+  let own: DnsApiSystem;
+  beforeAll(async () => {
+    own = await startDnsApiSystem({ DNS_PORT: '0', DNS_API_LOGIN_FAILURES_PER_ADDRESS: '4' });
+  }, 60_000);
+  afterAll(() => own?.close());
+
+  test('4 failures for 4 user names from one address: then every login from it is 429, tokens still work', async () => {
+    for (let i = 0; i < 4; i++) {
+      const res = await call(own.gateway, 'POST', '/auth/login', {
+        body: { username: `spray-${i}`, password: 'guessed-password' },
+      });
+      expect(res.status).toBe(401);
+    }
+    const admin = await call(own.gateway, 'POST', '/auth/login', {
+      body: { username: 'admin', password: TEST_ADMIN_PASSWORD },
+    });
+    expect(admin.status).toBe(429);
+    expect(Number(admin.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(admin.body).toEqual({ error: expect.any(String) as unknown });
+    expect((await call(own.gateway, 'GET', '/zones', { token: own.adminToken })).status).toBe(200);
   });
 });

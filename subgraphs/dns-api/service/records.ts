@@ -276,6 +276,8 @@ export class RecordService {
           case 'create':
             return { op: 'add', record: recordOf(op, zone, settings.defaultTtl, prefix) };
           case 'update': {
+            // GraphQL's batch input has an optional id (a create has none): an update without one is a 422, not a 404.
+            if (typeof op.id !== 'string' || op.id === '') throw invalid(`${prefix}id`, `${prefix}id is required`);
             const current = byId.get(op.id);
             if (!current) throw apiError('NOT_FOUND', `${prefix}id: no record ${op.id} in zone ${zone}`, { index: i });
             return this.updateOf(current, op.id, op, prefix);
