@@ -30,28 +30,12 @@ let admin: string;
 let viewer: string;
 const clients: Client[] = [];
 
-/**
- * fetch, sent once more when it failed on a pooled socket the server had just closed. The gateway ends an event
- * stream by destroying its socket without saying `Connection: close`, so Node's fetch may return that socket to its
- * pool and send the next request on it ("fetch failed": other side closed); such a request never reached the
- * server. Seen about once in ten runs of this file.
- */
-async function fetchRetryingClosedSocket(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-  try {
-    return await fetch(input, init);
-  } catch (err) {
-    const code = (err as { cause?: { code?: string } }).cause?.code;
-    if (init?.signal?.aborted || (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET')) throw err;
-    return fetch(input, init);
-  }
-}
-
 async function gql<T = Record<string, unknown>>(
   token: string | undefined,
   query: string,
   variables: Record<string, unknown> = {},
 ): Promise<{ data?: T; errors?: Array<{ message: string; extensions?: { code?: string } }> }> {
-  const res = await fetchRetryingClosedSocket(`${sys.url}/graphql`, {
+  const res = await fetch(`${sys.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify({ query, variables }),
@@ -60,7 +44,7 @@ async function gql<T = Record<string, unknown>>(
 }
 
 async function rest(token: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetchRetryingClosedSocket(`${sys.url}/api/v1${path}`, {
+  const res = await fetch(`${sys.url}/api/v1${path}`, {
     method,
     headers: {
       authorization: `Bearer ${token}`,
@@ -94,7 +78,6 @@ function subscribe(token: string | undefined, zones: string[] | null): Subscribe
   const client = createClient({
     url: `${sys.url}/graphql/stream`,
     retryAttempts: 0,
-    fetchFn: fetchRetryingClosedSocket,
     headers: token ? { authorization: `Bearer ${token}` } : {},
   });
   clients.push(client);
