@@ -59,6 +59,19 @@ const ZONE_SELECT = `
   SELECT z.*, (SELECT COUNT(*) FROM records r WHERE r.zone = z.name) AS records_count FROM zones z`;
 const RECORD_COLUMNS = `id, zone, name, type, ttl, value, created_at AS createdAt, updated_at AS updatedAt`;
 
+/** A row of RECORD_COLUMNS as an array: listings read rows raw (half the time of letting the driver build objects). */
+type RecordTuple = [string, string, string, StoredRecord['type'], number, string, string, string];
+const recordOfTuple = ([id, zone, name, type, ttl, value, createdAt, updatedAt]: RecordTuple): StoredRecord => ({
+  id,
+  zone,
+  name,
+  type,
+  ttl,
+  value,
+  createdAt,
+  updatedAt,
+});
+
 function migrate(db: Database.Database): void {
   db.transaction(() => {
     db.exec(migrationsTableSql(SQLITE_DIALECT));
@@ -299,8 +312,8 @@ class SqliteZoneStore implements ZoneStore {
         params.push(filter.limit);
       }
       let stmt = this.listStatements.get(sql);
-      if (!stmt) this.listStatements.set(sql, (stmt = this.db.prepare(sql)));
-      return stmt.all(...params) as StoredRecord[];
+      if (!stmt) this.listStatements.set(sql, (stmt = this.db.prepare(sql).raw()));
+      return (stmt.all(...params) as RecordTuple[]).map(recordOfTuple);
     });
   }
 
