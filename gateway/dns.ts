@@ -31,8 +31,9 @@ api   IN CNAME www
 `;
 
 function parseTarget(text: string): NotifyTarget {
-  const m = /^\[?([^\]]+)\]?:(\d+)$/.exec(text) as RegExpExecArray;
-  return { host: m[1] as string, port: Number(m[2]) };
+  const [, host, port] = /^\[?([^\]]+)\]?:(\d+)$/.exec(text) ?? [];
+  if (host === undefined || port === undefined) throw new Error(`NOTIFY_TARGETS: ${text} is not host:port`);
+  return { host, port: Number(port) };
 }
 
 /** An RRset over the limit in a zone file loaded at start: the error says which setting raises the limit. */
