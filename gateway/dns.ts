@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { DnsEngine } from '../dns/engine';
+import { wireName } from '../dns/names';
 import type { NotifyTarget } from '../dns/server/notify';
 import { openZoneStore } from '../dns/store';
 import { StoreError, type ZoneStore } from '../dns/store/types';
@@ -57,7 +58,7 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
   try {
     const existing = new Set((await store.listZones()).map((z) => z.name));
     for (const [rawName, file] of Object.entries(config.zoneFiles)) {
-      const name = rawName.toLowerCase().replace(/\.$/, '');
+      const name = wireName(rawName);
       if (existing.has(name)) {
         dnsLog.warn(
           { zone: name, file },
