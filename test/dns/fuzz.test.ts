@@ -634,7 +634,10 @@ function framedMessages(stream: Buffer): Buffer[] {
   return out;
 }
 
-/** One TCP connection: writes the chunks, waits for `expectAnswers` answers (or `enough`, or 1.5 s), closes; returns the bytes received. */
+/**
+ * One TCP connection: writes the chunks, waits for `expectAnswers` answers (up to 5 s) or until `enough` says so (up
+ * to 10 s: a whole zone transfer on a loaded machine), closes; returns the bytes received.
+ */
 function tcpExchange(
   chunks: Buffer[],
   expectAnswers: number,
@@ -651,7 +654,8 @@ function tcpExchange(
       socket.destroy();
       resolve(received);
     };
-    const timer = setTimeout(finish, 1500);
+    // Generous: the wait ends as soon as the answers are in, and a loaded machine must not fail the run.
+    const timer = setTimeout(finish, enough ? 10_000 : expectAnswers > 0 ? 5_000 : 1500);
     socket.on('data', (d: Buffer) => {
       received = Buffer.concat([received, d]);
       const answers = framedMessages(received);
@@ -661,7 +665,8 @@ function tcpExchange(
     socket.on('close', finish);
     socket.on('connect', () => {
       for (const c of chunks) socket.write(c);
-      if (expectAnswers === 0) setTimeout(finish, 100);
+      // Nothing expected: a short grace for an answer that must not come. With `enough`, its answers are awaited.
+      if (expectAnswers === 0 && !enough) setTimeout(finish, 100);
     });
   });
 }
