@@ -1,7 +1,8 @@
 import type { DecodedPacket } from 'dns-packet';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { AnswerCacheLimits } from './server/answer-cache';
-import { encodeResponse, Responder, type Remote } from './server/respond';
+import { encodeResponse } from './server/encode';
+import { Responder, type Remote } from './server/respond';
 import { sendNotify, type NotifyTarget } from './server/notify';
 import { startDnsServer, type DnsServer } from './server/server';
 import type { TcpLimits } from './server/tcp';

@@ -39,7 +39,7 @@ const ALLOWED = 'allowed are letters, digits, hyphen, underscore, and "*" alone 
 
 function convertLabel(input: string, label: string): string {
   if (label === '') throw new NameError(input, 'empty label (two dots in a row, or a leading dot)');
-  let ascii = label;
+  let ascii: string;
   // eslint-disable-next-line no-control-regex
   if (/[^\x00-\x7f]/.test(label)) {
     ascii = domainToASCII(label);

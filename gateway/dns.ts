@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { DnsEngine } from '../dns/engine';
+import { wireName } from '../dns/names';
 import type { NotifyTarget } from '../dns/server/notify';
 import { openZoneStore } from '../dns/store';
 import { StoreError, type ZoneStore } from '../dns/store/types';
@@ -31,8 +32,9 @@ api   IN CNAME www
 `;
 
 function parseTarget(text: string): NotifyTarget {
-  const m = /^\[?([^\]]+)\]?:(\d+)$/.exec(text) as RegExpExecArray;
-  return { host: m[1] as string, port: Number(m[2]) };
+  const [, host, port] = /^\[?([^\]]+)\]?:(\d+)$/.exec(text) ?? [];
+  if (host === undefined || port === undefined) throw new Error(`NOTIFY_TARGETS: ${text} is not host:port`);
+  return { host, port: Number(port) };
 }
 
 /** An RRset over the limit in a zone file loaded at start: the error says which setting raises the limit. */
@@ -56,7 +58,7 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
   try {
     const existing = new Set((await store.listZones()).map((z) => z.name));
     for (const [rawName, file] of Object.entries(config.zoneFiles)) {
-      const name = rawName.toLowerCase().replace(/\.$/, '');
+      const name = wireName(rawName);
       if (existing.has(name)) {
         dnsLog.warn(
           { zone: name, file },

@@ -33,7 +33,7 @@ export interface CachedAnswer extends Answered {
 /** FNV-1a over the question section (bytes 12 to `end` of `raw`) and the EDNS state, folded to a small integer. */
 export function questionHash(raw: Buffer, end: number, edns: number): number {
   let h = 0x811c9dc5 ^ edns;
-  for (let i = 12; i < end; i++) h = Math.imul(h ^ (raw[i] as number), 0x01000193);
+  for (let i = 12; i < end; i++) h = Math.imul(h ^ (raw[i] ?? 0), 0x01000193);
   return (h ^ (h >>> 15)) & 0x3fffffff;
 }
 

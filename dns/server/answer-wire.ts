@@ -14,6 +14,8 @@ import { EDNS_UDP_SIZE, MAX_MESSAGE } from './wire';
  * - other owner names are encoded once by dns-packet and kept.
  * A record or name dns-packet encodes into fewer bytes than it allocates (malformed data) makes
  * `PlainAnswerEncoder.encode` give up: the caller then encodes with dns-packet.
+ *
+ * Bytes of the query are read at offsets its scan (plain-query.ts) checked: the `?? 0` after each read never applies.
  */
 
 /** The sections of an answer, as resolve() gives them. */
@@ -28,9 +30,9 @@ const MAX_NAMES = 20_000;
  */
 export function plainName(raw: Buffer, nameEnd: number): boolean {
   for (let o = 12; o < nameEnd - 1;) {
-    const len = raw[o] as number;
+    const len = raw[o] ?? 0;
     for (let i = o + 1; i <= o + len; i++) {
-      const c = raw[i] as number;
+      const c = raw[i] ?? 0;
       if (c < 0x21 || c > 0x7e || c === 0x2e) return false;
     }
     o += len + 1;
@@ -40,7 +42,7 @@ export function plainName(raw: Buffer, nameEnd: number): boolean {
 
 /** `src[start, end)` into `dst` at `at`; returns the count (a loop: the names and records copied are short). */
 function copyBytes(src: Uint8Array, start: number, end: number, dst: Uint8Array, at: number): number {
-  for (let i = start; i < end; i++) dst[at++] = src[i] as number;
+  for (let i = start; i < end; i++) dst[at++] = src[i] ?? 0;
   return end - start;
 }
 
@@ -86,9 +88,9 @@ export class PlainAnswerEncoder {
     if (nameEnd === 13) return '.';
     // the name's bytes after the first length byte, with every later length byte made a dot, read at once
     const text = this.textScratch;
-    let next = 12 + (raw[12] as number) + 1;
+    let next = 12 + (raw[12] ?? 0) + 1;
     for (let o = 13; o < nameEnd - 1; o++)
-      text[o - 13] = o === next ? ((next += (raw[o] as number) + 1), 0x2e) : (raw[o] as number);
+      text[o - 13] = o === next ? ((next += (raw[o] ?? 0) + 1), 0x2e) : (raw[o] ?? 0);
     return text.toString('latin1', 0, nameEnd - 14);
   }
 
@@ -126,11 +128,10 @@ export class PlainAnswerEncoder {
     }
     if (size > MAX_MESSAGE) return undefined; // too large for a DNS message: encodeResponse cuts it to what fits
     const out = Buffer.allocUnsafe(size);
-    out[0] = raw[0] as number;
-    out[1] = raw[1] as number;
+    out[0] = raw[0] ?? 0;
+    out[1] = raw[1] ?? 0;
     // QR, the query's opcode, RD and CD, then AA/TC as given, and the rcode (as encodeResponse: 15 bits and QR)
-    const flags =
-      0x8000 | ((((((raw[2] as number) << 8) | (raw[3] as number)) & 0x7910) | extraFlags | (rcode & 0xf)) & 0x7fff);
+    const flags = 0x8000 | ((((((raw[2] ?? 0) << 8) | (raw[3] ?? 0)) & 0x7910) | extraFlags | (rcode & 0xf)) & 0x7fff);
     out.writeUInt16BE(flags, 2);
     out.writeUInt16BE(1, 4);
     out.writeUInt16BE(result.answers.length, 6);
@@ -139,10 +140,10 @@ export class PlainAnswerEncoder {
     copyBytes(raw, 12, questionEnd, out, 12);
     let o = questionEnd;
     for (let i = 0; i < count; i++) {
-      const owner = owners[i] as Buffer | null;
+      const owner = owners[i] ?? null;
       o += owner === null ? copyBytes(raw, 12, nameEnd, out, o) : copyBytes(owner, 0, owner.length, out, o);
-      const tail = wires[i] as Buffer;
-      o += copyBytes(tail, 0, tail.length, out, o);
+      const tail = wires[i];
+      if (tail) o += copyBytes(tail, 0, tail.length, out, o);
       owners[i] = null;
       wires[i] = null;
     }

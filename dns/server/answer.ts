@@ -72,7 +72,7 @@ export class Answerer {
     if (!plainName(raw, nameEnd)) return undefined;
     try {
       const qname = plain.nameText(raw, nameEnd);
-      const qtype = typeName(((raw[nameEnd] as number) << 8) | (raw[nameEnd + 1] as number));
+      const qtype = typeName(((raw[nameEnd] ?? 0) << 8) | (raw[nameEnd + 1] ?? 0));
       const result = this.resolve(qname, qtype, edns === 2);
       const rcode = RCODE[result.rcode];
       const flags = result.aa ? FLAG_AA : 0;

@@ -8,7 +8,7 @@ import { answerLength, DNSSEC_OK, encodeMessage, messageLength } from '../wire/p
 import { CLASSIC_UDP_SIZE, EDNS_UDP_SIZE, FLAG_CD, FLAG_RD, FLAG_TC, MAX_MESSAGE } from './wire';
 
 /** Room kept for the TSIG record of a signed response (key and algorithm names up to 255 bytes, a 64-byte MAC). */
-export const TSIG_RESERVE = 1_024;
+const TSIG_RESERVE = 1_024;
 
 /** The query's EDNS OPT record, if any. */
 export function optOf(query: DecodedPacket): OptAnswer | undefined {

@@ -23,7 +23,7 @@ test('every version reads like a plain map with the same changes, and stays so a
   for (let step = 0; step < 250; step++) {
     const changes = new Map<string, number | undefined>();
     for (let i = Math.floor(rnd() * 6); i >= 0; i--) {
-      const key = keys[Math.floor(rnd() * keys.length)] as string;
+      const key = keys[Math.floor(rnd() * keys.length)] ?? 'k0';
       changes.set(key, rnd() < 0.4 ? undefined : step * 10 + i);
     }
     layered = layered.with(changes);

@@ -16,7 +16,7 @@ export class LayeredMap<V> {
 
   /** Takes `entries` over as its base: the caller must not change it afterwards. */
   static of<V>(entries: Map<string, V>): LayeredMap<V> {
-    return new LayeredMap(entries, new Map(), entries.size);
+    return new LayeredMap<V>(entries, new Map<string, V | typeof GONE>(), entries.size);
   }
 
   get(key: string): V | undefined {
@@ -51,7 +51,7 @@ export class LayeredMap<V> {
     if (top.size <= 64 + 2 * Math.sqrt(this.base.size)) return new LayeredMap(this.base, top, size);
     const base = new Map<string, V>();
     for (const [key, value] of this.entriesOf(top)) base.set(key, value);
-    return new LayeredMap(base, new Map(), size);
+    return new LayeredMap<V>(base, new Map<string, V | typeof GONE>(), size);
   }
 
   *keys(): IterableIterator<string> {

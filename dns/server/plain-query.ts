@@ -2,6 +2,9 @@
  * The fast path for plain queries: recognised in place (no decoding), answered from the answer cache, else computed
  * (plain-query encoder, or dns-packet's when that one declines) and cached. It gives the bytes the general path
  * (`Responder.handle`) gives, byte for byte; every other message goes through that path.
+ *
+ * Bytes are read at offsets the scan has checked to lie within the message: the `?? 0` after each read never
+ * applies (it satisfies strict indexing without a cast).
  */
 import type { DecodedPacket, Question } from 'dns-packet';
 import { decodeMessage } from '../wire/message';
@@ -30,15 +33,15 @@ export class PlainQueryScan {
    */
   scan(raw: Buffer): boolean {
     const len = raw.length;
-    if (len < 17 || ((raw[2] as number) & 0xf8) !== 0) return false;
+    if (len < 17 || ((raw[2] ?? 0) & 0xf8) !== 0) return false;
     if (raw[4] !== 0 || raw[5] !== 1 || raw[6] !== 0 || raw[7] !== 0 || raw[8] !== 0 || raw[9] !== 0 || raw[10] !== 0)
       return false;
-    const arcount = raw[11] as number;
+    const arcount = raw[11] ?? 0;
     if (arcount > 1) return false;
     let o = 12;
     let total = 0;
     for (;;) {
-      const label = raw[o] as number;
+      const label = raw[o] ?? 0;
       if (label === 0) break;
       if (label > 63) return false; // compression pointer or extended label type
       total += label + 1;
@@ -48,7 +51,7 @@ export class PlainQueryScan {
     }
     const end = o + 5;
     if (end > len) return false;
-    const qtype = ((raw[o + 1] as number) << 8) | (raw[o + 2] as number);
+    const qtype = ((raw[o + 1] ?? 0) << 8) | (raw[o + 2] ?? 0);
     if (qtype === 251 || qtype === 252) return false; // IXFR, AXFR
     this.questionEnd = end;
     if (arcount === 0) {
@@ -68,7 +71,7 @@ export class PlainQueryScan {
       if (p > rdEnd) return false;
     }
     const size = raw.readUInt16BE(end + 3);
-    this.edns = (raw[end + 7] as number) & 0x80 ? 2 : 1;
+    this.edns = (raw[end + 7] ?? 0) & 0x80 ? 2 : 1;
     this.udpLimit = Math.max(CLASSIC_UDP_SIZE, Math.min(size || CLASSIC_UDP_SIZE, EDNS_UDP_SIZE));
     return true;
   }
@@ -109,10 +112,10 @@ export class PlainQueries {
       const truncated = transport === 'udp' && found.full.length > scanned.udpLimit;
       const out = truncated ? (found.truncated as Buffer) : found.full;
       // this query's ID, RD and CD (the rest of the header depends on the question alone)
-      out[0] = raw[0] as number;
-      out[1] = raw[1] as number;
-      out[2] = ((out[2] as number) & ~0x01) | ((raw[2] as number) & 0x01);
-      out[3] = ((out[3] as number) & ~0x10) | ((raw[3] as number) & 0x10);
+      out[0] = raw[0] ?? 0;
+      out[1] = raw[1] ?? 0;
+      out[2] = ((out[2] ?? 0) & ~0x01) | ((raw[2] ?? 0) & 0x01);
+      out[3] = ((out[3] ?? 0) & ~0x10) | ((raw[3] ?? 0) & 0x10);
       this.lent = found;
       this.lentTruncated = truncated;
       return out;

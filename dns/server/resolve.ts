@@ -27,6 +27,13 @@ function withOwner(records: readonly RR[], owner: string): RR[] {
   return records.map((r) => (r.name === owner ? r : ({ ...r, name: owner, [ORIGIN]: r } as unknown as RR)));
 }
 
+/** The name an NS, CNAME or DNAME record points to (dns-packet gives it as a string). */
+function targetOf(rr: RR | undefined): string {
+  const data = rr?.data;
+  if (typeof data !== 'string') throw new Error(`${rr?.type ?? 'a'} record at ${rr?.name ?? '?'} has no target name`);
+  return data;
+}
+
 function negative(zone: ZoneData): RR {
   return zone.negativeSoa;
 }
@@ -35,7 +42,7 @@ function negative(zone: ZoneData): RR {
 function glue(zone: ZoneData, ns: readonly RR[]): RR[] {
   const out: RR[] = [];
   for (const r of ns) {
-    const target = String(r.data).toLowerCase();
+    const target = targetOf(r).toLowerCase();
     const node = zone.nodes.get(target);
     if (!node) continue;
     out.push(...(node.get('A') ?? []), ...(node.get('AAAA') ?? []));
@@ -85,9 +92,9 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
       }
       const dname = node.get('DNAME');
       if (dname && ancestor !== lower) {
-        const target = String(dname[0]?.data).replace(/\.$/, '');
+        const target = targetOf(dname[0]).replace(/\.$/, '');
         const synthesized = `${name.slice(0, name.length - ancestor.length)}${target}`;
-        answers.push(...dname, { name, type: 'CNAME', ttl: dname[0]?.ttl, class: 'IN', data: synthesized } as RR);
+        answers.push(...dname, { name, type: 'CNAME', ttl: dname[0]?.ttl, class: 'IN', data: synthesized });
         rewritten = synthesized;
         break;
       }
@@ -124,7 +131,7 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
     const cname = node.get('CNAME');
     if (cname && qtype !== 'CNAME') {
       answers.push(...withOwner(cname, name));
-      name = String(cname[0]?.data).replace(/\.$/, '');
+      name = targetOf(cname[0]).replace(/\.$/, '');
       continue;
     }
     return nodata(zone, answers);

@@ -18,7 +18,6 @@ import type { ZoneIndex } from './zone-index';
 import { headerOnlyResponse, RCODE } from './wire';
 
 export type { ExtraHandlers, Remote } from './dispatch';
-export { encodeResponse, TSIG_RESERVE } from './encode';
 
 export interface ResponderOptions {
   /** Limits of the answer cache (default DEFAULT_ANSWER_CACHE; maxEntries 0 turns it off). */

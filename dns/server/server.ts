@@ -49,7 +49,7 @@ class ReplyLookup {
     }
     this.deferred = true;
     lookup(host, typeof options === 'number' ? { family: options } : options, (err, address, fam) =>
-      callback(err, address as string, fam as number),
+      callback(err, typeof address === 'string' ? address : '', fam),
     );
   };
 }
@@ -113,7 +113,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     const udp = createSocket({
       type: isIPv6(options.host) ? 'udp6' : 'udp4',
       reuseAddr: false,
-      lookup: replyLookup.lookup as never,
+      lookup: replyLookup.lookup,
     });
     try {
       await bindUdp(udp, options.host, port);

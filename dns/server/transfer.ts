@@ -43,7 +43,7 @@ export function zoneTransfer(query: DecodedPacket, zone: ZoneData, signed = fals
       signed,
     );
     // cut to fit (TC): only a record too large for any message alone does that; the transfer fails (SERVFAIL)
-    if ((message[2] as number) & (FLAG_TC >> 8)) {
+    if (message.readUInt16BE(2) & FLAG_TC) {
       throw new Error(
         `zone transfer of ${zone.name || '.'} aborted: a record at ${batch[0]?.name} is too large for a DNS message${signed ? ' with a TSIG record' : ''}`,
       );

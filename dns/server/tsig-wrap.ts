@@ -10,7 +10,7 @@ import { encodeResponse } from './encode';
 import { headerOnlyResponse, RCODE } from './wire';
 
 /** The query without its TSIG record, so the response does not echo it. */
-export function withoutTsig(query: DecodedPacket): DecodedPacket {
+function withoutTsig(query: DecodedPacket): DecodedPacket {
   const additionals = query.additionals?.filter(
     (a) => (a.type as string) !== 'TSIG' && (a.type as string) !== 'UNKNOWN_250',
   );

@@ -85,7 +85,7 @@ function checkPrerequisite(rr: WireRecord, zone: string, snap: Snapshot, valueSe
 
 function toRecord(rr: WireRecord): RecordData {
   try {
-    return fromPacketAnswer(rr as Parameters<typeof fromPacketAnswer>[0]);
+    return fromPacketAnswer(rr);
   } catch (err) {
     if (err instanceof RecordValueError) throw new UpdateRefusal(RCODE.FORMERR, err.message);
     throw err;

@@ -49,11 +49,12 @@ export class ZoneData {
       const names = new Map<string, number>();
       const cuts = new Map<string, true>();
       for (let i = -1; i < records.length; i++) {
-        const r = i < 0 ? soa : (records[i] as RR);
+        const r = i < 0 ? soa : records[i];
+        if (r === undefined) continue;
         const owner = r.name.toLowerCase();
         let node = nodes.get(owner);
         if (!node) {
-          nodes.set(owner, (node = new Map()));
+          nodes.set(owner, (node = new Map<string, RR[]>()));
           countNames(
             name,
             owner,

@@ -54,15 +54,18 @@ export function parseKeyFile(text: string): TsigKey[] {
         `unexpected text before key "${m[1]}": ${body.slice(consumed, m.index).trim().slice(0, 40)}`,
       );
     consumed = m.index + m[0].length;
-    const name = wireName(m[1] as string);
-    const alg = /algorithm\s+"?([A-Za-z0-9.-]+)"?\s*;/.exec(m[2] as string);
-    const secret = /secret\s+"([A-Za-z0-9+/=\s]+)"\s*;/.exec(m[2] as string);
-    if (!alg) throw new KeyFileError(`key "${name}" has no algorithm`);
-    if (!secret) throw new KeyFileError(`key "${name}" has no base64 secret`);
-    const bytes = Buffer.from((secret[1] as string).replace(/\s+/g, ''), 'base64');
+    const [, rawName = '', keyBody = ''] = m;
+    const name = wireName(rawName);
+    const alg = /algorithm\s+"?([A-Za-z0-9.-]+)"?\s*;/.exec(keyBody);
+    const secret = /secret\s+"([A-Za-z0-9+/=\s]+)"\s*;/.exec(keyBody);
+    const algorithm = alg?.[1];
+    const secretText = secret?.[1];
+    if (algorithm === undefined) throw new KeyFileError(`key "${name}" has no algorithm`);
+    if (secretText === undefined) throw new KeyFileError(`key "${name}" has no base64 secret`);
+    const bytes = Buffer.from(secretText.replace(/\s+/g, ''), 'base64');
     if (bytes.length === 0) throw new KeyFileError(`key "${name}" has an empty secret`);
     if (keys.some((k) => k.name === name)) throw new KeyFileError(`key "${name}" is defined twice`);
-    keys.push({ name, algorithm: algorithmName(alg[1] as string), secret: bytes });
+    keys.push({ name, algorithm: algorithmName(algorithm), secret: bytes });
   }
   if (body.slice(consumed).trim())
     throw new KeyFileError(`cannot read key file near: ${body.slice(consumed).trim().slice(0, 40)}`);

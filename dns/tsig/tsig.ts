@@ -40,8 +40,7 @@ function u48(n: number): Buffer {
 export function parseTsig(raw: Buffer): TsigRecord | null {
   const { records } = recordOffsets(raw);
   const arcount = raw.readUInt16BE(10);
-  for (let i = 0; i < records.length; i++) {
-    const at = records[i] as number;
+  for (const [i, at] of records.entries()) {
     const typeAt = skipName(raw, at);
     if (raw.readUInt16BE(typeAt) !== TSIG_TYPE) continue;
     if (i !== records.length - 1 || arcount === 0) throw new WireError('TSIG must be the last additional record');

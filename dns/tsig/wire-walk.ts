@@ -6,8 +6,8 @@ export class WireError extends Error {}
 export function skipName(buf: Buffer, offset: number): number {
   let o = offset;
   for (let guard = 0; guard < 128; guard++) {
-    if (o >= buf.length) throw new WireError('name runs past the message');
-    const len = buf[o] as number;
+    const len = buf[o];
+    if (len === undefined) throw new WireError('name runs past the message');
     if (len === 0) return o + 1;
     if ((len & 0xc0) === 0xc0) return o + 2; // a pointer ends the name
     if (len & 0xc0) throw new WireError('bad label type');
@@ -52,7 +52,8 @@ export function readName(buf: Buffer, offset: number): string {
   const labels: string[] = [];
   let o = offset;
   for (let guard = 0; guard < 128; guard++) {
-    const len = buf[o] as number;
+    const len = buf[o];
+    if (len === undefined) throw new WireError('name runs past the message');
     if (len === 0) return labels.join('.').toLowerCase();
     if ((len & 0xc0) === 0xc0) {
       o = buf.readUInt16BE(o) & 0x3fff;

@@ -45,15 +45,15 @@ const TSIG = 250;
 function checkNameText(buf: Buffer, offset: number): void {
   let o = offset;
   for (let hops = 0; hops < 256; hops++) {
-    const len = buf[o] as number;
+    const len = buf[o];
+    if (len === undefined) throw new FormatError('name runs past the message');
     if (len === 0) return;
     if ((len & 0xc0) === 0xc0) {
       o = buf.readUInt16BE(o) & 0x3fff;
       continue;
     }
     let ascii = true;
-    for (let i = o + 1; i <= o + len; i++) {
-      const b = buf[i] as number;
+    for (const b of buf.subarray(o + 1, o + 1 + len)) {
       if (b === 0x2e) throw new FormatError('a label with a "." in it is not supported');
       if (b >= 0x80) ascii = false;
     }
@@ -75,8 +75,8 @@ function checkNameText(buf: Buffer, offset: number): void {
 function checkTsigRdata(buf: Buffer, start: number, end: number): void {
   let o = start;
   for (;;) {
-    if (o >= end) throw new FormatError('TSIG algorithm name runs past its RDATA');
-    const len = buf[o] as number;
+    const len = o < end ? buf[o] : undefined;
+    if (len === undefined) throw new FormatError('TSIG algorithm name runs past its RDATA');
     if (len === 0) {
       o += 1;
       break;
@@ -122,10 +122,10 @@ export function decodeMessage(buf: Buffer): Message {
   if (buf.length < 12) throw new FormatError('message shorter than a header');
   try {
     const flags = buf.readUInt16BE(2);
-    const counts = [4, 6, 8, 10].map((o) => buf.readUInt16BE(o)) as [number, number, number, number];
+    const qdcount = buf.readUInt16BE(4);
     let offset = 12;
     const questions: Question[] = [];
-    for (let i = 0; i < counts[0]; i++) {
+    for (let i = 0; i < qdcount; i++) {
       const { value: question, bytes } = decodeQuestion(buf, offset);
       checkNameText(buf, offset);
       // dns-packet names only classes IN, CS, CH, HS and ANY; any other it would echo as class 0, a different question
@@ -135,11 +135,18 @@ export function decodeMessage(buf: Buffer): Message {
       offset += bytes;
       if (offset > buf.length) throw new FormatError('question runs past the message');
     }
-    const sections: WireRecord[][] = [[], [], []];
-    for (let s = 0; s < 3; s++) {
-      for (let i = 0; i < (counts[s + 1] as number); i++) {
+    const answers: WireRecord[] = [];
+    const authorities: WireRecord[] = [];
+    const additionals: WireRecord[] = [];
+    // ANCOUNT, NSCOUNT, ARCOUNT: at header offsets 6, 8 and 10
+    for (const [countAt, section] of [
+      [6, answers],
+      [8, authorities],
+      [10, additionals],
+    ] as const) {
+      for (let i = buf.readUInt16BE(countAt); i > 0; i--) {
         const { record, next } = decodeRecord(buf, offset);
-        (sections[s] as WireRecord[]).push(record);
+        section.push(record);
         offset = next;
       }
     }
@@ -158,9 +165,9 @@ export function decodeMessage(buf: Buffer): Message {
       flag_ad: (flags & 0x20) !== 0,
       flag_cd: (flags & 0x10) !== 0,
       questions,
-      answers: sections[0] as WireRecord[],
-      authorities: sections[1] as WireRecord[],
-      additionals: sections[2] as WireRecord[],
+      answers,
+      authorities,
+      additionals,
     };
   } catch (err) {
     if (err instanceof FormatError) throw err;

@@ -13,7 +13,7 @@ import type { ZoneData } from '../../dns/server/zone-index';
 import { openPostgresStore, openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { answersOf, questionsFor, transferOf, zoneView } from '../../dns/testing/zone-compare';
-import { parseKeyFile } from '../../dns/tsig/keyfile';
+import { parseKeySpec } from '../../dns/tsig/keyfile';
 import { signMessage } from '../../dns/tsig/tsig';
 import { buildZone } from '../../dns/zone-loader';
 import { dropSchemas } from '../../dns/testing/postgres';
@@ -21,9 +21,7 @@ import { dropSchemas } from '../../dns/testing/postgres';
 const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `iu_${process.pid}_${randomBytes(4).toString('hex')}`;
 const ZONE = 'upd.test';
-const KEY = parseKeyFile(
-  'key "upd" { algorithm hmac-sha256; secret "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI="; };',
-)[0]!;
+const KEY = parseKeySpec('hmac-sha256:upd:c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=');
 
 afterAll(async () => {
   await dropSchemas(url, [schema]);

@@ -6,7 +6,7 @@ import * as packet from 'dns-packet';
 import { DnsEngine } from '../../dns/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
-import { parseKeyFile } from '../../dns/tsig/keyfile';
+import { parseKeySpec } from '../../dns/tsig/keyfile';
 import { signMessage, verifyMessage } from '../../dns/tsig/tsig';
 import { importZoneFile } from '../../dns/zone-files';
 import { dig, requireTool, startNamed, type Named } from '../helpers/dns-peers';
@@ -18,8 +18,8 @@ import { dig, requireTool, startNamed, type Named } from '../helpers/dns-peers';
  */
 const run = promisify(execFile);
 const SECRET = 'c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=';
-const KEYS = parseKeyFile(`key "k" { algorithm hmac-sha256; secret "${SECRET}"; };`);
-const KEY = KEYS[0]!;
+const KEY = parseKeySpec(`hmac-sha256:k:${SECRET}`);
+const KEYS = [KEY];
 
 /** `count` A records at `owner`: 10.x.y.z, distinct. */
 const aRecords = (owner: string, count: number): string =>

@@ -7,7 +7,7 @@ import { DnsEngine, type DnsEngineOptions } from '../../dns/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { sendNotify } from '../../dns/server/notify';
-import { parseKeyFile, type TsigKey } from '../../dns/tsig/keyfile';
+import { parseKeySpec, type TsigKey } from '../../dns/tsig/keyfile';
 import { importZoneFile } from '../../dns/zone-files';
 import { dig, requireTool, startNamed, type DigAnswer, type Named } from '../helpers/dns-peers';
 
@@ -29,7 +29,8 @@ www  IN A   192.0.2.154
 txt  IN TXT "signed" "transfer"
 `;
 const SECRET = 'eGZyLWtleS1zZWNyZXQteGZyLWtleS1zZWNyZXQtMTIzNA==';
-const KEYS = parseKeyFile(`key "xfer-key" { algorithm hmac-sha256; secret "${SECRET}"; };`);
+const XFER_KEY = parseKeySpec(`hmac-sha256:xfer-key:${SECRET}`);
+const KEYS = [XFER_KEY];
 
 let plainStore: ZoneStore;
 let signedStore: ZoneStore;
@@ -309,7 +310,7 @@ describe('NOTIFY acknowledgement', () => {
     expect(await sendNotify('signed.test', target, { tries: 1, key: KEYS[0] })).toBe(true);
     // named answers NOTAUTH for a zone it does not serve, and for a NOTIFY signed with a wrong secret (BADSIG)
     expect(await sendNotify('not-served.test', target, { tries: 1 })).toBe(false);
-    const wrong = { ...(KEYS[0] as TsigKey), secret: Buffer.from('not the secret at all') };
+    const wrong: TsigKey = { ...XFER_KEY, secret: Buffer.from('not the secret at all') };
     expect(await sendNotify('signed.test', target, { tries: 1, key: wrong })).toBe(false);
   });
 });

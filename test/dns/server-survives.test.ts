@@ -26,14 +26,14 @@ const FAULTS: Record<string, { now?: 'throw' | 'huge'; handle?: 'reject' | 'thro
 };
 
 function labelOf(raw: Buffer): string {
-  return raw.length > 13 ? raw.subarray(13, 13 + (raw[12] as number)).toString('latin1') : '';
+  return raw.length > 13 ? raw.subarray(13, 13 + raw.readUInt8(12)).toString('latin1') : '';
 }
 
 /** A response to `raw` of `size` bytes: its header, QR set, padded with zeros. */
 function huge(raw: Buffer, size: number): Buffer {
   const out = Buffer.alloc(size);
   raw.copy(out, 0, 0, 12);
-  out[2] = (out[2] as number) | 0x80;
+  out[2] = out.readUInt8(2) | 0x80;
   return out;
 }
 

@@ -182,8 +182,10 @@ test('with the cap full of idle connections: one more is closed at once, UDP ans
     expect(extraClosed).toBeGreaterThan(0);
     expect(extra.answers).toEqual([]);
     // the held connections work, UDP works
-    idle[0]!.socket.write(framed(query('www.limits.test')));
-    await until('an answer on a held connection', () => idle[0]!.answers.length === 1);
+    const [held] = idle;
+    if (!held) throw new Error('no connection held');
+    held.socket.write(framed(query('www.limits.test')));
+    await until('an answer on a held connection', () => held.answers.length === 1);
     expect(addresses(await udpQuery(server.port, 'www.limits.test'))).toEqual(['192.0.2.2']);
     // the idle ones expire (idle 4 s), then a new connection is served
     await Promise.all(idle.map((c) => Promise.race([c.closed, sleep(15_000)])));
