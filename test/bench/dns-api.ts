@@ -333,10 +333,16 @@ function rateLine(label: string, unit: string, runs: Rate[]): string {
 }
 
 /** `ROUNDS` runs of `measure` on each side, in turn. */
-async function rounds(sides: Side[], measure: (side: Side, round: number) => Promise<Rate>): Promise<Rate[][]> {
-  const runs: Rate[][] = sides.map(() => []);
-  for (let round = 0; round < ROUNDS; round++)
-    for (const [i, side] of sides.entries()) runs[i]?.push(await measure(side, round));
+/** ROUNDS measurements of each of the two sides, in turn (ours, theirs, ours, …). */
+async function rounds(
+  sides: readonly [Side, Side],
+  measure: (side: Side, round: number) => Promise<Rate>,
+): Promise<[Rate[], Rate[]]> {
+  const runs: [Rate[], Rate[]] = [[], []];
+  for (let round = 0; round < ROUNDS; round++) {
+    runs[0].push(await measure(sides[0], round));
+    runs[1].push(await measure(sides[1], round));
+  }
   return runs;
 }
 
@@ -361,13 +367,14 @@ const f1 = (n: number): string => n.toFixed(1);
 const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  const at = (i: number): number => s[i] ?? NaN;
+  return s.length % 2 ? at((s.length - 1) / 2) : (at(s.length / 2 - 1) + at(s.length / 2)) / 2;
 };
 const verdict = (ratio: number, goal: number): string => `(goal ≥ ${goal}: ${ratio >= goal ? 'met' : 'NOT met'})`;
 
 async function writes(ours: Side, pdns: Side): Promise<string[]> {
   const zone = 'writes.bench';
-  const sides = [ours, pdns];
+  const sides = [ours, pdns] as const;
   for (const side of sides) {
     await side.createZone(zone);
     await rate(side, 1, 9_000_000, (i) => side.add(zone, i)); // warm-up: JIT, connections, caches
@@ -378,8 +385,8 @@ async function writes(ours: Side, pdns: Side): Promise<string[]> {
     rate(side, SECONDS, r * 1_000_000 + 500_000, (i) => side.add(zone, i), 1),
   );
   const counts = await Promise.all(sides.map((side) => side.countA(zone)));
-  const ratio = (runs: Rate[][]): number => best(runs[0]).rate / best(runs[1]).rate;
-  const cpuRatio = (runs: Rate[][]): number =>
+  const ratio = (runs: [Rate[], Rate[]]): number => best(runs[0]).rate / best(runs[1]).rate;
+  const cpuRatio = (runs: [Rate[], Rate[]]): number =>
     Math.min(...runs[1].map((r) => r.cpuMs)) / Math.min(...runs[0].map((r) => r.cpuMs));
   return [
     `DNS API: records added one per request (ours POST /zones/{zone}/records, PowerDNS PATCH of one rrset), ` +
@@ -402,7 +409,7 @@ async function writes(ours: Side, pdns: Side): Promise<string[]> {
 
 async function listing(ours: Side, pdns: Side): Promise<string[]> {
   const zone = 'list.bench';
-  const sides = [ours, pdns];
+  const sides = [ours, pdns] as const;
   const single: number[] = [];
   const bytes: number[] = [];
   for (const side of sides) {
@@ -418,12 +425,12 @@ async function listing(ours: Side, pdns: Side): Promise<string[]> {
   }
   const runs = await rounds(sides, (side) => rate(side, SECONDS, 0, () => side.list(zone)));
   const ratio = best(runs[0]).rate / best(runs[1]).rate;
-  const kb = (i: number): string => `${(bytes[i] / 1024).toFixed(0)} KB`;
+  const kb = (i: number): string => `${((bytes[i] ?? NaN) / 1024).toFixed(0)} KB`;
   return [
     `DNS API: whole listing of a ${LIST_RECORDS}-record zone (A records, one per name; ours GET /zones/{zone}/records, ` +
       `PowerDNS GET of the zone), ${CONNECTIONS} connections, ${ROUNDS} run${ROUNDS > 1 ? 's' : ''} of ${SECONDS} s per side in turn:`,
-    rateLine('  ours    ', `listings/s of ${kb(0)} (one alone ${f0(single[0])} ms)`, runs[0]),
-    rateLine('  PowerDNS', `listings/s of ${kb(1)} (one alone ${f0(single[1])} ms)`, runs[1]),
+    rateLine('  ours    ', `listings/s of ${kb(0)} (one alone ${f0(single[0] ?? NaN)} ms)`, runs[0]),
+    rateLine('  PowerDNS', `listings/s of ${kb(1)} (one alone ${f0(single[1] ?? NaN)} ms)`, runs[1]),
     `  ratio ours/PowerDNS ${ratio.toFixed(3)} ${verdict(ratio, 1)}`,
   ];
 }
@@ -496,7 +503,7 @@ interface BatchRuns {
 
 async function batch(ours: Side, pdns: Side): Promise<string[]> {
   const zone = 'batch.bench';
-  const sides = [ours, pdns];
+  const sides = [ours, pdns] as const;
   const runs = new Map<Side, BatchRuns>();
   for (const side of sides) {
     await side.createZone(zone);

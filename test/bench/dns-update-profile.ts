@@ -14,10 +14,14 @@ import { parseKeyFile } from '../../dns/tsig/keyfile';
 import { signMessage } from '../../dns/tsig/tsig';
 import { importZoneFile } from '../../dns/zone-files';
 import { benchZone } from './dns';
+import { defined } from '../helpers/defined';
 
 const ZONE = 'bench.test';
 const SECRET = Buffer.from('benchmark-tsig-secret-of-32-byte').toString('base64');
-const KEY = parseKeyFile(`key "bench-key" { algorithm hmac-sha256; secret "${SECRET}"; };`)[0];
+const KEY = defined(
+  parseKeyFile(`key "bench-key" { algorithm hmac-sha256; secret "${SECRET}"; };`)[0],
+  'the bench key',
+);
 
 async function main(): Promise<void> {
   const count = Number(process.argv[2] ?? 2000);

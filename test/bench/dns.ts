@@ -25,6 +25,7 @@ import { signMessage } from '../../dns/tsig/tsig';
 import { requireTool } from '../helpers/dns-peers';
 import { freePort } from './processes';
 import { prng } from '../../dns/testing/prng';
+import { defined } from '../helpers/defined';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CHILD = join(PROJECT_ROOT, 'dist', 'test', 'bench', 'dns-server.js');
@@ -109,7 +110,7 @@ function question(kind: Kind, rnd: () => number): [string, string] {
     case 'positive': {
       const i = n(HOSTS);
       const types = i % 2 === 0 ? ['A', 'AAAA', 'TXT', 'MX'] : ['A', 'AAAA', 'TXT'];
-      return [`h${i}.${ZONE}`, types[n(types.length)]];
+      return [`h${i}.${ZONE}`, defined(types[n(types.length)], 'a type')];
     }
     case 'NXDOMAIN':
       return [`nx${n(5000)}.${ZONE}`, n(2) ? 'A' : 'AAAA'];
@@ -508,7 +509,7 @@ async function queryThroughput(root: string, client: UdpClient, zoneFile: string
   const queriesFile = join(root, 'queries.txt');
   writeFileSync(queriesFile, queries.text);
   const bindZone: BindZone = { name: ZONE, file: zoneFile };
-  const labels = [
+  const labels: [string, string, string, string] = [
     'ours (one Node process)',
     'ours, answer cache off',
     'BIND 9 -n 1 (one worker thread)',
@@ -546,13 +547,14 @@ async function queryThroughput(root: string, client: UdpClient, zoneFile: string
       `${ROUNDS} rounds of ${SECONDS} s per server in turn after a 1 s warm-up; best round (every round):`,
   );
   // server CPU per query: what each answer costs, whatever else runs on the machine (lowest round counts)
-  const cpu = runs.map((r) => Math.min(...r.map((x) => x.cpuPerQuery)));
+  const [cpuOurs = NaN, cpuUncached = NaN, cpuBind1 = NaN] = runs.map((r) => Math.min(...r.map((x) => x.cpuPerQuery)));
+  const cpu = [cpuOurs, cpuUncached, cpuBind1];
   for (const [i, label] of labels.entries()) {
-    const r = best[i];
+    const r = defined(best[i], `the best run of ${label}`);
     const lost = runs[i]?.reduce((n, x) => n + x.lost, 0) ?? 0;
     out.push(
       `  ${label.padEnd(34)} ${f0(r.qps).padStart(7)} q/s  (${runs[i]?.map((x) => f0(x.qps)).join(', ')})${lost ? `, ${lost} lost` : ''}; ` +
-        `server CPU ${cpu[i].toFixed(1)} µs/query`,
+        `server CPU ${defined(cpu[i], 'CPU time').toFixed(1)} µs/query`,
     );
   }
   const verdict = ours.qps / bind1.qps >= 0.8 ? 'met' : 'NOT met';
@@ -561,8 +563,8 @@ async function queryThroughput(root: string, client: UdpClient, zoneFile: string
       `vs BIND default threads: ${ratio(ours.qps, bindN.qps)}; answer cache off vs BIND -n 1: ${ratio(uncached.qps, bind1.qps)}`,
   );
   out.push(
-    `DNS server CPU per query, BIND -n 1 / ours (queries one core answers, relative): ${ratio(cpu[2], cpu[0])}; ` +
-      `with the answer cache off: ${ratio(cpu[2], cpu[1])}`,
+    `DNS server CPU per query, BIND -n 1 / ours (queries one core answers, relative): ${ratio(cpuBind1, cpuOurs)}; ` +
+      `with the answer cache off: ${ratio(cpuBind1, cpuUncached)}`,
   );
   return out;
 }
@@ -570,7 +572,7 @@ async function queryThroughput(root: string, client: UdpClient, zoneFile: string
 async function dynamicUpdates(root: string, client: UdpClient, zoneFile: string): Promise<string[]> {
   const keyFile = join(root, 'bench.key');
   writeFileSync(keyFile, KEY_TEXT);
-  const key = parseKeyFile(KEY_TEXT)[0];
+  const key = defined(parseKeyFile(KEY_TEXT)[0], 'the bench key');
   const updData = join(root, 'ours-update');
   await importZone(updData, ZONE, zoneFile);
   const ours = await withServer(startOurs(client, updData, ZONE, { BENCH_DNS_KEYS: keyFile }), (s) =>

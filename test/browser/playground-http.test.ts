@@ -12,6 +12,7 @@ import Fastify from 'fastify';
 import { PLAYGROUND_CSP, prefersHtml, registerPlayground } from '../../gateway/playground';
 import { PROJECT_ROOT } from '../../gateway/paths';
 import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
+import { defined } from '../helpers/defined';
 
 const DIST = join(PROJECT_ROOT, 'dist', 'playground');
 const EXAMPLES = join(PROJECT_ROOT, 'gateway', 'playground', 'examples');
@@ -108,7 +109,7 @@ describe('playground over HTTP', () => {
   it('serves every file the page names with its content type, a year of caching and precompression', async () => {
     const assets = [...page.matchAll(/(?:src|href)="(\/playground\/[^"]+)"/g)].map((m) => m[1]);
     expect(assets).toHaveLength(3); // favicon, style sheet, script
-    for (const path of assets) {
+    for (const path of assets.map((a) => defined(a, 'an asset path'))) {
       const res = await fetch(`${sys.url}${path}`, { headers: { 'accept-encoding': 'identity' } });
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
@@ -119,7 +120,10 @@ describe('playground over HTTP', () => {
       if (path.endsWith('.svg')) expect(type).toBe('image/svg+xml');
       expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
     }
-    const js = assets.find((a) => a.endsWith('.js'))!;
+    const js = defined(
+      assets.find((a) => a?.endsWith('.js')),
+      'the script',
+    );
     const plain = Buffer.from(
       await (await fetch(`${sys.url}${js}`, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer(),
     );
@@ -262,7 +266,7 @@ async function firstEvent(res: Response): Promise<unknown> {
       if (done) throw new Error(`the stream ended before its first event: ${text}`);
       text += decoder.decode(value, { stream: true });
       const event = /event: next\ndata: (.*)\n\n/.exec(text);
-      if (event) return JSON.parse(event[1]);
+      if (event) return JSON.parse(defined(event[1], 'the event data'));
     }
   } finally {
     await reader.cancel();

@@ -4,6 +4,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { OPENAPI, type PathItem } from '../../gateway/rest/dns-api/openapi';
 import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
+import { defined } from '../helpers/defined';
 
 /**
  * The DNS API's OpenAPI document is a valid OpenAPI 3.1 document, and it tells the truth: every path is driven on
@@ -93,7 +94,7 @@ function validatorOf(schema: Json): ValidateFunction {
 
 /** The document's path template for a concrete path (concrete segments win over templated ones). */
 function templateOf(path: string): string {
-  const bare = path.split('?')[0];
+  const bare = path.split('?')[0] ?? path;
   const candidates = Object.keys(doc.paths)
     .filter((t) => new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+').replace(/\./g, '\\.')}$`).test(bare))
     .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
@@ -131,7 +132,7 @@ async function call(
   }
 
   const template = templateOf(path);
-  const operation = doc.paths[template][method.toLowerCase() as 'get'];
+  const operation = defined(doc.paths[template], template)[method.toLowerCase() as 'get'];
   const where = `${method} ${path} → ${res.status} ${text.slice(0, 300)}`;
   if (!operation) throw new Error(`undescribed operation: ${where}`);
   const response = operation.responses[String(res.status)] as Response | undefined;
@@ -233,8 +234,12 @@ describe('the document', () => {
 
   it('refuses, in its request schemas, what the routes refuse (unknown, missing and mistyped fields)', () => {
     const requestSchema = (template: string, method: 'post' | 'put'): Json =>
-      (doc.paths[template][method]?.requestBody as { content: Record<string, MediaType> }).content['application/json']
-        ?.schema;
+      defined(
+        (defined(doc.paths[template], template)[method]?.requestBody as { content: Record<string, MediaType> }).content[
+          'application/json'
+        ]?.schema,
+        `the request schema of ${method} ${template}`,
+      );
     const createRecord = validatorOf(requestSchema('/zones/{zone}/records', 'post'));
     expect(createRecord({ name: 'www', type: 'A', value: '192.0.2.1', ttl: 300 })).toBe(true);
     expect(createRecord({ name: 'www', type: 'A', value: '192.0.2.1', extra: 1 })).toBe(false);

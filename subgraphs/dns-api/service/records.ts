@@ -308,12 +308,13 @@ export class RecordService {
         throw apiErrorOf(err);
       }
       await this.committed(zone, outcome.zone.serial, by);
-      return outcome.results.map((result, i) => {
-        const op = operations[i];
-        const record = result.record ? view(result.record) : null;
+      // One result per operation, in order (the store's contract): zipped, not indexed.
+      return operations.map((op, i) => {
+        const result = outcome.results[i];
+        const record = result?.record ? view(result.record) : null;
         return {
           operation: op.operation,
-          id: result.ids[0] ?? (op.operation === 'create' ? '' : op.id),
+          id: result?.ids[0] ?? (op.operation === 'create' ? '' : op.id),
           status: 'success',
           record,
         };
