@@ -17,7 +17,7 @@ function nameError(f: () => unknown): NameError {
     f();
   } catch (e) {
     if (e instanceof NameError) return e;
-    throw new Error(`expected a NameError, got ${String(e)}`);
+    throw new Error(`expected a NameError, got ${String(e)}`, { cause: e });
   }
   throw new Error('expected a NameError, nothing was thrown');
 }
