@@ -45,15 +45,26 @@ export interface SubgraphServerOptions {
   reservationTimeoutMs?: number;
   /** Connection and request-time bounds (defaults: DEFAULT_HTTP_LIMITS). */
   http?: HttpLimits;
+  /** Peers whose X-Forwarded-For is believed (the gateway's addresses); default: loopback only. */
+  trustedProxies?: readonly string[];
 }
 
+/** The gateway on the same machine: the default trusted proxy of a subgraph served alone. */
+export const LOOPBACK_PROXIES: readonly string[] = ['127.0.0.1', '::1', '::ffff:127.0.0.1'];
+
 /**
- * The client address a gateway passed on (the first of X-Forwarded-For). A subgraph served alone sits behind the
- * gateway, which sets it for every fetch; a subgraph reachable by clients directly would trust what they claim.
+ * The client's address: the one a trusted gateway passed on (the first of X-Forwarded-For), else the peer's own. Only
+ * the gateway's word counts: a client reaching the subgraph directly could claim any address (and so slip past
+ * per-address limits such as the login throttle).
  */
-function forwardedFor(header: string | string[] | undefined): string | undefined {
+export function clientAddressOf(
+  peer: string | undefined,
+  header: string | string[] | undefined,
+  trusted: readonly string[],
+): string | undefined {
+  if (peer === undefined || !trusted.includes(peer)) return peer;
   const first = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim();
-  return first || undefined;
+  return first || peer;
 }
 
 /** The options of a subgraph server from the one configuration (its streams' bounds, HTTP limits). */
@@ -70,6 +81,7 @@ export function subgraphServerOptions(config: Config): SubgraphServerOptions {
       requestTimeoutMs: config.httpRequestTimeoutMs,
       shutdownGraceMs: config.shutdownGraceMs,
     },
+    trustedProxies: config.subgraphTrustedProxies,
   };
 }
 
@@ -99,7 +111,11 @@ export async function buildSubgraphServer(
         requestId: req.id,
         cacheHint: new CacheHint(),
         authorization: req.headers.authorization,
-        clientAddress: forwardedFor(req.headers['x-forwarded-for']) ?? req.ip,
+        clientAddress: clientAddressOf(
+          req.socket.remoteAddress,
+          req.headers['x-forwarded-for'],
+          options.trustedProxies ?? LOOPBACK_PROXIES,
+        ),
       }),
   });
   const subscriptions = new InProcessSubscriptions(subgraph);

@@ -54,7 +54,7 @@ function fromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
 function keyLabel(path: PropertyKey[]): string {
   const key = path.map(String).join('.');
   const env = ENV_NAMES[path[0] as keyof Config];
-  return env && path.length === 1 ? `${env} (${key})` : key;
+  return env ? `${env} (${key})` : key;
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

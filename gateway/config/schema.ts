@@ -51,6 +51,19 @@ export const ConfigSchema = z
       .optional(),
     /** The DNS tool (`/api.php`, the dns-tool subgraph): the `dnsTool` section of the configuration file. */
     dnsTool: DnsToolSchema.default(DnsToolSchema.parse({})),
+    /** A subgraph served alone believes X-Forwarded-For only from these peers (the gateway's addresses). */
+    subgraphTrustedProxies: z
+      .preprocess(
+        (v) =>
+          typeof v === 'string'
+            ? v
+                .split(',')
+                .map((x) => x.trim())
+                .filter(Boolean)
+            : v,
+        z.array(z.union([z.ipv4(), z.ipv6()])).max(100),
+      )
+      .default(['127.0.0.1', '::1', '::ffff:127.0.0.1']),
     marketProvider: z.enum(['simulated', 'google']).default('simulated'),
     marketSeed: z.string().min(1).max(200).default('onegraph'),
     /** Freezes the simulated market's clock at this instant (ISO 8601); unset = real time. */
@@ -295,6 +308,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   supergraphFile: 'SUPERGRAPH_FILE',
   notifyTargets: 'NOTIFY_TARGETS',
   notifyKey: 'NOTIFY_KEY',
+  subgraphTrustedProxies: 'SUBGRAPH_TRUSTED_PROXIES',
   seedDemo: 'SEED_DEMO',
   adminPassword: 'ADMIN_PASSWORD',
   dnsApiTokenTtl: 'DNS_API_TOKEN_TTL',
