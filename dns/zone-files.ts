@@ -2,6 +2,7 @@ import type { Zone } from './model';
 import { emailToRname, rnameToEmail } from './records';
 import type { ZoneStore } from './store/types';
 import { formatZoneFile, parseZoneFile } from './zonefile';
+import { wireName } from './names';
 
 /**
  * Moving zones in and out of the store as RFC 1035 master files, so a BIND zone comes in and goes out unchanged.
@@ -13,7 +14,7 @@ export async function importZoneFile(store: ZoneStore, name: string, text: strin
   if (!parsed.soa) throw new Error(`zone file for ${name || '.'} has no SOA record`);
   const { soa } = parsed;
   return store.createZone(
-    name.toLowerCase().replace(/\.$/, ''),
+    wireName(name),
     {
       adminEmail: rnameToEmail(soa.rname),
       primaryNs: soa.mname,

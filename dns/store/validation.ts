@@ -14,6 +14,7 @@ import {
   type StoreLimits,
 } from './limits';
 import type { RecordChange } from './types';
+import { isInZone } from '../names';
 
 /** A store's limits from its options: defaults for what is not given; a bad value is INVALID, naming it. */
 export function storeLimits(options: Partial<StoreLimits>): StoreLimits {
@@ -52,13 +53,10 @@ export function checkName(name: unknown, what: string, index?: number): asserts 
 }
 
 /** True when `name` is the zone's apex or below it. */
-export function inZone(name: string, zone: string): boolean {
-  return zone === '' ? true : name === zone || name.endsWith(`.${zone}`);
-}
 
 export function checkRecordName(name: unknown, zone: string, index?: number): asserts name is string {
   checkName(name, 'record name', index);
-  if (!inZone(name, zone)) throw invalid(`record name ${name || '(root)'} is not in zone ${zone || '(root)'}`, index);
+  if (!isInZone(name, zone)) throw invalid(`record name ${name || '(root)'} is not in zone ${zone || '(root)'}`, index);
 }
 
 export function checkTtl(ttl: unknown, index?: number, what = 'TTL'): asserts ttl is number {

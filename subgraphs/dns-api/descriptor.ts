@@ -1,6 +1,7 @@
 import type { SubgraphDescriptor } from '../descriptor';
 import { Identity, openUserStore } from './identity';
 import { buildDnsApiSchema, createDnsApiSubgraph } from './index';
+import { wireName } from '../../dns/names';
 
 /**
  * The DNS server API: zones, records, users and tokens over the embedded DNS server's zone store. Its users live
@@ -44,7 +45,7 @@ export const dnsApiDescriptor: SubgraphDescriptor = {
         engine: dns.engine,
         identity,
         users,
-        zoneDefaults: { nameservers: config.dnsApiNameservers.map((n) => n.toLowerCase().replace(/\.$/, '')) },
+        zoneDefaults: { nameservers: config.dnsApiNameservers.map(wireName) },
         records: { maxBatch: config.dnsApiMaxBatch },
       });
     } catch (err) {
