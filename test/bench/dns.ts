@@ -547,8 +547,8 @@ async function queryThroughput(root: string, client: UdpClient, zoneFile: string
       `${ROUNDS} rounds of ${SECONDS} s per server in turn after a 1 s warm-up; best round (every round):`,
   );
   // server CPU per query: what each answer costs, whatever else runs on the machine (lowest round counts)
-  const [cpuOurs = NaN, cpuUncached = NaN, cpuBind1 = NaN] = runs.map((r) => Math.min(...r.map((x) => x.cpuPerQuery)));
-  const cpu = [cpuOurs, cpuUncached, cpuBind1];
+  const cpu = runs.map((r) => Math.min(...r.map((x) => x.cpuPerQuery)));
+  const [cpuOurs = NaN, cpuUncached = NaN, cpuBind1 = NaN] = cpu;
   for (const [i, label] of labels.entries()) {
     const r = defined(best[i], `the best run of ${label}`);
     const lost = runs[i]?.reduce((n, x) => n + x.lost, 0) ?? 0;
