@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { createServer } from 'node:net';
 
 export async function freePort(): Promise<number> {
@@ -61,4 +62,25 @@ export async function startNode(
         setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
       }),
   };
+}
+
+/** A port free for both TCP and UDP on 127.0.0.1 (the DNS server takes both). */
+export async function freeDnsPort(): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = await freePort();
+    const udp = createSocket('udp4');
+    const udpFree = await new Promise<boolean>((resolve) => {
+      udp.once('error', () => resolve(false));
+      udp.bind(port, '127.0.0.1', () => resolve(true));
+    });
+    await new Promise<void>((r) => udp.close(() => r()));
+    const tcp = createServer();
+    const tcpFree = await new Promise<boolean>((resolve) => {
+      tcp.once('error', () => resolve(false));
+      tcp.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (tcpFree) await new Promise((r) => tcp.close(r));
+    if (udpFree && tcpFree) return port;
+  }
+  throw new Error('no port free for both TCP and UDP');
 }

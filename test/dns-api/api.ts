@@ -1,6 +1,4 @@
-import { createSocket } from 'node:dgram';
-import { createServer } from 'node:net';
-import { freePort } from '../bench/processes';
+import { freeDnsPort, freePort } from '../bench/processes';
 import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
 
 /** Helpers of the DNS API's behaviour tests: HTTP calls with a token, logins, and a system with DNS listening. */
@@ -68,26 +66,6 @@ export async function gql<T = Record<string, unknown>>(
   return { status: res.status, body: (await res.json()) as never };
 }
 
-/** A port free for both TCP and UDP on 127.0.0.1 (the DNS server takes both). */
-export async function freeDnsPort(): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const port = await freePort();
-    const udp = createSocket('udp4');
-    const udpFree = await new Promise<boolean>((resolve) => {
-      udp.once('error', () => resolve(false));
-      udp.bind(port, '127.0.0.1', () => resolve(true));
-    });
-    await new Promise<void>((r) => udp.close(() => r()));
-    const tcp = createServer();
-    const tcpFree = await new Promise<boolean>((resolve) => {
-      tcp.once('error', () => resolve(false));
-      tcp.listen(port, '127.0.0.1', () => resolve(true));
-    });
-    if (tcpFree) await new Promise((r) => tcp.close(r));
-    if (udpFree && tcpFree) return port;
-  }
-  throw new Error('no port free for both TCP and UDP');
-}
 
 export interface DnsApiSystem {
   sys: RunningSystem;

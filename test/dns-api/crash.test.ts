@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../gateway/paths';
 import { freePort } from '../bench/processes';
 import { TEST_ADMIN_PASSWORD } from '../helpers/system';
-import { call, freeDnsPort, login } from './api';
+import { freeDnsPort } from '../bench/processes';
+import { call, login } from './api';
 
 /**
  * A crash during a large batch leaves the zone as before: the built program (`node dist/gateway/main.js`, as

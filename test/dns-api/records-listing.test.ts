@@ -1,6 +1,7 @@
 import { Kind, parse, visit, type FieldNode } from 'graphql';
 import { DnsApiOps } from '../../gateway/rest/dns-api/operations';
 import { recordSummary } from '../../gateway/rest/dns-api/render';
+import { call, login } from './api';
 import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
 
 /**
@@ -9,24 +10,18 @@ import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers
  * whole.
  */
 let sys: RunningSystem;
-let auth: Record<string, string>;
+let token: string | undefined;
 const ZONE = 'listing.test';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads whatever JSON came back
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${sys.url}/api/v1${path}`, {
-    method,
-    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: await res.json() };
-}
+type Body = any;
+const auth = (): Record<string, string> => ({ authorization: `Bearer ${token ?? ''}` });
+const api = (method: string, path: string, body?: unknown) =>
+  call<Body>(`${sys.url}/api/v1`, method, path, { token, body });
 
 beforeAll(async () => {
   sys = await startSystem();
-  auth = {};
-  const login = await api('POST', '/auth/login', { username: 'admin', password: TEST_ADMIN_PASSWORD });
-  auth = { authorization: `Bearer ${login.body.token as string}` };
+  token = await login(`${sys.url}/api/v1`, 'admin', TEST_ADMIN_PASSWORD);
   expect((await api('POST', '/zones', { name: ZONE })).status).toBe(201);
   const operations = [
     { operation: 'create', name: 'www', type: 'A', value: '192.0.2.1', ttl: 300 },
@@ -68,7 +63,7 @@ test('the operation behind the listing selects exactly the fields the listing sh
 test("a record's ETag read through the listing is the one GET gives and If-Match checks", async () => {
   const res = await fetch(`${sys.url}/graphql`, {
     method: 'POST',
-    headers: { ...auth, 'content-type': 'application/json' },
+    headers: { ...auth(), 'content-type': 'application/json' },
     body: JSON.stringify({ query: `{ zone(name: "${ZONE}") { records { records { id name etag } } } }` }),
   });
   const body = (await res.json()) as {
@@ -77,12 +72,12 @@ test("a record's ETag read through the listing is the one GET gives and If-Match
   const www = body.data.zone.records.records.find((r) => r.name === `www.${ZONE}`);
   if (!www) throw new Error(`no www in ${JSON.stringify(body)}`);
   expect(www.etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
-  const got = await fetch(`${sys.url}/api/v1/zones/${ZONE}/records/${www.id}`, { headers: auth });
+  const got = await fetch(`${sys.url}/api/v1/zones/${ZONE}/records/${www.id}`, { headers: auth() });
   expect(got.headers.get('etag')).toBe(www.etag);
   const putIfMatch = (etag: string, ttl: number) =>
     fetch(`${sys.url}/api/v1/zones/${ZONE}/records/${www.id}`, {
       method: 'PUT',
-      headers: { ...auth, 'content-type': 'application/json', 'if-match': etag },
+      headers: { ...auth(), 'content-type': 'application/json', 'if-match': etag },
       body: JSON.stringify({ ttl }),
     });
   const first = await putIfMatch(www.etag, 301);

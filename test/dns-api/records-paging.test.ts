@@ -1,3 +1,4 @@
+import { call, login } from './api';
 import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
 
 /**
@@ -5,24 +6,17 @@ import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers
  * in its stable order, each page read from the store by keyset, the last page without `next_cursor`.
  */
 let sys: RunningSystem;
-let auth: Record<string, string>;
+let token: string | undefined;
 const ZONE = 'paging.test';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads whatever JSON came back
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${sys.url}/api/v1${path}`, {
-    method,
-    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: await res.json() };
-}
+type Body = any;
+const api = (method: string, path: string, body?: unknown) =>
+  call<Body>(`${sys.url}/api/v1`, method, path, { token, body });
 
 beforeAll(async () => {
   sys = await startSystem();
-  auth = {};
-  const login = await api('POST', '/auth/login', { username: 'admin', password: TEST_ADMIN_PASSWORD });
-  auth = { authorization: `Bearer ${login.body.token as string}` };
+  token = await login(`${sys.url}/api/v1`, 'admin', TEST_ADMIN_PASSWORD);
   expect((await api('POST', '/zones', { name: ZONE, admin_email: 'hostmaster@paging.test' })).status).toBe(201);
   const operations = Array.from({ length: 60 }, (_, i) => ({
     operation: 'create',

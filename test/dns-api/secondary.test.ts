@@ -3,7 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dig, startNamed, type Named } from '../helpers/dns-peers';
-import { call, freeDnsPort, startDnsApiSystem, type DnsApiSystem } from './api';
+import { freeDnsPort } from '../bench/processes';
+import { call, startDnsApiSystem, type DnsApiSystem } from './api';
 
 /**
  * BIND 9 `named` as a secondary of the embedded server: every kind of write through the API sends it a NOTIFY, and it

@@ -1,13 +1,11 @@
 // @needs bind build
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createSocket } from 'node:dgram';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../../gateway/paths';
-import { freePort } from '../bench/processes';
+import { freeDnsPort, freePort } from '../bench/processes';
 import { dig, requireTool } from '../helpers/dns-peers';
 
 /**
@@ -31,26 +29,6 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** A port free for both TCP and UDP on 127.0.0.1 (the DNS server takes both). */
-async function freeDnsPort(): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const port = await freePort();
-    const udp = createSocket('udp4');
-    const free = await new Promise<boolean>((resolve) => {
-      udp.once('error', () => resolve(false));
-      udp.bind(port, '127.0.0.1', () => resolve(true));
-    });
-    await new Promise<void>((r) => udp.close(() => r()));
-    const tcp = createServer();
-    const tcpFree = await new Promise<boolean>((resolve) => {
-      tcp.once('error', () => resolve(false));
-      tcp.listen(port, '127.0.0.1', () => resolve(true));
-    });
-    if (tcpFree) await new Promise((r) => tcp.close(r));
-    if (free && tcpFree) return port;
-  }
-  throw new Error('no port free for both TCP and UDP');
-}
 
 interface Running {
   child: ChildProcess;
