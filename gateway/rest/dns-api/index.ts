@@ -17,6 +17,7 @@ import {
   UpdateUserBody,
   UpdateZoneBody,
 } from './bodies';
+import { ListingCache } from './listing-cache';
 import { OPENAPI } from './openapi';
 import { DnsApiOps as Ops } from './operations';
 import {
@@ -102,7 +103,7 @@ function ifMatch(req: FastifyRequest): string | null {
  * The DNS server API at `/api/v1` (seeds/002, reference/dns-api.md): JSON in, JSON out, snake_case fields, each
  * path a fixed GraphQL operation through the gateway with the caller's Bearer token passed on.
  */
-export function dnsApiRestInterface(graph: Graph): RestInterface {
+export function dnsApiRestInterface(graph: Graph, listings = new ListingCache()): RestInterface {
   async function run(req: FastifyRequest, op: PreparedOperation, variables: Data): Promise<Data> {
     const { result } = await graph.run(op, variables, req.id, callerOf(req));
     if (result.errors?.length) throw restErrorOf(result.errors, Boolean(req.headers.authorization?.trim()));
@@ -206,19 +207,29 @@ export function dnsApiRestInterface(graph: Graph): RestInterface {
         const limitText = queryParam(req, 'limit');
         if (limitText !== undefined && !/^\d{1,9}$/.test(limitText))
           throw new RestError(400, `limit must be a whole number (got ${JSON.stringify(limitText.slice(0, 40))})`);
+        const type = queryParam(req, 'type');
+        const cursor = queryParam(req, 'cursor');
+        // The caller's right to read the zone is checked here (and 404 for no zone), before the cache is asked.
+        const { etag } = await zoneOf<{ etag: string }>(req, Ops.zoneVersion, {});
+        const key = ListingCache.key(etag, { type, limit: limitText, cursor });
+        const cached = listings.get(key);
+        if (cached !== undefined) return json(reply, 200, cached);
         const zone = await zoneOf<{
           records: { zone: string; nextCursor: string | null; records: GqlRecordSummary[] };
         }>(req, Ops.records, {
-          t: queryParam(req, 'type') ?? null,
+          t: type ?? null,
           l: limitText === undefined ? null : Number(limitText),
-          c: queryParam(req, 'cursor') ?? null,
+          c: cursor ?? null,
         });
         const page = zone.records;
-        return json(reply, 200, {
+        const body = JSON.stringify({
           zone: page.zone,
           records: page.records.map(recordSummary),
           ...(limitText === undefined ? {} : { next_cursor: page.nextCursor }),
         });
+        // Read after the version: never older than the ETag it is kept under.
+        listings.set(key, body);
+        return json(reply, 200, body);
       });
 
       app.post('/zones/:zone/records', async (req: FastifyRequest<{ Params: ZoneParams }>, reply) => {

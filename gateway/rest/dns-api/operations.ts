@@ -35,6 +35,11 @@ export const DnsApiOps = {
     'RestDnsExportZone',
     'query RestDnsExportZone($z: String!) { zone(name: $z) { zoneFile } }',
   ),
+  /** A zone's version: its ETag changes with every change of the zone (the listing cache's key). */
+  zoneVersion: prepareOperation(
+    'RestDnsZoneVersion',
+    'query RestDnsZoneVersion($z: String!) { zone(name: $z) { etag } }',
+  ),
   records: prepareOperation(
     'RestDnsRecords',
     `query RestDnsRecords($z: String!, $t: String, $l: Int, $c: String) { zone(name: $z) { records(type: $t, limit: $l, cursor: $c) { zone nextCursor records { ${RECORD_SUMMARY} } } } }`,
