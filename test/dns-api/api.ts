@@ -66,7 +66,6 @@ export async function gql<T = Record<string, unknown>>(
   return { status: res.status, body: (await res.json()) as never };
 }
 
-
 export interface DnsApiSystem {
   sys: RunningSystem;
   /** `/api/v1` on the gateway's port. */

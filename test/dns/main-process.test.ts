@@ -29,7 +29,6 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-
 interface Running {
   child: ChildProcess;
   dns: { host: string; port: number };
