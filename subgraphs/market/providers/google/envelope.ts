@@ -165,8 +165,9 @@ export function matchRows(calls: readonly EnvelopeCall[], rows: readonly WrbRow[
   }
   for (const row of leftovers) {
     if (row.rpcid === null || (row.seq !== null && bySeq.has(row.seq))) continue;
-    const open = calls.map((_c, i) => i).filter((i) => out[i] === undefined && calls[i]!.rpcid === row.rpcid);
-    if (open.length === 1) out[open[0]!] = row;
+    const open = calls.flatMap((c, i) => (out[i] === undefined && c.rpcid === row.rpcid ? [i] : []));
+    const [only] = open;
+    if (open.length === 1 && only !== undefined) out[only] = row;
   }
   return out;
 }

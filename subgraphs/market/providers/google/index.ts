@@ -162,10 +162,12 @@ export function createGoogleProvider(options: GoogleProviderOptions = {}): Marke
         const what = describeRequest(p.request);
         const row = rows[i];
         if (!row) {
-          const c = envelope.calls[i]!;
+          const c = envelope.calls[i];
           return {
             ok: false,
-            error: new UpstreamError(`upstream answer has no row for ${what} (rpc ${c.rpcid}, sequence ${c.seq})`),
+            error: new UpstreamError(
+              `upstream answer has no row for ${what} (rpc ${c?.rpcid ?? '?'}, sequence ${c?.seq ?? '?'})`,
+            ),
           };
         }
         const decoded = decodePayload(row);
