@@ -2,6 +2,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DnsClient } from '../../dns/client';
+import { parseKeyFile } from '../../dns/tsig/keyfile';
 import { freePort } from '../bench/processes';
 import { dig } from '../helpers/dns-peers';
 import { getJson, startSystem, type RunningSystem } from '../helpers/system';
@@ -31,6 +33,21 @@ test('first start seeds the demo zone; /healthz shows the DNS part', async () =>
   expect(health.body).toMatchObject({
     status: 'ok',
     dns: { status: 'ok', store: 'sqlite', zones: 1, listening: `127.0.0.1:${dnsPort}` },
+  });
+});
+
+test('the TSIG key file is loaded: a query signed with its key is answered signed; an unknown key is BADKEY', async () => {
+  const [ops] = parseKeyFile(readFileSync(keyFile, 'utf8'));
+  const [stranger] = parseKeyFile(
+    'key "stranger" { algorithm hmac-sha256; secret "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"; };',
+  );
+  if (!ops || !stranger) throw new Error('test keys did not parse');
+  const server = { host: '127.0.0.1', port: dnsPort };
+  const signed = await new DnsClient({ server, key: ops }).query('www.example.test', 'A');
+  expect(signed.answers.map((r) => r.value)).toEqual(['192.0.2.10']);
+  await expect(new DnsClient({ server, key: stranger }).query('www.example.test', 'A')).rejects.toMatchObject({
+    rcode: 'NOTAUTH',
+    tsigError: 'BADKEY',
   });
 });
 
