@@ -1,0 +1,238 @@
+import { DnsClient, DnsClientError, type ServerAddress } from '../../../dns/client';
+import type { TsigKey } from '../../../dns/tsig/keyfile';
+import { canRead, canWrite, type Grant, type RoleSettings } from './access';
+import { planCreate, planDelete, planReplace, ptrStepFailed, type ChangePlan, type ZoneUpdate } from './changes';
+import { toolErrors } from './errors';
+import { isValidHostname, recordFqdn, zoneKey, zoneOfName } from './hostnames';
+import { editableType, ttlOf } from './params';
+import { toolRow, type ToolRow } from './rows';
+
+/** A zone the tool manages: where its updates and transfers go, with which key, and what the list shows of it. */
+export interface ToolZone {
+  name: string;
+  updateServer: ServerAddress;
+  /** As configured (`host port`), for list_zones. */
+  updateServerText: string;
+  transferServer: ServerAddress;
+  transferServerText: string;
+  key?: TsigKey;
+  readOnly: boolean;
+  note?: string;
+  maintenanceNote?: string;
+  inTransfer?: boolean;
+}
+
+/** A logged-in caller: the user (for audit lines) and their roles. */
+export interface ToolCaller {
+  user: string;
+  grant: Grant;
+}
+
+/** What list_zones shows of a zone, keys in the original's order, unset ones left out. */
+export type ZoneListing = Record<string, string | boolean>;
+
+export interface ChangeParams {
+  record: string;
+  type: string;
+  zone?: string;
+  ttl?: string;
+  value?: string;
+  ptr: boolean;
+}
+
+export interface ReplaceParams extends ChangeParams {
+  ttl: string;
+  newValue: string;
+  newRecord?: string;
+  newType?: string;
+}
+
+/**
+ * The DNS tool's actions on its configured zones, spoken natively to their DNS servers (queries, RFC 2136 UPDATE,
+ * AXFR, each with the zone's TSIG key). Interface-free: the GraphQL subgraph and `/api.php` both call it.
+ */
+export class ToolService {
+  private readonly zones: ReadonlyMap<string, ToolZone>;
+
+  constructor(
+    zones: Iterable<ToolZone>,
+    private readonly roles: RoleSettings,
+    private readonly options: { timeoutMs?: number } = {},
+  ) {
+    this.zones = new Map([...zones].map((z) => [zoneKey(z.name), z]));
+  }
+
+  listZones(caller: ToolCaller): Record<string, ZoneListing> {
+    const out: Record<string, ZoneListing> = {};
+    for (const zone of this.zones.values()) {
+      if (!canRead(this.roles, caller.grant, zone.name)) continue;
+      const item: ZoneListing = { domain: zone.name };
+      item.update_server = zone.updateServerText;
+      item.transfer_server = zone.transferServerText;
+      if (zone.inTransfer !== undefined) item.in_transfer = zone.inTransfer;
+      if (zone.note !== undefined) item.note = zone.note;
+      if (zone.maintenanceNote !== undefined) item.maintenance_note = zone.maintenanceNote;
+      item.read_only = zone.readOnly;
+      out[zone.name] = item;
+    }
+    return out;
+  }
+
+  /** Every record by zone transfer, SOA first and last; a zone the caller may not read lists nothing. */
+  async listRecords(caller: ToolCaller, zoneName: string | undefined): Promise<ToolRow[]> {
+    if (!zoneName) throw toolErrors.noZone();
+    const zone = this.zones.get(zoneKey(zoneName));
+    if (!zone) throw toolErrors.zoneNotConfigured();
+    if (!canRead(this.roles, caller.grant, zone.name)) return [];
+    const transfer = await this.dns(
+      () => this.client(zone, 'transfer').transfer(zone.name),
+      (why) => `Unable to retrieve SOA record for ${zone.name}: ${why}`,
+    );
+    return [transfer.soa, ...transfer.records, transfer.soa].map(toolRow);
+  }
+
+  /** A DNS query for `type` at the name, sent to the zone's transfer server. Checks: name → type → zone → right. */
+  async getRecord(caller: ToolCaller, params: { record: string; type?: string; zone?: string }): Promise<ToolRow[]> {
+    const name = params.zone === undefined ? params.record : recordFqdn(params.record, params.zone);
+    if (!isValidHostname(params.record) && params.record !== '@') throw toolErrors.invalidHostname(params.record);
+    const type = editableType(params.type ?? 'A');
+    const zone = this.zoneFor(zoneKey(name), params.zone);
+    if (!canRead(this.roles, caller.grant, zone.name)) throw toolErrors.cannotRead();
+    const answer = await this.dns(
+      () => this.client(zone, 'transfer').query(zoneKey(name), type),
+      (why) => `query failed: ${why}`,
+    );
+    return answer.rcode === 0 ? answer.answers.map(toolRow) : [];
+  }
+
+  zoneForFqdn(fqdn: string): { zone: string } {
+    const zone = zoneOfName(
+      fqdn,
+      [...this.zones.values()].map((z) => z.name),
+    );
+    if (zone === null) throw toolErrors.noZoneForFqdn();
+    return { zone };
+  }
+
+  async create(caller: ToolCaller, p: ChangeParams): Promise<{ warnings: string[] }> {
+    const type = editableType(p.type);
+    const ttl = ttlOf(p.ttl ?? '');
+    const fqdn = recordFqdn(p.record, p.zone);
+    const zone = this.writable(caller, fqdn, p.zone);
+    const plan = planCreate({ zone: zone.name, fqdn, type, ttl, value: p.value ?? '', ptr: p.ptr }, this.finder());
+    return this.apply(caller, plan);
+  }
+
+  async delete(caller: ToolCaller, p: ChangeParams): Promise<{ warnings: string[] }> {
+    const type = editableType(p.type);
+    const fqdn = recordFqdn(p.record, p.zone);
+    const zone = this.writable(caller, fqdn, p.zone);
+    const value = p.value === undefined || p.value === '' ? undefined : p.value;
+    const plan = planDelete(
+      { zone: zone.name, fqdn, type, ...(value === undefined ? {} : { value }), ptr: p.ptr },
+      this.finder(),
+    );
+    return this.apply(caller, plan);
+  }
+
+  async replace(caller: ToolCaller, p: ReplaceParams): Promise<{ warnings: string[] }> {
+    const type = editableType(p.type);
+    const newType = editableType(p.newType ?? p.type);
+    const ttl = ttlOf(p.ttl);
+    const fqdn = recordFqdn(p.record, p.zone);
+    const newFqdn = p.newRecord ? recordFqdn(p.newRecord, p.zone) : fqdn;
+    const zone = this.writable(caller, fqdn, p.zone);
+    // Renaming works only inside one zone: the new name must be in the same zone.
+    if (this.zoneFor(newFqdn, p.zone).name !== zone.name) throw toolErrors.cannotEdit(newFqdn);
+    const value = p.value === undefined || p.value === '' ? undefined : p.value;
+    const plan = planReplace(
+      {
+        zone: zone.name,
+        fqdn,
+        type,
+        ...(value === undefined ? {} : { value }),
+        newFqdn,
+        newType,
+        ttl,
+        newValue: p.newValue,
+        ptr: p.ptr,
+      },
+      this.finder(),
+    );
+    return this.apply(caller, plan);
+  }
+
+  /** Sends the main UPDATE, then each PTR step; PTR zones are checked before anything is sent. */
+  private async apply(caller: ToolCaller, plan: ChangePlan): Promise<{ warnings: string[] }> {
+    const ptrZones = plan.ptr.map((step) => this.writable(caller, step.zone, step.zone));
+    await this.dns(
+      () => this.send(plan.main),
+      (why) => `update failed: ${why}`,
+    );
+    for (const [i, step] of plan.ptr.entries()) {
+      try {
+        await this.send(step, ptrZones[i]);
+      } catch (err) {
+        throw ptrStepFailed(err instanceof DnsClientError ? `update failed: ${dnsReason(err)}` : String(err));
+      }
+    }
+    return { warnings: plan.warnings };
+  }
+
+  private send(update: ZoneUpdate, zone = this.zones.get(zoneKey(update.zone))): Promise<void> {
+    if (!zone) throw toolErrors.noSuchZone(update.zone);
+    return this.client(zone, 'update').update(zone.name, update.operations);
+  }
+
+  /** The configured zone of a name: the given one (which must be configured), else the longest suffix. */
+  private zoneFor(fqdn: string, given: string | undefined): ToolZone {
+    if (given !== undefined) {
+      const zone = this.zones.get(zoneKey(given));
+      if (!zone) throw toolErrors.noSuchZone(given);
+      return zone;
+    }
+    const name = zoneOfName(
+      fqdn,
+      [...this.zones.values()].map((z) => z.name),
+    );
+    const zone = name === null ? undefined : this.zones.get(zoneKey(name));
+    if (!zone) throw toolErrors.noZoneForFqdn();
+    return zone;
+  }
+
+  private writable(caller: ToolCaller, fqdn: string, given: string | undefined): ToolZone {
+    const zone = this.zoneFor(fqdn, given);
+    if (zone.readOnly) throw toolErrors.readOnly(zone.name);
+    if (!canWrite(this.roles, caller.grant, zone.name)) throw toolErrors.cannotEdit(zone.name);
+    return zone;
+  }
+
+  private finder(): (fqdn: string) => string | null {
+    const names = [...this.zones.values()].map((z) => z.name);
+    return (fqdn) => zoneOfName(fqdn, names);
+  }
+
+  private client(zone: ToolZone, role: 'update' | 'transfer'): DnsClient {
+    return new DnsClient({
+      server: role === 'update' ? zone.updateServer : zone.transferServer,
+      ...(zone.key ? { key: zone.key } : {}),
+      timeoutMs: this.options.timeoutMs ?? 5000,
+    });
+  }
+
+  /** A DNS failure as the tool's `ERROR:` error, saying what the server answered. */
+  private async dns<T>(fn: () => Promise<T>, say: (why: string) => string): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof DnsClientError) throw toolErrors.dns(say(dnsReason(err)));
+      throw err;
+    }
+  }
+}
+
+/** What the server answered (`REFUSED`, `NOTAUTH (BADSIG)`), or what went wrong on the way (timeout, refused). */
+function dnsReason(err: DnsClientError): string {
+  if (err.kind === 'rcode') return err.tsigError ? `${err.rcode ?? ''} (${err.tsigError})` : (err.rcode ?? err.message);
+  return err.message;
+}
