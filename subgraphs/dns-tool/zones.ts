@@ -1,7 +1,7 @@
 import { parseServerAddress, type ServerAddress } from '../../dns/client';
+import { wireName } from '../../dns/names';
 import type { TsigKey } from '../../dns/tsig/keyfile';
 import type { DnsToolSettings } from '../../gateway/config/dns-tool';
-import { zoneKey } from './tool/hostnames';
 import type { ToolZone } from './tool/service';
 
 /** The embedded DNS server, when the tool manages its zones (the all-in-one default). */
@@ -54,14 +54,14 @@ export function toolZones(
     const transferText = zone.transferServer ?? updateText;
     let key: TsigKey | undefined;
     if (zone.tsigKey !== undefined) {
-      key = keys.find((k) => k.name === zone.tsigKey?.toLowerCase().replace(/\.$/, ''));
+      key = keys.find((k) => k.name === wireName(zone.tsigKey ?? ''));
       if (!key)
         throw new ToolZonesError(
           `${where}.tsigKey: no key ${JSON.stringify(zone.tsigKey)} in TSIG_KEYFILE (keys: ${keys.map((k) => k.name).join(', ') || 'none'})`,
         );
     } else if (zone.updateServer === undefined && embedded?.key) key = embedded.key;
     return {
-      name: zoneKey(name),
+      name: wireName(name),
       updateServer: parseServerAddress(updateText),
       updateServerText: updateText,
       transferServer: parseServerAddress(transferText),

@@ -1,4 +1,4 @@
-import { zoneKey } from './hostnames';
+import { wireName } from '../../../dns/names';
 
 /** What a role may do in a zone: read it, or read and change it. */
 export type ZoneRight = 'r' | 'rw';
@@ -38,13 +38,13 @@ export function grantOf(settings: RoleSettings, user: string, fileRoles?: readon
 /** The right a grant gives in `zone` (the strongest of its roles), or null. */
 export function rightIn(settings: RoleSettings, grant: Grant, zone: string): ZoneRight | null {
   if (grant.roles.includes(ROOT_ROLE)) return 'rw';
-  const z = zoneKey(zone);
+  const z = wireName(zone);
   let right: ZoneRight | null = null;
   for (const role of grant.roles) {
     const zones = Object.prototype.hasOwnProperty.call(settings.roles, role) ? settings.roles[role] : undefined;
     if (!zones) continue;
     for (const [name, r] of Object.entries(zones)) {
-      if (zoneKey(name) !== z) continue;
+      if (wireName(name) !== z) continue;
       if (r === 'rw') return 'rw';
       right = 'r';
     }

@@ -44,6 +44,13 @@ export function presentationValue(type: EditableType, value: string): string {
   return strings.join(' ');
 }
 
+/** Deletes that record when a value is given, else the whole set of the type at the name. */
+function removal(fqdn: string, type: EditableType, value: string | undefined): UpdateOperation {
+  return value === undefined
+    ? { op: 'deleteRRset', name: fqdn, type }
+    : { op: 'deleteRecord', name: fqdn, type, value: presentationValue(type, value) };
+}
+
 function reverseName(type: string, address: string): string | null {
   return type === 'AAAA' ? ipv6ReverseName(address) : ipv4ReverseName(address);
 }
@@ -85,11 +92,11 @@ export interface DeleteChange {
 }
 
 export function planDelete(d: DeleteChange, findZone: ZoneFinder): ChangePlan {
-  const operation: UpdateOperation =
-    d.value === undefined
-      ? { op: 'deleteRRset', name: d.fqdn, type: d.type }
-      : { op: 'deleteRecord', name: d.fqdn, type: d.type, value: presentationValue(d.type, d.value) };
-  const plan: ChangePlan = { main: { zone: d.zone, operations: [operation] }, ptr: [], warnings: [] };
+  const plan: ChangePlan = {
+    main: { zone: d.zone, operations: [removal(d.fqdn, d.type, d.value)] },
+    ptr: [],
+    warnings: [],
+  };
   if (!d.ptr) return plan;
   if (!ADDRESS_TYPES.has(d.type)) {
     plan.warnings.push(
@@ -116,10 +123,7 @@ export interface ReplaceChange {
 
 /** Delete the old and add the new in **one** UPDATE: there is no moment without a record at the name. */
 export function planReplace(r: ReplaceChange, findZone: ZoneFinder): ChangePlan {
-  const remove: UpdateOperation =
-    r.value === undefined
-      ? { op: 'deleteRRset', name: r.fqdn, type: r.type }
-      : { op: 'deleteRecord', name: r.fqdn, type: r.type, value: presentationValue(r.type, r.value) };
+  const remove = removal(r.fqdn, r.type, r.value);
   const add: UpdateOperation = {
     op: 'add',
     name: r.newFqdn,

@@ -1,3 +1,4 @@
+import { isInZone, wireName } from '../../../dns/names';
 import { toolErrors } from './errors';
 
 /** Letters, digits, `*`, `_`, `-` and `.`, not starting with `+` or `-` (the original tool's check). */
@@ -5,11 +6,6 @@ const HOSTNAME = /^[A-Za-z0-9*_.][A-Za-z0-9*_.-]*$/;
 
 export function isValidHostname(name: string): boolean {
   return name.length > 0 && name.length <= 255 && HOSTNAME.test(name);
-}
-
-/** A zone name as compared: lower case, no trailing dot ("." and "" are the root). */
-export function zoneKey(zone: string): string {
-  return zone.toLowerCase().replace(/\.$/, '');
 }
 
 /**
@@ -20,12 +16,12 @@ export function recordFqdn(record: string, zone?: string): string {
   const name = record.trim();
   if (zone === undefined) {
     if (!isValidHostname(name)) throw toolErrors.invalidHostnameChars();
-    return zoneKey(name);
+    return wireName(name);
   }
-  if (name === '@' || name === '') return zoneKey(zone);
+  if (name === '@' || name === '') return wireName(zone);
   if (!isValidHostname(name)) throw toolErrors.invalidHostnameChars();
-  if (name.endsWith('.')) return zoneKey(name);
-  const z = zoneKey(zone);
+  if (name.endsWith('.')) return wireName(name);
+  const z = wireName(zone);
   return z === '' ? name.toLowerCase() : `${name.toLowerCase()}.${z}`;
 }
 
@@ -34,12 +30,12 @@ export function recordFqdn(record: string, zone?: string): string {
  * Case-insensitive, a trailing dot accepted, single-label zones found (where the original missed them).
  */
 export function zoneOfName(fqdn: string, zones: Iterable<string>): string | null {
-  const name = zoneKey(fqdn);
+  const name = wireName(fqdn);
   let best: string | null = null;
+  let bestLength = -1;
   for (const zone of zones) {
-    const z = zoneKey(zone);
-    const inside = z === '' || name === z || name.endsWith(`.${z}`);
-    if (inside && (best === null || z.length > zoneKey(best).length)) best = zone;
+    const z = wireName(zone);
+    if (isInZone(name, z) && z.length > bestLength) [best, bestLength] = [zone, z.length];
   }
   return best;
 }

@@ -3,7 +3,8 @@ import type { TsigKey } from '../../../dns/tsig/keyfile';
 import { canRead, canWrite, type Grant, type RoleSettings } from './access';
 import { planCreate, planDelete, planReplace, ptrStepFailed, type ChangePlan, type ZoneUpdate } from './changes';
 import { toolErrors } from './errors';
-import { isValidHostname, recordFqdn, zoneKey, zoneOfName } from './hostnames';
+import { wireName } from '../../../dns/names';
+import { isValidHostname, recordFqdn, zoneOfName } from './hostnames';
 import { editableType, ttlOf } from './params';
 import { toolRow, type ToolRow } from './rows';
 
@@ -53,13 +54,17 @@ export interface ReplaceParams extends ChangeParams {
  */
 export class ToolService {
   private readonly zones: ReadonlyMap<string, ToolZone>;
+  /** The zone a name belongs to among the configured ones (also the reverse zones of PTR steps). */
+  private readonly findZone: (fqdn: string) => string | null;
 
   constructor(
     zones: Iterable<ToolZone>,
     private readonly roles: RoleSettings,
     private readonly options: { timeoutMs?: number } = {},
   ) {
-    this.zones = new Map([...zones].map((z) => [zoneKey(z.name), z]));
+    this.zones = new Map([...zones].map((z) => [wireName(z.name), z]));
+    const names = [...this.zones.values()].map((z) => z.name);
+    this.findZone = (fqdn) => zoneOfName(fqdn, names);
   }
 
   listZones(caller: ToolCaller): Record<string, ZoneListing> {
@@ -81,7 +86,7 @@ export class ToolService {
   /** Every record by zone transfer, SOA first and last; a zone the caller may not read lists nothing. */
   async listRecords(caller: ToolCaller, zoneName: string | undefined): Promise<ToolRow[]> {
     if (!zoneName) throw toolErrors.noZone();
-    const zone = this.zones.get(zoneKey(zoneName));
+    const zone = this.zones.get(wireName(zoneName));
     if (!zone) throw toolErrors.zoneNotConfigured();
     if (!canRead(this.roles, caller.grant, zone.name)) return [];
     const transfer = await this.dns(
@@ -96,20 +101,17 @@ export class ToolService {
     const name = params.zone === undefined ? params.record : recordFqdn(params.record, params.zone);
     if (!isValidHostname(params.record) && params.record !== '@') throw toolErrors.invalidHostname(params.record);
     const type = editableType(params.type ?? 'A');
-    const zone = this.zoneFor(zoneKey(name), params.zone);
+    const zone = this.zoneFor(wireName(name), params.zone);
     if (!canRead(this.roles, caller.grant, zone.name)) throw toolErrors.cannotRead();
     const answer = await this.dns(
-      () => this.client(zone, 'transfer').query(zoneKey(name), type),
+      () => this.client(zone, 'transfer').query(wireName(name), type),
       (why) => `query failed: ${why}`,
     );
     return answer.rcode === 0 ? answer.answers.map(toolRow) : [];
   }
 
   zoneForFqdn(fqdn: string): { zone: string } {
-    const zone = zoneOfName(
-      fqdn,
-      [...this.zones.values()].map((z) => z.name),
-    );
+    const zone = this.findZone(fqdn);
     if (zone === null) throw toolErrors.noZoneForFqdn();
     return { zone };
   }
@@ -119,7 +121,7 @@ export class ToolService {
     const ttl = ttlOf(p.ttl ?? '');
     const fqdn = recordFqdn(p.record, p.zone);
     const zone = this.writable(caller, fqdn, p.zone);
-    const plan = planCreate({ zone: zone.name, fqdn, type, ttl, value: p.value ?? '', ptr: p.ptr }, this.finder());
+    const plan = planCreate({ zone: zone.name, fqdn, type, ttl, value: p.value ?? '', ptr: p.ptr }, this.findZone);
     return this.apply(caller, plan);
   }
 
@@ -130,7 +132,7 @@ export class ToolService {
     const value = p.value === undefined || p.value === '' ? undefined : p.value;
     const plan = planDelete(
       { zone: zone.name, fqdn, type, ...(value === undefined ? {} : { value }), ptr: p.ptr },
-      this.finder(),
+      this.findZone,
     );
     return this.apply(caller, plan);
   }
@@ -157,7 +159,7 @@ export class ToolService {
         newValue: p.newValue,
         ptr: p.ptr,
       },
-      this.finder(),
+      this.findZone,
     );
     return this.apply(caller, plan);
   }
@@ -179,7 +181,7 @@ export class ToolService {
     return { warnings: plan.warnings };
   }
 
-  private send(update: ZoneUpdate, zone = this.zones.get(zoneKey(update.zone))): Promise<void> {
+  private send(update: ZoneUpdate, zone = this.zones.get(wireName(update.zone))): Promise<void> {
     if (!zone) throw toolErrors.noSuchZone(update.zone);
     return this.client(zone, 'update').update(zone.name, update.operations);
   }
@@ -187,15 +189,12 @@ export class ToolService {
   /** The configured zone of a name: the given one (which must be configured), else the longest suffix. */
   private zoneFor(fqdn: string, given: string | undefined): ToolZone {
     if (given !== undefined) {
-      const zone = this.zones.get(zoneKey(given));
+      const zone = this.zones.get(wireName(given));
       if (!zone) throw toolErrors.noSuchZone(given);
       return zone;
     }
-    const name = zoneOfName(
-      fqdn,
-      [...this.zones.values()].map((z) => z.name),
-    );
-    const zone = name === null ? undefined : this.zones.get(zoneKey(name));
+    const name = this.findZone(fqdn);
+    const zone = name === null ? undefined : this.zones.get(wireName(name));
     if (!zone) throw toolErrors.noZoneForFqdn();
     return zone;
   }
@@ -205,11 +204,6 @@ export class ToolService {
     if (zone.readOnly) throw toolErrors.readOnly(zone.name);
     if (!canWrite(this.roles, caller.grant, zone.name)) throw toolErrors.cannotEdit(zone.name);
     return zone;
-  }
-
-  private finder(): (fqdn: string) => string | null {
-    const names = [...this.zones.values()].map((z) => z.name);
-    return (fqdn) => zoneOfName(fqdn, names);
   }
 
   private client(zone: ToolZone, role: 'update' | 'transfer'): DnsClient {
