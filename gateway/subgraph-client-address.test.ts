@@ -1,5 +1,6 @@
 import { loadConfig } from './config/load';
-import { clientAddressOf, LOOPBACK_PROXIES } from './subgraph-server';
+import { LOOPBACK_PROXIES } from './config/schema';
+import { clientAddressOf } from './subgraph-server';
 
 test('a subgraph believes X-Forwarded-For only from a trusted peer (the gateway), else uses the peer address', () => {
   expect(clientAddressOf('127.0.0.1', '203.0.113.7, 10.0.0.1', LOOPBACK_PROXIES)).toBe('203.0.113.7');

@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { print } from 'graphql';
 import { CacheHint, type Subgraph, type SubgraphContext } from '../subgraphs/subgraph';
 import { applyHttpLifecycle, DEFAULT_HTTP_LIMITS, httpServerOptions, type HttpLimits } from './http-server';
-import type { Config } from './config/schema';
+import { LOOPBACK_PROXIES, type Config } from './config/schema';
 import type { Logger } from './logger';
 import { ConnectionLimiter } from './subscriptions/connection-limits';
 import { InProcessSubscriptions } from './subscriptions/in-process-stream';
@@ -48,9 +48,6 @@ export interface SubgraphServerOptions {
   /** Peers whose X-Forwarded-For is believed (the gateway's addresses); default: loopback only. */
   trustedProxies?: readonly string[];
 }
-
-/** The gateway on the same machine: the default trusted proxy of a subgraph served alone. */
-export const LOOPBACK_PROXIES: readonly string[] = ['127.0.0.1', '::1', '::ffff:127.0.0.1'];
 
 /**
  * The client's address: the one a trusted gateway passed on (the first of X-Forwarded-For), else the peer's own. Only

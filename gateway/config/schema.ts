@@ -32,6 +32,9 @@ const bool = z.preprocess(
   z.boolean(),
 );
 
+/** The gateway on the same machine: the peers a subgraph served alone trusts by default. */
+export const LOOPBACK_PROXIES: readonly string[] = ['127.0.0.1', '::1', '::ffff:127.0.0.1'];
+
 /** The one validated configuration. Keys are camelCase in files; each has an environment variable (ENV_NAMES). */
 export const ConfigSchema = z
   .object({
@@ -63,7 +66,7 @@ export const ConfigSchema = z
             : v,
         z.array(z.union([z.ipv4(), z.ipv6()])).max(100),
       )
-      .default(['127.0.0.1', '::1', '::ffff:127.0.0.1']),
+      .default([...LOOPBACK_PROXIES]),
     marketProvider: z.enum(['simulated', 'google']).default('simulated'),
     marketSeed: z.string().min(1).max(200).default('onegraph'),
     /** Freezes the simulated market's clock at this instant (ISO 8601); unset = real time. */
