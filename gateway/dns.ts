@@ -7,7 +7,9 @@ import { StoreError, type ZoneStore } from '../dns/store/types';
 import { parseKeySpec, readKeyFile } from '../dns/tsig/keyfile';
 import { importZoneFile } from '../dns/zone-files';
 import type { SubgraphHealth } from '../subgraphs/subgraph';
+import { ConfigError } from './config/load';
 import type { Config } from './config/schema';
+import type { Zone } from '../dns/model';
 import type { Logger } from './logger';
 
 export interface DnsPart {
@@ -47,6 +49,20 @@ function withLimitHint(err: unknown, what: string): unknown {
   );
 }
 
+/**
+ * A `--zone` master file loaded into the store. Whatever is wrong with it (unreadable, a bad line, over a limit)
+ * stops the start with a message naming the file, the line and the problem — a setting to fix, not a crash.
+ */
+async function loadZoneFile(store: ZoneStore, name: string, file: string): Promise<Zone> {
+  try {
+    return await importZoneFile(store, name, readFileSync(file, 'utf8'));
+  } catch (err) {
+    if (err instanceof StoreError && /^too many records/.test(err.message))
+      throw withLimitHint(err, `zone file ${file}`);
+    throw new ConfigError(`zone file ${file} (zone ${name || '.'}): ${(err as Error).message}`);
+  }
+}
+
 /** Opens the zone store, loads `--zone` files and the demo zone on first start, and starts the DNS engine. */
 export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
   const dnsLog = log.child({ part: 'dns' });
@@ -66,9 +82,7 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
         );
         continue;
       }
-      const zone = await importZoneFile(store, name, readFileSync(file, 'utf8')).catch((err: unknown) => {
-        throw withLimitHint(err, `zone file ${file}`);
-      });
+      const zone = await loadZoneFile(store, name, file);
       existing.add(name);
       dnsLog.info({ zone: name, file, records: zone.recordsCount }, 'zone loaded from master file');
     }

@@ -17,11 +17,33 @@ export interface DnsClientOptions {
   maxTransferRecords?: number;
 }
 
+export interface QueryOptions {
+  /** Over TCP from the start; otherwise UDP, and TCP again when the answer is truncated. */
+  tcp?: boolean;
+  /**
+   * The UDP buffer size advertised in an OPT record (RFC 6891), default 1232; `false` sends no OPT: a classic
+   * RFC 1035 query, whose answers over UDP stop at 512 bytes and are cut differently when too large.
+   */
+  edns?: number | false;
+}
+
 export interface Transfer {
   /** The zone's SOA, first record of the transfer. */
   soa: ClientRecord;
   /** Every other record, in the order the server sent them (the closing SOA not repeated). */
   records: ClientRecord[];
+}
+
+/**
+ * A request message, or a DnsClientError (kind `value`) saying what in it cannot be written (a value that is no RDATA
+ * of its type, a name that is no DNS name), like any other failure of an exchange. Nothing is sent then.
+ */
+function buildRequest(build: () => Buffer): Buffer {
+  try {
+    return build();
+  } catch (err) {
+    throw new DnsClientError('value', (err as Error).message);
+  }
 }
 
 /** Largest UDP request before we switch to TCP (RFC 1035 without EDNS). */
@@ -48,8 +70,9 @@ export class DnsClient {
   }
 
   /** Asks for `type` at `name`; an answer with an error RCODE (NXDOMAIN …) is returned, not thrown. */
-  async query(name: string, type: string, options: { tcp?: boolean } = {}): Promise<DecodedResponse> {
-    const { wire, mac } = this.sign(queryMessage(name, type, { edns: EDNS_BUFFER }));
+  async query(name: string, type: string, options: QueryOptions = {}): Promise<DecodedResponse> {
+    const edns = options.edns === false ? undefined : (options.edns ?? EDNS_BUFFER);
+    const { wire, mac } = this.sign(buildRequest(() => queryMessage(name, type, { edns })));
     let raw = options.tcp ? await this.tcp(wire) : await udpExchange(this.server, wire, this.timeoutMs);
     if (!options.tcp && raw.readUInt16BE(2) & 0x200) raw = await this.tcp(wire); // truncated: again over TCP
     this.check(raw, mac, 'query');
@@ -62,7 +85,7 @@ export class DnsClient {
     operations: readonly UpdateOperation[],
     prerequisites: readonly Prerequisite[] = [],
   ): Promise<void> {
-    const { wire, mac } = this.sign(updateMessage(zone, operations, prerequisites));
+    const { wire, mac } = this.sign(buildRequest(() => updateMessage(zone, operations, prerequisites)));
     let raw =
       wire.length <= UDP_REQUEST_LIMIT ? await udpExchange(this.server, wire, this.timeoutMs) : await this.tcp(wire);
     if (raw.readUInt16BE(2) & 0x200) raw = await this.tcp(wire);
@@ -79,7 +102,7 @@ export class DnsClient {
   /** The whole zone by AXFR over TCP (RFC 5936). */
   async transfer(zone: string): Promise<Transfer> {
     const what = `transfer of ${zone || '.'}`;
-    const request = this.sign(queryMessage(zone, 'AXFR'));
+    const request = this.sign(buildRequest(() => queryMessage(zone, 'AXFR')));
     const id = request.wire.readUInt16BE(0);
     const limit = this.options.maxTransferRecords ?? 2_000_000;
     const connection = await TcpConnection.open(this.server, this.timeoutMs);

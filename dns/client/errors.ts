@@ -9,7 +9,9 @@ export type DnsClientErrorKind =
   /** The answer's TSIG is missing or does not verify with our key. */
   | 'tsig'
   /** The answer cannot be decoded or does not belong to the question. */
-  | 'format';
+  | 'format'
+  /** The request cannot be written: a value that is no RDATA of its type, a name that is no DNS name. Nothing sent. */
+  | 'value';
 
 export class DnsClientError extends Error {
   constructor(

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import * as packet from 'dns-packet';
 import { isRecordType, TYPE_CODES, toPacketAnswer } from '../records';
 import { nameToWire } from '../tsig/wire-walk';
+import { u16, u32 } from '../wire/integers';
 
 /** Type codes beyond our record types that queries and UPDATE name (ANY for "every type", AXFR, IXFR). */
 const META_TYPES: Record<string, number> = { ANY: 255, AXFR: 252, IXFR: 251 };
@@ -37,21 +38,29 @@ export function rdataOf(type: string, value: string): Buffer {
   return Buffer.from(wire.subarray(23, 23 + wire.readUInt16BE(21)));
 }
 
-function u16(n: number): Buffer {
-  const b = Buffer.alloc(2);
-  b.writeUInt16BE(n, 0);
-  return b;
-}
-
-function u32(n: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(n >>> 0, 0);
-  return b;
+/**
+ * A name in wire form, refused (an Error saying why) when it has none: an empty label (`a..b`), a label over 63
+ * octets or a name over 255 (RFC 1035 §2.3.4). Written anyway, such a name reads as another name, or as a
+ * compression pointer, and the message as garbage (the server answers FORMERR, or nothing).
+ */
+function wireNameOf(name: string): Buffer {
+  const text = name.endsWith('.') ? name.slice(0, -1) : name;
+  if (text !== '') {
+    const labels = text.split('.');
+    if (labels.some((l) => l === '')) throw new Error(`${name} is not a valid DNS name: it has an empty label`);
+    const long = labels.find((l) => Buffer.byteLength(l) > 63);
+    if (long !== undefined)
+      throw new Error(`${name} is not a valid DNS name: a label is longer than 63 octets (${long.length})`);
+  }
+  const wire = nameToWire(text);
+  if (wire.length > 255)
+    throw new Error(`${name} is not a valid DNS name: it takes ${wire.length} octets, at most 255 are allowed`);
+  return wire;
 }
 
 /** One resource record on the wire (names uncompressed). */
 function wireRecord(name: string, type: number, klass: number, ttl: number, rdata: Buffer): Buffer {
-  return Buffer.concat([nameToWire(name), u16(type), u16(klass), u32(ttl), u16(rdata.length), rdata]);
+  return Buffer.concat([wireNameOf(name), u16(type), u16(klass), u32(ttl), u16(rdata.length), rdata]);
 }
 
 function header(id: number, flags: number, counts: [number, number, number, number]): Buffer {
@@ -64,8 +73,8 @@ export function newId(): number {
 
 /** A query (RD clear: we ask authoritative servers). `edns` advertises a UDP buffer (RFC 6891). */
 export function queryMessage(name: string, type: string, options: { id?: number; edns?: number } = {}): Buffer {
-  const question = Buffer.concat([nameToWire(name), u16(typeCode(type)), u16(CLASS.IN)]);
-  const opt = options.edns ? [wireRecord('', 41, options.edns, 0, Buffer.alloc(0))] : [];
+  const question = Buffer.concat([wireNameOf(name), u16(typeCode(type)), u16(CLASS.IN)]);
+  const opt = options.edns !== undefined ? [wireRecord('', 41, options.edns, 0, Buffer.alloc(0))] : [];
   return Buffer.concat([header(options.id ?? newId(), 0, [1, 0, 0, opt.length]), question, ...opt]);
 }
 
@@ -124,7 +133,7 @@ export function updateMessage(
   prerequisites: readonly Prerequisite[] = [],
   id = newId(),
 ): Buffer {
-  const zoneSection = Buffer.concat([nameToWire(zone), u16(TYPE_CODES.SOA), u16(CLASS.IN)]);
+  const zoneSection = Buffer.concat([wireNameOf(zone), u16(TYPE_CODES.SOA), u16(CLASS.IN)]);
   return Buffer.concat([
     header(id, 5 << 11, [1, prerequisites.length, operations.length, 0]),
     zoneSection,

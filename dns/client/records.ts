@@ -15,6 +15,8 @@ export interface ClientRecord {
 }
 
 export interface DecodedResponse {
+  /** The answer as it came, byte for byte (its size, its header bits, its TSIG). */
+  raw: Buffer;
   message: Message;
   rcode: number;
   answers: ClientRecord[];
@@ -41,6 +43,7 @@ export function decodeResponse(raw: Buffer): DecodedResponse {
   const b = a + message.authorities.length;
   const keep = (records: Array<ClientRecord | null>) => records.filter((r): r is ClientRecord => r !== null);
   return {
+    raw,
     message,
     rcode: raw.readUInt16BE(2) & 0xf,
     answers: keep(perRecord.slice(0, a)),

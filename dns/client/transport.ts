@@ -36,6 +36,31 @@ export function udpExchange(server: ServerAddress, message: Buffer, timeoutMs: n
   });
 }
 
+/** `message` with the 2-byte length prefix DNS over TCP puts before each message (RFC 1035 §4.2.2). */
+export function frameMessage(message: Buffer): Buffer {
+  if (message.length > 65_535)
+    throw new DnsClientError('format', `a message of ${message.length} bytes cannot go over TCP`);
+  const length = Buffer.alloc(2);
+  length.writeUInt16BE(message.length, 0);
+  return Buffer.concat([length, message]);
+}
+
+/**
+ * The whole length-prefixed messages at the start of a TCP byte stream (views into `stream`, prefixes removed) and
+ * the bytes after the last of them: a message not yet whole, to be completed by the bytes that come next.
+ */
+export function splitFrames(stream: Buffer): { messages: Buffer[]; rest: Buffer } {
+  const messages: Buffer[] = [];
+  let at = 0;
+  while (at + 2 <= stream.length) {
+    const length = stream.readUInt16BE(at);
+    if (at + 2 + length > stream.length) break;
+    messages.push(stream.subarray(at + 2, at + 2 + length));
+    at += 2 + length;
+  }
+  return { messages, rest: stream.subarray(at) };
+}
+
 /** A TCP connection to a DNS server carrying length-prefixed messages (RFC 1035 §4.2.2, RFC 7766). */
 export class TcpConnection {
   private buffered: Buffer = Buffer.alloc(0);
@@ -76,11 +101,7 @@ export class TcpConnection {
   }
 
   send(message: Buffer): void {
-    if (message.length > 65_535)
-      throw new DnsClientError('format', `a message of ${message.length} bytes cannot go over TCP`);
-    const length = Buffer.alloc(2);
-    length.writeUInt16BE(message.length, 0);
-    this.socket.write(Buffer.concat([length, message]));
+    this.socket.write(frameMessage(message));
   }
 
   /** The next message from the server; rejects when none comes within `timeoutMs` or the connection ends. */
@@ -108,13 +129,9 @@ export class TcpConnection {
   }
 
   private receive(chunk: Buffer): void {
-    this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
-    while (this.buffered.length >= 2) {
-      const length = this.buffered.readUInt16BE(0);
-      if (this.buffered.length < 2 + length) break;
-      this.frames.push(Buffer.from(this.buffered.subarray(2, 2 + length)));
-      this.buffered = this.buffered.subarray(2 + length);
-    }
+    const { messages, rest } = splitFrames(this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk);
+    for (const message of messages) this.frames.push(Buffer.from(message)); // copies: a message kept does not pin the whole chunk
+    this.buffered = rest;
     this.waiter?.();
   }
 

@@ -1,3 +1,4 @@
+import { compressMessage } from '../wire/compress';
 import { DNSSEC_OK, encodeAnswer, encodeName } from '../wire/packet';
 import { ORIGIN, type Resolution } from './resolve';
 import type { RR } from './zone-index';
@@ -5,8 +6,9 @@ import { EDNS_UDP_SIZE, MAX_MESSAGE } from './wire';
 
 /**
  * Encoding of answers to plain queries without going through dns-packet's whole-message encoder, producing the very
- * bytes `encodeResponse` produces (dns-packet writes every name in full, uncompressed, so a message is the
- * concatenation of its parts):
+ * bytes `encodeResponse` produces. Both write the message with every name in full first (dns-packet does, so a
+ * message is then the concatenation of its parts) and compress its names last, by the same function
+ * (wire/compress.ts):
  * - the question section and the owner names equal to the name asked are the query's own bytes (only for names
  *   whose bytes dns-packet decodes and encodes back unchanged: see `plainName`);
  * - each record after its owner name (TYPE, CLASS, TTL, RDLENGTH, RDATA) is encoded once by dns-packet and kept
@@ -157,6 +159,6 @@ export class PlainAnswerEncoder {
       out.writeUInt16BE(edns === 2 ? DNSSEC_OK : 0, o + 7);
       out.writeUInt16BE(0, o + 9);
     }
-    return out;
+    return compressMessage(out);
   }
 }

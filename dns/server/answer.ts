@@ -48,10 +48,12 @@ export class Answerer {
 
   /**
    * The full answer to a question (cut, with TC, when too large for a DNS message: see encodeResponse; `signed`:
-   * with room for a TSIG record), and (when longer than the smallest UDP limit) its truncated form.
+   * with room for a TSIG record), and (when longer than the smallest UDP limit) its truncated form. `minimal`: no
+   * additional data in an authoritative answer (referrals keep their glue) — see `minimalFor`.
    */
-  lookup(query: DecodedPacket, question: Question, signed = false): Answered {
-    const result = this.resolve(question.name, question.type, optOf(query)?.flag_do === true);
+  lookup(query: DecodedPacket, question: Question, signed = false, minimal = false): Answered {
+    const resolved = this.resolve(question.name, question.type, optOf(query)?.flag_do === true);
+    const result = minimal && resolved.aa ? { ...resolved, additionals: [] } : resolved;
     const rcode = RCODE[result.rcode];
     const flags = result.aa ? FLAG_AA : 0;
     const full = encodeResponse(query, result, rcode, flags, signed);

@@ -1,10 +1,11 @@
 /**
- * The general response encoder: any answer to any decoded query, through dns-packet's whole-message encoder. The
- * plain-query encoder (answer-wire.ts) and the answer cache (answer-cache.ts) must give the very bytes this one
+ * The general response encoder: any answer to any decoded query, through dns-packet's whole-message encoder (names
+ * in full), then name compression (wire/compress.ts), which every encoder applies last. The plain-query encoder (answer-wire.ts) and the answer cache (answer-cache.ts) must give the very bytes this one
  * gives: encoders.test.ts holds the three to that contract.
  */
 import type { Answer, DecodedPacket, OptAnswer, Packet } from 'dns-packet';
-import { answerLength, DNSSEC_OK, encodeMessage, messageLength } from '../wire/packet';
+import { compressMessage } from '../wire/compress';
+import { DNSSEC_OK, encodeMessage } from '../wire/packet';
 import { CLASSIC_UDP_SIZE, EDNS_UDP_SIZE, FLAG_CD, FLAG_RD, FLAG_TC, MAX_MESSAGE } from './wire';
 
 /** Room kept for the TSIG record of a signed response (key and algorithm names up to 255 bytes, a 64-byte MAC). */
@@ -63,20 +64,28 @@ export function encodeResponse(
     authorities: body.authorities ?? [],
     additionals,
   };
-  const out = encodeMessage(message);
+  const out = encodeCompressed(message);
   const limit = signed ? MAX_MESSAGE - TSIG_RESERVE : MAX_MESSAGE;
-  return out.length <= limit ? out : encodeMessage(fitted(message, limit, opt !== undefined || signed));
+  return out.length <= limit ? out : fitted(message, limit, opt !== undefined || signed);
 }
 
+/** `message` in wire form, names compressed. */
+function encodeCompressed(message: Packet): Buffer {
+  return compressMessage(encodeMessage(message));
+}
+
+/** Fewest bytes a record takes in a compressed message: a pointer for its owner, TYPE, CLASS, TTL, RDLENGTH. */
+const MIN_RECORD = 12;
+
 /**
- * A response too large for `limit` (dns-packet writes every name in full, so 2 000 A records at one name already
- * exceed 65 535 bytes), cut the way BIND 9 cuts its own (named 9.18 over TCP, 6 000 A records at one name): TC set,
- * the first question only, no authority records; then, when the response carries an OPT or a TSIG record
- * (`bare`), no answer records either — BIND's dns_message_renderend clears a truncated message down to its
- * question before adding those (NOERROR, flags aa tc, ANSWER 0) — else the answer records that fit, in order, up to
- * the first that does not (BIND renders partial RRsets: 4 094 of them, compressed, in a 65 535-byte message).
+ * A response too large for `limit` (6 000 A records at one name exceed 65 535 bytes even compressed), cut the way
+ * BIND 9 cuts its own (named 9.18 over TCP, 6 000 A records at one name): TC set, the first question only, no
+ * authority records; then, when the response carries an OPT or a TSIG record (`bare`), no answer records either —
+ * BIND's dns_message_renderend clears a truncated message down to its question before adding those (NOERROR, flags
+ * aa tc, ANSWER 0) — else the answer records that fit, in order, up to the first that does not (BIND renders partial
+ * RRsets: 4 094 of them, compressed, in a 65 535-byte message).
  */
-function fitted(message: Packet, limit: number, bare: boolean): Packet {
+function fitted(message: Packet, limit: number, bare: boolean): Buffer {
   const base: Packet = {
     ...message,
     flags: (message.flags ?? 0) | FLAG_TC,
@@ -85,13 +94,19 @@ function fitted(message: Packet, limit: number, bare: boolean): Packet {
     authorities: [],
     additionals: (message.additionals ?? []).filter((a) => a.type === 'OPT'),
   };
-  if (bare) return base;
-  let room = limit - messageLength(base);
-  const answers: Answer[] = [];
-  for (const rr of message.answers ?? []) {
-    room -= answerLength(rr);
-    if (room < 0) break;
-    answers.push(rr);
+  if (bare) return encodeCompressed(base);
+  const all: Answer[] = message.answers ?? [];
+  // the most leading answers whose compressed message fits (its size grows with each record: a binary search)
+  let fits = 0;
+  let over = Math.min(all.length, Math.floor(limit / MIN_RECORD)) + 1;
+  let best = encodeCompressed(base);
+  while (over - fits > 1) {
+    const mid = (fits + over) >> 1;
+    const candidate = encodeCompressed({ ...base, answers: all.slice(0, mid) });
+    if (candidate.length <= limit) {
+      fits = mid;
+      best = candidate;
+    } else over = mid;
   }
-  return { ...base, answers };
+  return best;
 }

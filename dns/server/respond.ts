@@ -9,7 +9,9 @@ import type { TsigKey } from '../tsig/keyfile';
 import { decodeMessage } from '../wire/message';
 import { Answerer, type AnswerSigner } from './answer';
 import { AnswerCache, DEFAULT_ANSWER_CACHE, type AnswerCacheLimits } from './answer-cache';
+import { ServerCookies } from './cookies';
 import { PlainAnswerEncoder } from './answer-wire';
+import { standInFor, type StandIn } from './binary-labels';
 import { dispatch, type DispatchContext, type ExtraHandlers, type Remote } from './dispatch';
 import { encodeResponse } from './encode';
 import { PlainQueries } from './plain-query';
@@ -24,6 +26,8 @@ export interface ResponderOptions {
   answerCache?: Partial<AnswerCacheLimits>;
   /** The signing step every answer goes through (default: none). */
   signer?: AnswerSigner;
+  /** Server cookies (default: a new secret, the clock): tests fix the clock so two answers can be compared. */
+  cookies?: ServerCookies;
 }
 
 /**
@@ -43,23 +47,37 @@ export class Responder {
     options: ResponderOptions = {},
   ) {
     const answerer = new Answerer(index, new PlainAnswerEncoder(), options.signer);
-    this.context = { index, answerer, handlers };
+    // a new secret for every responder (a server start): the cookies of a previous run are not ours
+    const cookies = options.cookies ?? new ServerCookies();
+    this.context = { index, answerer, handlers, cookies };
     const cache = new AnswerCache({ ...DEFAULT_ANSWER_CACHE, ...options.answerCache });
-    this.plain = new PlainQueries(index, answerer, cache);
+    this.plain = new PlainQueries(index, answerer, cache, cookies);
   }
 
   async handle(raw: Buffer, remote: Remote): Promise<Buffer[]> {
     if (raw.length < 12) return [];
     if (raw.readUInt16BE(2) & 0x8000) return []; // a response: never answer it (no reflection loops)
     let query: DecodedPacket;
+    let asked = raw;
+    let standIn: StandIn | undefined;
     try {
       query = decodeMessage(raw) as unknown as DecodedPacket;
     } catch {
-      return [headerOnlyResponse(raw, RCODE.FORMERR)];
+      // a question name with a label of any octets (RFC 2181 §11) is answered through a stand-in for that label
+      standIn = standInFor(raw, this.context.index);
+      if (standIn === undefined) return [headerOnlyResponse(raw, RCODE.FORMERR)];
+      try {
+        query = decodeMessage(standIn.raw) as unknown as DecodedPacket;
+        asked = standIn.raw;
+      } catch {
+        return [headerOnlyResponse(raw, RCODE.FORMERR)];
+      }
     }
+    // TSIG covers the message as received (`raw`); dispatch reads the one whose question it answers (`asked`)
     return answerWithTsig(raw, query, this.keys, async (bare, tsig) => {
       try {
-        return await dispatch(this.context, bare, raw, { ...remote, tsig });
+        const answers = await dispatch(this.context, bare, asked, { ...remote, tsig });
+        return standIn ? answers.map((m) => standIn.restore(m)) : answers;
       } catch (err) {
         this.onError?.(err);
         return [encodeResponse(bare, {}, RCODE.SERVFAIL)];
@@ -72,8 +90,8 @@ export class Responder {
    * `PlainQueries.answerNow`). The buffer returned may be the cache's own: send (or copy) it before the next call,
    * and call `detach()` if the transport still holds it afterwards (a send left queued).
    */
-  answerNow(raw: Buffer, transport: 'udp' | 'tcp'): Buffer | undefined {
-    return this.plain.answerNow(raw, transport);
+  answerNow(raw: Buffer, transport: 'udp' | 'tcp', address?: string): Buffer | undefined {
+    return this.plain.answerNow(raw, transport, address);
   }
 
   /** The buffer `answerNow` returned last is still in use: the cache keeps a copy of its own from now on. */

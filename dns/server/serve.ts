@@ -50,9 +50,11 @@ export function answerAtOnce(
   message: Buffer,
   transport: 'udp' | 'tcp',
   report: Report,
+  /** The client's address (a query with a DNS cookie is answered with a server cookie made for it). */
+  address?: string,
 ): Buffer | undefined | null {
   try {
-    return responder.answerNow(message, transport);
+    return responder.answerNow(message, transport, address);
   } catch (err) {
     report(err);
     return servfailFor(message) ?? null;

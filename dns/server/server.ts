@@ -138,7 +138,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     udp.on('message', (msg, rinfo) => {
       // port 0 cannot be answered (dgram throws for it)
       if (rinfo.port === 0) return;
-      const now = answerAtOnce(options.responder, msg, 'udp', report);
+      const now = answerAtOnce(options.responder, msg, 'udp', report, rinfo.address);
       if (now) return sendUdp(now, rinfo.port, rinfo.address);
       if (now === null) return;
       const remote: Remote = { address: rinfo.address, port: rinfo.port, transport: 'udp' };

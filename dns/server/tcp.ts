@@ -116,7 +116,7 @@ export class TcpConnection {
   }
 
   private serve(message: Buffer): void {
-    const now = answerAtOnce(this.responder, message, 'tcp', this.report);
+    const now = answerAtOnce(this.responder, message, 'tcp', this.report, this.socket.remoteAddress);
     if (now) return this.send(now);
     if (now === null) return;
     this.inFlight++;

@@ -37,9 +37,15 @@ function algorithmName(raw: string): TsigAlgorithm {
   return alias as TsigAlgorithm;
 }
 
+/**
+ * BIND's comments (#, // and C-style blocks) replaced by a space. Quoted strings are kept whole: a base64 secret may hold
+ * `//` (about one generated 256-bit secret in a hundred does), which is no comment there.
+ */
 function stripComments(text: string): string {
-  // BIND accepts #, // and /* */ comments; none of them can appear inside the quoted base64 secrets.
-  return text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(#|\/\/)[^\n]*/g, ' ');
+  return text.replace(
+    /("[^"]*")|\/\*[\s\S]*?\*\/|(?:#|\/\/)[^\n]*/g,
+    (_match, quoted: string | undefined) => quoted ?? ' ',
+  );
 }
 
 /** Parses BIND's key syntax: `key "name" { algorithm hmac-sha256; secret "base64"; };` (several keys allowed). */

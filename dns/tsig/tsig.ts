@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { u16, u48 } from '../wire/integers';
 import { TSIG_ALGORITHMS, type TsigAlgorithm, type TsigKey } from './keyfile';
 import { nameToWire, readName, recordOffsets, skipName, WireError } from './wire-walk';
 
@@ -21,19 +22,6 @@ export interface TsigRecord {
   other: Buffer;
   /** Where the TSIG record starts in the message: everything before it is what was signed. */
   offset: number;
-}
-
-function u16(n: number): Buffer {
-  const b = Buffer.alloc(2);
-  b.writeUInt16BE(n, 0);
-  return b;
-}
-
-function u48(n: number): Buffer {
-  const b = Buffer.alloc(6);
-  b.writeUInt16BE(Math.floor(n / 2 ** 32), 0);
-  b.writeUInt32BE(n % 2 ** 32, 2);
-  return b;
 }
 
 /** The TSIG record of a message, if its last additional record is one (a TSIG anywhere else is a FORMERR). */

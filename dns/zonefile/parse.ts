@@ -33,6 +33,42 @@ export interface ParseZoneOptions {
 
 const CLASSES = new Set(['IN', 'CH', 'CS', 'HS', 'ANY', 'NONE']);
 
+/** Types whose value holds domain names and numbers only: values differing in letter case are the same record. */
+const NAME_VALUED = new Set(['NS', 'CNAME', 'DNAME', 'PTR', 'MX', 'SRV']);
+
+/**
+ * What makes two records the same one (RFC 2181 §5, BIND's comparison): owner name, type and value, names compared
+ * without regard to case; the TTL does not count (the first record's stays).
+ */
+function identity(r: RecordData): string {
+  return `${r.name.toLowerCase()}\u0000${r.type}\u0000${NAME_VALUED.has(r.type) ? r.value.toLowerCase() : r.value}`;
+}
+
+/** Characters that mean the same escaped or not, wherever they stand in a master file (no '*', '@', '.', '\\'). */
+const PLAIN = /^[A-Za-z0-9_-]$/;
+
+/**
+ * `text` (an unquoted token) with the escapes of plain characters (`\065` or `\A` for `A`) written as those
+ * characters, as BIND reads them; other escapes (`\.`, `\032`, `\\`) stay for the field's parser.
+ */
+function plainEscapes(text: string): string {
+  if (!text.includes('\\')) return text;
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charAt(i);
+    if (c !== '\\') {
+      out += c;
+      continue;
+    }
+    const digits = /^[0-9]{3}/.exec(text.slice(i + 1))?.[0];
+    const decoded = digits !== undefined ? String.fromCharCode(Number(digits)) : text.charAt(i + 1);
+    const length = digits !== undefined ? 4 : 2;
+    out += PLAIN.test(decoded) ? decoded : text.slice(i, i + length);
+    i += length - 1;
+  }
+  return out;
+}
+
 function wrap<T>(line: number, f: () => T): T {
   try {
     return f();
@@ -61,6 +97,8 @@ export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZo
   let previousOwner: string | undefined;
   let soa: ZoneSoa | null = null;
   const records: RecordData[] = [];
+  /** Records read so far, by `identity`: a record given again is dropped (RFC 2181 §5), as BIND drops it. */
+  const seen = new Set<string>();
 
   const directive = (e: Entry): void => {
     const [head, ...args] = e.tokens;
@@ -83,7 +121,7 @@ export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZo
       directive(e);
       continue;
     }
-    const toks = e.tokens;
+    const toks = e.tokens.map((t) => (t.quoted ? t : { ...t, text: plainEscapes(t.text) })) as typeof e.tokens;
     let i = 0;
     let owner: string;
     if (e.blankOwner) {
@@ -137,7 +175,8 @@ export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZo
       if (soa !== null) throw new ZoneFileError(e.line, 'a second SOA record; a zone has exactly one');
       const fields = wrap(e.line, () => parseSoa(record.value, '', { syntax: 'master' }));
       soa = { ...fields, ttl: record.ttl };
-    } else {
+    } else if (!seen.has(identity(record))) {
+      seen.add(identity(record));
       records.push(record);
     }
   }

@@ -22,10 +22,9 @@ import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import * as packet from 'dns-packet';
 import { requireTool } from '../helpers/dns-peers';
 import { FIXED_ENV, GATEWAY, SECONDS } from './common';
-import { cpuSeconds, rcodeOf, UdpClient } from './dns';
+import { cpuSeconds, dnsClient } from './dns';
 import { startPdns, type Pdns } from './pdns';
 import { freePort, startNode, type Child } from './processes';
 
@@ -436,13 +435,15 @@ async function listing(ours: Side, pdns: Side): Promise<string[]> {
 }
 
 /** Does an A query for `name` get `ip` back? */
-async function answers(client: UdpClient, port: number, name: string, ip: string): Promise<boolean> {
-  const reply = await client.query(port, name, 'A', 1000);
-  if (!reply || rcodeOf(reply) !== 0) return false;
-  return (packet.decode(reply).answers ?? []).some((a) => a.type === 'A' && a.data === ip);
+async function answers(port: number, name: string, ip: string): Promise<boolean> {
+  const reply = await dnsClient(port, { timeoutMs: 1000 })
+    .query(name, 'A')
+    .catch(() => null); // no answer within 1 s
+  if (!reply || reply.rcode !== 0) return false;
+  return reply.answers.some((a) => a.type === 'A' && a.value === ip);
 }
 
-async function visibility(ours: Side, pdns: Side, client: UdpClient): Promise<string[]> {
+async function visibility(ours: Side, pdns: Side): Promise<string[]> {
   const zone = 'lag.bench';
   const run = async (side: Side) => {
     await side.createZone(zone);
@@ -452,10 +453,10 @@ async function visibility(ours: Side, pdns: Side, client: UdpClient): Promise<st
     for (let i = 0; i < LAG_WRITES; i++) {
       const name = `${hostOf(i)}.${zone}`;
       // asked first, so a cached negative answer would have to be dropped by the write
-      if (await answers(client, side.dnsPort, name, ipOf(i))) throw new Error(`${side.label}: ${name} answered early`);
+      if (await answers(side.dnsPort, name, ipOf(i))) throw new Error(`${side.label}: ${name} answered early`);
       await side.add(zone, i);
       const responded = performance.now();
-      const first = await answers(client, side.dnsPort, name, ipOf(i));
+      const first = await answers(side.dnsPort, name, ipOf(i));
       if (first) probeOk++;
       // dig right after the first probe; while it runs, a late answer is timed by probes every millisecond
       const dig = execFileP('dig', [
@@ -471,7 +472,7 @@ async function visibility(ours: Side, pdns: Side, client: UdpClient): Promise<st
       let ok = first;
       while (!ok && performance.now() - responded < 10_000) {
         await new Promise((r) => setTimeout(r, 1));
-        ok = await answers(client, side.dnsPort, name, ipOf(i));
+        ok = await answers(side.dnsPort, name, ipOf(i));
       }
       lags.push(first ? 0 : performance.now() - responded);
       if ((await dig).stdout.trim().split('\n').includes(ipOf(i))) digOk++;
@@ -600,19 +601,17 @@ async function paging(ours: Side & OursExtras, pdns: Side): Promise<string[]> {
 export async function dnsApiBenchmark(): Promise<string[]> {
   requireTool('dig');
   const out: string[] = [];
-  const client = new UdpClient();
   const ours = await startOurs();
   let pdns: Side | undefined;
   try {
     pdns = await startPowerDns();
     if (PARTS.has('writes')) out.push(...(await writes(ours, pdns)));
     if (PARTS.has('list')) out.push(...(await listing(ours, pdns)));
-    if (PARTS.has('lag')) out.push(...(await visibility(ours, pdns, client)));
+    if (PARTS.has('lag')) out.push(...(await visibility(ours, pdns)));
     if (PARTS.has('batch')) out.push(...(await batch(ours, pdns)));
     if (PARTS.has('paging')) out.push(...(await paging(ours, pdns)));
     return out;
   } finally {
-    client.close();
     await Promise.all([ours.stop(), pdns?.stop()]);
   }
 }

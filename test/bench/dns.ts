@@ -14,14 +14,12 @@
  * picks parts (qps, updates, startup; all by default).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createSocket, type Socket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as packet from 'dns-packet';
+import { DnsClient, rcodeName, type DecodedResponse } from '../../dns/client';
 import { PROJECT_ROOT } from '../../gateway/paths';
 import { parseKeyFile, type TsigKey } from '../../dns/tsig/keyfile';
-import { signMessage } from '../../dns/tsig/tsig';
 import { requireTool } from '../helpers/dns-peers';
 import { freePort } from './processes';
 import { prng } from '../../dns/testing/prng';
@@ -150,73 +148,27 @@ export function queryFile(): { text: string; samples: Array<[Kind, string, strin
 // DNS client
 // ---------------------------------------------------------------------------------------------------------------
 
-/** A small DNS client over UDP (also used by the DNS API benchmark). */
-export class UdpClient {
-  private readonly socket: Socket = createSocket('udp4');
-  private readonly waiting = new Map<number, (msg: Buffer) => void>();
-  private nextId = 1;
-
-  constructor() {
-    this.socket.on('message', (msg) => {
-      if (msg.length < 12) return;
-      const done = this.waiting.get(msg.readUInt16BE(0));
-      if (done) done(msg);
-    });
-    this.socket.unref();
-  }
-
-  id(): number {
-    this.nextId = (this.nextId % 65535) + 1;
-    return this.nextId;
-  }
-
-  /** Sends `message` (its ID is used to match the answer); null when nothing came back within `timeoutMs`. */
-  exchange(port: number, message: Buffer, timeoutMs = 2000): Promise<Buffer | null> {
-    const id = message.readUInt16BE(0);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiting.delete(id);
-        resolve(null);
-      }, timeoutMs);
-      this.waiting.set(id, (msg) => {
-        clearTimeout(timer);
-        this.waiting.delete(id);
-        resolve(msg);
-      });
-      this.socket.send(message, port, '127.0.0.1');
-    });
-  }
-
-  query(port: number, name: string, type: string, timeoutMs?: number): Promise<Buffer | null> {
-    const msg = packet.encode({
-      type: 'query',
-      id: this.id(),
-      flags: 0,
-      questions: [{ name, type: type as 'A', class: 'IN' }],
-    });
-    return this.exchange(port, msg, timeoutMs);
-  }
-
-  close(): void {
-    this.socket.close();
-  }
+/**
+ * The DNS client for a server of this benchmark on 127.0.0.1 (also used by the DNS API benchmark): queries over UDP,
+ * UPDATEs signed with `key` (and their answers verified).
+ */
+export function dnsClient(port: number, options: { timeoutMs?: number; key?: TsigKey } = {}): DnsClient {
+  return new DnsClient({ server: { host: '127.0.0.1', port }, timeoutMs: options.timeoutMs ?? 2000, key: options.key });
 }
 
-export const rcodeOf = (msg: Buffer): number => msg.readUInt16BE(2) & 0xf;
-
 /** Asks the apex SOA every 10 ms until a NOERROR answer comes; resolves with the time it came (performance.now()). */
-async function firstAnswer(
-  client: UdpClient,
-  port: number,
-  zone: string,
-  isAlive: () => boolean,
-  timeoutMs = 120_000,
-): Promise<number> {
+async function firstAnswer(port: number, zone: string, isAlive: () => boolean, timeoutMs = 120_000): Promise<number> {
+  const client = dnsClient(port, { timeoutMs: 10 });
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     if (!isAlive()) throw new Error(`server on port ${port} exited before answering`);
-    const reply = await client.query(port, zone, 'SOA', 10);
-    if (reply && rcodeOf(reply) === 0) return performance.now();
+    const asked = performance.now();
+    try {
+      if ((await client.query(zone, 'SOA')).rcode === 0) return performance.now();
+    } catch {
+      // no answer yet; a port not yet open fails at once: wait out the 10 ms rather than spin against the start-up
+      await new Promise((r) => setTimeout(r, Math.max(0, 10 - (performance.now() - asked))));
+    }
   }
   throw new Error(`no answer from port ${port} within ${timeoutMs} ms`);
 }
@@ -272,12 +224,7 @@ async function importZone(dataDir: string, zone: string, file: string): Promise<
   return JSON.parse(line) as { ms: number; records: number };
 }
 
-async function startOurs(
-  client: UdpClient,
-  dataDir: string,
-  zone: string,
-  env: Record<string, string> = {},
-): Promise<Server> {
+async function startOurs(dataDir: string, zone: string, env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, [CHILD], {
@@ -290,7 +237,7 @@ async function startOurs(
   });
   const server: Server = { label: 'ours', port, process: child, spawnedAt, answeredAt: 0, stop: stopper(child) };
   try {
-    server.answeredAt = await firstAnswer(client, port, zone, alive(child));
+    server.answeredAt = await firstAnswer(port, zone, alive(child));
     for (let i = 0; i < 100 && !out.includes('"listening"'); i++) await new Promise((r) => setTimeout(r, 10));
     const line = out.split('\n').find((l) => l.includes('"listening"'));
     if (line) server.info = JSON.parse(line) as Server['info'];
@@ -308,7 +255,6 @@ interface BindZone {
 }
 
 async function startBind(
-  client: UdpClient,
   label: string,
   dir: string,
   zones: BindZone[],
@@ -343,7 +289,7 @@ ${zones.map((z) => `zone "${z.name}" { type primary; file "${z.file}"; ${z.optio
   });
   const server: Server = { label, port, process: child, spawnedAt, answeredAt: 0, stop: stopper(child) };
   try {
-    server.answeredAt = await firstAnswer(client, port, zones[0]?.name ?? '', alive(child));
+    server.answeredAt = await firstAnswer(port, zones[0]?.name ?? '', alive(child));
   } catch (err) {
     await server.stop();
     throw new Error(`${label}: ${(err as Error).message}\n${log}`, { cause: err });
@@ -436,55 +382,45 @@ function dnsperf(port: number, file: string, seconds: number): Promise<Omit<Perf
 }
 
 /** The same questions asked of both servers must get the same rcode, flags and section sizes. */
-async function compareAnswers(
-  client: UdpClient,
-  a: Server,
-  b: Server,
-  samples: Array<[Kind, string, string]>,
-): Promise<string[]> {
-  const summary = (msg: Buffer | null): string => {
-    if (!msg) return 'no answer';
-    const d = packet.decode(msg);
-    return `${(d as { rcode?: string }).rcode ?? ''} aa=${Boolean(d.flag_aa)} an=${d.answers?.length} ns=${d.authorities?.length}`;
+async function compareAnswers(a: Server, b: Server, samples: Array<[Kind, string, string]>): Promise<string[]> {
+  const summary = (answer: DecodedResponse | null): string => {
+    if (!answer) return 'no answer';
+    const m = answer.message;
+    return `${rcodeName(answer.rcode)} aa=${m.flag_aa} an=${m.answers.length} ns=${m.authorities.length}`;
   };
+  const ask = (server: Server, name: string, type: string) =>
+    dnsClient(server.port)
+      .query(name, type)
+      .catch(() => null);
   const mismatches: string[] = [];
   for (const [kind, name, type] of samples) {
-    const [x, y] = await Promise.all([client.query(a.port, name, type), client.query(b.port, name, type)]);
+    const [x, y] = await Promise.all([ask(a, name, type), ask(b, name, type)]);
     if (summary(x) !== summary(y))
       mismatches.push(`${kind} ${name} ${type}: ${a.label} ${summary(x)}, ${b.label} ${summary(y)}`);
   }
   return mismatches;
 }
 
-function updateMessage(client: UdpClient, key: TsigKey, i: number): Buffer {
-  const msg = packet.encode({
-    type: 'query',
-    id: client.id(),
-    flags: 5 << 11, // opcode UPDATE
-    questions: [{ name: ZONE, type: 'SOA', class: 'IN' }],
-    authorities: [
-      { name: `u${i}.${ZONE}`, type: 'A', class: 'IN', ttl: 300, data: `10.200.${(i >> 8) & 255}.${i & 255}` },
-    ],
-  });
-  return signMessage(msg, key).message;
-}
-
 /** Signed dynamic updates, one at a time (each adds a new name), for `seconds`: NOERROR answers per second. */
 async function updatesPerSecond(
-  client: UdpClient,
   server: Server,
   key: TsigKey,
   seconds: number,
   first: number,
 ): Promise<{ rate: number; ok: number; failed: number }> {
+  const client = dnsClient(server.port, { key, timeoutMs: 5000 });
   let ok = 0;
   let failed = 0;
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
   for (let i = first; performance.now() < end; i++) {
-    const reply = await client.exchange(server.port, updateMessage(client, key, i), 5000);
-    if (reply && rcodeOf(reply) === 0) ok++;
-    else failed++;
+    const value = `10.200.${(i >> 8) & 255}.${i & 255}`;
+    try {
+      await client.update(ZONE, [{ op: 'add', name: `u${i}.${ZONE}`, type: 'A', ttl: 300, value }]); // throws unless NOERROR
+      ok++;
+    } catch {
+      failed++;
+    }
   }
   return { rate: ok / ((performance.now() - t0) / 1000), ok, failed };
 }
@@ -504,7 +440,7 @@ async function withServers<T>(starts: Array<() => Promise<Server>>, fn: (s: Serv
   }
 }
 
-async function queryThroughput(root: string, client: UdpClient, zoneFile: string, ourData: string): Promise<string[]> {
+async function queryThroughput(root: string, zoneFile: string, ourData: string): Promise<string[]> {
   const queries = queryFile();
   const queriesFile = join(root, 'queries.txt');
   writeFileSync(queriesFile, queries.text);
@@ -517,14 +453,14 @@ async function queryThroughput(root: string, client: UdpClient, zoneFile: string
   ];
   const runs = await withServers(
     [
-      () => startOurs(client, ourData, ZONE),
-      () => startOurs(client, ourData, ZONE, { BENCH_DNS_ANSWER_CACHE: 'off' }),
-      () => startBind(client, labels[2], root, [bindZone], { threads: 1 }),
-      () => startBind(client, labels[3], root, [bindZone]),
+      () => startOurs(ourData, ZONE),
+      () => startOurs(ourData, ZONE, { BENCH_DNS_ANSWER_CACHE: 'off' }),
+      () => startBind(labels[2], root, [bindZone], { threads: 1 }),
+      () => startBind(labels[3], root, [bindZone]),
     ],
     async (servers) => {
       const [ours, , bind1] = servers as [Server, Server, Server, Server];
-      const mismatches = await compareAnswers(client, ours, bind1, queries.samples);
+      const mismatches = await compareAnswers(ours, bind1, queries.samples);
       if (mismatches.length) throw new Error(`our answers differ from BIND's:\n${mismatches.join('\n')}`);
       for (const s of servers) await dnsperf(s.port, queriesFile, 1); // warm-up: JIT, caches
       // rounds in turn, so that load from outside this benchmark falls on every server alike
@@ -569,26 +505,23 @@ async function queryThroughput(root: string, client: UdpClient, zoneFile: string
   return out;
 }
 
-async function dynamicUpdates(root: string, client: UdpClient, zoneFile: string): Promise<string[]> {
+async function dynamicUpdates(root: string, zoneFile: string): Promise<string[]> {
   const keyFile = join(root, 'bench.key');
   writeFileSync(keyFile, KEY_TEXT);
   const key = defined(parseKeyFile(KEY_TEXT)[0], 'the bench key');
   const updData = join(root, 'ours-update');
   await importZone(updData, ZONE, zoneFile);
-  const ours = await withServer(startOurs(client, updData, ZONE, { BENCH_DNS_KEYS: keyFile }), (s) =>
-    updatesPerSecond(client, s, key, SECONDS, 0),
+  const ours = await withServer(startOurs(updData, ZONE, { BENCH_DNS_KEYS: keyFile }), (s) =>
+    updatesPerSecond(s, key, SECONDS, 0),
   );
   const bindFile = join(root, 'bench-update.zone');
   writeFileSync(bindFile, readFileSync(zoneFile));
   const bind = await withServer(
-    startBind(
-      client,
-      'BIND -n 1',
-      root,
-      [{ name: ZONE, file: bindFile, options: `allow-update { key "${KEY_NAME}"; };` }],
-      { threads: 1, extra: KEY_TEXT },
-    ),
-    (s) => updatesPerSecond(client, s, key, SECONDS, 0),
+    startBind('BIND -n 1', root, [{ name: ZONE, file: bindFile, options: `allow-update { key "${KEY_NAME}"; };` }], {
+      threads: 1,
+      extra: KEY_TEXT,
+    }),
+    (s) => updatesPerSecond(s, key, SECONDS, 0),
   );
   const failures = (r: { failed: number }): string => (r.failed ? `, ${r.failed} not NOERROR` : '');
   return [
@@ -598,7 +531,7 @@ async function dynamicUpdates(root: string, client: UdpClient, zoneFile: string)
   ];
 }
 
-async function startupAndMemory(root: string, client: UdpClient): Promise<string[]> {
+async function startupAndMemory(root: string): Promise<string[]> {
   const bigFile = join(root, 'big.zone');
   writeFileSync(bigFile, bigZone());
   const tinyFile = join(root, 'tiny.zone');
@@ -611,17 +544,18 @@ async function startupAndMemory(root: string, client: UdpClient): Promise<string
     withServer(start, async (s) => {
       await new Promise((r) => setTimeout(r, 500));
       const mem = memoryOf(s.process.pid as number);
-      const reply = await client.query(s.port, `n${BIG_RECORDS / 4 - 1}.${BIG_ZONE}`, 'TXT');
-      return { ms: s.answeredAt - s.spawnedAt, ...mem, info: s.info, answered: reply !== null && rcodeOf(reply) === 0 };
+      const answered = await dnsClient(s.port)
+        .query(`n${BIG_RECORDS / 4 - 1}.${BIG_ZONE}`, 'TXT')
+        .then(
+          (reply) => reply.rcode === 0,
+          () => false,
+        );
+      return { ms: s.answeredAt - s.spawnedAt, ...mem, info: s.info, answered };
     });
-  const ourBig = await startup(startOurs(client, bigData, BIG_ZONE));
-  const ourTiny = await startup(startOurs(client, tinyData, BIG_ZONE));
-  const bindBig = await startup(
-    startBind(client, 'BIND -n 1', root, [{ name: BIG_ZONE, file: bigFile }], { threads: 1 }),
-  );
-  const bindTiny = await startup(
-    startBind(client, 'BIND -n 1', root, [{ name: BIG_ZONE, file: tinyFile }], { threads: 1 }),
-  );
+  const ourBig = await startup(startOurs(bigData, BIG_ZONE));
+  const ourTiny = await startup(startOurs(tinyData, BIG_ZONE));
+  const bindBig = await startup(startBind('BIND -n 1', root, [{ name: BIG_ZONE, file: bigFile }], { threads: 1 }));
+  const bindTiny = await startup(startBind('BIND -n 1', root, [{ name: BIG_ZONE, file: tinyFile }], { threads: 1 }));
   if (!ourBig.answered || !bindBig.answered)
     throw new Error('a server did not answer for the last name of the 100 000-record zone');
   return [
@@ -638,19 +572,17 @@ async function startupAndMemory(root: string, client: UdpClient): Promise<string
 export async function dnsBenchmark(): Promise<string[]> {
   for (const tool of ['named', 'dnsperf']) requireTool(tool);
   const root = mkdtempSync(join(tmpdir(), 'bench-dns-'));
-  const client = new UdpClient();
   const out: string[] = [];
   try {
     const zoneFile = join(root, 'bench.zone');
     writeFileSync(zoneFile, benchZone());
     const ourData = join(root, 'ours');
     await importZone(ourData, ZONE, zoneFile);
-    if (PARTS.has('qps')) out.push(...(await queryThroughput(root, client, zoneFile, ourData)));
-    if (PARTS.has('updates')) out.push(...(await dynamicUpdates(root, client, zoneFile)));
-    if (PARTS.has('startup')) out.push(...(await startupAndMemory(root, client)));
+    if (PARTS.has('qps')) out.push(...(await queryThroughput(root, zoneFile, ourData)));
+    if (PARTS.has('updates')) out.push(...(await dynamicUpdates(root, zoneFile)));
+    if (PARTS.has('startup')) out.push(...(await startupAndMemory(root)));
     return out;
   } finally {
-    client.close();
     rmSync(root, { recursive: true, force: true });
   }
 }

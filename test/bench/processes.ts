@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { createServer } from 'node:net';
+import { createServer, Socket } from 'node:net';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -10,6 +10,19 @@ export async function freePort(): Promise<number> {
       const { port } = srv.address() as { port: number };
       srv.close(() => resolve(port));
     });
+  });
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:`port` now (a server's readiness probe). */
+export function acceptsTcp(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.connect(port, '127.0.0.1');
   });
 }
 

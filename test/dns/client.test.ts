@@ -1,7 +1,7 @@
 // @needs bind
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, Socket, type Server } from 'node:net';
-import { DnsClient, DnsClientError, type ServerAddress } from '../../dns/client';
+import { DnsClient, DnsClientError, frameMessage, splitFrames, type ServerAddress } from '../../dns/client';
 import { DnsEngine } from '../../dns/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
@@ -217,15 +217,15 @@ describe('failures of the way there', () => {
       const upstream = new Socket();
       upstream.connect(engine.server?.port as number, '127.0.0.1');
       inbound.pipe(upstream);
-      let pending = Buffer.alloc(0);
+      let pending: Buffer = Buffer.alloc(0);
       upstream.on('data', (chunk: Buffer) => {
-        pending = Buffer.concat([pending, chunk]);
-        while (pending.length >= 2 && pending.length >= 2 + pending.readUInt16BE(0)) {
-          const frame = Buffer.from(pending.subarray(0, 2 + pending.readUInt16BE(0)));
-          pending = pending.subarray(frame.length);
-          // inside the MAC of the third message (the TSIG record ends the frame)
-          if (++frames === 3) frame.writeUInt8(frame.readUInt8(frame.length - 20) ^ 0xff, frame.length - 20);
-          inbound.write(frame);
+        const { messages, rest } = splitFrames(Buffer.concat([pending, chunk]));
+        pending = rest;
+        for (const message of messages) {
+          const copy = Buffer.from(message);
+          // inside the MAC of the third message (the TSIG record ends the message)
+          if (++frames === 3) copy.writeUInt8(copy.readUInt8(copy.length - 20) ^ 0xff, copy.length - 20);
+          inbound.write(frameMessage(copy));
         }
       });
       const end = () => {

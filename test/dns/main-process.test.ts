@@ -131,17 +131,14 @@ test('with the default RRset limit (100) the UPDATEs are refused (SERVFAIL, as B
   }
 }, 120_000);
 
-test('with the limit off the UPDATEs apply; dig +tcp gets TC; the process answers on, and again after a restart', async () => {
+test('with the limit off the UPDATEs apply; dig +tcp gets all 2 000 (names compressed), UDP gets TC; the process answers on, and again after a restart', async () => {
   let p = await start({ DNS_MAX_RECORDS_PER_RRSET: '0' });
   try {
     expect((await addMany(p.dns, 0, 1000)).ok).toBe(true);
     expect((await addMany(p.dns, 1000, 1000)).ok).toBe(true);
     const many = await dig(p.dns, ['+tcp', 'many.example.test', 'A']);
-    expect({ status: many.status, tc: many.flags.includes('tc'), answers: many.answer.length }).toEqual({
-      status: 'NOERROR',
-      tc: true,
-      answers: 0,
-    });
+    // (dig's YAML of an answer this large leaves the status out, for BIND's answer as for ours)
+    expect({ tc: many.flags.includes('tc'), answers: many.answer.length }).toEqual({ tc: false, answers: 2000 });
     await answersNormally(p.dns);
     expect(p.alive()).toBe(true);
   } finally {
@@ -151,8 +148,11 @@ test('with the limit off the UPDATEs apply; dig +tcp gets TC; the process answer
   p = await start();
   try {
     for (let i = 0; i < 3; i++) {
-      const many = await dig(p.dns, [i % 2 ? '+notcp' : '+tcp', '+ignore', 'many.example.test', 'A']);
-      expect({ status: many.status, tc: many.flags.includes('tc') }).toEqual({ status: 'NOERROR', tc: true });
+      const tcp = i % 2 === 0;
+      const many = await dig(p.dns, [tcp ? '+tcp' : '+notcp', '+ignore', 'many.example.test', 'A']);
+      if (tcp)
+        expect({ tc: many.flags.includes('tc'), answers: many.answer.length }).toEqual({ tc: false, answers: 2000 });
+      else expect({ status: many.status, tc: many.flags.includes('tc') }).toEqual({ status: 'NOERROR', tc: true });
     }
     await answersNormally(p.dns);
     // the full AXFR still works: 2 000 + the demo zone's records, in many messages

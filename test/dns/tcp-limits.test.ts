@@ -1,6 +1,6 @@
-import { createSocket } from 'node:dgram';
 import { connect, type Socket } from 'node:net';
 import * as packet from 'dns-packet';
+import { DnsClient, frameMessage, splitFrames, type DecodedResponse } from '../../dns/client';
 import { DnsEngine } from '../../dns/engine';
 import { Responder } from '../../dns/server/respond';
 import { startDnsServer, type DnsServer } from '../../dns/server/server';
@@ -56,8 +56,6 @@ async function serve(tcp: Partial<TcpLimits>): Promise<{ server: DnsServer; serv
 let nextId = 1;
 const query = (name: string, type: packet.RecordType = 'A'): Buffer =>
   packet.encode({ type: 'query', id: (nextId = (nextId % 65535) + 1), questions: [{ name, type, class: 'IN' }] });
-const framed = (message: Buffer): Buffer =>
-  Buffer.concat([Buffer.from([message.length >> 8, message.length & 0xff]), message]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Client {
@@ -76,13 +74,11 @@ function open(port: number): Promise<Client> {
       answers: [],
       closed: new Promise((r) => socket.once('close', () => r(Date.now()))),
     };
-    let buffer = Buffer.alloc(0);
+    let buffer: Buffer = Buffer.alloc(0);
     socket.on('data', (d: Buffer) => {
-      buffer = Buffer.concat([buffer, d]);
-      while (buffer.length >= 2 && buffer.length >= 2 + buffer.readUInt16BE(0)) {
-        client.answers.push(packet.decode(buffer.subarray(2, 2 + buffer.readUInt16BE(0))));
-        buffer = buffer.subarray(2 + buffer.readUInt16BE(0));
-      }
+      const { messages, rest } = splitFrames(Buffer.concat([buffer, d]));
+      for (const message of messages) client.answers.push(packet.decode(message));
+      buffer = rest;
     });
     socket.on('error', () => undefined); // a reset by the server shows as 'close'
     socket.once('connect', () => resolve(client));
@@ -98,32 +94,9 @@ async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> 
   }
 }
 
-/** One query over TCP on a new connection: its answer, or undefined when the connection closes without one. */
-async function tcpQuery(port: number, name: string): Promise<packet.DecodedPacket | undefined> {
-  const client = await open(port);
-  client.socket.write(framed(query(name)));
-  const closed = client.closed.then(() => undefined);
-  await Promise.race([until('a TCP answer', () => client.answers.length > 0).catch(() => undefined), closed]);
-  client.socket.destroy();
-  return client.answers[0];
-}
-
-async function udpQuery(port: number, name: string): Promise<packet.DecodedPacket | undefined> {
-  const udp = createSocket('udp4');
-  try {
-    return await new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(undefined), 3000);
-      udp.once('message', (msg) => {
-        clearTimeout(timer);
-        resolve(packet.decode(msg));
-      });
-      udp.send(query(name), port, HOST);
-    });
-  } finally {
-    udp.close();
-  }
-}
-
+/** An ordinary client of the server: one query over UDP, or (tcp) over a TCP connection of its own. */
+const dnsClient = (port: number) => new DnsClient({ server: { host: HOST, port }, timeoutMs: 3000 });
+const values = (answer: DecodedResponse) => answer.answers.map((a) => a.value);
 const addresses = (answer: packet.DecodedPacket | undefined) =>
   answer?.answers?.map((a) => (a as { data?: unknown }).data);
 
@@ -132,7 +105,7 @@ test('a client trickling one byte a second is cut once its message is not whole 
   const { server } = await serve({ idleMs: 3000, messageMs: 2000 });
   try {
     const client = await open(server.port);
-    const bytes = framed(query('www.limits.test'));
+    const bytes = frameMessage(query('www.limits.test'));
     const start = Date.now();
     let sent = 0;
     const drip = setInterval(() => {
@@ -157,7 +130,7 @@ test('several whole messages trickled one after another: each gets its own deadl
     const client = await open(server.port);
     // five queries, each sent in two halves 600 ms apart: each is whole well within 2.5 s, all of them take longer
     for (let i = 0; i < 5; i++) {
-      const bytes = framed(query('www.limits.test'));
+      const bytes = frameMessage(query('www.limits.test'));
       client.socket.write(bytes.subarray(0, 10));
       await sleep(600);
       client.socket.write(bytes.subarray(10));
@@ -184,13 +157,13 @@ test('with the cap full of idle connections: one more is closed at once, UDP ans
     // the held connections work, UDP works
     const [held] = idle;
     if (!held) throw new Error('no connection held');
-    held.socket.write(framed(query('www.limits.test')));
+    held.socket.write(frameMessage(query('www.limits.test')));
     await until('an answer on a held connection', () => held.answers.length === 1);
-    expect(addresses(await udpQuery(server.port, 'www.limits.test'))).toEqual(['192.0.2.2']);
+    expect(values(await dnsClient(server.port).query('www.limits.test', 'A'))).toEqual(['192.0.2.2']);
     // the idle ones expire (idle 4 s), then a new connection is served
     await Promise.all(idle.map((c) => Promise.race([c.closed, sleep(15_000)])));
     expect(idle.every((c) => c.socket.destroyed)).toBe(true);
-    expect(addresses(await tcpQuery(server.port, 'www.limits.test'))).toEqual(['192.0.2.2']);
+    expect(values(await dnsClient(server.port).query('www.limits.test', 'A', { tcp: true }))).toEqual(['192.0.2.2']);
   } finally {
     await server.close();
   }
@@ -203,7 +176,7 @@ test('pipelined queries whose answers are not read: the server stops reading, th
   try {
     const client = await open(server.port);
     client.socket.pause(); // not reading
-    const bytes = Buffer.concat(Array.from({ length: COUNT }, () => framed(query('big.limits.test', 'TXT'))));
+    const bytes = Buffer.concat(Array.from({ length: COUNT }, () => frameMessage(query('big.limits.test', 'TXT'))));
     client.socket.write(bytes);
     // it settles: the server answered some, then stopped reading
     let last = -1;
@@ -228,8 +201,10 @@ test('a client that stops reading its answers is cut once they stop going out (i
   try {
     const client = await open(server.port);
     client.socket.pause();
-    client.socket.write(Buffer.concat(Array.from({ length: 20_000 }, () => framed(query('big.limits.test', 'TXT')))));
-    expect(addresses(await udpQuery(server.port, 'www.limits.test'))).toEqual(['192.0.2.2']);
+    client.socket.write(
+      Buffer.concat(Array.from({ length: 20_000 }, () => frameMessage(query('big.limits.test', 'TXT')))),
+    );
+    expect(values(await dnsClient(server.port).query('www.limits.test', 'A'))).toEqual(['192.0.2.2']);
     // a paused client does not see the close until it reads: it reads after the deadline, gets what was sent, and the end
     await sleep(4000);
     client.socket.resume();
@@ -245,9 +220,79 @@ test('a client that sends its queries and shuts its side of the connection still
   const { server } = await serve({});
   try {
     const client = await open(server.port);
-    client.socket.end(Buffer.concat([framed(query('www.limits.test')), framed(query('ns1.limits.test'))]));
+    client.socket.end(Buffer.concat([frameMessage(query('www.limits.test')), frameMessage(query('ns1.limits.test'))]));
     await client.closed;
     expect(client.answers.map(addresses)).toEqual([['192.0.2.2'], ['192.0.2.1']]);
+  } finally {
+    await server.close();
+  }
+});
+
+test('pipelined queries of every kind written at once (RFC 7766 §6.2.1.1): each gets its answer, matched by ID', async () => {
+  const { server, errors } = await serve({});
+  try {
+    const client = await open(server.port);
+    const id = (n: number) => 0x7000 + n;
+    const queries: Array<[number, Buffer]> = [
+      // answered at once (plain-query path)
+      [id(1), packet.encode({ type: 'query', id: id(1), questions: [{ name: 'www.limits.test', type: 'A' }] })],
+      [id(2), packet.encode({ type: 'query', id: id(2), questions: [{ name: 'big.limits.test', type: 'TXT' }] })],
+      [id(3), packet.encode({ type: 'query', id: id(3), questions: [{ name: 'nope.limits.test', type: 'A' }] })],
+      // the general path: two questions (FORMERR), class CH (REFUSED), an EDNS option it interprets (ECS)
+      [
+        id(4),
+        packet.encode({
+          type: 'query',
+          id: id(4),
+          questions: [
+            { name: 'www.limits.test', type: 'A' },
+            { name: 'ns1.limits.test', type: 'A' },
+          ],
+        }),
+      ],
+      [
+        id(5),
+        packet.encode({ type: 'query', id: id(5), questions: [{ name: 'www.limits.test', type: 'A', class: 'CH' }] }),
+      ],
+      [
+        id(6),
+        packet.encode({
+          type: 'query',
+          id: id(6),
+          questions: [{ name: 'ns1.limits.test', type: 'A' }],
+          additionals: [
+            {
+              name: '.',
+              type: 'OPT',
+              udpPayloadSize: 1232,
+              extendedRcode: 0,
+              ednsVersion: 0,
+              flags: 0,
+              flag_do: false,
+              options: [{ code: 8, family: 1, sourcePrefixLength: 24, scopePrefixLength: 0, ip: '192.0.2.0' }],
+            },
+          ],
+        }),
+      ],
+      // a zone transfer (no handler here: REFUSED) and the same plain query again (the answer cache)
+      [id(7), packet.encode({ type: 'query', id: id(7), questions: [{ name: 'limits.test', type: 'AXFR' }] })],
+      [id(8), packet.encode({ type: 'query', id: id(8), questions: [{ name: 'www.limits.test', type: 'A' }] })],
+    ];
+    client.socket.write(Buffer.concat(queries.map(([, q]) => frameMessage(q))));
+    await until('every answer', () => client.answers.length === queries.length);
+    const byId = new Map(client.answers.map((a) => [a.id, a]));
+    expect([...byId.keys()].sort()).toEqual(queries.map(([n]) => n).sort());
+    const rcodeOf = (n: number) => (byId.get(n) as { rcode?: string } | undefined)?.rcode;
+    expect(addresses(byId.get(id(1)))).toEqual(['192.0.2.2']);
+    expect(byId.get(id(2))?.answers?.[0]?.type).toBe('TXT');
+    expect(rcodeOf(id(3))).toBe('NXDOMAIN');
+    expect(rcodeOf(id(4))).toBe('FORMERR');
+    expect(rcodeOf(id(5))).toBe('REFUSED');
+    expect(addresses(byId.get(id(6)))).toEqual(['192.0.2.1']);
+    expect(rcodeOf(id(7))).toBe('REFUSED');
+    expect(addresses(byId.get(id(8)))).toEqual(['192.0.2.2']);
+    expect(errors).toEqual([]);
+    client.socket.destroy();
   } finally {
     await server.close();
   }

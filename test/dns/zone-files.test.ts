@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openSqliteStore } from '../../dns/store';
+import { dateSerial } from '../../dns/store/serial-policy';
 import { exportZoneFile, importZoneFile } from '../../dns/zone-files';
 import { requireTool } from '../helpers/dns-peers';
 
@@ -62,4 +63,93 @@ test('a zone file without an SOA is refused', async () => {
   );
   expect(await store.listZones()).toEqual([]);
   await store.close();
+});
+
+/** BIND's canonical dump of a master file (named-checkzone -D): records as lines, names lower-cased, sorted. */
+async function namedDump(zone: string, text: string): Promise<string[]> {
+  const file = join(mkdtempSync(join(tmpdir(), 'named-dump-')), 'zone.db');
+  writeFileSync(file, text);
+  return (await run('named-checkzone', ['-q', '-D', '-o', '-', zone, file])).stdout
+    .split('\n')
+    .filter((l) => l && !/\sSOA\s/.test(l))
+    .map((l) => l.replace(/\s+/g, ' ').trim())
+    .map((l) => {
+      const [name, ttl, klass, type, ...value] = l.split(' ');
+      const v = value.join(' ');
+      return `${name?.toLowerCase()} ${ttl} ${klass} ${type} ${/^(CNAME|NS|MX|PTR|SRV|DNAME)$/.test(type ?? '') ? v.toLowerCase() : v}`;
+    })
+    .sort();
+}
+
+/** Our store's records in the same form. */
+async function storeDump(store: Awaited<ReturnType<typeof openSqliteStore>>, zone: string): Promise<string[]> {
+  return (await store.listRecords(zone)).map((r) => `${r.name.toLowerCase()}. ${r.ttl} IN ${r.type} ${r.value}`).sort();
+}
+
+const QUIRKS = `$ORIGIN quirks.test.
+$TTL 300
+@ IN SOA ns1.quirks.test. hostmaster.quirks.test. ( 2020010105 3600 600 86400 60 )
+@ IN NS ns1.quirks.test.
+ns1 IN A 192.0.2.1
+; the same record twice, and again in other letter case: one record (RFC 2181 §5)
+www IN A 192.0.2.4
+www IN A 192.0.2.4
+WWW IN A 192.0.2.4
+alias IN CNAME WWW
+alias IN CNAME www.quirks.test.
+; escapes of plain characters: the characters themselves
+\\065bc IN A 192.0.2.3
+x\\-y IN A 192.0.2.6
+cn IN CNAME \\087ww
+txt IN TXT "say \\"hi\\" \\065\\066" \\067
+mx IN MX 10 \\109ail.quirks.test.
+`;
+
+test('what BIND loads, we load the same way: duplicates dropped, case-only duplicates one, plain escapes read', async () => {
+  requireTool('named-checkzone');
+  const store = await openSqliteStore({ file: ':memory:' });
+  try {
+    const zone = await importZoneFile(store, 'quirks.test', QUIRKS);
+    expect(zone.serial).toBe(2020010105);
+    const mine = await storeDump(store, 'quirks.test');
+    expect(mine).toEqual(await namedDump('quirks.test', QUIRKS));
+    expect(mine.filter((l) => l.startsWith('www.'))).toHaveLength(1);
+    expect(mine).toContain('abc.quirks.test. 300 IN A 192.0.2.3');
+  } finally {
+    await store.close();
+  }
+});
+
+test('an imported zone keeps its serial; the next change raises it to max(serial + 1, YYYYMMDD00)', async () => {
+  for (const [serial, expected] of [
+    [2020010105, (now: Date) => dateSerial(now)],
+    [4000000000, () => 4000000001],
+  ] as const) {
+    const store = await openSqliteStore({ file: ':memory:' });
+    try {
+      const text = QUIRKS.replace('2020010105', String(serial));
+      expect((await importZoneFile(store, 'quirks.test', text)).serial).toBe(serial);
+      const out = await store.change('quirks.test', [
+        { op: 'add', record: { name: 'new.quirks.test', type: 'A', ttl: 300, value: '192.0.2.50' } },
+      ]);
+      expect(out.zone.serial).toBe(expected(new Date()));
+    } finally {
+      await store.close();
+    }
+  }
+});
+
+test('a master file BIND loads but we cannot (an escaped dot in a name): an error naming the line and the problem', async () => {
+  requireTool('named-checkzone');
+  const text = `${QUIRKS}a\\.b IN A 192.0.2.7\n`;
+  expect((await namedDump('quirks.test', text)).some((l) => l.startsWith('a\\.b.'))).toBe(true);
+  const store = await openSqliteStore({ file: ':memory:' });
+  try {
+    await expect(importZoneFile(store, 'quirks.test', text)).rejects.toThrow(
+      /^line 18: .*a\\\\\.b.*escaped characters/,
+    );
+    expect(await store.listZones()).toEqual([]);
+  } finally {
+    await store.close();
+  }
 });

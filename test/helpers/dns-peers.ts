@@ -82,8 +82,17 @@ export interface NamedZone {
   options?: string;
 }
 
-/** Starts BIND 9 named in the foreground on 127.0.0.1 with the given zones and waits until it answers. */
-export async function startNamed(zones: NamedZone[], extra = ''): Promise<Named> {
+/**
+ * Starts BIND 9 named in the foreground on 127.0.0.1 with the given zones and waits until it answers. `options`:
+ * statements for its options block; by default `minimal-responses no-auth`, which answers as our server does (no
+ * NS RRset in the authority section of positive answers, the addresses of in-zone NS, MX and SRV targets in the
+ * additional section).
+ */
+export async function startNamed(
+  zones: NamedZone[],
+  extra = '',
+  options = 'minimal-responses no-auth;',
+): Promise<Named> {
   requireTool('named');
   const dir = mkdtempSync(join(tmpdir(), 'named-'));
   const port = await freePort();
@@ -101,7 +110,7 @@ options {
   listen-on-v6 { none; };
   pid-file "${join(dir, 'named.pid')}";
   recursion no;
-  minimal-responses yes;
+  ${options}
   dnssec-validation no;
   notify no;
 };

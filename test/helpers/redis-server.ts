@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Socket } from 'node:net';
-import { freePort } from '../bench/processes';
+import { acceptsTcp as accepts, freePort } from '../bench/processes';
 
 /**
  * A redis-server of a test's own on a free 127.0.0.1 port, without persistence, that the test can kill (SIGKILL, no
@@ -17,18 +16,6 @@ export interface TestRedis {
   /** SIGSTOP / SIGCONT: a server that keeps its connections but answers nothing. */
   pause(): void;
   resume(): void;
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.connect(port, '127.0.0.1');
-  });
 }
 
 export async function startTestRedis(): Promise<TestRedis> {

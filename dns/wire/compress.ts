@@ -1,0 +1,175 @@
+/**
+ * Name compression (RFC 1035 §4.1.4) of a whole message written with every name in full, as dns-packet writes it.
+ * Every encoder of the server writes its messages uncompressed and passes them through here last, so that two
+ * encoders giving the same uncompressed bytes still give the same compressed bytes.
+ *
+ * Compressed: question names, owner names, and the names inside the RDATA of the types RFC 3597 §4 lets a server
+ * compress (the RFC 1035 types: NS, MD, MF, CNAME, SOA, MB, MG, MR, PTR, MINFO, MX) — what BIND 9 compresses too.
+ * Names in the RDATA of any other type (SRV, NAPTR, DNAME, RRSIG, …) are written in full; those of SRV, DNAME, AFSDB,
+ * RT and KX are pointed to by later names, as BIND 9.18 does (a DNAME's target then shortens the CNAME it
+ * synthesises). A pointer only ever goes to a name written earlier in the message, at an offset below 0x4000; a suffix matches byte for byte (case
+ * included), so every name decodes with the very case it was written with.
+ *
+ * A message this cannot walk (already compressed, a record running past the end, trailing bytes) comes back as it
+ * was; a record of a compressible type whose RDATA is not the names and fields of its type is copied as it was.
+ */
+
+/** RDATA layout per compressible type: a name, or a run of fixed bytes. */
+type Field = 'name' | number;
+const COMPRESSIBLE = new Map<number, readonly Field[]>([
+  [2, ['name']], // NS
+  [3, ['name']], // MD
+  [4, ['name']], // MF
+  [5, ['name']], // CNAME
+  [6, ['name', 'name', 20]], // SOA: MNAME, RNAME, five 32-bit fields
+  [7, ['name']], // MB
+  [8, ['name']], // MG
+  [9, ['name']], // MR
+  [12, ['name']], // PTR
+  [14, ['name', 'name']], // MINFO
+  [15, [2, 'name']], // MX
+]);
+
+/** RDATA layout of types whose names are written in full, but may be pointed to. */
+const POINTED_TO = new Map<number, readonly Field[]>([
+  [18, [2, 'name']], // AFSDB
+  [21, [2, 'name']], // RT
+  [33, [6, 'name']], // SRV
+  [36, [2, 'name']], // KX
+  [39, ['name']], // DNAME
+]);
+
+/** Highest offset a compression pointer can hold. */
+const MAX_POINTER = 0x3fff;
+
+/** Offset just past the uncompressed name at `offset` of `buf` (ending at or before `limit`), or -1 if not one. */
+function nameEnd(buf: Buffer, offset: number, limit: number): number {
+  let o = offset;
+  for (;;) {
+    if (o >= limit) return -1;
+    const len = buf[o] ?? 0;
+    if (len === 0) return o + 1 - offset > 255 ? -1 : o + 1;
+    if (len > 63) return -1; // a pointer or an extended label type: not a message written in full
+    o += len + 1;
+  }
+}
+
+/** Writes names into one message, each as the longest suffix already written, as a pointer. */
+class NameWriter {
+  /** Wire bytes of a name (latin1 key, case kept) → offset where it was written in full. */
+  private readonly seen = new Map<string, number>();
+
+  constructor(
+    private readonly src: Buffer,
+    private readonly out: Buffer,
+  ) {}
+
+  /** Remembers the name `src[start, end)`, written in full at `at` of the output, for later names to point to. */
+  remember(start: number, end: number, at: number): void {
+    for (let o = start, w = at; (this.src[o] ?? 0) !== 0 && w <= MAX_POINTER;) {
+      const key = this.src.toString('latin1', o, end);
+      if (!this.seen.has(key)) this.seen.set(key, w);
+      const len = (this.src[o] ?? 0) + 1;
+      o += len;
+      w += len;
+    }
+  }
+
+  /** Writes the name `src[start, end)` at `at` of the output; returns the offset after it. */
+  write(start: number, end: number, at: number): number {
+    const { src, out, seen } = this;
+    let o = start;
+    let w = at;
+    const written: Array<[string, number]> = [];
+    while ((src[o] ?? 0) !== 0) {
+      const key = src.toString('latin1', o, end);
+      const target = seen.get(key);
+      if (target !== undefined) {
+        out.writeUInt16BE(0xc000 | target, w);
+        w += 2;
+        for (const [k, offset] of written) seen.set(k, offset);
+        return w;
+      }
+      if (w <= MAX_POINTER) written.push([key, w]);
+      const len = (src[o] ?? 0) + 1;
+      src.copy(out, w, o, o + len);
+      w += len;
+      o += len;
+    }
+    out[w++] = 0;
+    for (const [k, offset] of written) seen.set(k, offset);
+    return w;
+  }
+}
+
+/** `message` with its names compressed (see above); `message` itself when nothing could be compressed. */
+export function compressMessage(message: Buffer): Buffer {
+  const len = message.length;
+  if (len < 12) return message;
+  const out = Buffer.allocUnsafe(len);
+  message.copy(out, 0, 0, 12);
+  const names = new NameWriter(message, out);
+  let i = 12;
+  let w = 12;
+  const qdcount = message.readUInt16BE(4);
+  for (let q = 0; q < qdcount; q++) {
+    const end = nameEnd(message, i, len);
+    if (end < 0 || end + 4 > len) return message;
+    w = names.write(i, end, w);
+    message.copy(out, w, end, end + 4);
+    w += 4;
+    i = end + 4;
+  }
+  const records = message.readUInt16BE(6) + message.readUInt16BE(8) + message.readUInt16BE(10);
+  for (let r = 0; r < records; r++) {
+    const end = nameEnd(message, i, len);
+    if (end < 0 || end + 10 > len) return message;
+    w = names.write(i, end, w);
+    const type = message.readUInt16BE(end);
+    const rdStart = end + 10;
+    const rdEnd = rdStart + message.readUInt16BE(end + 8);
+    if (rdEnd > len) return message;
+    message.copy(out, w, end, rdStart); // TYPE, CLASS, TTL, RDLENGTH (rewritten below when RDATA shrinks)
+    const lengthAt = w + 8;
+    w += 10;
+    const layout = COMPRESSIBLE.get(type);
+    if (layout !== undefined && fits(message, rdStart, rdEnd, layout)) {
+      const rdOut = w;
+      let p = rdStart;
+      for (const field of layout) {
+        if (field === 'name') {
+          const e = nameEnd(message, p, rdEnd);
+          w = names.write(p, e, w);
+          p = e;
+        } else {
+          message.copy(out, w, p, p + field);
+          w += field;
+          p += field;
+        }
+      }
+      out.writeUInt16BE(w - rdOut, lengthAt);
+    } else {
+      message.copy(out, w, rdStart, rdEnd);
+      const inFull = POINTED_TO.get(type);
+      if (inFull !== undefined && fits(message, rdStart, rdEnd, inFull)) {
+        const skip = inFull[0] === 'name' ? 0 : (inFull[0] ?? 0);
+        names.remember(rdStart + skip, rdEnd, w + skip);
+      }
+      w += rdEnd - rdStart;
+    }
+    i = rdEnd;
+  }
+  if (i !== len) return message;
+  // a copy of its own size: the answer cache keeps answers, and counts their bytes by length
+  return w === len ? message : Buffer.from(out.subarray(0, w));
+}
+
+/** Whether `buf[start, end)` is exactly the fields of `layout`, names uncompressed. */
+function fits(buf: Buffer, start: number, end: number, layout: readonly Field[]): boolean {
+  let p = start;
+  for (const field of layout) {
+    p = field === 'name' ? nameEnd(buf, p, end) : p + field;
+    if (p < 0 || p > end) return false;
+  }
+  return p === end;
+}
