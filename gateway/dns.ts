@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DnsEngine } from '../dns/engine';
 import { wireName } from '../dns/names';
 import type { NotifyTarget } from '../dns/server/notify';
 import { openZoneStore } from '../dns/store';
 import { StoreError, type ZoneStore } from '../dns/store/types';
-import { parseKeySpec, readKeyFile } from '../dns/tsig/keyfile';
+import { parseKeySpec, readKeyFile, type TsigKey } from '../dns/tsig/keyfile';
 import { importZoneFile } from '../dns/zone-files';
 import type { SubgraphHealth } from '../subgraphs/subgraph';
 import { ConfigError } from './config/load';
@@ -15,12 +17,14 @@ import type { Logger } from './logger';
 export interface DnsPart {
   store: ZoneStore;
   engine: DnsEngine;
+  /** The DNS tool's key for this server (generated into DATA_DIR on first start); absent when DNS is off. */
+  toolKey?: TsigKey;
   health(): Promise<SubgraphHealth>;
   close(): Promise<void>;
 }
 
 /** A small zone so that a first start has something to query (`dig @127.0.0.1 -p 5353 www.example.test`). */
-const DEMO_ZONE = `$ORIGIN example.test.
+export const DEMO_ZONE = `$ORIGIN example.test.
 $TTL 3600
 @     IN SOA ns1.example.test. hostmaster.example.test. ( 1 10800 3600 604800 300 )
       IN NS  ns1.example.test.
@@ -63,6 +67,31 @@ async function loadZoneFile(store: ZoneStore, name: string, file: string): Promi
   }
 }
 
+/** The name of the key the DNS tool signs its changes to the embedded server with. */
+export const TOOL_KEY_NAME = 'dns-tool';
+
+/**
+ * The DNS tool's key for the embedded server: read from DATA_DIR/dns-tool.key, or generated there on first start
+ * (HMAC-SHA256, 256 random bits, mode 0600). The file is in BIND's format, so `nsupdate -k` can use it too.
+ */
+export function ensureToolKey(dataDir: string, log: Logger): TsigKey {
+  const file = join(dataDir, `${TOOL_KEY_NAME}.key`);
+  if (existsSync(file)) {
+    const key = readKeyFile(file).find((k) => k.name === TOOL_KEY_NAME);
+    if (!key) throw new Error(`${file}: no key "${TOOL_KEY_NAME}" in it (delete the file to generate a new one)`);
+    return key;
+  }
+  const secret = randomBytes(32);
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(
+    file,
+    `key "${TOOL_KEY_NAME}" {\n\talgorithm hmac-sha256;\n\tsecret "${secret.toString('base64')}";\n};\n`,
+    { mode: 0o600, flag: 'wx' },
+  );
+  log.info({ file }, 'first start: TSIG key for the DNS tool generated');
+  return { name: TOOL_KEY_NAME, algorithm: 'hmac-sha256', secret };
+}
+
 /** Opens the zone store, loads `--zone` files and the demo zone on first start, and starts the DNS engine. */
 export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
   const dnsLog = log.child({ part: 'dns' });
@@ -91,6 +120,12 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
       dnsLog.info({ zone: zone.name, records: zone.recordsCount }, 'first start: demo zone example.test created');
     }
     const keys = config.tsigKeyFile ? readKeyFile(config.tsigKeyFile) : [];
+    // The DNS tool manages this server over the wire, like any other: with a key of its own (unless one is named so).
+    const toolKey =
+      config.dnsPort === 0
+        ? undefined
+        : (keys.find((k) => k.name === TOOL_KEY_NAME) ?? ensureToolKey(config.dataDir, dnsLog));
+    if (toolKey && !keys.includes(toolKey)) keys.push(toolKey);
     const engine = await DnsEngine.start({
       store,
       host: config.dnsHost,
@@ -108,11 +143,10 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
         maxBufferedBytes: config.dnsTcpMaxBufferedBytes,
       },
     });
-    if (keys.length === 0 && config.dnsPort !== 0)
-      dnsLog.info({}, 'no TSIG keys configured (--tsig-keyfile): dynamic updates are refused');
     return {
       store,
       engine,
+      ...(toolKey ? { toolKey } : {}),
       async health() {
         const zones = await store.listZones();
         return {

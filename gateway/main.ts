@@ -119,7 +119,7 @@ async function main(): Promise<void> {
   if (apiAddress) log.info({ address: apiAddress }, `DNS API also on ${apiAddress}/api/v1`);
   log.info(
     { address, marketProvider: config.marketProvider },
-    `gateway listening: GraphQL ${address}/graphql, market REST ${address}/v1/…, DNS API ${address}/api/v1/…`,
+    `gateway listening: GraphQL ${address}/graphql, market REST ${address}/v1/…, DNS API ${address}/api/v1/…, DNS tool ${address}/api.php`,
   );
   if (system.dns?.engine.server) {
     const { host, port } = system.dns.engine.server;

@@ -1,4 +1,4 @@
-import type { SubgraphDescriptor, Engines } from '../subgraphs/descriptor';
+import type { SubgraphDescriptor, Engines, GraphAccess } from '../subgraphs/descriptor';
 import type { Subgraph } from '../subgraphs/subgraph';
 import type { Config } from './config/schema';
 import type { DnsPart } from './dns';
@@ -26,9 +26,16 @@ export async function buildSubgraph(
   log: Logger,
   engines: Engines,
   overrides: SystemOverrides = {},
+  graph?: GraphAccess,
 ): Promise<Subgraph> {
   for (const need of descriptor.needs) {
     if (!engines[need]) throw new Error(`subgraph ${descriptor.name} needs the ${need} engine, which is not running`);
   }
-  return descriptor.create({ config, log: log.child({ subgraph: descriptor.name }), engines, overrides });
+  return descriptor.create({
+    config,
+    log: log.child({ subgraph: descriptor.name }),
+    engines,
+    overrides,
+    ...(graph ? { graph } : {}),
+  });
 }

@@ -3,18 +3,19 @@ import type { FastifyInstance } from 'fastify';
 import type { Subgraph } from '../subgraphs/subgraph';
 import type { Config } from './config/schema';
 import { startDns, type DnsPart } from './dns';
-import { formatError, Graph } from './graph';
+import { formatError, Graph, prepareOperation } from './graph';
 import { GatewayMetrics } from './metrics';
 import { probeRemoteSubgraph } from './federation/remote-health';
 import { buildSubgraph, type SystemOverrides } from './subgraphs';
 import { SUBGRAPH_DESCRIPTORS } from '../subgraphs';
-import type { Engines } from '../subgraphs/descriptor';
+import type { Engines, GraphAccess } from '../subgraphs/descriptor';
 
 export type { SystemOverrides };
 import { createLogger, type Logger } from './logger';
 import { SUPERGRAPH_FILE } from './paths';
 import { buildApiServer, buildServer, type LiveOptions } from './server';
 import { dnsApiRestInterface } from './rest/dns-api';
+import { dnsToolRestInterface } from './rest/dns-tool';
 import { ConnectionLimiter } from './subscriptions/connection-limits';
 import { FederatedSubscriptions } from './subscriptions/federated-subscriptions';
 import { InProcessSubscriptions } from './subscriptions/in-process-stream';
@@ -43,12 +44,13 @@ async function createLocalSubgraphs(
   log: Logger,
   engines: Engines,
   overrides: SystemOverrides,
+  graph: GraphAccess,
 ): Promise<Map<string, Subgraph>> {
   const subgraphs = new Map<string, Subgraph>();
   try {
     for (const descriptor of SUBGRAPH_DESCRIPTORS) {
       if (!config.subgraphUrls[descriptor.name])
-        subgraphs.set(descriptor.name, await buildSubgraph(descriptor, config, log, engines, overrides));
+        subgraphs.set(descriptor.name, await buildSubgraph(descriptor, config, log, engines, overrides, graph));
     }
   } catch (err) {
     for (const s of subgraphs.values()) await s.close();
@@ -69,10 +71,22 @@ export async function createSystem(
   const general = config.supergraphFile !== undefined;
   // Engines first: the subgraphs are built on them.
   const dns = general ? undefined : (overrides.dns ?? (await startDns(config, log)));
-  const engines: Engines = dns ? { dns: { store: dns.store, engine: dns.engine } } : {};
+  const engines: Engines = dns ? { dns: { store: dns.store, engine: dns.engine, toolKey: dns.toolKey } } : {};
+  // Subgraphs are built before the graph over them: their internal queries wait for it (they are made on requests).
+  const started: { graph?: Graph } = {};
+  const internal: GraphAccess = {
+    async query(name, source, variables = {}) {
+      if (!started.graph) throw new Error(`internal operation ${name} before the gateway started`);
+      const { result } = await started.graph.run(prepareOperation(name, source), variables, `internal-${name}`);
+      if (result.errors?.length) throw new Error(`internal operation ${name}: ${result.errors[0]?.message ?? ''}`);
+      return result.data ?? {};
+    },
+  };
   let subgraphs: Map<string, Subgraph>;
   try {
-    subgraphs = general ? new Map<string, Subgraph>() : await createLocalSubgraphs(config, log, engines, overrides);
+    subgraphs = general
+      ? new Map<string, Subgraph>()
+      : await createLocalSubgraphs(config, log, engines, overrides, internal);
   } catch (err) {
     await dns?.close();
     throw err;
@@ -97,6 +111,7 @@ export async function createSystem(
     log,
   });
   await graph.start();
+  started.graph = graph;
   const subscriptions = new FederatedSubscriptions({
     planner,
     dataSources: graph.dataSources,
@@ -152,7 +167,9 @@ export async function createSystem(
     subgraphs,
     remoteSubgraphs: remoteHealth,
     rest: !general,
-    restInterfaces: general ? [] : [dnsApiRestInterface(graph)],
+    restInterfaces: general
+      ? []
+      : [dnsApiRestInterface(graph), dnsToolRestInterface(graph, { apiEnabled: config.dnsTool.apiEnabled })],
     maxVariablesDepth: config.maxVariablesDepth,
     parts: dns ? { dns: () => dns.health() } : {},
     live,

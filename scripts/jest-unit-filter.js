@@ -1,6 +1,6 @@
 // A jest --filter module for `npm run test:unit` (the module tests next to the code): leaves out test files whose first
-// lines say `// @needs …` (a real peer or service — bind, postgres, redis, chromium, php — or the built program), so the
-// inner loop runs in seconds with nothing installed beyond npm. test/needs-markers.test.ts keeps the markers true.
+// lines say `// @needs …` (a real peer or service — bind, postgres, redis, chromium, php, ldap — or the built program),
+// so the inner loop runs in seconds with nothing installed beyond npm. test/needs-markers.test.ts keeps them true.
 const { readFileSync } = require('node:fs');
 
 /** The `@needs` words of a test file (from its first 5 lines), or [] when it needs nothing. */

@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import type { ZoneStore } from '../dns/store/types';
 import type { DnsEngine } from '../dns/engine';
+import type { TsigKey } from '../dns/tsig/keyfile';
 // The descriptor is where the product's one configuration meets a subgraph: it reads the settings it needs.
 import type { Config } from '../gateway/config/schema';
 import type { Subgraph } from './subgraph';
@@ -16,7 +17,12 @@ export interface SubgraphDefinition {
 /** Engines started before any subgraph; a subgraph gets those it declares in `needs`. */
 export interface Engines {
   /** The zone store and the DNS engine answering from it (absent when not started). */
-  dns?: { store: ZoneStore; engine: DnsEngine };
+  dns?: {
+    store: ZoneStore;
+    engine: DnsEngine;
+    /** The key the DNS tool signs its updates and transfers to the embedded server with (the server knows it). */
+    toolKey?: TsigKey;
+  };
 }
 
 /** What building a subgraph may use. */
@@ -27,6 +33,16 @@ export interface SubgraphDeps {
   engines: Engines;
   /** Parts a test or an embedding program supplies instead of building them (each descriptor reads its own keys). */
   overrides: Readonly<Record<string, unknown>>;
+  /**
+   * The gateway's graph, for what other subgraphs publish (the DNS API's public keys), never their internals: set in
+   * the all-in-one process, absent when a subgraph runs alone. Usable once the gateway has started.
+   */
+  graph?: GraphAccess;
+}
+
+/** Runs one internal read-only operation through the gateway's graph, without any caller's credentials. */
+export interface GraphAccess {
+  query(name: string, source: string, variables?: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
 export interface SubgraphLogger {

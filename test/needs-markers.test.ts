@@ -15,6 +15,7 @@ const SIGNS: Array<[need: string, sign: RegExp]> = [
   ['redis', /helpers\/redis-server|@redis\/client|redis:\/\/127/],
   ['chromium', /playwright/],
   ['php', /execFileSync\('php'/],
+  ['ldap', /helpers\/slapd/],
   ['build', /PROJECT_ROOT, 'dist'/],
 ];
 

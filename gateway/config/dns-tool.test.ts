@@ -37,6 +37,8 @@ test('the issue example is read as written; defaults fill the rest', () => {
       },
     },
     trustDnsApi: true,
+    dnsApiRoles: { admin: ['root'] },
+    dnsTimeoutMs: 5000,
     sessionIdleS: 3600,
   });
 });
@@ -62,6 +64,9 @@ test.each([
   ],
   ['zones: { "x.test": { readonly: true } }', /dnsTool\.zones\.x\.test: unknown key\(s\) readonly/],
   ['sessionIdleS: 5', /dnsTool\.sessionIdleS/],
+  ['dnsTimeoutMs: 10', /dnsTool\.dnsTimeoutMs/],
+  ['dnsApiJwksUrl: not a url', /dnsTool\.dnsApiJwksUrl/],
+  ['dnsApiRoles: { admin: [nosuchrole] }', /dnsTool\.dnsApiRoles\.admin: role "nosuchrole" is not defined/],
   ['tokenz: []', /dnsTool: unknown key\(s\) tokenz/],
 ])('dnsTool { %s } is refused naming the key', (body, message) => {
   const file = configFile(`dnsTool:\n  ${body}\n`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseServerAddress } from '../../dns/client/server-address';
+import { LdapSchema } from './dns-tool-ldap';
 
 /**
  * The DNS tool's settings: the `dnsTool` section of the configuration file (reference/dns-tool.md). Keys as the
@@ -46,8 +47,18 @@ export const DnsToolSchema = z
     zones: z.record(z.string().min(1).max(255), ToolZone).optional(),
     /** File login: a users file (`user:scrypt-hash[:disabled][:role,role]` lines). */
     usersFile: z.string().min(1).optional(),
+    /** Directory (LDAP) login: the user binds with their own password, optionally only members of a group. */
+    ldap: LdapSchema.optional(),
     /** Accept the DNS API's JWTs (the all-in-one default: one login for both DNS domains). */
     trustDnsApi: z.boolean().default(true),
+    /** DNS API role → the tool's roles, for DNS API users the usersRoles map does not list. */
+    dnsApiRoles: z.record(z.string().min(1).max(100), z.array(roleName).max(100)).default({ admin: ['root'] }),
+    /** Where the DNS API publishes its public keys, when the tool runs apart from the gateway (else: the graph). */
+    dnsApiJwksUrl: z.string().url().optional(),
+    /** A file the audit lines are appended to (they are always logged). */
+    auditFile: z.string().min(1).optional(),
+    /** How long one DNS exchange (query, UPDATE, transfer) may take, in milliseconds. */
+    dnsTimeoutMs: z.number().int().min(100).max(120_000).default(5000),
     /** Idle seconds after which a session ends. */
     sessionIdleS: z
       .number()
@@ -57,12 +68,17 @@ export const DnsToolSchema = z
       .default(3600),
   })
   .superRefine((tool, ctx) => {
-    for (const [user, roles] of Object.entries(tool.usersRoles))
+    // Every role named anywhere must be defined (or be the built-in root): a typo must not silently grant nothing.
+    const lists: Array<[string[], readonly string[]]> = [
+      ...Object.entries(tool.usersRoles).map(([user, roles]): [string[], string[]] => [['usersRoles', user], roles]),
+      ...Object.entries(tool.dnsApiRoles).map(([role, roles]): [string[], string[]] => [['dnsApiRoles', role], roles]),
+    ];
+    for (const [path, roles] of lists)
       for (const role of roles)
         if (role !== 'root' && !(role in tool.roles))
           ctx.addIssue({
             code: 'custom',
-            path: ['usersRoles', user],
+            path,
             message: `role ${JSON.stringify(role)} is not defined in dnsTool.roles (nor the built-in root)`,
           });
     if (tool.defaultRole !== null && tool.defaultRole !== 'root' && !(tool.defaultRole in tool.roles))

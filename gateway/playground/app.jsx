@@ -42,7 +42,20 @@ function isSubscription(query, operationName) {
 
 // Subscriptions go over graphql-sse (one stream per subscription, with the headers editor's headers); GraphiQL
 // shows each event as it arrives and stops the stream (the iterator's return) when the user stops it.
-function fetcher(params, options) {
+// GraphiQL 5 may send the operation name of the tab shown a moment before (right after a tab switch or an edit it
+// has not parsed yet): a name the document does not have, when it holds one operation, means that operation.
+function withOperationName(params) {
+  try {
+    const operations = parse(params.query).definitions.filter((d) => d.kind === 'OperationDefinition');
+    if (!params.operationName || operations.some((d) => d.name?.value === params.operationName)) return params;
+    return operations.length === 1 ? { ...params, operationName: operations[0].name?.value ?? null } : params;
+  } catch {
+    return params; // let the server report the syntax error
+  }
+}
+
+function fetcher(given, options) {
+  const params = withOperationName(given);
   if (!isSubscription(params.query, params.operationName)) return httpFetcher(params, options);
   const client = createClient({
     url: new URL(streamPath, window.location.href).toString(),

@@ -13,6 +13,8 @@ export interface RestInterface {
   readonly prefix: string;
   /** Error bodies in its shape (also used for errors raised before routing, by path). */
   readonly shape: ErrorShape;
+  /** The HTTP status an error is answered with (default: its own); the DNS tool answers every error with 400. */
+  errorStatus?(status: number): number;
   /** Registers its parsers and routes in its own scope (paths relative to the prefix). */
   routes(scope: FastifyInstance): Promise<void> | void;
   /** Ends whatever long-lived responses it holds (graceful shutdown). */
@@ -47,13 +49,13 @@ export async function mountRestInterface(app: FastifyInstance, rest: RestInterfa
               ? 'internal error'
               : (BODY_ERRORS[err.code] ?? err.message);
         return reply
-          .status(status)
+          .status(rest.errorStatus?.(status) ?? status)
           .type('application/json; charset=utf-8')
           .send(rest.shape(status, message, status === 413 ? { limit: 'maxBodyBytes' } : undefined));
       });
       scope.setNotFoundHandler((req, reply) =>
         reply
-          .status(404)
+          .status(rest.errorStatus?.(404) ?? 404)
           .type('application/json; charset=utf-8')
           .send(rest.shape(404, `no such path: ${req.method} ${req.url.split('?')[0]}`)),
       );

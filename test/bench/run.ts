@@ -19,6 +19,7 @@ import {
 } from './common';
 import { dnsBenchmark } from './dns';
 import { dnsApiBenchmark } from './dns-api';
+import { dnsToolBenchmark } from './dns-tool';
 import { gatewayVsPlain } from './gateway';
 import { liveBenchmark } from './live';
 import { startNode } from './processes';
@@ -27,7 +28,7 @@ import { startNode } from './processes';
  * `npm run bench`: every figure is a ratio against a reference measured in this same run on this machine.
  * Servers run as child processes; the load generator (autocannon, dnsperf) runs apart. BENCH_SECONDS sets each
  * run's length. One section alone: `npm run bench -- dns-api` (or BENCH_ONLY=dns-api); sections are market, gateway,
- * dns, dns-api and live.
+ * dns, dns-api, dns-tool and live.
  */
 
 async function rawCeiling(body: string): Promise<number> {
@@ -102,7 +103,7 @@ async function upstreamEconomy(): Promise<string[]> {
   }
 }
 
-const SECTIONS = ['market', 'gateway', 'dns', 'dns-api', 'live'];
+const SECTIONS = ['market', 'gateway', 'dns', 'dns-api', 'dns-tool', 'live'];
 
 async function main(): Promise<void> {
   console.log(`bench: ${SECONDS} s per run, ${CONNECTIONS} connections, node ${process.version}`);
@@ -115,6 +116,7 @@ async function main(): Promise<void> {
   if (!only || only === 'gateway') for (const l of await gatewayVsPlain()) console.log(l);
   if (!only || only === 'dns') for (const l of await dnsBenchmark()) console.log(l);
   if (!only || only === 'dns-api') for (const l of await dnsApiBenchmark()) console.log(l);
+  if (!only || only === 'dns-tool') for (const l of await dnsToolBenchmark()) console.log(l);
   if (!only || only === 'live') for (const l of await liveBenchmark()) console.log(l);
 }
 

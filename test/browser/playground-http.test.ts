@@ -13,6 +13,7 @@ import { PLAYGROUND_CSP, prefersHtml, registerPlayground } from '../../gateway/p
 import { PROJECT_ROOT } from '../../gateway/paths';
 import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
 import { defined } from '../helpers/defined';
+import { freeDnsPort } from '../bench/processes';
 
 const DIST = join(PROJECT_ROOT, 'dist', 'playground');
 const EXAMPLES = join(PROJECT_ROOT, 'gateway', 'playground', 'examples');
@@ -55,7 +56,8 @@ describe('playground over HTTP', () => {
 
   beforeAll(async () => {
     readFileSync(join(DIST, 'manifest.json')); // fails with ENOENT when `npm run build` has not run
-    sys = await startSystem({ MARKET_CLOCK: '2026-11-20T18:00:00Z' });
+    // The embedded DNS server listens: the DNS tool's tab changes records of its demo zone.
+    sys = await startSystem({ MARKET_CLOCK: '2026-11-20T18:00:00Z', DNS_PORT: String(await freeDnsPort()) });
   }, 30_000);
   afterAll(() => sys?.close());
 
@@ -219,6 +221,12 @@ describe('playground over HTTP', () => {
       const names = [...query.matchAll(/^(?:query|mutation|subscription)\s+(\w+)/gm)].map((m) => m[1]);
       const operations = names.length > 1 ? names : [undefined];
       if ('password' in (variables ?? {})) (variables as Record<string, unknown>).password = TEST_ADMIN_PASSWORD;
+      // The DNS tool's tab: the token this system made on its first start.
+      if ('token' in (variables ?? {}))
+        (variables as Record<string, unknown>).token = readFileSync(
+          join(sys.system.config.dataDir, 'dns-tool-token'),
+          'utf8',
+        ).trim();
       let headers: Record<string, string> = {};
       for (const operationName of operations) {
         const subscription = new RegExp(
@@ -244,7 +252,9 @@ describe('playground over HTTP', () => {
         expect([what, body.data]).not.toEqual([what, null]);
         // The only error an example may show is the deliberate unknown ticker of the "quotes" example.
         expect([what, (body.errors ?? []).filter((e) => e.extensions?.code !== 'NOT_FOUND')]).toEqual([what, []]);
-        const token = (body.data?.login as { token?: string } | undefined)?.token;
+        const token =
+          (body.data?.login as { token?: string } | undefined)?.token ??
+          (body.data?.toolLoginToken as { sessionId?: string } | undefined)?.sessionId;
         if (token) {
           const pane = optional(file, 'headers') as Record<string, string>;
           expect(pane.Authorization).toMatch(/^Bearer /);

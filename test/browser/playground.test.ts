@@ -97,7 +97,7 @@ describe('playground in headless Chromium', () => {
     );
     await page.waitForLoadState('networkidle'); // schema introspection, Monaco's workers, fonts
     const tabs = await page.$$eval('.graphiql-tab-button', (els) => els.map((el) => el.textContent?.trim()));
-    expect(tabs).toEqual(['Quote', 'Quotes', 'MarketLists', 'LivePrices', 'DnsLogin']);
+    expect(tabs).toEqual(['Quote', 'Quotes', 'MarketLists', 'LivePrices', 'DnsLogin', 'ToolLoginToken']);
     // Variables and request headers editors are both there.
     expect(await page.locator('.graphiql-editor-tools button', { hasText: 'Variables' }).count()).toBe(1);
     expect(await page.locator('.graphiql-editor-tools button', { hasText: 'Headers' }).count()).toBe(1);
@@ -109,7 +109,7 @@ describe('playground in headless Chromium', () => {
     // A new (empty) tab, so the examples stay as they are; then the query typed in.
     await page.click('.graphiql-tab-add');
     await page.waitForFunction(
-      () => document.querySelector('.graphiql-tab-active #graphiql-session-tab-5') !== null,
+      () => document.querySelector('.graphiql-tab-active #graphiql-session-tab-6') !== null,
       null,
       { timeout: 5_000 },
     );

@@ -66,7 +66,9 @@ export async function startSystem(
     // The subgraphs served over HTTP share the system's engines (handed to createSystem below).
     const needsDns = SUBGRAPH_DESCRIPTORS.some((d) => !subgraphUrls[d.name] && d.needs.includes('dns'));
     if (needsDns && !overrides.dns) overrides = { ...overrides, dns: await startDns(base, log) };
-    const engines: Engines = overrides.dns ? { dns: { store: overrides.dns.store, engine: overrides.dns.engine } } : {};
+    const engines: Engines = overrides.dns
+      ? { dns: { store: overrides.dns.store, engine: overrides.dns.engine, toolKey: overrides.dns.toolKey } }
+      : {};
     for (const descriptor of SUBGRAPH_DESCRIPTORS) {
       if (!subgraphUrls[descriptor.name]) await serve(await buildSubgraph(descriptor, base, log, engines, overrides));
     }

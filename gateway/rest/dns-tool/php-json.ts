@@ -18,17 +18,18 @@ const SHORT: Record<string, string> = {
   '\t': '\\t',
 };
 
+/** What json_encode escapes: `"`, `\\`, `/`, control characters and everything outside ASCII (each UTF-16 unit). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what must be escaped
+const ESCAPED = /["\\/\u0000-\u001f\u0080-\uffff]/g;
+
+function escapeChar(ch: string): string {
+  return SHORT[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
 function phpString(text: string): string {
-  let out = '"';
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charAt(i);
-    const code = text.charCodeAt(i);
-    const short = SHORT[ch];
-    if (short !== undefined) out += short;
-    else if (code < 0x20 || code >= 0x80) out += `\\u${code.toString(16).padStart(4, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
+  // Most values (names, addresses, TTLs) need no escape: one regex test instead of a walk over every character.
+  ESCAPED.lastIndex = 0;
+  return ESCAPED.test(text) ? `"${text.replace(ESCAPED, escapeChar)}"` : `"${text}"`;
 }
 
 function encode(value: PhpJson, indent: string): string {

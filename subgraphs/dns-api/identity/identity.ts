@@ -21,6 +21,7 @@ import {
 import type { Role } from './roles';
 import type { StoredUser, User, UserPatch, UserStore } from './store/types';
 import { LoginThrottle, type ThrottleOptions } from './throttle';
+import { bearerCredential } from '../../bearer';
 import {
   PASSWORD_MAX,
   Problems,
@@ -228,8 +229,7 @@ export class Identity {
         `the Authorization header is longer than ${MAX_AUTHORIZATION_LENGTH} characters; send Bearer <token>`,
       );
     }
-    const bearer = /^[ \t]*Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
-    const token = bearer?.[1];
+    const token = bearerCredential(authorization);
     if (token === undefined) {
       throw unauthenticated('not_bearer', 'the Authorization header must be Bearer <token>, with the token from login');
     }

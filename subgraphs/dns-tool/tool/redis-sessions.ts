@@ -6,6 +6,7 @@ import { isSessionId, newSessionId, SESSION_IDLE_S, type Session, type SessionSt
  * expiring after the idle time; each request pushes the expiry forward (GETEX). Redis bounds them by time.
  */
 export class RedisSessionStore implements SessionStore {
+  readonly kind = 'redis';
   constructor(
     private readonly link: RedisLink,
     private readonly options: { prefix: string; idleSeconds?: number },

@@ -75,17 +75,15 @@ afterAll(async () => {
 const query = async (name: string, type: string) =>
   (await new DnsClient({ server: zones[0]!.updateServer, key: KEY }).query(name, type)).answers.map((r) => r.value);
 
-test('list_zones shows the zones the caller may read, keys in the original order', () => {
-  const listed = service.listZones(reader);
-  expect(Object.keys(listed)).toEqual(['example.test']);
-  expect(Object.keys(listed['example.test'] ?? {})).toEqual([
-    'domain',
-    'update_server',
-    'transfer_server',
-    'note',
-    'read_only',
+test('the zones a caller may read, in configuration order; a zone it may not read is null', () => {
+  expect(service.readableZones(reader).map((z) => z.name)).toEqual(['example.test']);
+  expect(service.readableZones(editor).map((z) => z.name)).toEqual([
+    'example.test',
+    '2.0.192.in-addr.arpa',
+    'frozen.test',
   ]);
-  expect(Object.keys(service.listZones(editor))).toEqual(['example.test', '2.0.192.in-addr.arpa', 'frozen.test']);
+  expect(service.zone(reader, 'EXAMPLE.test.')?.note).toBeDefined();
+  expect(service.zone(reader, 'frozen.test')).toBeNull();
 });
 
 test('create with ptr: the record and its PTR are served; list_records has them between the SOAs', async () => {

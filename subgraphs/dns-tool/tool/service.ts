@@ -3,10 +3,12 @@ import type { TsigKey } from '../../../dns/tsig/keyfile';
 import { canRead, canWrite, type Grant, type RoleSettings } from './access';
 import { planCreate, planDelete, planReplace, ptrStepFailed, type ChangePlan, type ZoneUpdate } from './changes';
 import { toolErrors } from './errors';
-import { wireName } from '../../../dns/names';
+import { isInZone, wireName } from '../../../dns/names';
 import { isValidHostname, recordFqdn, zoneOfName } from './hostnames';
 import { editableType, ttlOf } from './params';
 import { toolRow, type ToolRow } from './rows';
+import type { UpdateOperation } from '../../../dns/client';
+import type { AuditOperation } from './audit';
 
 /** A zone the tool manages: where its updates and transfers go, with which key, and what the list shows of it. */
 export interface ToolZone {
@@ -27,10 +29,28 @@ export interface ToolZone {
 export interface ToolCaller {
   user: string;
   grant: Grant;
+  /** The client's address, for audit lines. */
+  address?: string;
+  /** The request's event id, shared by its audit lines. */
+  eid?: string;
 }
 
-/** What list_zones shows of a zone, keys in the original's order, unset ones left out. */
-export type ZoneListing = Record<string, string | boolean>;
+/** One audited change, as the audit line shows it. */
+export interface AuditEntry {
+  eid?: string;
+  user: string;
+  ip: string;
+  operation: AuditOperation;
+  record?: string;
+  comment?: string;
+}
+
+export interface ToolServiceOptions {
+  /** How long one DNS exchange may take. */
+  timeoutMs?: number;
+  /** Called for every change sent (after the server accepted it). */
+  audit?: (entry: AuditEntry) => void;
+}
 
 export interface ChangeParams {
   record: string;
@@ -39,6 +59,8 @@ export interface ChangeParams {
   ttl?: string;
   value?: string;
   ptr: boolean;
+  /** For the audit line. */
+  comment?: string;
 }
 
 export interface ReplaceParams extends ChangeParams {
@@ -53,34 +75,39 @@ export interface ReplaceParams extends ChangeParams {
  * AXFR, each with the zone's TSIG key). Interface-free: the GraphQL subgraph and `/api.php` both call it.
  */
 export class ToolService {
-  private readonly zones: ReadonlyMap<string, ToolZone>;
+  private zones: ReadonlyMap<string, ToolZone> = new Map();
   /** The zone a name belongs to among the configured ones (also the reverse zones of PTR steps). */
-  private readonly findZone: (fqdn: string) => string | null;
+  private findZone: (fqdn: string) => string | null = () => null;
 
   constructor(
     zones: Iterable<ToolZone>,
     private readonly roles: RoleSettings,
-    private readonly options: { timeoutMs?: number } = {},
+    private readonly options: ToolServiceOptions = {},
   ) {
-    this.zones = new Map([...zones].map((z) => [wireName(z.name), z]));
-    const names = [...this.zones.values()].map((z) => z.name);
+    this.setZones(zones);
+  }
+
+  /** The zones it manages from now on (the embedded server's zones change as zones are created and deleted). */
+  setZones(zones: Iterable<ToolZone>): void {
+    const byName = new Map([...zones].map((z) => [wireName(z.name), z]));
+    const names = [...byName.values()].map((z) => z.name);
+    this.zones = byName;
     this.findZone = (fqdn) => zoneOfName(fqdn, names);
   }
 
-  listZones(caller: ToolCaller): Record<string, ZoneListing> {
-    const out: Record<string, ZoneListing> = {};
-    for (const zone of this.zones.values()) {
-      if (!canRead(this.roles, caller.grant, zone.name)) continue;
-      const item: ZoneListing = { domain: zone.name };
-      item.update_server = zone.updateServerText;
-      item.transfer_server = zone.transferServerText;
-      if (zone.inTransfer !== undefined) item.in_transfer = zone.inTransfer;
-      if (zone.note !== undefined) item.note = zone.note;
-      if (zone.maintenanceNote !== undefined) item.maintenance_note = zone.maintenanceNote;
-      item.read_only = zone.readOnly;
-      out[zone.name] = item;
-    }
-    return out;
+  get zoneCount(): number {
+    return this.zones.size;
+  }
+
+  /** A configured zone the caller may read, or null. */
+  zone(caller: ToolCaller, name: string): ToolZone | null {
+    const zone = this.zones.get(wireName(name));
+    return zone && canRead(this.roles, caller.grant, zone.name) ? zone : null;
+  }
+
+  /** The configured zones the caller may read, in configuration order. */
+  readableZones(caller: ToolCaller): ToolZone[] {
+    return [...this.zones.values()].filter((z) => canRead(this.roles, caller.grant, z.name));
   }
 
   /** Every record by zone transfer, SOA first and last; a zone the caller may not read lists nothing. */
@@ -98,8 +125,9 @@ export class ToolService {
 
   /** A DNS query for `type` at the name, sent to the zone's transfer server. Checks: name → type → zone → right. */
   async getRecord(caller: ToolCaller, params: { record: string; type?: string; zone?: string }): Promise<ToolRow[]> {
-    const name = params.zone === undefined ? params.record : recordFqdn(params.record, params.zone);
+    // Checked before the name is made absolute: get_record names the bad name (create's message does not).
     if (!isValidHostname(params.record) && params.record !== '@') throw toolErrors.invalidHostname(params.record);
+    const name = params.zone === undefined ? params.record : recordFqdn(params.record, params.zone);
     const type = editableType(params.type ?? 'A');
     const zone = this.zoneFor(wireName(name), params.zone);
     if (!canRead(this.roles, caller.grant, zone.name)) throw toolErrors.cannotRead();
@@ -122,7 +150,7 @@ export class ToolService {
     const fqdn = recordFqdn(p.record, p.zone);
     const zone = this.writable(caller, fqdn, p.zone);
     const plan = planCreate({ zone: zone.name, fqdn, type, ttl, value: p.value ?? '', ptr: p.ptr }, this.findZone);
-    return this.apply(caller, plan);
+    return this.apply(caller, plan, 'create', p.comment);
   }
 
   async delete(caller: ToolCaller, p: ChangeParams): Promise<{ warnings: string[] }> {
@@ -134,7 +162,7 @@ export class ToolService {
       { zone: zone.name, fqdn, type, ...(value === undefined ? {} : { value }), ptr: p.ptr },
       this.findZone,
     );
-    return this.apply(caller, plan);
+    return this.apply(caller, plan, 'delete', p.comment);
   }
 
   async replace(caller: ToolCaller, p: ReplaceParams): Promise<{ warnings: string[] }> {
@@ -144,8 +172,10 @@ export class ToolService {
     const fqdn = recordFqdn(p.record, p.zone);
     const newFqdn = p.newRecord ? recordFqdn(p.newRecord, p.zone) : fqdn;
     const zone = this.writable(caller, fqdn, p.zone);
-    // Renaming works only inside one zone: the new name must be in the same zone.
-    if (this.zoneFor(newFqdn, p.zone).name !== zone.name) throw toolErrors.cannotEdit(newFqdn);
+    // Renaming works only inside one zone: the new name must be in the same zone (also a new name written absolute
+    // next to a given zone, which zoneFor does not look at).
+    if (!isInZone(newFqdn, wireName(zone.name)) || this.zoneFor(newFqdn, p.zone).name !== zone.name)
+      throw toolErrors.cannotEdit(newFqdn);
     const value = p.value === undefined || p.value === '' ? undefined : p.value;
     const plan = planReplace(
       {
@@ -161,24 +191,55 @@ export class ToolService {
       },
       this.findZone,
     );
-    return this.apply(caller, plan);
+    return this.apply(caller, plan, 'replace', p.comment);
   }
 
   /** Sends the main UPDATE, then each PTR step; PTR zones are checked before anything is sent. */
-  private async apply(caller: ToolCaller, plan: ChangePlan): Promise<{ warnings: string[] }> {
+  private async apply(
+    caller: ToolCaller,
+    plan: ChangePlan,
+    kind: 'create' | 'delete' | 'replace',
+    comment: string | undefined,
+  ): Promise<{ warnings: string[] }> {
     const ptrZones = plan.ptr.map((step) => this.writable(caller, step.zone, step.zone));
     await this.dns(
       () => this.send(plan.main),
       (why) => `update failed: ${why}`,
     );
+    this.audit(caller, plan.main.operations, kind, comment);
     for (const [i, step] of plan.ptr.entries()) {
       try {
         await this.send(step, ptrZones[i]);
       } catch (err) {
         throw ptrStepFailed(err instanceof DnsClientError ? `update failed: ${dnsReason(err)}` : String(err));
       }
+      this.audit(caller, step.operations, kind, comment);
     }
     return { warnings: plan.warnings };
+  }
+
+  /** One audit line per operation sent: replace's removal and addition each get theirs. */
+  private audit(
+    caller: ToolCaller,
+    operations: readonly UpdateOperation[],
+    kind: 'create' | 'delete' | 'replace',
+    comment: string | undefined,
+  ): void {
+    const audit = this.options.audit;
+    if (!audit) return;
+    for (const op of operations) {
+      const adding = op.op === 'add';
+      const operation: AuditOperation =
+        kind === 'replace' ? (adding ? 'replace_create' : 'replace_delete') : adding ? 'create' : 'delete';
+      audit({
+        ...(caller.eid ? { eid: caller.eid } : {}),
+        user: caller.user,
+        ip: caller.address ?? 'unknown',
+        operation,
+        record: operationText(op),
+        ...(comment ? { comment } : {}),
+      });
+    }
   }
 
   private send(update: ZoneUpdate, zone = this.zones.get(wireName(update.zone))): Promise<void> {
@@ -229,4 +290,18 @@ export class ToolService {
 function dnsReason(err: DnsClientError): string {
   if (err.kind === 'rcode') return err.tsigError ? `${err.rcode ?? ''} (${err.tsigError})` : (err.rcode ?? err.message);
   return err.message;
+}
+
+/** An UPDATE operation as the audit line shows it: `name ttl type value`, `name type value`, `name type`. */
+function operationText(op: UpdateOperation): string {
+  switch (op.op) {
+    case 'add':
+      return `${op.name} ${op.ttl} ${op.type} ${op.value}`;
+    case 'deleteRecord':
+      return `${op.name} ${op.type} ${op.value}`;
+    case 'deleteRRset':
+      return `${op.name} ${op.type}`;
+    case 'deleteName':
+      return op.name;
+  }
 }

@@ -54,7 +54,7 @@ describe('tokens', () => {
   test('the user of a token is the part before the last underscore', () => {
     expect(tokenUser('ops_9f2c1e')).toBe('ops');
     expect(tokenUser('deploy_bot_abc')).toBe('deploy_bot');
-    expect(tokenUser('plaintoken')).toBe('plaintoken');
-    expect(tokenUser('_lead')).toBe('_lead');
+    expect(tokenUser('plaintoken')).toBe('token');
+    expect(tokenUser('_lead')).toBe('token');
   });
 });

@@ -13,6 +13,8 @@ export interface Session {
 }
 
 export interface SessionStore {
+  /** Where sessions are kept (`memory`, `redis`), for health. */
+  readonly kind: string;
   /** Opens a session; returns its new id. */
   open(session: Session): Promise<string>;
   /** The session, its expiry pushed forward (sliding), or null when unknown or expired. */
@@ -40,6 +42,7 @@ export function isSessionId(id: string): boolean {
  * `maxSessions` the oldest session ends.
  */
 export class MemorySessionStore implements SessionStore {
+  readonly kind = 'memory';
   private readonly sessions = new Map<string, { session: Session; expires: number }>();
 
   constructor(private readonly options: { idleSeconds?: number; maxSessions?: number; now?: () => number } = {}) {}

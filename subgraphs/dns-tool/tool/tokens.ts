@@ -14,8 +14,11 @@ export function matchToken(tokens: readonly string[], given: string): string | n
   return found;
 }
 
-/** The user a token stands for in logs and `is_logged`: `<USER>_<SECRET>` → `USER` (cut at the last `_`). */
+/**
+ * The user a token stands for in logs and `is_logged`: `<USER>_<SECRET>` → `USER` (cut at the last `_`). A token
+ * without a USER part is shown as `token`: the original showed it whole, but a secret never goes into a log.
+ */
 export function tokenUser(token: string): string {
   const cut = token.lastIndexOf('_');
-  return cut > 0 ? token.slice(0, cut) : token;
+  return cut > 0 ? token.slice(0, cut) : 'token';
 }

@@ -20,8 +20,9 @@ export class UsersFileError extends Error {
   }
 }
 
-const USER = /^[A-Za-z0-9._@-]{1,128}$/;
-const ROLE = /^[A-Za-z0-9._-]{1,100}$/;
+/** What a user name and a role name may be (the users-file command checks its arguments with them too). */
+export const USER_NAME = /^[A-Za-z0-9._@-]{1,128}$/;
+export const ROLE_NAME = /^[A-Za-z0-9._-]{1,100}$/;
 
 export function parseUsersFile(text: string, source = 'users file'): Map<string, FileUser> {
   const users = new Map<string, FileUser>();
@@ -31,12 +32,13 @@ export function parseUsersFile(text: string, source = 'users file'): Map<string,
     const where = `${source} line ${i + 1}`;
     const [user = '', hash = '', enabled = '', roles = '', ...rest] = line.split(':');
     if (rest.length > 0) throw new UsersFileError(`${where}: more than 4 fields (user:hash[:enabled[:roles]])`);
-    if (!USER.test(user)) throw new UsersFileError(`${where}: the user name must be 1 to 128 of A-Z a-z 0-9 . _ @ -`);
+    if (!USER_NAME.test(user))
+      throw new UsersFileError(`${where}: the user name must be 1 to 128 of A-Z a-z 0-9 . _ @ -`);
     if (!hash.startsWith('scrypt$'))
       throw new UsersFileError(`${where}: the password must be an scrypt hash (scrypt$N$r$p$salt$key), not a password`);
     if (!['', '1', '0'].includes(enabled)) throw new UsersFileError(`${where}: enabled must be 1 or 0 (or empty)`);
     const list = roles === '' ? [] : roles.split(',').map((r) => r.trim());
-    const badRole = list.find((r) => !ROLE.test(r));
+    const badRole = list.find((r) => !ROLE_NAME.test(r));
     if (badRole !== undefined) throw new UsersFileError(`${where}: role ${JSON.stringify(badRole)} is not a role name`);
     if (users.has(user)) throw new UsersFileError(`${where}: user ${user} is listed twice`);
     users.set(user, { hash, enabled: enabled !== '0', roles: list });

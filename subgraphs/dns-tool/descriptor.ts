@@ -1,0 +1,162 @@
+import { appendFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { createRemoteJWKSet } from 'jose';
+import type { JSONWebKeySet } from 'jose';
+import type { SubgraphDeps, SubgraphDescriptor } from '../descriptor';
+import { readKeyFile } from '../../dns/tsig/keyfile';
+import { VERSION } from '../../gateway/version';
+import { RedisLink } from '../market/redis-link';
+import { ToolAuth, type DirectoryLogin } from './auth';
+import { buildDnsToolSchema, createDnsToolSubgraph } from './index';
+import { DnsApiTokens } from './jwt-trust';
+import { ensureGeneratedToken } from './token-file';
+import { auditLine, eventId } from './tool/audit';
+import { ldapLogin } from './tool/ldap-login';
+import { RedisSessionStore } from './tool/redis-sessions';
+import { ToolService, type AuditEntry } from './tool/service';
+import { MemorySessionStore, type SessionStore } from './tool/sessions';
+import { parseUsersFile } from './tool/users-file';
+import { toolZones, type EmbeddedServer } from './zones';
+
+const JWKS_QUERY = 'query DnsToolJwks { dnsApiJwks { keys { kty crv x kid alg use } } }';
+
+/** Where the DNS API's public keys come from: the graph in the all-in-one process, else dnsApiJwksUrl. */
+function dnsApiKeys({ config, graph }: SubgraphDeps): (() => Promise<JSONWebKeySet>) | undefined {
+  const url = config.dnsTool.dnsApiJwksUrl;
+  if (url) {
+    const remote = createRemoteJWKSet(new URL(url));
+    return async () => {
+      await remote.reload();
+      return remote.jwks() ?? { keys: [] };
+    };
+  }
+  if (!graph) return undefined;
+  return async () => (await graph.query('DnsToolJwks', JWKS_QUERY)).dnsApiJwks as JSONWebKeySet;
+}
+
+/** Sessions in memory, or in Redis with REDIS_URL (shared by replicas); `close` ends the Redis connection. */
+function sessionStore({ config, log }: SubgraphDeps): { store: SessionStore; close: () => Promise<void> } {
+  const idleSeconds = config.dnsTool.sessionIdleS;
+  if (!config.redisUrl) return { store: new MemorySessionStore({ idleSeconds }), close: async () => undefined };
+  const link = new RedisLink({
+    url: config.redisUrl,
+    purpose: 'DNS tool sessions',
+    fallback: 'DNS tool logins and sessions fail until Redis answers',
+    connectTimeoutMs: config.redisConnectTimeoutMs,
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+    log,
+  });
+  return {
+    store: new RedisSessionStore(link, { prefix: config.redisPrefix, idleSeconds }),
+    close: () => link.close(),
+  };
+}
+
+function loopbackOf(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  return host === '::' ? '::1' : host;
+}
+
+/**
+ * The DNS record tool (`/api.php` and its GraphQL fields). Without configured zones it manages every zone of the
+ * embedded server through the wire, with the key the server was given for it; without configured tokens it makes
+ * one (`admin_…`, role root), shown once on the terminal.
+ */
+export const dnsToolDescriptor: SubgraphDescriptor = {
+  name: 'dns-tool',
+  defaultUrl: 'http://127.0.0.1:4103/graphql',
+  needs: [],
+  buildSchema: buildDnsToolSchema,
+  async create(deps) {
+    const { config, log, engines } = deps;
+    const settings = config.dnsTool;
+    const keys = config.tsigKeyFile ? readKeyFile(config.tsigKeyFile) : [];
+    const dns = engines.dns;
+    const server = dns?.engine.server;
+    const embedded = async (): Promise<EmbeddedServer | undefined> =>
+      dns && server
+        ? {
+            // Listening on every address: the tool reaches it on loopback.
+            address: { host: loopbackOf(server.host), port: server.port },
+            ...(dns.toolKey ? { key: dns.toolKey } : {}),
+            zones: (await dns.store.listZones()).map((z) => z.name),
+          }
+        : undefined;
+
+    const auditLog = log.child({ part: 'audit' });
+    let auditWrites: Promise<void> = Promise.resolve();
+    const audit = (entry: AuditEntry): void => {
+      const line = auditLine({ ...entry, at: new Date(), eid: entry.eid ?? eventId() });
+      auditLog.info({ audit: line }, 'dns tool change');
+      // Appends one after the other: a replace's two lines must reach the file in the order they happened.
+      if (settings.auditFile) {
+        const file = settings.auditFile;
+        auditWrites = auditWrites
+          .then(() => appendFile(file, `${line}\n`))
+          .catch((err: unknown) => auditLog.error({ err, file }, 'audit line not written'));
+      }
+    };
+    const server0 = await embedded();
+    // No zones configured and no embedded server listening (DNS_PORT=0): nothing to manage, which is no reason not to start.
+    if (!settings.zones && !server0)
+      log.warn({}, 'DNS tool: no dnsTool.zones and no embedded DNS server listening: it manages no zones');
+    const zonesOf = (e: EmbeddedServer | undefined) => (!settings.zones && !e ? [] : toolZones(settings, keys, e));
+    const tool = new ToolService(zonesOf(server0), settings, {
+      timeoutMs: settings.dnsTimeoutMs,
+      audit,
+    });
+    // Managing the embedded server's zones: the list follows zones created and deleted through the DNS API.
+    let unfollow: (() => void) | undefined;
+    if (!settings.zones && dns)
+      unfollow = dns.store.onChange((event) => {
+        if (event.kind !== 'zone-created' && event.kind !== 'zone-deleted') return;
+        void embedded()
+          .then((e) => tool.setZones(zonesOf(e)))
+          .catch((err: unknown) => log.error({ err }, 'DNS tool: zone list not refreshed'));
+      });
+
+    let tokens = settings.tokens;
+    let roles = settings;
+    if (tokens.length === 0) {
+      const generated = ensureGeneratedToken(config.dataDir);
+      tokens = [generated.token];
+      roles = { ...settings, usersRoles: { ...settings.usersRoles, [generated.token]: ['root'] } };
+      // Shown once, on the terminal and not through the logger (logs are kept and shipped; this must not be).
+      if (generated.created)
+        process.stderr.write(
+          `\n  DNS tool (/api.php): API token  ${generated.token}  (role root; kept in ${generated.file})\n` +
+            '  (shown this once; set dnsTool.tokens in the CONFIG file to choose your own)\n\n',
+        );
+    }
+    const usersFile = settings.usersFile
+      ? parseUsersFile(readFileSync(settings.usersFile, 'utf8'), settings.usersFile)
+      : undefined;
+    const jwks = settings.trustDnsApi ? dnsApiKeys(deps) : undefined;
+    const ldap = settings.ldap;
+    const directory: DirectoryLogin | undefined = ldap ? (u, p) => ldapLogin(ldap, u, p) : undefined;
+    const { store: sessions, close: closeSessions } = sessionStore(deps);
+    const auth = new ToolAuth({
+      roles,
+      tokens,
+      sessions,
+      ...(usersFile ? { usersFile } : {}),
+      ...(directory ? { directory } : {}),
+      ...(jwks
+        ? { dnsApi: new DnsApiTokens(jwks, { issuer: config.dnsApiIssuer, audience: config.dnsApiAudience }) }
+        : {}),
+      dnsApiRoles: settings.dnsApiRoles,
+    });
+    return createDnsToolSubgraph({
+      tool,
+      auth,
+      sessions,
+      version: VERSION,
+      audit,
+      async onClose() {
+        unfollow?.();
+        await auditWrites;
+        await closeSessions();
+      },
+    });
+  },
+};

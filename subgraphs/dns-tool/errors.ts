@@ -1,0 +1,41 @@
+import { GraphQLError } from 'graphql';
+import type { ErrorCode } from '../errors';
+import { ToolError } from './tool/errors';
+
+/** What `/api.php` needs to answer a failure exactly as the original did (extensions.tool of a GraphQL error). */
+export interface ToolErrorBody {
+  error: string;
+  message: string;
+  code: number;
+  /** Login failures carry `"result": "failure"` first. */
+  loginFailure: boolean;
+}
+
+function codeOf(err: ToolError): ErrorCode {
+  if (err.error === 'Not authenticated' || err.error === 'Login failed') return 'UNAUTHENTICATED';
+  if (err.error === 'Permission denied' || err.error.startsWith('Unable to write')) return 'FORBIDDEN';
+  if (err.error === 'No such zone') return 'NOT_FOUND';
+  if (err.error.startsWith('ERROR: ')) return 'UPSTREAM_UNAVAILABLE';
+  return 'BAD_USER_INPUT';
+}
+
+/** A tool error as a GraphQL error: the graph's code, and the original's error, message and code beside it. */
+export function toolGraphQLError(err: ToolError): GraphQLError {
+  const tool: ToolErrorBody = {
+    error: err.error,
+    message: err.message,
+    code: err.code,
+    loginFailure: err.loginFailure,
+  };
+  return new GraphQLError(err.message, { extensions: { code: codeOf(err), tool } });
+}
+
+/** Runs a resolver's work; tool errors become GraphQL errors with the original's body in extensions.tool. */
+export async function asTool<T>(fn: () => Promise<T> | T): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ToolError) throw toolGraphQLError(err);
+    throw err;
+  }
+}
