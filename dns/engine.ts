@@ -1,4 +1,5 @@
 import type { DecodedPacket } from 'dns-packet';
+import { randomBytes } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { AnswerCacheLimits } from './server/answer-cache';
 import { encodeResponse } from './server/encode';
@@ -10,6 +11,8 @@ import { zoneTransfer } from './server/transfer';
 import { processUpdate } from './server/update';
 import { RCODE } from './server/wire';
 import { ZoneIndex } from './server/zone-index';
+import { AnswerWorkers, type AnswerWorkersOptions } from './server/answer-workers';
+import { ServerCookies } from './server/cookies';
 import { KeyedQueue } from './keyed-queue';
 import { wireName } from './names';
 import type { ZoneStore } from './store/types';
@@ -51,6 +54,11 @@ export interface DnsEngineOptions {
   tcp?: Partial<TcpLimits>;
   /** Limits of the answer cache (defaults: DEFAULT_ANSWER_CACHE; `maxEntries: 0` turns it off). */
   answerCache?: Partial<AnswerCacheLimits>;
+  /**
+   * Answer workers: processes that answer UDP queries from the same socket, each with an index of its own read
+   * from the same store (which must be a file or a database). Absent or count 0: this process answers alone.
+   */
+  workers?: { count: number; store: AnswerWorkersOptions['store'] };
 }
 
 function isLoopback(address: string): boolean {
@@ -68,6 +76,7 @@ export { soaAnswer } from './zone-loader';
 export class DnsEngine {
   readonly index = new ZoneIndex();
   server?: DnsServer;
+  workers?: AnswerWorkers;
   private readonly keys: Map<string, TsigKey>;
   private readonly loader: ZoneLoader;
   private readonly notifyKey: TsigKey | undefined;
@@ -92,6 +101,7 @@ export class DnsEngine {
     const engine = new DnsEngine(options);
     for (const zone of await options.store.listZones()) await engine.reload(zone.name);
     engine.unsubscribe = options.store.onChange((event, detail) => {
+      engine.workers?.changed(event, detail);
       void engine.loader
         .reload(event.zone, refreshFor(event, detail))
         .then(() => {
@@ -103,6 +113,8 @@ export class DnsEngine {
     });
     if (options.listen !== false) {
       const onError = (err: unknown): void => options.log?.warn({ err }, 'dns server error');
+      // one secret for the engine and its workers: a cookie one process issued is good in every other
+      const cookieSecret = randomBytes(32);
       const responder = new Responder(
         engine.index,
         {
@@ -111,7 +123,7 @@ export class DnsEngine {
         },
         engine.keys,
         onError,
-        { answerCache: options.answerCache },
+        { answerCache: options.answerCache, cookies: new ServerCookies(cookieSecret) },
       );
       engine.server = await startDnsServer({
         host: options.host,
@@ -126,6 +138,22 @@ export class DnsEngine {
         { host: options.host, port: engine.server.port, zones: engine.index.size },
         'DNS server listening (UDP and TCP)',
       );
+      if (options.workers && options.workers.count > 0) {
+        try {
+          engine.workers = await AnswerWorkers.start({
+            count: options.workers.count,
+            store: options.workers.store,
+            udp: engine.server.udp,
+            answerUdp: engine.server.answerUdp,
+            cookieSecret,
+            answerCache: options.answerCache,
+            log: options.log,
+          });
+        } catch (err) {
+          await engine.close();
+          throw err;
+        }
+      }
     }
     return engine;
   }
@@ -134,8 +162,9 @@ export class DnsEngine {
    * Resolves once the DNS server answers for `zone` as of `serial` or later — or, with `serial` null, no longer
    * answers for it. An API write awaits it after committing, so it answers only when DNS already serves the change.
    */
-  served(zone: string, serial: number | null): Promise<void> {
-    return this.loader.served(zone, serial);
+  async served(zone: string, serial: number | null): Promise<void> {
+    await this.loader.served(zone, serial);
+    await this.workers?.served(zone, serial);
   }
 
   /** Reads one zone of the index again, whole, from the store (see ZoneLoader.reload). */
@@ -183,7 +212,10 @@ export class DnsEngine {
       }),
     );
     // The store announced the change after committing it, which started a reload that reads it: wait for that one.
-    if (outcome.serial !== undefined) await this.loader.caughtUp(zone, outcome.serial);
+    if (outcome.serial !== undefined) {
+      await this.loader.caughtUp(zone, outcome.serial);
+      await this.workers?.served(zone, outcome.serial);
+    }
     this.options.log?.info(
       { zone, key: remote.tsig.key.name, rcode: outcome.rcode, reason: outcome.reason },
       'dynamic update',
@@ -208,8 +240,17 @@ export class DnsEngine {
     return zoneTransfer(query, data, signedBy !== undefined);
   }
 
-  async close(): Promise<void> {
+  private closed?: Promise<void>;
+
+  /** Stops answering (workers first, then the server) and waits for reloads in flight; a second call waits too. */
+  close(): Promise<void> {
+    this.closed ??= this.shutDown();
+    return this.closed;
+  }
+
+  private async shutDown(): Promise<void> {
     this.unsubscribe?.();
+    await this.workers?.close();
     await this.server?.close();
     await this.loader.idle();
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { DnsEngine } from '../dns/engine';
 import { wireName } from '../dns/names';
@@ -136,6 +137,10 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
       notify: config.notifyTargets.map(parseTarget),
       notifyKey: config.notifyKey?.includes(':') ? parseKeySpec(config.notifyKey) : config.notifyKey,
       log: dnsLog,
+      workers: {
+        count: config.dnsWorkers === 'auto' ? availableParallelism() - 1 : config.dnsWorkers,
+        store: { dataDir: config.dataDir, databaseUrl: config.databaseUrl },
+      },
       tcp: {
         maxConnections: config.dnsTcpMaxConnections,
         idleMs: config.dnsTcpIdleMs,

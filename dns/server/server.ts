@@ -1,9 +1,9 @@
 import { createSocket, type Socket } from 'node:dgram';
-import { lookup, type LookupOptions } from 'node:dns';
-import { createServer, isIP, isIPv6, type Server, type Socket as TcpSocket } from 'node:net';
-import type { Remote, Responder } from './respond';
-import { answerAtOnce, answerLater, safeReport, sendable } from './serve';
+import { createServer, isIPv6, type Server, type Socket as TcpSocket } from 'node:net';
+import type { Responder } from './respond';
+import { safeReport } from './serve';
 import { DEFAULT_TCP_LIMITS, TcpConnection, type TcpLimits } from './tcp';
+import { ReplyLookup, serveUdp, type UdpAnswer } from './udp';
 
 export interface DnsServerOptions {
   host: string;
@@ -21,37 +21,11 @@ export interface DnsServerOptions {
 export interface DnsServer {
   host: string;
   port: number;
+  /** The UDP socket (answer workers read from it too). */
+  udp: Socket;
+  /** Answers a UDP message received elsewhere (an answer worker hands over what needs the primary). */
+  answerUdp: UdpAnswer;
   close(): Promise<void>;
-}
-
-/**
- * Where a UDP socket sends a reply: always the literal address a query came from, so no resolver round (dgram's
- * default lookup defers every send to the next tick); names still go through dns.lookup. One per socket.
- */
-class ReplyLookup {
-  /** Set when `lookup` had to resolve a name: that send happens later, not within `send()`. */
-  deferred = false;
-  /** The address last sent to (clients send many queries in a row): no need to check it is a literal again. */
-  private lastHost = '';
-  private lastFamily = 0;
-
-  readonly lookup = (
-    host: string,
-    options: LookupOptions | number,
-    callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
-  ): void => {
-    if (host === this.lastHost) return callback(null, host, this.lastFamily);
-    const family = isIP(host);
-    if (family !== 0) {
-      this.lastHost = host;
-      this.lastFamily = family;
-      return callback(null, host, family);
-    }
-    this.deferred = true;
-    lookup(host, typeof options === 'number' ? { family: options } : options, (err, address, fam) =>
-      callback(err, typeof address === 'string' ? address : '', fam),
-    );
-  };
 }
 
 function listenTcp(server: Server, host: string, port: number): Promise<number> {
@@ -125,33 +99,12 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     }
     tcp.on('error', report); // e.g. accept failing for lack of file descriptors: the server goes on
     udp.on('error', report);
-    const sendUdp = (reply: Buffer, port: number, address: string): void => {
-      try {
-        replyLookup.deferred = false;
-        udp.send(sendable(reply, report), port, address);
-        // the answer may be the cache's own buffer: a send not done by now still reads it later
-        if (replyLookup.deferred || udp.getSendQueueCount() > 0) options.responder.detach();
-      } catch (err) {
-        report(err);
-      }
-    };
-    udp.on('message', (msg, rinfo) => {
-      // port 0 cannot be answered (dgram throws for it)
-      if (rinfo.port === 0) return;
-      const now = answerAtOnce(options.responder, msg, 'udp', report, rinfo.address);
-      if (now) return sendUdp(now, rinfo.port, rinfo.address);
-      if (now === null) return;
-      const remote: Remote = { address: rinfo.address, port: rinfo.port, transport: 'udp' };
-      void answerLater(msg, {
-        responder: options.responder,
-        remote,
-        send: (reply) => sendUdp(reply, rinfo.port, rinfo.address),
-        report,
-      });
-    });
+    const answerUdp = serveUdp(udp, replyLookup, options.responder, report);
     return {
       host: options.host,
       port,
+      udp,
+      answerUdp,
       close: async () => {
         for (const c of connections) c.destroy();
         await Promise.all([new Promise((r) => tcp.close(r)), new Promise<void>((r) => udp.close(() => r()))]);

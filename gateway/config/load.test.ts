@@ -110,6 +110,7 @@ describe('DNS limits (issue 10)', () => {
       dnsTcpIdleMs: 10_000,
       dnsTcpMessageMs: 10_000,
       dnsTcpMaxBufferedBytes: 262_144,
+      dnsWorkers: 'auto',
     });
   });
 
@@ -122,6 +123,7 @@ describe('DNS limits (issue 10)', () => {
           DNS_TCP_IDLE_MS: '100',
           DNS_TCP_MESSAGE_MS: '600000',
           DNS_TCP_MAX_BUFFERED_BYTES: '1024',
+          DNS_WORKERS: '0',
         },
       }),
     ).toMatchObject({
@@ -130,6 +132,7 @@ describe('DNS limits (issue 10)', () => {
       dnsTcpIdleMs: 100,
       dnsTcpMessageMs: 600_000,
       dnsTcpMaxBufferedBytes: 1024,
+      dnsWorkers: 0,
     });
   });
 
@@ -145,6 +148,9 @@ describe('DNS limits (issue 10)', () => {
     [{ DNS_TCP_MESSAGE_MS: '600001' }, /DNS_TCP_MESSAGE_MS \(dnsTcpMessageMs\).*600000/],
     [{ DNS_TCP_MAX_BUFFERED_BYTES: '1023' }, /DNS_TCP_MAX_BUFFERED_BYTES \(dnsTcpMaxBufferedBytes\).*>=1024/],
     [{ DNS_TCP_MAX_BUFFERED_BYTES: '67108865' }, /DNS_TCP_MAX_BUFFERED_BYTES \(dnsTcpMaxBufferedBytes\).*67108864/],
+    [{ DNS_WORKERS: 'many' }, /DNS_WORKERS \(dnsWorkers\).*'auto' or a whole number from 0 to 64/],
+    [{ DNS_WORKERS: '65' }, /DNS_WORKERS \(dnsWorkers\).*<=64/],
+    [{ DNS_WORKERS: '-1' }, /DNS_WORKERS \(dnsWorkers\).*>=0/],
   ])('bad value %j stops start-up naming the key and the bound', (env, message) => {
     expect(() => loadConfig({ env })).toThrow(ConfigError);
     expect(() => loadConfig({ env })).toThrow(message);

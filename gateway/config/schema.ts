@@ -237,6 +237,15 @@ export const ConfigSchema = z
     dnsMaxRecordsPerRrset: z.coerce.number().int().min(0).max(1_000_000).default(100),
     /** Most DNS TCP connections open at once (BIND's tcp-clients default, 150); more are closed at once. */
     dnsTcpMaxConnections: z.coerce.number().int().min(1).max(100_000).default(150),
+    /**
+     * Processes that answer DNS queries over UDP besides the gateway's own (they share its socket and read the
+     * same store): `auto` is one per core but one, so every core answers; 0 answers from the gateway alone.
+     */
+    dnsWorkers: z
+      .union([z.literal('auto'), z.coerce.number().int().min(0).max(64)], {
+        error: "must be 'auto' or a whole number from 0 to 64",
+      })
+      .default('auto'),
     /** A DNS TCP connection with nothing in progress is closed after this long. */
     dnsTcpIdleMs: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
     /** A DNS message over TCP must arrive whole within this long of its first byte. */
@@ -325,6 +334,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   // DNS limits (issue 10)
   dnsMaxRecordsPerRrset: 'DNS_MAX_RECORDS_PER_RRSET',
   dnsTcpMaxConnections: 'DNS_TCP_MAX_CONNECTIONS',
+  dnsWorkers: 'DNS_WORKERS',
   dnsTcpIdleMs: 'DNS_TCP_IDLE_MS',
   dnsTcpMessageMs: 'DNS_TCP_MESSAGE_MS',
   dnsTcpMaxBufferedBytes: 'DNS_TCP_MAX_BUFFERED_BYTES',

@@ -1,0 +1,95 @@
+/**
+ * An answer worker: a process of its own that answers DNS queries over UDP from the same socket as the DNS engine
+ * (the primary), so that queries are answered on every core. It reads the zones from the same store into an index
+ * of its own, reads again what each change touched when the primary tells it (the primary waits for every worker
+ * before it says a change is served), and hands the primary every message that needs more than the index: UPDATE,
+ * signed messages, NOTIFY. TCP stays with the primary. It exits when the primary goes.
+ */
+import type { Socket } from 'node:dgram';
+import { openZoneStore } from '../store';
+import type { ZoneStore } from '../store/types';
+import { refreshFor, ZoneLoader } from '../zone-loader';
+import type { FromWorker, ToWorker } from './answer-worker-protocol';
+import { ServerCookies } from './cookies';
+import { Responder } from './respond';
+import { safeReport } from './serve';
+import { serveUdp } from './udp';
+import { ZoneIndex } from './zone-index';
+
+function tell(message: FromWorker): void {
+  process.send?.(message);
+}
+
+const report = safeReport((err: unknown) => {
+  const e = err instanceof Error ? err : new Error(String(err));
+  tell({ t: 'error', message: e.message, stack: e.stack });
+});
+
+let store: ZoneStore | undefined;
+let loader: ZoneLoader | undefined;
+let responder: Responder | undefined;
+/** Changes told before the store was open: read once it is (whole zones: the loader reads a zone it lacks whole). */
+const early: Array<Extract<ToWorker, { t: 'change' }>> = [];
+
+async function init(message: Extract<ToWorker, { t: 'init' }>): Promise<void> {
+  store = await openZoneStore(message.store);
+  const index = new ZoneIndex();
+  const zoneLoader = new ZoneLoader(store, index, {
+    // the loader's warnings carry the zone and the error: both reach the primary's log
+    warn: (obj: { zone?: string; err?: unknown }, msg) =>
+      report(
+        new Error(`${msg} (zone ${obj.zone ?? '?'}): ${obj.err instanceof Error ? obj.err.message : String(obj.err)}`),
+      ),
+  });
+  loader = zoneLoader;
+  responder = new Responder(index, {}, new Map(), report, {
+    answerCache: message.answerCache,
+    cookies: new ServerCookies(message.cookieSecret),
+  });
+  for (const change of early.splice(0))
+    void zoneLoader.reload(change.event.zone, refreshFor(change.event, change.detail));
+  const zones = await store.listZones();
+  await Promise.all(zones.map((z) => zoneLoader.reload(z.name)));
+  tell({ t: 'loaded', zones: zones.length });
+}
+
+function serve(socket: Socket): void {
+  if (!responder) throw new Error('the socket came before the zones were loaded');
+  serveUdp(socket, undefined, responder, report, (msg, address, port) =>
+    tell({ t: 'udp', message: msg, address, port }),
+  );
+  socket.on('error', report);
+  tell({ t: 'ready' });
+}
+
+process.on('message', (message: ToWorker, handle?: unknown) => {
+  switch (message.t) {
+    case 'init':
+      init(message).catch((err: unknown) => {
+        report(err);
+        process.exit(1);
+      });
+      return;
+    case 'socket':
+      serve(handle as Socket);
+      return;
+    case 'change':
+      if (!loader) early.push(message);
+      else void loader.reload(message.event.zone, refreshFor(message.event, message.detail));
+      return;
+    case 'served': {
+      const done = (): void => tell({ t: 'served', id: message.id });
+      if (!loader) return done(); // not loaded yet: the load reads the store as it is then
+      loader.served(message.zone, message.serial).then(done, (err: unknown) => {
+        report(err);
+        done();
+      });
+      return;
+    }
+  }
+});
+
+// The primary gone (its end of the channel closed): nothing left to answer for.
+process.on('disconnect', () => {
+  void store?.close().finally(() => process.exit(0));
+});

@@ -1,0 +1,37 @@
+import type { OpenZoneStoreOptions } from '../store';
+import type { ZoneChangeDetail, ZoneChangeEvent } from '../store/types';
+import type { AnswerCacheLimits } from './answer-cache';
+
+/**
+ * The messages between the DNS engine (the primary process) and its answer workers, over the IPC channel of
+ * child_process.fork with `serialization: 'advanced'` (Buffers pass as they are).
+ */
+
+/** Primary → worker. */
+export type ToWorker =
+  /** First message: where the zones are and how to answer. */
+  | {
+      t: 'init';
+      store: Pick<OpenZoneStoreOptions, 'dataDir' | 'databaseUrl' | 'schema'>;
+      answerCache?: Partial<AnswerCacheLimits>;
+      /** The server cookie secret, so that a cookie one process issued is good in every other. */
+      cookieSecret: Buffer;
+    }
+  /** Sent with the UDP socket as the handle, once the worker has loaded every zone. */
+  | { t: 'socket' }
+  /** A committed change of the store: read again what it touched. */
+  | { t: 'change'; event: ZoneChangeEvent; detail?: ZoneChangeDetail }
+  /** Answer `served` once the worker answers for `zone` as of `serial` (null: no longer answers for it). */
+  | { t: 'served'; id: number; zone: string; serial: number | null };
+
+/** Worker → primary. */
+export type FromWorker =
+  /** Every zone is loaded: the worker may be given the socket. */
+  | { t: 'loaded'; zones: number }
+  /** The worker answers from the socket now. */
+  | { t: 'ready' }
+  | { t: 'served'; id: number }
+  /** A UDP message that needs the primary (UPDATE, a signed message, NOTIFY): answer it from there. */
+  | { t: 'udp'; message: Buffer; address: string; port: number }
+  /** A failure while answering (the message got SERVFAIL) or reloading: for the primary's log. */
+  | { t: 'error'; message: string; stack?: string };
