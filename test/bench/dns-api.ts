@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { requireTool } from '../helpers/dns-peers';
 import { FIXED_ENV, GATEWAY, SECONDS } from './common';
-import { cpuSeconds, dnsClient } from './dns';
+import { cpuSeconds, dnsClient } from './dns-servers';
 import { startPdns, type Pdns } from './pdns';
 import { freePort, startNode, type Child } from './processes';
 

@@ -1,6 +1,7 @@
 /**
  * DNS part of `npm run bench`: our DNS engine against BIND 9 serving the same zone on this machine, in this run.
  *
+ * - queries/s under `dnsperf` with a realistic mix (test/bench/dns-realistic.ts: the issue's goals);
  * - queries/s under `dnsperf` with a mix of positive, NXDOMAIN, NODATA, CNAME and wildcard questions; reference:
  *   BIND with one worker thread (`-n 1`, like for like: our server answers on one Node event loop) and BIND with its
  *   default thread count (one per CPU), both printed;
@@ -11,22 +12,34 @@
  * length of each measured run (default 5 s). The four query servers run side by side and dnsperf loads them in
  * turn, BENCH_DNS_ROUNDS times (default 2) after a 1 s warm-up each; the best round of each counts, so that load
  * from outside the benchmark (this machine is shared) weighs on no server more than on another. BENCH_DNS_PARTS
- * picks parts (qps, updates, startup; all by default).
+ * picks parts (mix, qps, updates, startup; all by default).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DnsClient, rcodeName, type DecodedResponse } from '../../dns/client';
-import { PROJECT_ROOT } from '../../gateway/paths';
+import { rcodeName, type DecodedResponse } from '../../dns/client';
 import { parseKeyFile, type TsigKey } from '../../dns/tsig/keyfile';
 import { requireTool } from '../helpers/dns-peers';
-import { freePort } from './processes';
 import { prng } from '../../dns/testing/prng';
 import { defined } from '../helpers/defined';
+import { realisticThroughput } from './dns-realistic';
+import {
+  dnsClient,
+  dnsperf,
+  importZone,
+  measureQps,
+  memoryOf,
+  startBind,
+  startOurs,
+  withServer,
+  withServers,
+  type BindZone,
+  type Load,
+  type PerfResult,
+  type Server,
+} from './dns-servers';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const CHILD = join(PROJECT_ROOT, 'dist', 'test', 'bench', 'dns-server.js');
 const ZONE = 'bench.test';
 const BIG_ZONE = 'big.test';
 const HOSTS = 1000;
@@ -36,12 +49,12 @@ const QUERY_LINES = 20_000;
 const KEY_NAME = 'bench-key';
 const KEY_SECRET = Buffer.from('benchmark-tsig-secret-of-32-byte').toString('base64');
 const KEY_TEXT = `key "${KEY_NAME}" { algorithm hmac-sha256; secret "${KEY_SECRET}"; };\n`;
-const DNSPERF_CLIENTS = 10;
-const DNSPERF_OUTSTANDING = 100;
+/** dnsperf's load for the mixed-answer part: 10 client sockets, 100 queries outstanding. */
+const MIXED_LOAD: Load = { clients: 10, outstanding: 100 };
 /** dnsperf rounds per server, taken in turn (the best one counts: load from outside only ever lowers a round). */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_DNS_ROUNDS ?? 2));
-/** Which parts to run (comma-separated: qps, updates, startup); all by default. */
-const PARTS = new Set((process.env.BENCH_DNS_PARTS ?? 'qps,updates,startup').split(',').map((p) => p.trim()));
+/** Which parts to run (comma-separated: mix, qps, updates, startup); all by default. */
+const PARTS = new Set((process.env.BENCH_DNS_PARTS ?? 'mix,qps,updates,startup').split(',').map((p) => p.trim()));
 
 // ---------------------------------------------------------------------------------------------------------------
 // Zones and the query mix
@@ -144,243 +157,6 @@ export function queryFile(): { text: string; samples: Array<[Kind, string, strin
   return { text: `${lines.join('\n')}\n`, samples };
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// DNS client
-// ---------------------------------------------------------------------------------------------------------------
-
-/**
- * The DNS client for a server of this benchmark on 127.0.0.1 (also used by the DNS API benchmark): queries over UDP,
- * UPDATEs signed with `key` (and their answers verified).
- */
-export function dnsClient(port: number, options: { timeoutMs?: number; key?: TsigKey } = {}): DnsClient {
-  return new DnsClient({ server: { host: '127.0.0.1', port }, timeoutMs: options.timeoutMs ?? 2000, key: options.key });
-}
-
-/** Asks the apex SOA every 10 ms until a NOERROR answer comes; resolves with the time it came (performance.now()). */
-async function firstAnswer(port: number, zone: string, isAlive: () => boolean, timeoutMs = 120_000): Promise<number> {
-  const client = dnsClient(port, { timeoutMs: 10 });
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (!isAlive()) throw new Error(`server on port ${port} exited before answering`);
-    const asked = performance.now();
-    try {
-      if ((await client.query(zone, 'SOA')).rcode === 0) return performance.now();
-    } catch {
-      // no answer yet; a port not yet open fails at once: wait out the 10 ms rather than spin against the start-up
-      await new Promise((r) => setTimeout(r, Math.max(0, 10 - (performance.now() - asked))));
-    }
-  }
-  throw new Error(`no answer from port ${port} within ${timeoutMs} ms`);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Servers
-// ---------------------------------------------------------------------------------------------------------------
-
-interface Server {
-  label: string;
-  port: number;
-  process: ChildProcess;
-  /** performance.now() at spawn and at the first answer. */
-  spawnedAt: number;
-  answeredAt: number;
-  /** What our child reported when listening (DnsEngine.start time, RSS before/after). */
-  info?: { startMs: number; rssBefore: number; rssAfter: number };
-  stop(): Promise<void>;
-}
-
-function stopper(child: ChildProcess): () => Promise<void> {
-  return () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-    });
-}
-
-const alive = (child: ChildProcess) => () => child.exitCode === null && child.signalCode === null;
-
-/** Runs the child in import-only mode: fills the SQLite store of `dataDir` from a master file. */
-async function importZone(dataDir: string, zone: string, file: string): Promise<{ ms: number; records: number }> {
-  const child = spawn(process.execPath, [CHILD], {
-    env: {
-      ...process.env,
-      BENCH_DNS_DATA: dataDir,
-      BENCH_DNS_IMPORT: file,
-      BENCH_DNS_ZONE: zone,
-      BENCH_DNS_IMPORT_ONLY: '1',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`zone import exited with ${code}`);
-  const line = out.split('\n').find((l) => l.includes('"imported"'));
-  if (!line) throw new Error(`zone import printed nothing: ${out}`);
-  return JSON.parse(line) as { ms: number; records: number };
-}
-
-async function startOurs(dataDir: string, zone: string, env: Record<string, string> = {}): Promise<Server> {
-  const port = await freePort();
-  const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [CHILD], {
-    env: { ...process.env, BENCH_DNS_DATA: dataDir, BENCH_DNS_PORT: String(port), ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  const server: Server = { label: 'ours', port, process: child, spawnedAt, answeredAt: 0, stop: stopper(child) };
-  try {
-    server.answeredAt = await firstAnswer(port, zone, alive(child));
-    for (let i = 0; i < 100 && !out.includes('"listening"'); i++) await new Promise((r) => setTimeout(r, 10));
-    const line = out.split('\n').find((l) => l.includes('"listening"'));
-    if (line) server.info = JSON.parse(line) as Server['info'];
-  } catch (err) {
-    await server.stop();
-    throw err;
-  }
-  return server;
-}
-
-interface BindZone {
-  name: string;
-  file: string;
-  options?: string;
-}
-
-async function startBind(
-  label: string,
-  dir: string,
-  zones: BindZone[],
-  opts: { threads?: number; extra?: string } = {},
-): Promise<Server> {
-  const port = await freePort();
-  const conf = join(dir, `named-${port}.conf`);
-  writeFileSync(
-    conf,
-    `
-options {
-  directory "${dir}";
-  listen-on port ${port} { 127.0.0.1; };
-  listen-on-v6 { none; };
-  pid-file none;
-  recursion no;
-  minimal-responses yes;
-  dnssec-validation no;
-  notify no;
-};
-${opts.extra ?? ''}
-${zones.map((z) => `zone "${z.name}" { type primary; file "${z.file}"; ${z.options ?? ''} };`).join('\n')}
-`,
-  );
-  const args = ['-g', '-c', conf, '-u', process.getuid?.() === 0 ? 'root' : String(process.getuid?.())];
-  if (opts.threads) args.push('-n', String(opts.threads));
-  const spawnedAt = performance.now();
-  const child = spawn('named', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    log = (log + d.toString()).slice(-4000);
-  });
-  const server: Server = { label, port, process: child, spawnedAt, answeredAt: 0, stop: stopper(child) };
-  try {
-    server.answeredAt = await firstAnswer(port, zones[0]?.name ?? '', alive(child));
-  } catch (err) {
-    await server.stop();
-    throw new Error(`${label}: ${(err as Error).message}\n${log}`, { cause: err });
-  }
-  return server;
-}
-
-async function withServer<T>(start: Promise<Server>, fn: (s: Server) => Promise<T>): Promise<T> {
-  const server = await start;
-  try {
-    return await fn(server);
-  } finally {
-    await server.stop();
-  }
-}
-
-/** VmRSS and VmHWM (peak) of a process, in bytes. */
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Measurements
-// ---------------------------------------------------------------------------------------------------------------
-
-interface PerfResult {
-  qps: number;
-  completed: number;
-  lost: number;
-  /** CPU time the server process spent (user + system, all threads) per query answered, in µs. */
-  cpuPerQuery: number;
-}
-
-/** Clock ticks per second of /proc/<pid>/stat times. */
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-/** User + system CPU seconds of a process so far (every thread). */
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS; // utime, stime (fields 14 and 15)
-}
-
-/** dnsperf against `server` for `seconds`, with the server's CPU time over the run. */
-async function measureQps(server: Server, file: string, seconds: number): Promise<PerfResult> {
-  const pid = server.process.pid as number;
-  const before = cpuSeconds(pid);
-  const run = await dnsperf(server.port, file, seconds);
-  return { ...run, cpuPerQuery: ((cpuSeconds(pid) - before) * 1e6) / run.completed };
-}
-
-function dnsperf(port: number, file: string, seconds: number): Promise<Omit<PerfResult, 'cpuPerQuery'>> {
-  const args = [
-    '-s',
-    '127.0.0.1',
-    '-p',
-    String(port),
-    '-d',
-    file,
-    '-l',
-    String(seconds),
-    '-c',
-    String(DNSPERF_CLIENTS),
-    '-q',
-    String(DNSPERF_OUTSTANDING),
-    '-t',
-    '2',
-  ];
-  return new Promise((resolve, reject) => {
-    const child = spawn('dnsperf', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      const num = (re: RegExp): number => Number(re.exec(out)?.[1] ?? NaN);
-      const qps = num(/Queries per second:\s+([\d.]+)/);
-      if (code !== 0 || !Number.isFinite(qps))
-        return reject(new Error(`dnsperf exited with ${code}: ${out.slice(-1000)}`));
-      resolve({ qps, completed: num(/Queries completed:\s+(\d+)/), lost: num(/Queries lost:\s+(\d+)/) });
-    });
-  });
-}
-
 /** The same questions asked of both servers must get the same rcode, flags and section sizes. */
 async function compareAnswers(a: Server, b: Server, samples: Array<[Kind, string, string]>): Promise<string[]> {
   const summary = (answer: DecodedResponse | null): string => {
@@ -429,17 +205,6 @@ const f0 = (n: number): string => n.toFixed(0);
 const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
 const ratio = (a: number, b: number): string => (a / b).toFixed(3);
 
-/** Starts several servers at once; stops every one that started when one fails or `fn` is done. */
-async function withServers<T>(starts: Array<() => Promise<Server>>, fn: (s: Server[]) => Promise<T>): Promise<T> {
-  const servers: Server[] = [];
-  try {
-    for (const start of starts) servers.push(await start());
-    return await fn(servers);
-  } finally {
-    await Promise.all(servers.map((s) => s.stop()));
-  }
-}
-
 async function queryThroughput(root: string, zoneFile: string, ourData: string): Promise<string[]> {
   const queries = queryFile();
   const queriesFile = join(root, 'queries.txt');
@@ -462,11 +227,11 @@ async function queryThroughput(root: string, zoneFile: string, ourData: string):
       const [ours, , bind1] = servers as [Server, Server, Server, Server];
       const mismatches = await compareAnswers(ours, bind1, queries.samples);
       if (mismatches.length) throw new Error(`our answers differ from BIND's:\n${mismatches.join('\n')}`);
-      for (const s of servers) await dnsperf(s.port, queriesFile, 1); // warm-up: JIT, caches
+      for (const s of servers) await dnsperf(s.port, queriesFile, 1, MIXED_LOAD); // warm-up: JIT, caches
       // rounds in turn, so that load from outside this benchmark falls on every server alike
       const results: PerfResult[][] = servers.map(() => []);
       for (let round = 0; round < ROUNDS; round++) {
-        for (const [i, s] of servers.entries()) results[i]?.push(await measureQps(s, queriesFile, SECONDS));
+        for (const [i, s] of servers.entries()) results[i]?.push(await measureQps(s, queriesFile, SECONDS, MIXED_LOAD));
       }
       return results;
     },
@@ -479,7 +244,7 @@ async function queryThroughput(root: string, zoneFile: string, ourData: string):
       `${MIX.map(([k, w]) => `${k} ${w * 100}%`).join(', ')} (${queries.samples.length} samples: same rcode and sections as BIND)`,
   );
   out.push(
-    `dnsperf -c ${DNSPERF_CLIENTS} -q ${DNSPERF_OUTSTANDING} over UDP on 127.0.0.1 (2 cores shared with dnsperf), ` +
+    `dnsperf -c ${MIXED_LOAD.clients} -q ${MIXED_LOAD.outstanding} over UDP on 127.0.0.1 (2 cores shared with dnsperf), ` +
       `${ROUNDS} rounds of ${SECONDS} s per server in turn after a 1 s warm-up; best round (every round):`,
   );
   // server CPU per query: what each answer costs, whatever else runs on the machine (lowest round counts)
@@ -578,6 +343,7 @@ export async function dnsBenchmark(): Promise<string[]> {
     writeFileSync(zoneFile, benchZone());
     const ourData = join(root, 'ours');
     await importZone(ourData, ZONE, zoneFile);
+    if (PARTS.has('mix')) out.push(...(await realisticThroughput(root, SECONDS, ROUNDS)));
     if (PARTS.has('qps')) out.push(...(await queryThroughput(root, zoneFile, ourData)));
     if (PARTS.has('updates')) out.push(...(await dynamicUpdates(root, zoneFile)));
     if (PARTS.has('startup')) out.push(...(await startupAndMemory(root)));

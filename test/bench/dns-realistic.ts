@@ -1,0 +1,172 @@
+/**
+ * The realistic DNS query mix of `npm run bench -- dns` (part `mix`): a zone of 10 000 names as a company's zone
+ * holds them (addresses, some IPv6, aliases, mail exchangers, text records) and 200 000 questions, 85 % for records
+ * that exist (A, AAAA, CNAME, MX, TXT) and 15 % for names that do not, sent by one dnsperf client (`-c 1 -T 1`, the
+ * way a busy resolver talks to an authoritative server). Names are asked uniformly, so the answer cache holds no
+ * small set of hot answers. Ours (as `npm start` runs it: every core) is measured against BIND 9 with its default
+ * threads, with our answer cache on and off; BIND -n 1 and ours on one process show what one core does.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { prng } from '../../dns/testing/prng';
+import { defined } from '../helpers/defined';
+import {
+  dnsClient,
+  dnsperf,
+  importZone,
+  measureQps,
+  startBind,
+  startOurs,
+  withServers,
+  type Load,
+  type PerfResult,
+  type Server,
+} from './dns-servers';
+
+const ZONE = 'corp.test';
+const NAMES = 10_000;
+const QUESTIONS = 200_000;
+const NXDOMAIN_SHARE = 0.15;
+const LOAD: Load = { clients: 1, outstanding: 100, threads: 1 };
+const SEED = 20261124;
+
+/** One name of the zone and the types it has. */
+interface Name {
+  owner: string;
+  types: string[];
+}
+
+/** The zone (master file) and its names: 15 % aliases, the rest addresses with IPv6, TXT and MX on some. */
+export function realisticZone(): { text: string; names: Name[] } {
+  const rnd = prng(SEED);
+  const lines = [
+    `$ORIGIN ${ZONE}.`,
+    '$TTL 3600',
+    `@ IN SOA ns1.${ZONE}. hostmaster.${ZONE}. ( 2026112401 10800 3600 604800 300 )`,
+    '  IN NS ns1',
+    '  IN NS ns2',
+    '  IN MX 10 mx1',
+    'ns1 IN A 192.0.2.53',
+    'ns2 IN A 192.0.2.54',
+    'mx1 IN A 192.0.2.25',
+  ];
+  const names: Name[] = [];
+  for (let i = 0; i < NAMES; i++) {
+    const owner = `host${i}`;
+    const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+    if (i > 0 && rnd() < 0.15) {
+      lines.push(`${owner} 300 IN CNAME host${Math.floor(rnd() * i)}`);
+      names.push({ owner, types: ['A', 'AAAA', 'CNAME'] });
+      continue;
+    }
+    const types = ['A'];
+    lines.push(`${owner} 300 IN A ${ip}`);
+    if (rnd() < 0.3) lines.push(`${owner} 300 IN A 10.128.${(i >> 8) & 255}.${i & 255}`);
+    if (rnd() < 0.4) {
+      lines.push(`${owner} 300 IN AAAA 2001:db8::${i.toString(16)}`);
+      types.push('AAAA');
+    }
+    if (rnd() < 0.25) {
+      lines.push(`${owner} 300 IN TXT "v=spf1 ip4:${ip} -all"`);
+      types.push('TXT');
+    }
+    if (rnd() < 0.1) {
+      lines.push(`${owner} 300 IN MX 10 mx1.${ZONE}.`);
+      types.push('MX');
+    }
+    names.push({ owner, types });
+  }
+  return { text: `${lines.join('\n')}\n`, names };
+}
+
+/** dnsperf's question file: 85 % existing (name, type) pairs, 15 % names that do not exist. */
+export function realisticQuestions(names: Name[]): string {
+  const rnd = prng(SEED + 1);
+  const lines: string[] = [];
+  for (let i = 0; i < QUESTIONS; i++) {
+    if (rnd() < NXDOMAIN_SHARE) {
+      lines.push(`nx${Math.floor(rnd() * 1e9)}.${ZONE} ${rnd() < 0.5 ? 'A' : 'AAAA'}`);
+      continue;
+    }
+    const name = defined(names[Math.floor(rnd() * names.length)], 'a name');
+    lines.push(`${name.owner}.${ZONE} ${defined(name.types[Math.floor(rnd() * name.types.length)], 'a type')}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The first `count` questions, asked of both servers: the same rcode and section sizes, or the run stops. */
+async function sameAnswers(a: Server, b: Server, questions: string, count: number): Promise<void> {
+  const summary = async (s: Server, name: string, type: string): Promise<string> => {
+    const reply = await dnsClient(s.port).query(name, type);
+    const m = reply.message;
+    return `${reply.rcode} an=${m.answers.length} ns=${m.authorities.length} ar=${m.additionals.length}`;
+  };
+  for (const line of questions.split('\n').slice(0, count)) {
+    const [name = '', type = ''] = line.split(' ');
+    const [x, y] = [await summary(a, name, type), await summary(b, name, type)];
+    if (x !== y) throw new Error(`realistic mix: ${name} ${type}: ${a.label} ${x}, ${b.label} ${y}`);
+  }
+}
+
+const f0 = (n: number): string => n.toFixed(0);
+
+export async function realisticThroughput(root: string, seconds: number, rounds: number): Promise<string[]> {
+  const zone = realisticZone();
+  const zoneFile = join(root, 'corp.zone');
+  writeFileSync(zoneFile, zone.text);
+  const questions = realisticQuestions(zone.names);
+  const questionsFile = join(root, 'corp-questions.txt');
+  writeFileSync(questionsFile, questions);
+  const data = join(root, 'ours-corp');
+  await importZone(data, ZONE, zoneFile);
+  const labels = [
+    'ours (every core)',
+    'ours, answer cache off',
+    'ours, one process',
+    'BIND 9 default threads',
+    'BIND 9 -n 1',
+  ] as const;
+  const bindZone = { name: ZONE, file: zoneFile };
+  const runs = await withServers(
+    [
+      () => startOurs(data, ZONE),
+      () => startOurs(data, ZONE, { BENCH_DNS_ANSWER_CACHE: 'off' }),
+      () => startOurs(data, ZONE, { BENCH_DNS_WORKERS: '0' }),
+      () => startBind(labels[3], root, [bindZone]),
+      () => startBind(labels[4], root, [bindZone], { threads: 1 }),
+    ],
+    async (servers) => {
+      for (const [i, s] of servers.entries()) s.label = labels[i] ?? s.label;
+      const [ours, , , bind] = servers as [Server, Server, Server, Server, Server];
+      await sameAnswers(ours, bind, questions, 200);
+      for (const s of servers) await dnsperf(s.port, questionsFile, 1, LOAD); // warm-up: JIT, caches
+      const results: PerfResult[][] = servers.map(() => []);
+      for (let round = 0; round < rounds; round++) {
+        for (const [i, s] of servers.entries()) results[i]?.push(await measureQps(s, questionsFile, seconds, LOAD));
+      }
+      return results;
+    },
+  );
+  const best = runs.map((r) => r.reduce((a, b) => (b.qps > a.qps ? b : a)));
+  const [ours, uncached, single, bind, bind1] = best as [PerfResult, PerfResult, PerfResult, PerfResult, PerfResult];
+  const out = [
+    `DNS realistic mix: ${NAMES} names (15 % CNAME; A, AAAA 40 %, TXT 25 %, MX 10 %), ${QUESTIONS} questions ` +
+      `(${100 - NXDOMAIN_SHARE * 100} % existing A/AAAA/CNAME/MX/TXT, ${NXDOMAIN_SHARE * 100} % NXDOMAIN, names uniform); ` +
+      `dnsperf -c ${LOAD.clients} -T ${LOAD.threads} -q ${LOAD.outstanding}, ${rounds} rounds of ${seconds} s in turn; best round:`,
+  ];
+  for (const [i, label] of labels.entries()) {
+    const r = defined(best[i], label);
+    out.push(
+      `  ${label.padEnd(26)} ${f0(r.qps).padStart(7)} q/s  (${runs[i]?.map((x) => f0(x.qps)).join(', ')}); ` +
+        `server CPU ${r.cpuPerQuery.toFixed(1)} µs/query`,
+    );
+  }
+  const goal = (value: number, min: number): string =>
+    `${value.toFixed(3)} (goal ≥ ${min}: ${value >= min ? 'met' : 'NOT met'})`;
+  out.push(
+    `DNS realistic mix ratio vs BIND default threads: ${goal(ours.qps / bind.qps, 1.2)}; answer cache off: ` +
+      `${goal(uncached.qps / bind.qps, 1.0)}; one process vs BIND -n 1: ${(single.qps / bind1.qps).toFixed(3)}; ` +
+      `CPU per query BIND -n 1 / ours: ${(bind1.cpuPerQuery / ours.cpuPerQuery).toFixed(3)}`,
+  );
+  return out;
+}
