@@ -14,10 +14,18 @@ import { ServerCookies } from './cookies';
 import { Responder } from './respond';
 import { safeReport } from './serve';
 import { serveUdp } from './udp';
+import { bindBatchedUdp, serveBatchedUdp, udpBatchAddon } from './udp-batch';
 import { ZoneIndex } from './zone-index';
 
 function tell(message: FromWorker): void {
   process.send?.(message);
+}
+
+/** Tells the primary why, then exits (after the message is out: it says why the worker is gone). */
+function fail(err: unknown): void {
+  const e = err instanceof Error ? err : new Error(String(err));
+  if (!process.send) process.exit(1);
+  process.send({ t: 'error', message: e.message, stack: e.stack } satisfies FromWorker, () => process.exit(1));
 }
 
 const report = safeReport((err: unknown) => {
@@ -53,25 +61,33 @@ async function init(message: Extract<ToWorker, { t: 'init' }>): Promise<void> {
   tell({ t: 'loaded', zones: zones.length });
 }
 
-function serve(socket: Socket): void {
+/** Answers from a socket of its own in the port's SO_REUSEPORT group (the addon), or the dgram socket handed over. */
+function serve(socket: Socket | undefined, reusePort: { host: string; port: number } | undefined): void {
   if (!responder) throw new Error('the socket came before the zones were loaded');
-  serveUdp(socket, undefined, responder, report, (msg, address, port) =>
-    tell({ t: 'udp', message: msg, address, port }),
-  );
-  socket.on('error', report);
+  const handOver = (message: Buffer, address: string, port: number): void => tell({ t: 'udp', message, address, port });
+  const addon = udpBatchAddon();
+  if (reusePort) {
+    if (!addon) throw new Error('batched UDP, but the udp-batch addon is not built');
+    const bound = bindBatchedUdp(addon, reusePort.host, reusePort.port);
+    serveBatchedUdp(addon, bound.fd, responder, report, handOver);
+  } else if (socket) {
+    serveUdp(socket, undefined, responder, report, handOver);
+    socket.on('error', report);
+  } else throw new Error('no UDP socket to answer from');
   tell({ t: 'ready' });
 }
 
 process.on('message', (message: ToWorker, handle?: unknown) => {
   switch (message.t) {
     case 'init':
-      init(message).catch((err: unknown) => {
-        report(err);
-        process.exit(1);
-      });
+      init(message).catch(fail);
       return;
     case 'socket':
-      serve(handle as Socket);
+      try {
+        serve(handle as Socket | undefined, message.reusePort);
+      } catch (err) {
+        fail(err);
+      }
       return;
     case 'change':
       if (!loader) early.push(message);

@@ -17,8 +17,11 @@ export type ToWorker =
       /** The server cookie secret, so that a cookie one process issued is good in every other. */
       cookieSecret: Buffer;
     }
-  /** Sent with the UDP socket as the handle, once the worker has loaded every zone. */
-  | { t: 'socket' }
+  /**
+   * Once the worker has loaded every zone: answer from the UDP socket sent as the handle, or (batched UDP) from a
+   * socket of its own bound to `reusePort` in the port's SO_REUSEPORT group.
+   */
+  | { t: 'socket'; reusePort?: { host: string; port: number } }
   /** A committed change of the store: read again what it touched. */
   | { t: 'change'; event: ZoneChangeEvent; detail?: ZoneChangeDetail }
   /** Answer `served` once the worker answers for `zone` as of `serial` (null: no longer answers for it). */

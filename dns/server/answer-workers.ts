@@ -6,13 +6,15 @@ import type { OpenZoneStoreOptions } from '../store';
 import type { ZoneChangeDetail, ZoneChangeEvent } from '../store/types';
 import type { AnswerCacheLimits } from './answer-cache';
 import type { FromWorker, ToWorker } from './answer-worker-protocol';
+import type { UdpShare } from './server';
 import type { UdpAnswer } from './udp';
 
 /**
  * The DNS engine's answer workers: processes that read the engine's UDP socket too and answer plain queries from
- * an index of their own over the same store (answer-worker-main.ts), so that every core answers. Node 20's dgram
- * has no SO_REUSEPORT; a socket handed to a child shares its file descriptor, and the kernel gives each datagram to
- * one reader. A change counts as served when the primary and every worker serve it. A worker that dies is replaced
+ * an index of their own over the same store (answer-worker-main.ts), so that every core answers. With the batched
+ * UDP addon each worker binds a socket of its own in the port's SO_REUSEPORT group (the kernel spreads senders over
+ * the group, as BIND's threads share a port); without it (Node 20's dgram has no SO_REUSEPORT) a dgram socket handed
+ * to a child shares its descriptor, and the kernel gives each datagram to one of its readers. A change counts as served when the primary and every worker serve it. A worker that dies is replaced
  * (at most once every RESTART_MS); until then the other readers answer.
  */
 
@@ -20,7 +22,7 @@ export interface AnswerWorkersOptions {
   count: number;
   /** Where the zones are: the same store the engine reads (a file or a database, never ':memory:'). */
   store: Pick<OpenZoneStoreOptions, 'dataDir' | 'databaseUrl' | 'schema'>;
-  udp: Socket;
+  udp: UdpShare;
   /** Answers, in the primary, what a worker hands over. */
   answerUdp: UdpAnswer;
   cookieSecret: Buffer;
@@ -119,6 +121,7 @@ export class AnswerWorkers {
 
   private spawn(): Promise<void> {
     this.lastStart = Date.now();
+    const { udp } = this.options;
     const child = fork(this.entry, [], {
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -127,6 +130,7 @@ export class AnswerWorkers {
     const worker = new Worker(child);
     this.workers.add(worker);
     const { options } = this;
+    let lastError: string | undefined;
     return new Promise<void>((started, failed) => {
       const timer = setTimeout(() => {
         failed(new Error(`a DNS answer worker did not load the zones within ${LOAD_TIMEOUT_MS} ms`));
@@ -135,7 +139,9 @@ export class AnswerWorkers {
       child.on('message', (message: FromWorker) => {
         switch (message.t) {
           case 'loaded':
-            worker.send({ t: 'socket' }, options.udp);
+            // once loaded: a socket of its own in the port's group, or the dgram socket over IPC
+            if ('reusePort' in udp) worker.send({ t: 'socket', reusePort: udp.reusePort });
+            else worker.send({ t: 'socket' }, udp.socket);
             return;
           case 'ready':
             worker.ready = true;
@@ -150,6 +156,7 @@ export class AnswerWorkers {
             options.answerUdp(message.message, message.address, message.port);
             return;
           case 'error':
+            lastError = message.message;
             options.log?.warn({ pid: child.pid, err: message }, 'DNS answer worker: error');
             return;
         }
@@ -158,7 +165,12 @@ export class AnswerWorkers {
         clearTimeout(timer);
         this.workers.delete(worker);
         worker.gone();
-        if (!worker.ready) return failed(new Error(`a DNS answer worker exited (${signal ?? code}) while starting`));
+        if (!worker.ready)
+          return failed(
+            new Error(
+              `a DNS answer worker exited (${signal ?? code}) while starting${lastError ? `: ${lastError}` : ''}`,
+            ),
+          );
         if (this.closing) return;
         options.log?.warn({ pid: child.pid, code, signal }, 'DNS answer worker exited: starting another');
         const wait = Math.max(0, this.lastStart + RESTART_MS - Date.now());

@@ -1,7 +1,8 @@
 import { createSocket, type Socket } from 'node:dgram';
-import { createServer, isIPv6, type Server, type Socket as TcpSocket } from 'node:net';
+import { createServer, isIP, isIPv6, type Server, type Socket as TcpSocket } from 'node:net';
 import type { Responder } from './respond';
-import { safeReport } from './serve';
+import { safeReport, type Report } from './serve';
+import { bindBatchedUdp, serveBatchedUdp, udpBatchAddon } from './udp-batch';
 import { DEFAULT_TCP_LIMITS, TcpConnection, type TcpLimits } from './tcp';
 import { ReplyLookup, serveUdp, type UdpAnswer } from './udp';
 
@@ -22,7 +23,7 @@ export interface DnsServer {
   host: string;
   port: number;
   /** The UDP socket (answer workers read from it too). */
-  udp: Socket;
+  udp: UdpShare;
   /** Answers a UDP message received elsewhere (an answer worker hands over what needs the primary). */
   answerUdp: UdpAnswer;
   close(): Promise<void>;
@@ -46,6 +47,49 @@ function bindUdp(socket: Socket, host: string, port: number): Promise<void> {
       resolve();
     });
   });
+}
+
+/**
+ * How answer workers read the UDP port: a dgram socket handed over IPC (they share it), or — with the batched UDP
+ * addon — a socket of their own in the port's SO_REUSEPORT group.
+ */
+export type UdpShare = { socket: Socket } | { reusePort: { host: string; port: number } };
+
+interface UdpSide {
+  share: UdpShare;
+  answerUdp: UdpAnswer;
+  close(): Promise<void>;
+}
+
+/**
+ * The UDP side on `host`:`port`: batched by the native addon when it is built and `host` is an IP address (one
+ * system call per batch of datagrams), else through dgram.
+ */
+async function openUdp(host: string, port: number, responder: Responder, report: Report): Promise<UdpSide> {
+  const addon = udpBatchAddon();
+  if (addon && isIP(host) !== 0) {
+    const bound = bindBatchedUdp(addon, host, port);
+    const served = serveBatchedUdp(addon, bound.fd, responder, report);
+    return {
+      share: { reusePort: { host, port: bound.port } },
+      answerUdp: served.answerUdp,
+      close: () => Promise.resolve(served.close()),
+    };
+  }
+  const replyLookup = new ReplyLookup();
+  const udp = createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4', reuseAddr: false, lookup: replyLookup.lookup });
+  try {
+    await bindUdp(udp, host, port);
+  } catch (err) {
+    udp.close();
+    throw err;
+  }
+  udp.on('error', report);
+  return {
+    share: { socket: udp },
+    answerUdp: serveUdp(udp, replyLookup, responder, report),
+    close: () => new Promise<void>((r) => udp.close(() => r())),
+  };
 }
 
 /** Authoritative DNS over UDP and TCP on one address and port. */
@@ -83,31 +127,23 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
       new TcpConnection(socket, options.responder, limits, report);
     });
     const port = await listenTcp(tcp, options.host, options.port);
-    const replyLookup = new ReplyLookup();
-    const udp = createSocket({
-      type: isIPv6(options.host) ? 'udp6' : 'udp4',
-      reuseAddr: false,
-      lookup: replyLookup.lookup,
-    });
+    let udp: UdpSide;
     try {
-      await bindUdp(udp, options.host, port);
+      udp = await openUdp(options.host, port, options.responder, report);
     } catch (err) {
       await new Promise((r) => tcp.close(r));
-      udp.close();
       if (options.port !== 0 || attempt >= 5) throw err; // an ephemeral TCP port may be taken on UDP: try another
       continue;
     }
     tcp.on('error', report); // e.g. accept failing for lack of file descriptors: the server goes on
-    udp.on('error', report);
-    const answerUdp = serveUdp(udp, replyLookup, options.responder, report);
     return {
       host: options.host,
       port,
-      udp,
-      answerUdp,
+      udp: udp.share,
+      answerUdp: udp.answerUdp,
       close: async () => {
         for (const c of connections) c.destroy();
-        await Promise.all([new Promise((r) => tcp.close(r)), new Promise<void>((r) => udp.close(() => r()))]);
+        await Promise.all([new Promise((r) => tcp.close(r)), udp.close()]);
       },
     };
   }
