@@ -8,7 +8,7 @@ import { timestamp } from './clock';
 import { invalid, show } from './errors';
 import { DEFAULT_STORE_LIMITS, MAX_RECORDS_PER_CREATE, type StoreLimits } from './limits';
 import { cmp, compareRows } from './order';
-import type { RecordRow } from './rows';
+import { withGiven, type RecordRow } from './rows';
 import { StoreError, type ChangeResult, type RecordChange } from './types';
 import { checkAnyType, checkId, checkRecord, checkRecordName, checkTtl, checkValue, isKey } from './validation';
 
@@ -83,16 +83,20 @@ interface WorkRow extends RecordRow {
 const key = (r: { type: string; value: string }) => `${r.type}\u0000${r.value}`;
 
 function stored(r: WorkRow): RecordRow {
-  return {
-    id: r.id,
-    zone: r.zone,
-    name: r.name,
-    type: r.type,
-    ttl: r.ttl,
-    value: r.value,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-  };
+  return withGiven(
+    {
+      id: r.id,
+      zone: r.zone,
+      name: r.name,
+      type: r.type,
+      ttl: r.ttl,
+      value: r.value,
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
+    },
+    r.givenName,
+    r.givenValue,
+  );
 }
 
 /**
@@ -159,6 +163,10 @@ export function planChanges(input: PlanInput): Plan {
           id = newId();
         }
         const { name, type, ttl, value } = change.record;
+        // An owner name has one letter case, that of its first record (BIND keeps a node's name as first created):
+        // a record added beside others takes theirs, whatever case it came in.
+        const beside = byName.get(name)?.rows[0];
+        const givenName = beside ? beside.givenName : change.record.givenName;
         const row: WorkRow = {
           id,
           zone,
@@ -173,6 +181,7 @@ export function planChanges(input: PlanInput): Plan {
           live: true,
           origin: index,
         };
+        withGiven(row, givenName, change.record.givenValue);
         place(row, change.id !== undefined);
         touch(name);
         effective = true;
@@ -189,7 +198,10 @@ export function planChanges(input: PlanInput): Plan {
         if (change.ttl !== undefined) checkTtl(change.ttl, index);
         if (change.value !== undefined) checkValue(change.value, index);
         if (change.ttl !== undefined) row.ttl = change.ttl;
-        if (change.value !== undefined) row.value = change.value;
+        if (change.value !== undefined) {
+          row.value = change.value;
+          delete row.givenValue; // a new value comes in model form
+        }
         row.updatedAt = ts;
         row.dirty = true;
         row.origin = index;
@@ -349,16 +361,20 @@ export function planCreate(
   for (let i = 0; i < records.length; i++) {
     const record: unknown = records[i];
     checkRecord(record, zone, i);
-    rows[i] = {
-      id: newId(),
-      zone,
-      name: record.name,
-      type: record.type,
-      ttl: record.ttl,
-      value: record.value,
-      createdAt: ts,
-      updatedAt: ts,
-    };
+    rows[i] = withGiven(
+      {
+        id: newId(),
+        zone,
+        name: record.name,
+        type: record.type,
+        ttl: record.ttl,
+        value: record.value,
+        createdAt: ts,
+        updatedAt: ts,
+      },
+      record.givenName,
+      record.givenValue,
+    );
   }
   // Row indexes in name order (ties in input order): each name's rows form one run.
   const nameAt = (i: number): string => at(rows, i).name;
@@ -372,6 +388,12 @@ export function planCreate(
     const name = nameAt(at(order, start));
     let end = start + 1;
     while (end < order.length && nameAt(at(order, end)) === name) end++;
+    // one letter case per owner name: the first record's (see the add in planChanges)
+    const first = at(rows, at(order, start));
+    for (let k = start + 1; k < end; k++) {
+      const row = at(rows, at(order, k));
+      withGiven(row, first.givenName, row.givenValue);
+    }
     if (end - start > 1) {
       const group = order.slice(start, end).map((i) => {
         const { type, value } = at(rows, i);

@@ -807,6 +807,74 @@ export function describeZoneStoreContract(
     });
 
     // ----------------------------------------------------------------------------------------------------------
+    describe('names as given (letter case)', () => {
+      test('kept beside the model form; matching, duplicates and listing go by the model form alone', async () => {
+        const zn = zoneName('case');
+        await store.createZone(zn, SETTINGS, [
+          {
+            ...rec(`www.${zn}`, 'CNAME', `host.${zn}.`),
+            givenName: `WwW.${zn}`,
+            givenValue: `Host.${zn.toUpperCase()}.`,
+          },
+          { ...rec(`mail.${zn}`, 'A', '192.0.2.1'), givenName: `Mail.${zn}` },
+          // another case of the same name: the first record's case is the name's
+          { ...rec(`mail.${zn}`, 'A', '192.0.2.2'), givenName: `MAIL.${zn}` },
+        ]);
+        const listed = await store.listRecords(zn);
+        expect(
+          listed.map(({ name, value, givenName, givenValue }) => ({ name, value, givenName, givenValue })),
+        ).toEqual([
+          { name: `mail.${zn}`, value: '192.0.2.1', givenName: `Mail.${zn}`, givenValue: undefined },
+          { name: `mail.${zn}`, value: '192.0.2.2', givenName: `Mail.${zn}`, givenValue: undefined },
+          { name: `www.${zn}`, value: `host.${zn}.`, givenName: `WwW.${zn}`, givenValue: `Host.${zn.toUpperCase()}.` },
+        ]);
+        const seen: RecordData[] = [];
+        await store.eachRecord(zn, (r) => seen.push(r));
+        expect(seen[2]).toEqual({
+          ...rec(`www.${zn}`, 'CNAME', `host.${zn}.`),
+          givenName: `WwW.${zn}`,
+          givenValue: `Host.${zn.toUpperCase()}.`,
+        });
+        expect(await store.listRecords(zn, { name: `www.${zn}` })).toHaveLength(1);
+
+        // a record that differs only in case is the same record (RFC 2181 §5)
+        await expectStoreError(
+          store.change(zn, [
+            { op: 'add', record: { ...rec(`www.${zn}`, 'CNAME', `host.${zn}.`), givenName: `WWW.${zn}` } },
+          ]),
+          'CONFLICT',
+        );
+        // a record added at a name that exists takes that name's case
+        const added = await store.change(zn, [
+          { op: 'add', record: { ...rec(`mail.${zn}`, 'A', '192.0.2.3'), givenName: `mAIL.${zn}` } },
+          { op: 'add', record: rec(`mail.${zn}`, 'A', '192.0.2.4') },
+        ]);
+        expect(added.results.map((r) => r.record?.givenName)).toEqual([`Mail.${zn}`, `Mail.${zn}`]);
+        // a new value comes in model form: the value as given goes, the name as given stays
+        const www = nth(listed, 2);
+        const updated = await store.change(zn, [{ op: 'update', id: www.id, value: `other.${zn}.` }]);
+        expect(nth(updated.results).record).toMatchObject({ givenName: `WwW.${zn}`, value: `other.${zn}.` });
+        expect(await store.getRecord(zn, www.id)).not.toHaveProperty('givenValue');
+        expect(await store.getRecord(zn, www.id)).toHaveProperty('givenName', `WwW.${zn}`);
+      });
+
+      test('a name or value as given that is not the model form in other case is refused', async () => {
+        const zn = zoneName('case-bad');
+        await store.createZone(zn, SETTINGS);
+        await expectStoreError(
+          store.change(zn, [{ op: 'add', record: { ...rec(`www.${zn}`, 'A', '192.0.2.1'), givenName: `web.${zn}` } }]),
+          'INVALID',
+          { message: /givenName must be/ },
+        );
+        await expectStoreError(
+          store.change(zn, [{ op: 'add', record: { ...rec(`www.${zn}`, 'A', '192.0.2.1'), givenValue: '192.0.2.9' } }]),
+          'INVALID',
+          { message: /givenValue must be/ },
+        );
+      });
+    });
+
+    // ----------------------------------------------------------------------------------------------------------
     describe('record pages', () => {
       test('limit and after walk the listing order (name, type, value, id) page by page, with a filter', async () => {
         const zn = zoneName('pages');
