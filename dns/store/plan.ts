@@ -64,7 +64,7 @@ export interface Plan {
   /** Ids to delete (removed rows, and rows whose id was deleted and added again in the batch). */
   deletes: string[];
   inserts: RecordRow[];
-  /** Rows whose ttl/value changed (same id, name, type, createdAt). */
+  /** Rows whose ttl/value or owner name case changed (same id, name, type, createdAt). */
   updates: RecordRow[];
   /** Owner names of the rows deleted, inserted or updated: what a reader of the zone must read again. */
   names: string[];
@@ -163,10 +163,18 @@ export function planChanges(input: PlanInput): Plan {
           id = newId();
         }
         const { name, type, ttl, value } = change.record;
-        // An owner name has one letter case, that of its first record (BIND keeps a node's name as first created):
-        // a record added beside others takes theirs, whatever case it came in.
-        const beside = byName.get(name)?.rows[0];
-        const givenName = beside ? beside.givenName : change.record.givenName;
+        // An RRset has one owner name case, as in BIND (which keeps it per RRset): a record that brings its own
+        // gives it to the whole RRset, as an UPDATE does in BIND; one in model form (the API) takes the RRset's.
+        const rrset = (byName.get(name)?.rows ?? []).filter((r) => r.type === type);
+        const givenName = change.record.givenName ?? rrset[0]?.givenName;
+        if (change.record.givenName !== undefined) {
+          for (const r of rrset) {
+            if ((r.givenName ?? r.name) === change.record.givenName) continue;
+            withGiven(r, change.record.givenName, r.givenValue);
+            r.updatedAt = ts;
+            if (!r.fresh) r.dirty = true;
+          }
+        }
         const row: WorkRow = {
           id,
           zone,
@@ -388,11 +396,12 @@ export function planCreate(
     const name = nameAt(at(order, start));
     let end = start + 1;
     while (end < order.length && nameAt(at(order, end)) === name) end++;
-    // one letter case per owner name: the first record's (see the add in planChanges)
-    const first = at(rows, at(order, start));
-    for (let k = start + 1; k < end; k++) {
+    // one owner name case per RRset: its first record's (a master file's, as BIND loads it)
+    const firstOfType = new Map<string, string | undefined>();
+    for (let k = start; k < end; k++) {
       const row = at(rows, at(order, k));
-      withGiven(row, first.givenName, row.givenValue);
+      if (!firstOfType.has(row.type)) firstOfType.set(row.type, row.givenName);
+      else withGiven(row, firstOfType.get(row.type), row.givenValue);
     }
     if (end - start > 1) {
       const group = order.slice(start, end).map((i) => {

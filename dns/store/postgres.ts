@@ -403,9 +403,10 @@ class PostgresZoneStore implements ZoneStore {
     await this.insert(c, plan.inserts);
     if (plan.updates.length > 0) {
       await c.query(
-        `UPDATE ${this.s}.records r SET ttl = u.ttl, value = u.value, updated_at = u.updated_at, given_value = u.given_value
-         FROM unnest($1::text[], $2::integer[], $3::text[], $4::timestamptz[], $5::text[])
-           AS u(id, ttl, value, updated_at, given_value)
+        `UPDATE ${this.s}.records r SET ttl = u.ttl, value = u.value, updated_at = u.updated_at, given_value = u.given_value,
+           given_name = u.given_name
+         FROM unnest($1::text[], $2::integer[], $3::text[], $4::timestamptz[], $5::text[], $6::text[])
+           AS u(id, ttl, value, updated_at, given_value, given_name)
          WHERE r.id = u.id`,
         [
           plan.updates.map((r) => r.id),
@@ -413,6 +414,7 @@ class PostgresZoneStore implements ZoneStore {
           plan.updates.map((r) => r.value),
           plan.updates.map((r) => r.updatedAt),
           plan.updates.map((r) => r.givenValue ?? null),
+          plan.updates.map((r) => r.givenName ?? null),
         ],
       );
     }

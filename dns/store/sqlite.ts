@@ -187,7 +187,8 @@ class SqliteZoneStore implements ZoneStore {
       insertRecord: db.prepare(`INSERT INTO records (id, zone, name, type, ttl, value, created_at, updated_at,
         given_name, given_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       updateRecord: db.prepare(
-        'UPDATE records SET ttl = @ttl, value = @value, given_value = @givenValue, updated_at = @updatedAt WHERE id = @id',
+        `UPDATE records SET ttl = @ttl, value = @value, given_name = @givenName, given_value = @givenValue,
+          updated_at = @updatedAt WHERE id = @id`,
       ),
       deleteRecord: db.prepare('DELETE FROM records WHERE id = ?'),
     };
@@ -413,6 +414,7 @@ class SqliteZoneStore implements ZoneStore {
         id: r.id,
         ttl: r.ttl,
         value: r.value,
+        givenName: r.givenName ?? null,
         givenValue: r.givenValue ?? null,
         updatedAt: r.updatedAt,
       });

@@ -817,8 +817,10 @@ export function describeZoneStoreContract(
             givenValue: `Host.${zn.toUpperCase()}.`,
           },
           { ...rec(`mail.${zn}`, 'A', '192.0.2.1'), givenName: `Mail.${zn}` },
-          // another case of the same name: the first record's case is the name's
+          // another case in the same RRset: the first record's case is the RRset's (as BIND loads a master file)
           { ...rec(`mail.${zn}`, 'A', '192.0.2.2'), givenName: `MAIL.${zn}` },
+          // another RRset at the name keeps its own
+          { ...rec(`mail.${zn}`, 'TXT', '"t"'), givenName: `MAIL.${zn}` },
         ]);
         const listed = await store.listRecords(zn);
         expect(
@@ -826,11 +828,12 @@ export function describeZoneStoreContract(
         ).toEqual([
           { name: `mail.${zn}`, value: '192.0.2.1', givenName: `Mail.${zn}`, givenValue: undefined },
           { name: `mail.${zn}`, value: '192.0.2.2', givenName: `Mail.${zn}`, givenValue: undefined },
+          { name: `mail.${zn}`, value: '"t"', givenName: `MAIL.${zn}`, givenValue: undefined },
           { name: `www.${zn}`, value: `host.${zn}.`, givenName: `WwW.${zn}`, givenValue: `Host.${zn.toUpperCase()}.` },
         ]);
         const seen: RecordData[] = [];
         await store.eachRecord(zn, (r) => seen.push(r));
-        expect(seen[2]).toEqual({
+        expect(seen[3]).toEqual({
           ...rec(`www.${zn}`, 'CNAME', `host.${zn}.`),
           givenName: `WwW.${zn}`,
           givenValue: `Host.${zn.toUpperCase()}.`,
@@ -844,14 +847,27 @@ export function describeZoneStoreContract(
           ]),
           'CONFLICT',
         );
-        // a record added at a name that exists takes that name's case
-        const added = await store.change(zn, [
-          { op: 'add', record: { ...rec(`mail.${zn}`, 'A', '192.0.2.3'), givenName: `mAIL.${zn}` } },
-          { op: 'add', record: rec(`mail.${zn}`, 'A', '192.0.2.4') },
+        // a record added in model form (the API) to an RRset takes the RRset's case
+        const added = await store.change(zn, [{ op: 'add', record: rec(`mail.${zn}`, 'A', '192.0.2.3') }]);
+        expect(nth(added.results).record?.givenName).toBe(`Mail.${zn}`);
+        // one that brings its own case gives it to the whole RRset (as an UPDATE does in BIND); other RRsets keep theirs
+        await store.change(zn, [
+          { op: 'add', record: { ...rec(`mail.${zn}`, 'A', '192.0.2.4'), givenName: `mAIL.${zn}` } },
         ]);
-        expect(added.results.map((r) => r.record?.givenName)).toEqual([`Mail.${zn}`, `Mail.${zn}`]);
+        const mail = await store.listRecords(zn, { name: `mail.${zn}` });
+        expect(mail.map((r) => `${r.type} ${r.givenName}`)).toEqual([
+          ...Array<string>(4).fill(`A mAIL.${zn}`),
+          `TXT MAIL.${zn}`,
+        ]);
+        // and the lower case given so takes the RRset back to the model form
+        await store.change(zn, [
+          { op: 'add', record: { ...rec(`mail.${zn}`, 'A', '192.0.2.5'), givenName: `mail.${zn}` } },
+        ]);
+        const lower = await store.listRecords(zn, { name: `mail.${zn}`, type: 'A' });
+        expect(lower.filter((r) => 'givenName' in r)).toEqual([]);
+        expect(lower).toHaveLength(5);
         // a new value comes in model form: the value as given goes, the name as given stays
-        const www = nth(listed, 2);
+        const www = nth(listed, 3);
         const updated = await store.change(zn, [{ op: 'update', id: www.id, value: `other.${zn}.` }]);
         expect(nth(updated.results).record).toMatchObject({ givenName: `WwW.${zn}`, value: `other.${zn}.` });
         expect(await store.getRecord(zn, www.id)).not.toHaveProperty('givenValue');
