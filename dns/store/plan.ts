@@ -396,14 +396,14 @@ export function planCreate(
     const name = nameAt(at(order, start));
     let end = start + 1;
     while (end < order.length && nameAt(at(order, end)) === name) end++;
-    // one owner name case per RRset: its first record's (a master file's, as BIND loads it)
-    const firstOfType = new Map<string, string | undefined>();
-    for (let k = start; k < end; k++) {
-      const row = at(rows, at(order, k));
-      if (!firstOfType.has(row.type)) firstOfType.set(row.type, row.givenName);
-      else withGiven(row, firstOfType.get(row.type), row.givenValue);
-    }
     if (end - start > 1) {
+      // one owner name case per RRset: its first record's (a master file's, as BIND loads it)
+      const firstOfType = new Map<string, string | undefined>();
+      for (let k = start; k < end; k++) {
+        const row = at(rows, at(order, k));
+        if (!firstOfType.has(row.type)) firstOfType.set(row.type, row.givenName);
+        else withGiven(row, firstOfType.get(row.type), row.givenValue);
+      }
       const group = order.slice(start, end).map((i) => {
         const { type, value } = at(rows, i);
         return { type, value, origin: i, fresh: true };
