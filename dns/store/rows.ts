@@ -48,9 +48,10 @@ export function withGiven<T extends RecordRow>(
   givenName: string | null | undefined,
   givenValue: string | null | undefined,
 ): T {
+  // `delete` only where the property is there: most rows never have one, and stay plain fast objects
   if (givenName != null && givenName !== row.name) row.givenName = givenName;
-  else delete row.givenName;
+  else if ('givenName' in row) delete row.givenName;
   if (givenValue != null && givenValue !== row.value) row.givenValue = givenValue;
-  else delete row.givenValue;
+  else if ('givenValue' in row) delete row.givenValue;
   return row;
 }
