@@ -1,6 +1,6 @@
 /**
  * The DNS engine's data model, shared by the record codecs, the zone store and the server. Names are absolute,
- * lower case, in ASCII (internationalised names as punycode), WITHOUT the trailing dot ("www.example.com"); the
+ * lower case (a record may also carry its name and value in the case it was given: `givenName`, `givenValue`), in ASCII (internationalised names as punycode), WITHOUT the trailing dot ("www.example.com"); the
  * root is "". Record values are the RDATA in zone-file presentation form, normalised (names inside values fully
  * qualified WITH a trailing dot, e.g. MX "10 mail.example.com.").
  */
@@ -34,6 +34,13 @@ export interface RecordData {
   type: RecordType;
   ttl: number;
   value: string;
+  /**
+   * The owner name as its master file or UPDATE gave it, when that differs from `name` (only in letter case).
+   * Answers and zone transfers use it, as BIND does; lookups, comparisons and the REST API use `name`.
+   */
+  givenName?: string;
+  /** The value as given, when it differs from `value` (only in the letter case of names in it); see `givenName`. */
+  givenValue?: string;
 }
 
 /** A record as the store keeps it: with its stable id. */

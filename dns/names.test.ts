@@ -230,3 +230,39 @@ describe('normalizeName properties', () => {
     );
   });
 });
+
+describe('normalizeName with keepCase: the name as given, checked the same way', () => {
+  test('letters keep their case, in the name and in the origin it is relative to', () => {
+    expect(normalizeName('WwW', 'Example.COM', { syntax: 'master', keepCase: true })).toBe('WwW.Example.COM');
+    expect(normalizeName('Mail.Example.com.', undefined, { keepCase: true })).toBe('Mail.Example.com');
+    expect(normalizeName('@', 'Example.COM', { keepCase: true })).toBe('Example.COM');
+    // api syntax: a name already inside the origin (in any case) is absolute
+    expect(normalizeName('WWW.example.com', 'Example.Com', { keepCase: true })).toBe('WWW.example.com');
+    // internationalised labels come out as punycode (lower case), as without keepCase
+    expect(normalizeName('Bücher.Example.', undefined, { keepCase: true })).toBe('xn--bcher-kva.Example');
+  });
+
+  test('the same names are refused, with the same messages', () => {
+    for (const bad of ['A B.example.', '-Ab.example.', 'a*B.example.', `${'X'.repeat(64)}.example.`]) {
+      expect(() => normalizeName(bad, undefined, { keepCase: true })).toThrow(
+        (() => {
+          try {
+            normalizeName(bad);
+          } catch (e) {
+            return (e as Error).message;
+          }
+          return 'accepted';
+        })(),
+      );
+    }
+  });
+
+  test('property: lower-cased, the name as given is the model form', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-zA-Z0-9]([a-zA-Z0-9-]{0,20}[a-zA-Z0-9])?$/), (label) => {
+        const name = `${label}.Zone.Test.`;
+        expect(normalizeName(name, undefined, { keepCase: true }).toLowerCase()).toBe(normalizeName(name));
+      }),
+    );
+  });
+});

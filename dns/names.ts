@@ -32,12 +32,17 @@ export type NameSyntax = 'api' | 'master';
 
 export interface NameOptions {
   syntax?: NameSyntax;
+  /**
+   * Keep the letter case of the input (and of the origin) instead of lowering it: the name as its master file or
+   * UPDATE gave it, which BIND answers with. Checks are the same; only the model form is used for lookups.
+   */
+  keepCase?: boolean;
 }
 
 const LABEL_RE = /^[a-z0-9_-]+$/;
 const ALLOWED = 'allowed are letters, digits, hyphen, underscore, and "*" alone as the leftmost label (wildcard)';
 
-function convertLabel(input: string, label: string): string {
+function convertLabel(input: string, label: string, keepCase: boolean): string {
   if (label === '') throw new NameError(input, 'empty label (two dots in a row, or a leading dot)');
   let ascii: string;
   // eslint-disable-next-line no-control-regex
@@ -55,8 +60,9 @@ function convertLabel(input: string, label: string): string {
       `"*" is only allowed as a whole label, the leftmost one (wildcard), not in ${JSON.stringify(label)}`,
     );
   }
-  if (!LABEL_RE.test(ascii)) {
-    const bad = [...ascii].find((c) => !/[a-z0-9_-]/.test(c)) ?? '?';
+  if (keepCase && ascii === label.toLowerCase()) ascii = label;
+  if (!LABEL_RE.test(ascii.toLowerCase())) {
+    const bad = [...ascii].find((c) => !/[a-zA-Z0-9_-]/.test(c)) ?? '?';
     throw new NameError(
       input,
       `label ${JSON.stringify(label)} contains ${JSON.stringify(bad)}, which is not allowed; ${ALLOWED}`,
@@ -74,15 +80,15 @@ function convertLabel(input: string, label: string): string {
   return ascii;
 }
 
-/** The labels of `text` (no trailing dot), converted to lower-case ASCII and checked one by one. */
-function convertLabels(input: string, text: string): string[] {
-  return text.split('.').map((label) => convertLabel(input, label));
+/** The labels of `text` (no trailing dot), converted to ASCII (lower case unless `keepCase`) and checked one by one. */
+function convertLabels(input: string, text: string, keepCase: boolean): string[] {
+  return text.split('.').map((label) => convertLabel(input, label, keepCase));
 }
 
-function normalizeOrigin(origin: string | undefined): string | undefined {
+function normalizeOrigin(origin: string | undefined, keepCase: boolean): string | undefined {
   if (origin === undefined) return undefined;
   if (origin === '' || origin === '.') return '';
-  return normalizeName(origin);
+  return normalizeName(origin, undefined, { keepCase });
 }
 
 /**
@@ -97,7 +103,8 @@ export function normalizeName(input: string, origin?: string, options: NameOptio
       'a name must be a string',
     );
   if (input === '') throw new NameError(input, 'the name is empty');
-  const base = normalizeOrigin(origin);
+  const keepCase = options.keepCase ?? false;
+  const base = normalizeOrigin(origin, keepCase);
   if (input === '@') {
     if (base === undefined) throw new NameError(input, '"@" stands for the zone origin, and there is none here');
     return base;
@@ -107,11 +114,11 @@ export function normalizeName(input: string, origin?: string, options: NameOptio
     throw new NameError(input, 'escaped characters (\\) are not supported in names');
   }
   const absolute = input.endsWith('.');
-  const labels = convertLabels(input, absolute ? input.slice(0, -1) : input);
+  const labels = convertLabels(input, absolute ? input.slice(0, -1) : input, keepCase);
   let name = labels.join('.');
   if (!absolute && base !== undefined && base !== '') {
     const syntax = options.syntax ?? 'api';
-    const alreadyAbsolute = syntax === 'api' && isInZone(name, base);
+    const alreadyAbsolute = syntax === 'api' && isInZone(name.toLowerCase(), base.toLowerCase());
     if (!alreadyAbsolute) name = `${name}.${base}`;
   }
   const all = splitLabels(name);

@@ -90,7 +90,11 @@ class AnswerBuilder {
     let ttl = Infinity;
     for (const r of this.rrset) if (r.ttl < ttl) ttl = r.ttl;
     for (const r of this.rrset) {
-      const rr = toPacketAnswer(r.ttl === ttl ? r : { ...r, ttl }) as RR;
+      // answers give the owner name and value in the case they were given (BIND does); the index keys lower case
+      const plain = r.ttl === ttl && r.givenName === undefined && r.givenValue === undefined;
+      const rr = toPacketAnswer(
+        plain ? r : { name: r.givenName ?? r.name, type: r.type, ttl, value: r.givenValue ?? r.value },
+      ) as RR;
       if (rr.name === this.owner) rr.name = this.owner;
       else this.owner = rr.name;
       this.answers.push(rr);
@@ -209,7 +213,7 @@ export class ZoneLoader {
     for (const name of wanted.names) owners.set(ownerKey(name), []);
     const builder = new AnswerBuilder();
     for (const r of rows) builder.add(r);
-    for (const rr of builder.finish()) owners.get(rr.name)?.push(rr);
+    for (const rr of builder.finish()) owners.get(rr.name.toLowerCase())?.push(rr);
     this.index.set(current.patched(soa, owners));
   }
 

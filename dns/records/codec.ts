@@ -23,6 +23,8 @@ export interface ParseContext {
   /** Model-form origin for relative names ("" = root: names are absolute). */
   origin: string;
   syntax: NameSyntax;
+  /** Names keep the letter case they were given (see `NameOptions.keepCase`). */
+  keepCase?: boolean;
 }
 
 /** Renders a model-form name inside a value: absolute with trailing dot, or relative to a zone. */
@@ -101,7 +103,7 @@ export function nameField(token: Token, ctx: ParseContext, field: string): strin
   if (token.quoted)
     throw new RecordValueError(`${ctx.type} ${field} must be a domain name, not a quoted string (got "${token.raw}")`);
   try {
-    return normalizeName(token.raw, ctx.origin, { syntax: ctx.syntax });
+    return normalizeName(token.raw, ctx.origin, { syntax: ctx.syntax, keepCase: ctx.keepCase ?? false });
   } catch (e) {
     if (e instanceof NameError)
       throw new RecordValueError(`${ctx.type} ${field} ${JSON.stringify(token.raw)} is not a valid name: ${e.reason}`);

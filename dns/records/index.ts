@@ -92,6 +92,8 @@ export const TYPE_CODES: Readonly<Record<RecordType, number>> = {
 export interface ParseOptions {
   /** `api` (default): lenient (names: see `NameSyntax`; TXT/SPF plain text = one string). `master`: RFC 1035. */
   syntax?: NameSyntax;
+  /** Names (the owner, names in the value, the origin) keep their letter case: the form answers are given in. */
+  keepCase?: boolean;
 }
 
 export function isRecordType(type: string): type is RecordType {
@@ -115,10 +117,10 @@ export function valueUsage(type: RecordType): string {
   return CODECS[type].usage;
 }
 
-function originOf(origin: string | undefined): string {
+function originOf(origin: string | undefined, keepCase = false): string {
   if (origin === undefined || origin === '' || origin === '.') return '';
   try {
-    return normalizeName(origin);
+    return normalizeName(origin, undefined, { keepCase });
   } catch (e) {
     if (e instanceof NameError) throw new RecordValueError(`Invalid origin: ${e.message}`, 'name');
     throw e;
@@ -127,7 +129,7 @@ function originOf(origin: string | undefined): string {
 
 function context(type: RecordType, text: unknown, origin: string, options: ParseOptions): ParseContext {
   if (typeof text !== 'string') throw new RecordValueError(`${type} value must be a string`);
-  return { type, text, origin, syntax: options.syntax ?? 'api' };
+  return { type, text, origin, syntax: options.syntax ?? 'api', keepCase: options.keepCase ?? false };
 }
 
 /**
@@ -137,7 +139,7 @@ function context(type: RecordType, text: unknown, origin: string, options: Parse
  */
 export function parseValue(type: string, text: string, origin = '', options: ParseOptions = {}): string {
   const t = parseType(type);
-  return CODECS[t].normalize(context(t, text, originOf(origin), options), toFqdn);
+  return CODECS[t].normalize(context(t, text, originOf(origin, options.keepCase), options), toFqdn);
 }
 
 /** A normalised value rewritten with names relative to `origin` where they are inside it (for zone files). */
@@ -211,7 +213,8 @@ export function validateRecord(input: RecordInput, zone: string, options: ParseO
 /** A `dns-packet` answer (class IN) for a normalised record. SPF goes out as raw RDATA with type 'SPF' (99). */
 export function toPacketAnswer(record: RecordData): Answer {
   const type = parseType(record.type);
-  const ctx = context(type, record.value, '', { syntax: 'master' });
+  // keepCase: a value as its master file or UPDATE gave it goes out in that case (model-form values are lower case)
+  const ctx = context(type, record.value, '', { syntax: 'master', keepCase: true });
   return CODECS[type].toAnswer(ctx, { name: record.name === '' ? '.' : record.name, ttl: record.ttl, class: 'IN' });
 }
 

@@ -16,7 +16,10 @@ import { ServerCookies } from './cookies';
  * The answer path for plain queries (`answerNow`: parsed in place, answered from the cache of encoded answers) must
  * give exactly the bytes `handle` gives (decode, resolve, encode), for every query, on a miss and on a hit.
  */
-const ZONE_TEXT = readFileSync(join(__dirname, '..', '..', 'test', 'dns', 'fixtures', 'compare.zone'), 'utf8');
+const fixture = (file: string) => readFileSync(join(__dirname, '..', '..', 'test', 'dns', 'fixtures', file), 'utf8');
+const ZONE_TEXT = fixture('compare.zone');
+/** Names in mixed case: answers give them as the master file wrote them. */
+const CASE_TEXT = fixture('case.zone');
 const KEY = parseKeySpec('hmac-sha256:k:c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=');
 const UDP: Remote = { address: '127.0.0.1', port: 5300, transport: 'udp' };
 const TCP: Remote = { ...UDP, transport: 'tcp' };
@@ -28,6 +31,7 @@ let responder: Responder;
 beforeAll(async () => {
   store = await openSqliteStore({ file: ':memory:' });
   await importZoneFile(store, 'compare.test', ZONE_TEXT);
+  await importZoneFile(store, 'case.test', CASE_TEXT);
   engine = await DnsEngine.start({ store, host: '127.0.0.1', port: 0, listen: false });
   // server cookies at a fixed time: the fast path's and the full path's answers are compared byte for byte
   responder = new Responder(engine.index, {}, new Map([[KEY.name, KEY]]), undefined, {
@@ -65,6 +69,13 @@ const QUESTIONS: Array<[string, string]> = [
   ['big.compare.test', 'TXT'],
   ['_sip._tcp.compare.test', 'SRV'],
   ['compare.test', 'TYPE999'],
+  ['www.case.test', 'A'],
+  ['wWw.CASE.test', 'A'],
+  ['alias.case.test', 'A'],
+  ['case.test', 'MX'],
+  ['_sip._tcp.case.test', 'SRV'],
+  ['nap.case.test', 'NAPTR'],
+  ['x.sub.case.test', 'A'],
 ];
 
 type Variant = { id: number; flags: number; edns?: { size: number; do?: boolean; option?: number } };

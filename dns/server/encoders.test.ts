@@ -119,7 +119,9 @@ function compressedAsWritten(msg: Buffer): void {
 
 describe.each([
   ['www.compare.test', 'A'],
-  ['WwW.CoMpArE.TeSt', 'AAAA'],
+  // a question in other case than the zone's names: the answer gives the zone's case (as BIND), compressed to the
+  // suffix the two share byte for byte
+  ['WwW.compare.test', 'AAAA'],
   ['compare.test', 'ANY'],
   ['nope.compare.test', 'A'],
   ['chain1.compare.test', 'A'],

@@ -131,7 +131,11 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
       continue;
     }
 
-    let node = zone.nodes.get(lower);
+    const exact = zone.nodes.get(lower);
+    let node = exact;
+    // A node's records carry its name as the master file or UPDATE wrote it, and answers give it so (as BIND does);
+    // only a wildcard's records take the name asked for.
+    const owner = (rrset: readonly RR[]): readonly RR[] => (node === exact ? rrset : withOwner(rrset, name));
     if (!node && !zone.names.has(lower)) {
       node = wildcardFor(zone, lower);
       if (!node)
@@ -141,18 +145,18 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
 
     if (qtype === 'ANY') {
       const firstSet = node.values().next().value;
-      if (firstSet) addRRset(answers, withOwner(firstSet, name));
+      if (firstSet) addRRset(answers, owner(firstSet));
       return answered(answers);
     }
     const rrset = node.get(qtype);
     if (rrset) {
-      addRRset(answers, withOwner(rrset, name));
+      addRRset(answers, owner(rrset));
       return { ...answered(answers), additionals: additionalFor(zone, qtype, rrset) };
     }
     const cname = node.get('CNAME');
     // a CNAME stands for every type but itself and the DNSSEC types of its own name (RFC 2181 §10.1, RFC 4035 §2.5)
     if (cname && qtype !== 'CNAME' && qtype !== 'RRSIG' && qtype !== 'NSEC') {
-      addRRset(answers, withOwner(cname, name));
+      addRRset(answers, owner(cname));
       if (step >= MAX_RESTARTS) return { ...answered(answers), rcode: 'SERVFAIL' };
       name = targetOf(cname[0]).replace(/\.$/, '');
       continue;
@@ -200,16 +204,18 @@ function additionalFor(zone: ZoneData, qtype: string, rrset: readonly RR[]): RR[
     seen.add(key);
     const node = authoritativeNode(zone, name.toLowerCase());
     if (!node) return;
+    // a node's own records keep their name's case (see resolveIn); a wildcard's take the name pointed to
+    const own = (set: readonly RR[]) => (zone.nodes.get(name.toLowerCase()) === node ? set : withOwner(set, name));
     if (type === 'A') {
       for (const t of ['A', 'AAAA']) {
         const set = node.get(t);
-        if (set) out.push(...withOwner(set, name));
+        if (set) out.push(...own(set));
       }
       return;
     }
     const srv = node.get('SRV');
     if (!srv) return;
-    out.push(...withOwner(srv, name));
+    out.push(...own(srv));
     for (const r of srv) add(pointedTo(r.data, 'target'), 'A');
   };
   for (const r of rrset) {

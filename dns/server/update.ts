@@ -136,7 +136,15 @@ function applyUpdate(rr: WireRecord, zone: string, snap: Snapshot, changes: Reco
         changes.push({ op: 'update', id: (r as { id: string }).id, ttl: record.ttl });
     }
     const exists = rrset.some((r) => r.value === record.value);
-    if (!exists) changes.push({ op: 'add', record });
+    if (!exists) {
+      // The owner name as the UPDATE wrote it becomes its RRset's (as in BIND: the store gives the case to the
+      // RRset's other records too); names inside the value come in model form.
+      const given = rr.name.endsWith('.') ? rr.name.slice(0, -1) : rr.name;
+      changes.push({
+        op: 'add',
+        record: given.toLowerCase() === record.name ? { ...record, givenName: given } : record,
+      });
+    }
     snap.set(name, [
       ...now.filter((r) => r.type !== type),
       ...rrset.map((r) => ({ ...r, ttl: record.ttl })),

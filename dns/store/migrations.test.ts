@@ -17,8 +17,10 @@ import {
   MIGRATIONS,
   SCHEMA_VERSION,
   SQLITE_DIALECT,
+  migrationsTableSql,
   pendingStatements,
   postgresDialect,
+  type Dialect,
   type Migration,
 } from './migrations';
 import { openPostgresStore } from './postgres';
@@ -28,6 +30,8 @@ import { StoreError } from './types';
 
 const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `zs_migrations_${process.pid}_${randomBytes(4).toString('hex')}`;
+/** A schema made at version 1 (before names as given), then opened by the store. */
+const oldSchema = `${schema}_v1`;
 
 describe('pendingStatements', () => {
   const d = postgresDialect('"s"');
@@ -159,7 +163,7 @@ describe('both dialects, one list', () => {
   });
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
-    await dropSchemas(url, [schema]);
+    await dropSchemas(url, [schema, oldSchema]);
   });
 
   async function openBoth(file: string): Promise<void> {
@@ -192,6 +196,8 @@ describe('both dialects, one list', () => {
       'value',
       'created_at',
       'updated_at',
+      'given_name',
+      'given_value',
     ]);
     expect(lite.indexes).toEqual(['records_zone_name_type']);
     expect(post.indexes).toEqual(['records_zone_name_type']);
@@ -218,6 +224,93 @@ describe('both dialects, one list', () => {
       expect(await postgresSchema()).toEqual(before);
     } finally {
       await client.query(`DELETE FROM "${schema}".schema_migrations WHERE version = 99`);
+      await client.end();
+    }
+  });
+});
+
+/** The statements that make a version-1 database holding zone `old.test` with one record (as version 1 wrote them). */
+function version1Database(d: Dialect): string[] {
+  const v1 = MIGRATIONS.filter((m) => m.version === 1);
+  const ts = `'2026-01-02T03:04:05.000Z'`;
+  return [
+    migrationsTableSql(d),
+    ...pendingStatements([], d, v1),
+    `INSERT INTO ${d.table('zones')} VALUES ('old.test', 'hostmaster@old.test', 'ns1.old.test', 10800, 3600, 604800,
+      3600, 3600, 2026010200, ${ts}, ${ts})`,
+    `INSERT INTO ${d.table('records')} VALUES ('00000000-0000-4000-8000-000000000001', 'old.test', 'www.old.test', 'CNAME',
+      300, 'host.old.test.', ${ts}, ${ts})`,
+  ];
+}
+
+describe('names as given (version 2) on a database of version 1', () => {
+  const record = {
+    id: '00000000-0000-4000-8000-000000000001',
+    zone: 'old.test',
+    name: 'www.old.test',
+    type: 'CNAME',
+    ttl: 300,
+    value: 'host.old.test.',
+  };
+
+  /** The old record reads back as it was (no name or value as given), and the migrated table takes them. */
+  async function check(store: Awaited<ReturnType<typeof openSqliteStore>>): Promise<void> {
+    try {
+      const [old] = await store.listRecords('old.test');
+      expect(old).toEqual({ ...record, createdAt: '2026-01-02T03:04:05.000Z', updatedAt: '2026-01-02T03:04:05.000Z' });
+      const seen: unknown[] = [];
+      await store.eachRecord('old.test', (r) => seen.push(r));
+      expect(seen).toEqual([{ name: 'www.old.test', type: 'CNAME', ttl: 300, value: 'host.old.test.' }]);
+      await store.change('old.test', [
+        {
+          op: 'add',
+          record: {
+            name: 'mail.old.test',
+            type: 'MX',
+            ttl: 300,
+            value: '10 mx.old.test.',
+            givenName: 'Mail.old.test',
+            givenValue: '10 MX.Old.Test.',
+          },
+        },
+      ]);
+      expect(await store.listRecords('old.test', { name: 'mail.old.test' })).toEqual([
+        expect.objectContaining({
+          name: 'mail.old.test',
+          value: '10 mx.old.test.',
+          givenName: 'Mail.old.test',
+          givenValue: '10 MX.Old.Test.',
+        }),
+      ]);
+    } finally {
+      await store.close();
+    }
+  }
+
+  test('SQLite: opened, it is migrated; its records are unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zone-store-v1-'));
+    try {
+      const file = join(dir, 'zones.sqlite');
+      const db = new Database(file);
+      for (const sql of version1Database(SQLITE_DIALECT)) db.exec(sql);
+      db.close();
+      await check(await openSqliteStore({ file }));
+      expect(sqliteSchema(file).migrations.map((m) => m.version)).toEqual([1, 2]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('PostgreSQL: opened, it is migrated; its records are unchanged', async () => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA "${oldSchema}"`);
+      for (const sql of version1Database(postgresDialect(`"${oldSchema}"`))) await client.query(sql);
+      await check(await openPostgresStore({ url, schema: oldSchema, listen: false }));
+      const versions = await client.query(`SELECT version FROM "${oldSchema}".schema_migrations ORDER BY version`);
+      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2]);
+    } finally {
       await client.end();
     }
   });

@@ -89,6 +89,18 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX records_zone_name_type ON ${d.table('records')} (zone, name, type)`,
     ],
   },
+  {
+    version: 2,
+    name: 'names as given',
+    // `name` and `value` stay the lower-case model form every lookup, uniqueness check and ordering uses; these hold
+    // the owner name and the value in the letter case a master file or UPDATE gave them, which answers and zone
+    // transfers use (as BIND does). NULL: the same as the model form — what every record written before this
+    // version was stored as, so existing rows need no rewrite and answer exactly as before.
+    statements: (d) => [
+      `ALTER TABLE ${d.table('records')} ADD COLUMN given_name ${d.text}`,
+      `ALTER TABLE ${d.table('records')} ADD COLUMN given_value ${d.text}`,
+    ],
+  },
 ];
 
 /** The version a database has once every migration ran. */

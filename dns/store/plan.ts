@@ -8,7 +8,7 @@ import { timestamp } from './clock';
 import { invalid, show } from './errors';
 import { DEFAULT_STORE_LIMITS, MAX_RECORDS_PER_CREATE, type StoreLimits } from './limits';
 import { cmp, compareRows } from './order';
-import type { RecordRow } from './rows';
+import { withGiven, type RecordRow } from './rows';
 import { StoreError, type ChangeResult, type RecordChange } from './types';
 import { checkAnyType, checkId, checkRecord, checkRecordName, checkTtl, checkValue, isKey } from './validation';
 
@@ -64,7 +64,7 @@ export interface Plan {
   /** Ids to delete (removed rows, and rows whose id was deleted and added again in the batch). */
   deletes: string[];
   inserts: RecordRow[];
-  /** Rows whose ttl/value changed (same id, name, type, createdAt). */
+  /** Rows whose ttl/value or owner name case changed (same id, name, type, createdAt). */
   updates: RecordRow[];
   /** Owner names of the rows deleted, inserted or updated: what a reader of the zone must read again. */
   names: string[];
@@ -83,16 +83,20 @@ interface WorkRow extends RecordRow {
 const key = (r: { type: string; value: string }) => `${r.type}\u0000${r.value}`;
 
 function stored(r: WorkRow): RecordRow {
-  return {
-    id: r.id,
-    zone: r.zone,
-    name: r.name,
-    type: r.type,
-    ttl: r.ttl,
-    value: r.value,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-  };
+  return withGiven(
+    {
+      id: r.id,
+      zone: r.zone,
+      name: r.name,
+      type: r.type,
+      ttl: r.ttl,
+      value: r.value,
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
+    },
+    r.givenName,
+    r.givenValue,
+  );
 }
 
 /**
@@ -159,6 +163,18 @@ export function planChanges(input: PlanInput): Plan {
           id = newId();
         }
         const { name, type, ttl, value } = change.record;
+        // An RRset has one owner name case, as in BIND (which keeps it per RRset): a record that brings its own
+        // gives it to the whole RRset, as an UPDATE does in BIND; one in model form (the API) takes the RRset's.
+        const rrset = (byName.get(name)?.rows ?? []).filter((r) => r.type === type);
+        const givenName = change.record.givenName ?? rrset[0]?.givenName;
+        if (change.record.givenName !== undefined) {
+          for (const r of rrset) {
+            if ((r.givenName ?? r.name) === change.record.givenName) continue;
+            withGiven(r, change.record.givenName, r.givenValue);
+            r.updatedAt = ts;
+            if (!r.fresh) r.dirty = true;
+          }
+        }
         const row: WorkRow = {
           id,
           zone,
@@ -173,6 +189,7 @@ export function planChanges(input: PlanInput): Plan {
           live: true,
           origin: index,
         };
+        withGiven(row, givenName, change.record.givenValue);
         place(row, change.id !== undefined);
         touch(name);
         effective = true;
@@ -189,7 +206,10 @@ export function planChanges(input: PlanInput): Plan {
         if (change.ttl !== undefined) checkTtl(change.ttl, index);
         if (change.value !== undefined) checkValue(change.value, index);
         if (change.ttl !== undefined) row.ttl = change.ttl;
-        if (change.value !== undefined) row.value = change.value;
+        if (change.value !== undefined) {
+          row.value = change.value;
+          delete row.givenValue; // a new value comes in model form
+        }
         row.updatedAt = ts;
         row.dirty = true;
         row.origin = index;
@@ -349,16 +369,20 @@ export function planCreate(
   for (let i = 0; i < records.length; i++) {
     const record: unknown = records[i];
     checkRecord(record, zone, i);
-    rows[i] = {
-      id: newId(),
-      zone,
-      name: record.name,
-      type: record.type,
-      ttl: record.ttl,
-      value: record.value,
-      createdAt: ts,
-      updatedAt: ts,
-    };
+    rows[i] = withGiven(
+      {
+        id: newId(),
+        zone,
+        name: record.name,
+        type: record.type,
+        ttl: record.ttl,
+        value: record.value,
+        createdAt: ts,
+        updatedAt: ts,
+      },
+      record.givenName,
+      record.givenValue,
+    );
   }
   // Row indexes in name order (ties in input order): each name's rows form one run.
   const nameAt = (i: number): string => at(rows, i).name;
@@ -373,6 +397,13 @@ export function planCreate(
     let end = start + 1;
     while (end < order.length && nameAt(at(order, end)) === name) end++;
     if (end - start > 1) {
+      // one owner name case per RRset: its first record's (a master file's, as BIND loads it)
+      const firstOfType = new Map<string, string | undefined>();
+      for (let k = start; k < end; k++) {
+        const row = at(rows, at(order, k));
+        if (!firstOfType.has(row.type)) firstOfType.set(row.type, row.givenName);
+        else withGiven(row, firstOfType.get(row.type), row.givenValue);
+      }
       const group = order.slice(start, end).map((i) => {
         const { type, value } = at(rows, i);
         return { type, value, origin: i, fresh: true };

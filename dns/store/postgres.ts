@@ -28,7 +28,8 @@ import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
 import { appliedVersionsSql, migrationsTableSql, pendingStatements, postgresDialect } from './migrations';
 import { collectKeys, planChanges, planCreate, type Plan } from './plan';
-import { pickSettings, type RecordRow } from './rows';
+import { pickSettings, withGiven, type RecordRow } from './rows';
+
 import { initialSerial, nextSerial } from './serial-policy';
 import {
   checkAnyType,
@@ -51,6 +52,16 @@ import {
   type ZoneStore,
 } from './types';
 import { checkCreationSerial, checkPage } from './page';
+
+/** A record row as PostgreSQL returns it: the name and value as given are NULL where they equal the model form. */
+type DbRecordRow = Omit<RecordRow, 'givenName' | 'givenValue'> & {
+  givenName: string | null;
+  givenValue: string | null;
+};
+
+function fromDb({ givenName, givenValue, ...row }: DbRecordRow): RecordRow {
+  return withGiven(row, givenName, givenValue);
+}
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` */
@@ -321,7 +332,8 @@ class PostgresZoneStore implements ZoneStore {
   }
 
   private get recordColumns(): string {
-    return `id, zone, name, type, ttl, value, ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt"`;
+    return `id, zone, name, type, ttl, value, ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt",
+      given_name AS "givenName", given_value AS "givenValue"`;
   }
 
   /**
@@ -367,8 +379,8 @@ class PostgresZoneStore implements ZoneStore {
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
       const chunk = rows.slice(i, i + INSERT_CHUNK);
       await c.query(
-        `INSERT INTO ${this.s}.records (id, zone, name, type, ttl, value, created_at, updated_at)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::timestamptz[], $8::timestamptz[])`,
+        `INSERT INTO ${this.s}.records (id, zone, name, type, ttl, value, created_at, updated_at, given_name, given_value)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::text[])`,
         [
           chunk.map((r) => r.id),
           chunk.map((r) => r.zone),
@@ -378,6 +390,8 @@ class PostgresZoneStore implements ZoneStore {
           chunk.map((r) => r.value),
           chunk.map((r) => r.createdAt),
           chunk.map((r) => r.updatedAt),
+          chunk.map((r) => r.givenName ?? null),
+          chunk.map((r) => r.givenValue ?? null),
         ],
       );
     }
@@ -389,14 +403,18 @@ class PostgresZoneStore implements ZoneStore {
     await this.insert(c, plan.inserts);
     if (plan.updates.length > 0) {
       await c.query(
-        `UPDATE ${this.s}.records r SET ttl = u.ttl, value = u.value, updated_at = u.updated_at
-         FROM unnest($1::text[], $2::integer[], $3::text[], $4::timestamptz[]) AS u(id, ttl, value, updated_at)
+        `UPDATE ${this.s}.records r SET ttl = u.ttl, value = u.value, updated_at = u.updated_at, given_value = u.given_value,
+           given_name = u.given_name
+         FROM unnest($1::text[], $2::integer[], $3::text[], $4::timestamptz[], $5::text[], $6::text[])
+           AS u(id, ttl, value, updated_at, given_value, given_name)
          WHERE r.id = u.id`,
         [
           plan.updates.map((r) => r.id),
           plan.updates.map((r) => r.ttl),
           plan.updates.map((r) => r.value),
           plan.updates.map((r) => r.updatedAt),
+          plan.updates.map((r) => r.givenValue ?? null),
+          plan.updates.map((r) => r.givenName ?? null),
         ],
       );
     }
@@ -533,34 +551,42 @@ class PostgresZoneStore implements ZoneStore {
       where += ` AND (name, type, value, id) > ($${params.push(name)}, $${params.push(type)}, $${params.push(value)}, $${params.push(id)})`;
     }
     const limit = filter.limit === undefined ? '' : ` LIMIT $${params.push(filter.limit)}`;
-    return this.query<StoredRecord>(
-      `SELECT ${this.recordColumns} FROM ${this.s}.records WHERE ${where} ORDER BY name, type, value, id${limit}`,
-      params,
-    );
+    return (
+      await this.query<DbRecordRow>(
+        `SELECT ${this.recordColumns} FROM ${this.s}.records WHERE ${where} ORDER BY name, type, value, id${limit}`,
+        params,
+      )
+    ).map(fromDb);
   }
 
   async eachRecord(zone: string, visit: (record: RecordData) => void): Promise<void> {
     // One statement: the rows of one snapshot (without a cursor they come at once, but as four columns only).
     // A zone without records gives one row of NULLs; an unknown zone none.
     const rows = isKey(zone)
-      ? await this.query<{ [K in keyof RecordData]: RecordData[K] | null }>(
-          `SELECT r.name, r.type, r.ttl, r.value
+      ? await this.query<{ [K in keyof RecordData]-?: RecordData[K] | null }>(
+          `SELECT r.name, r.type, r.ttl, r.value, r.given_name AS "givenName", r.given_value AS "givenValue"
          FROM (SELECT name FROM ${this.s}.zones WHERE name = $1) z LEFT JOIN ${this.s}.records r ON r.zone = z.name
          ORDER BY r.name, r.type, r.value, r.id`,
           [zone],
         )
       : [];
     if (rows.length === 0) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
-    for (const r of rows) if (r.name !== null) visit(r as RecordData);
+    for (const { givenName, givenValue, ...r } of rows) {
+      if (r.name === null) continue;
+      const record = r as RecordData;
+      if (givenName !== null) record.givenName = givenName;
+      if (givenValue !== null) record.givenValue = givenValue;
+      visit(record);
+    }
   }
 
   async getRecord(zone: string, id: string): Promise<StoredRecord | null> {
     if (!isKey(zone) || !isKey(id)) return null;
-    const rows = await this.query<StoredRecord>(
+    const rows = await this.query<DbRecordRow>(
       `SELECT ${this.recordColumns} FROM ${this.s}.records WHERE zone = $1 AND id = $2`,
       [zone, id],
     );
-    return rows[0] ?? null;
+    return rows[0] ? fromDb(rows[0]) : null;
   }
 
   async change(zone: string, changes: RecordChange[], options: { ifSerial?: number } = {}): Promise<ChangeOutcome> {
@@ -585,11 +611,11 @@ class PostgresZoneStore implements ZoneStore {
       const foreignIds = new Set<string>();
       const names = new Set(keys.names);
       if (keys.ids.length > 0) {
-        const found = await c.query<RecordRow>(
+        const found = await c.query<DbRecordRow>(
           `SELECT ${this.recordColumns} FROM ${this.s}.records WHERE id = ANY($1::text[])`,
           [keys.ids],
         );
-        for (const r of found.rows) {
+        for (const r of found.rows.map(fromDb)) {
           if (r.zone === zone) {
             rows.set(r.id, r);
             names.add(r.name);
@@ -597,11 +623,11 @@ class PostgresZoneStore implements ZoneStore {
         }
       }
       if (names.size > 0) {
-        const found = await c.query<RecordRow>(
+        const found = await c.query<DbRecordRow>(
           `SELECT ${this.recordColumns} FROM ${this.s}.records WHERE zone = $1 AND name = ANY($2::text[])`,
           [zone, [...names]],
         );
-        for (const r of found.rows) rows.set(r.id, r);
+        for (const r of found.rows.map(fromDb)) rows.set(r.id, r);
       }
       const plan = planChanges({ zone, changes, rows: rows.values(), foreignIds, now, limits: this.limits });
       if (!plan.effective) return { plan, zone: (await this.readZone(c, zone, false))! };

@@ -41,3 +41,17 @@ export function pickSettings(zone: Zone): ZoneSettings {
   const { adminEmail, primaryNs, refresh, retry, expire, minimum, defaultTtl } = zone;
   return { adminEmail, primaryNs, refresh, retry, expire, minimum, defaultTtl };
 }
+
+/** `row` with the name and value as given, each only where it differs from the model form (else absent). */
+export function withGiven<T extends RecordRow>(
+  row: T,
+  givenName: string | null | undefined,
+  givenValue: string | null | undefined,
+): T {
+  // `delete` only where the property is there: most rows never have one, and stay plain fast objects
+  if (givenName != null && givenName !== row.name) row.givenName = givenName;
+  else if ('givenName' in row) delete row.givenName;
+  if (givenValue != null && givenValue !== row.value) row.givenValue = givenValue;
+  else if ('givenValue' in row) delete row.givenValue;
+  return row;
+}

@@ -21,7 +21,7 @@ import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
 import { SQLITE_DIALECT, appliedVersionsSql, migrationsTableSql, pendingStatements } from './migrations';
 import { collectKeys, planChanges, planCreate, type Plan } from './plan';
-import { pickSettings, type RecordRow } from './rows';
+import { pickSettings, withGiven, type RecordRow } from './rows';
 import { initialSerial, nextSerial } from './serial-policy';
 import {
   checkAnyType,
@@ -57,11 +57,23 @@ export interface SqliteStoreOptions {
 
 const ZONE_SELECT = `
   SELECT z.*, (SELECT COUNT(*) FROM records r WHERE r.zone = z.name) AS records_count FROM zones z`;
-const RECORD_COLUMNS = `id, zone, name, type, ttl, value, created_at AS createdAt, updated_at AS updatedAt`;
+const RECORD_COLUMNS = `id, zone, name, type, ttl, value, created_at AS createdAt, updated_at AS updatedAt,
+  given_name AS givenName, given_value AS givenValue`;
 
 /** A row of RECORD_COLUMNS as an array: listings read rows raw (half the time of letting the driver build objects). */
-type RecordTuple = [string, string, string, StoredRecord['type'], number, string, string, string];
-const recordOfTuple = ([id, zone, name, type, ttl, value, createdAt, updatedAt]: RecordTuple): StoredRecord => ({
+type RecordTuple = [
+  string,
+  string,
+  string,
+  StoredRecord['type'],
+  number,
+  string,
+  string,
+  string,
+  string | null,
+  string | null,
+];
+const recordOfTuple = ([
   id,
   zone,
   name,
@@ -70,7 +82,12 @@ const recordOfTuple = ([id, zone, name, type, ttl, value, createdAt, updatedAt]:
   value,
   createdAt,
   updatedAt,
-});
+  givenName,
+  givenValue,
+]: RecordTuple): StoredRecord =>
+  withGiven({ id, zone, name, type, ttl, value, createdAt, updatedAt }, givenName, givenValue);
+
+const recordOrNull = (t: RecordTuple | undefined): StoredRecord | null => (t === undefined ? null : recordOfTuple(t));
 
 function migrate(db: Database.Database): void {
   db.transaction(() => {
@@ -155,17 +172,24 @@ class SqliteZoneStore implements ZoneStore {
         expire = @expire, minimum = @minimum, default_ttl = @defaultTtl, serial = @serial, updated_at = @updatedAt WHERE name = @name`),
       bumpZone: db.prepare('UPDATE zones SET serial = ?, updated_at = ? WHERE name = ?'),
       deleteZone: db.prepare('DELETE FROM zones WHERE name = ?'),
-      record: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE zone = ? AND id = ?`),
+      record: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE zone = ? AND id = ?`).raw(),
       recordData: db
-        .prepare('SELECT name, type, ttl, value FROM records WHERE zone = ? ORDER BY name, type, value, id')
+        .prepare(
+          'SELECT name, type, ttl, value, given_name, given_value FROM records WHERE zone = ? ORDER BY name, type, value, id',
+        )
         .raw(),
-      recordsByIds: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE id IN (SELECT value FROM json_each(?))`),
-      recordsByNames: db.prepare(
-        `SELECT ${RECORD_COLUMNS} FROM records WHERE zone = ? AND name IN (SELECT value FROM json_each(?))`,
+      recordsByIds: db
+        .prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE id IN (SELECT value FROM json_each(?))`)
+        .raw(),
+      recordsByNames: db
+        .prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE zone = ? AND name IN (SELECT value FROM json_each(?))`)
+        .raw(),
+      insertRecord: db.prepare(`INSERT INTO records (id, zone, name, type, ttl, value, created_at, updated_at,
+        given_name, given_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      updateRecord: db.prepare(
+        `UPDATE records SET ttl = @ttl, value = @value, given_name = @givenName, given_value = @givenValue,
+          updated_at = @updatedAt WHERE id = @id`,
       ),
-      insertRecord: db.prepare(`INSERT INTO records (id, zone, name, type, ttl, value, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-      updateRecord: db.prepare('UPDATE records SET ttl = @ttl, value = @value, updated_at = @updatedAt WHERE id = @id'),
       deleteRecord: db.prepare('DELETE FROM records WHERE id = ?'),
     };
   }
@@ -321,17 +345,20 @@ class SqliteZoneStore implements ZoneStore {
     this.run(() => {
       if (!isKey(zone) || !this.s.zoneExists.get(zone)) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
       // rows as arrays: measured a quarter faster than better-sqlite3's row objects on a 100 000-record zone
-      for (const [name, type, ttl, value] of this.s.recordData.iterate(zone) as IterableIterator<
-        [string, RecordType, number, string]
+      for (const [name, type, ttl, value, givenName, givenValue] of this.s.recordData.iterate(zone) as IterableIterator<
+        [string, RecordType, number, string, string | null, string | null]
       >) {
-        visit({ name, type, ttl, value });
+        const record: RecordData = { name, type, ttl, value };
+        if (givenName !== null) record.givenName = givenName;
+        if (givenValue !== null) record.givenValue = givenValue;
+        visit(record);
       }
     });
   }
 
   async getRecord(zone: string, id: string): Promise<StoredRecord | null> {
     return this.run(() =>
-      isKey(zone) && isKey(id) ? ((this.s.record.get(zone, id) as StoredRecord | undefined) ?? null) : null,
+      isKey(zone) && isKey(id) ? recordOrNull(this.s.record.get(zone, id) as RecordTuple | undefined) : null,
     );
   }
 
@@ -351,7 +378,7 @@ class SqliteZoneStore implements ZoneStore {
       const foreignIds = new Set<string>();
       const names = new Set(keys.names);
       if (keys.ids.length > 0) {
-        for (const r of this.s.recordsByIds.all(JSON.stringify(keys.ids)) as RecordRow[]) {
+        for (const r of (this.s.recordsByIds.all(JSON.stringify(keys.ids)) as RecordTuple[]).map(recordOfTuple)) {
           if (r.zone === zone) {
             rows.set(r.id, r);
             names.add(r.name);
@@ -359,7 +386,10 @@ class SqliteZoneStore implements ZoneStore {
         }
       }
       if (names.size > 0) {
-        for (const r of this.s.recordsByNames.all(zone, JSON.stringify([...names])) as RecordRow[]) rows.set(r.id, r);
+        for (const t of this.s.recordsByNames.all(zone, JSON.stringify([...names])) as RecordTuple[]) {
+          const r = recordOfTuple(t);
+          rows.set(r.id, r);
+        }
       }
       const plan = planChanges({ zone, changes, rows: rows.values(), foreignIds, now, limits: this.limits });
       if (!plan.effective) return { plan, zone: this.readZone(zone, false)! };
@@ -380,12 +410,31 @@ class SqliteZoneStore implements ZoneStore {
     for (const id of plan.deletes) this.s.deleteRecord.run(id);
     this.insert(plan.inserts);
     for (const r of plan.updates)
-      this.s.updateRecord.run({ id: r.id, ttl: r.ttl, value: r.value, updatedAt: r.updatedAt });
+      this.s.updateRecord.run({
+        id: r.id,
+        ttl: r.ttl,
+        value: r.value,
+        givenName: r.givenName ?? null,
+        givenValue: r.givenValue ?? null,
+        updatedAt: r.updatedAt,
+      });
   }
 
   private insert(rows: readonly RecordRow[]): void {
     const stmt = this.s.insertRecord;
-    for (const r of rows) stmt.run(r.id, r.zone, r.name, r.type, r.ttl, r.value, r.createdAt, r.updatedAt);
+    for (const r of rows)
+      stmt.run(
+        r.id,
+        r.zone,
+        r.name,
+        r.type,
+        r.ttl,
+        r.value,
+        r.createdAt,
+        r.updatedAt,
+        r.givenName ?? null,
+        r.givenValue ?? null,
+      );
   }
 
   onChange(listener: ZoneChangeListener): () => void {

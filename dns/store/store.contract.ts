@@ -807,6 +807,90 @@ export function describeZoneStoreContract(
     });
 
     // ----------------------------------------------------------------------------------------------------------
+    describe('names as given (letter case)', () => {
+      test('kept beside the model form; matching, duplicates and listing go by the model form alone', async () => {
+        const zn = zoneName('case');
+        await store.createZone(zn, SETTINGS, [
+          {
+            ...rec(`www.${zn}`, 'CNAME', `host.${zn}.`),
+            givenName: `WwW.${zn}`,
+            givenValue: `Host.${zn.toUpperCase()}.`,
+          },
+          { ...rec(`mail.${zn}`, 'A', '192.0.2.1'), givenName: `Mail.${zn}` },
+          // another case in the same RRset: the first record's case is the RRset's (as BIND loads a master file)
+          { ...rec(`mail.${zn}`, 'A', '192.0.2.2'), givenName: `MAIL.${zn}` },
+          // another RRset at the name keeps its own
+          { ...rec(`mail.${zn}`, 'TXT', '"t"'), givenName: `MAIL.${zn}` },
+        ]);
+        const listed = await store.listRecords(zn);
+        expect(
+          listed.map(({ name, value, givenName, givenValue }) => ({ name, value, givenName, givenValue })),
+        ).toEqual([
+          { name: `mail.${zn}`, value: '192.0.2.1', givenName: `Mail.${zn}`, givenValue: undefined },
+          { name: `mail.${zn}`, value: '192.0.2.2', givenName: `Mail.${zn}`, givenValue: undefined },
+          { name: `mail.${zn}`, value: '"t"', givenName: `MAIL.${zn}`, givenValue: undefined },
+          { name: `www.${zn}`, value: `host.${zn}.`, givenName: `WwW.${zn}`, givenValue: `Host.${zn.toUpperCase()}.` },
+        ]);
+        const seen: RecordData[] = [];
+        await store.eachRecord(zn, (r) => seen.push(r));
+        expect(seen[3]).toEqual({
+          ...rec(`www.${zn}`, 'CNAME', `host.${zn}.`),
+          givenName: `WwW.${zn}`,
+          givenValue: `Host.${zn.toUpperCase()}.`,
+        });
+        expect(await store.listRecords(zn, { name: `www.${zn}` })).toHaveLength(1);
+
+        // a record that differs only in case is the same record (RFC 2181 §5)
+        await expectStoreError(
+          store.change(zn, [
+            { op: 'add', record: { ...rec(`www.${zn}`, 'CNAME', `host.${zn}.`), givenName: `WWW.${zn}` } },
+          ]),
+          'CONFLICT',
+        );
+        // a record added in model form (the API) to an RRset takes the RRset's case
+        const added = await store.change(zn, [{ op: 'add', record: rec(`mail.${zn}`, 'A', '192.0.2.3') }]);
+        expect(nth(added.results).record?.givenName).toBe(`Mail.${zn}`);
+        // one that brings its own case gives it to the whole RRset (as an UPDATE does in BIND); other RRsets keep theirs
+        await store.change(zn, [
+          { op: 'add', record: { ...rec(`mail.${zn}`, 'A', '192.0.2.4'), givenName: `mAIL.${zn}` } },
+        ]);
+        const mail = await store.listRecords(zn, { name: `mail.${zn}` });
+        expect(mail.map((r) => `${r.type} ${r.givenName}`)).toEqual([
+          ...Array<string>(4).fill(`A mAIL.${zn}`),
+          `TXT MAIL.${zn}`,
+        ]);
+        // and the lower case given so takes the RRset back to the model form
+        await store.change(zn, [
+          { op: 'add', record: { ...rec(`mail.${zn}`, 'A', '192.0.2.5'), givenName: `mail.${zn}` } },
+        ]);
+        const lower = await store.listRecords(zn, { name: `mail.${zn}`, type: 'A' });
+        expect(lower.filter((r) => 'givenName' in r)).toEqual([]);
+        expect(lower).toHaveLength(5);
+        // a new value comes in model form: the value as given goes, the name as given stays
+        const www = nth(listed, 3);
+        const updated = await store.change(zn, [{ op: 'update', id: www.id, value: `other.${zn}.` }]);
+        expect(nth(updated.results).record).toMatchObject({ givenName: `WwW.${zn}`, value: `other.${zn}.` });
+        expect(await store.getRecord(zn, www.id)).not.toHaveProperty('givenValue');
+        expect(await store.getRecord(zn, www.id)).toHaveProperty('givenName', `WwW.${zn}`);
+      });
+
+      test('a name or value as given that is not the model form in other case is refused', async () => {
+        const zn = zoneName('case-bad');
+        await store.createZone(zn, SETTINGS);
+        await expectStoreError(
+          store.change(zn, [{ op: 'add', record: { ...rec(`www.${zn}`, 'A', '192.0.2.1'), givenName: `web.${zn}` } }]),
+          'INVALID',
+          { message: /givenName must be/ },
+        );
+        await expectStoreError(
+          store.change(zn, [{ op: 'add', record: { ...rec(`www.${zn}`, 'A', '192.0.2.1'), givenValue: '192.0.2.9' } }]),
+          'INVALID',
+          { message: /givenValue must be/ },
+        );
+      });
+    });
+
+    // ----------------------------------------------------------------------------------------------------------
     describe('record pages', () => {
       test('limit and after walk the listing order (name, type, value, id) page by page, with a filter', async () => {
         const zn = zoneName('pages');

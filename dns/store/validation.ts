@@ -140,6 +140,18 @@ export function checkRecord(record: unknown, zone: string, index?: number): asse
   checkStoredType(r.type, index);
   checkTtl(r.ttl, index);
   checkValue(r.value, index);
+  checkGiven(r.givenName, r.name, 'givenName', index);
+  checkGiven(r.givenValue, r.value, 'givenValue', index);
+}
+
+/**
+ * A name or value as given (see `RecordData.givenName`): absent, or the model form in other letter case — never other
+ * text, so what answers say and what the store matches by cannot drift apart.
+ */
+function checkGiven(given: unknown, model: string, field: string, index?: number): void {
+  if (given === undefined) return;
+  if (typeof given !== 'string' || given.toLowerCase() !== model.toLowerCase())
+    throw invalid(`${field} must be ${show(model)} in any letter case (got ${show(given)})`, index);
 }
 
 const SETTING_NUMBERS = ['refresh', 'retry', 'expire', 'minimum', 'defaultTtl'] as const;

@@ -91,6 +91,19 @@ export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZo
     normalizeName(options.origin.endsWith('.') || options.origin === '' ? options.origin || '.' : `${options.origin}.`),
   );
   let origin = zone;
+  /** `origin` in the letter case the options or `$ORIGIN` gave it: relative names take that case, as in BIND. */
+  let givenOrigin = wrap(0, () =>
+    normalizeName(
+      options.origin.endsWith('.') || options.origin === '' ? options.origin || '.' : `${options.origin}.`,
+      undefined,
+      {
+        keepCase: true,
+      },
+    ),
+  );
+  /** RRset (owner name, type) → its owner name as first given: BIND keeps one case per RRset, the first loaded. */
+  const ownerCase = new Map<string, string>();
+  let previousGiven = '';
   let defaultTtl: number | undefined =
     options.defaultTtl === undefined ? undefined : wrap(0, () => validateTtl(options.defaultTtl));
   let lastTtl: number | undefined;
@@ -109,8 +122,11 @@ export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZo
         throw new ZoneFileError(e.line, `${name} takes exactly one argument (got ${args.length})`);
       return arg.text;
     };
-    if (name === '$ORIGIN') origin = wrap(e.line, () => normalizeName(one(), origin, { syntax: 'master' }));
-    else if (name === '$TTL') defaultTtl = wrap(e.line, () => parseTtl(one()));
+    if (name === '$ORIGIN') {
+      const text = one();
+      origin = wrap(e.line, () => normalizeName(text, origin, { syntax: 'master' }));
+      givenOrigin = wrap(e.line, () => normalizeName(text, givenOrigin, { syntax: 'master', keepCase: true }));
+    } else if (name === '$TTL') defaultTtl = wrap(e.line, () => parseTtl(one()));
     else if (name === '$INCLUDE')
       throw new ZoneFileError(e.line, '$INCLUDE is not supported: put the included records into this file');
     else throw new ZoneFileError(e.line, `directive ${head.text} is not supported (supported: $ORIGIN, $TTL)`);
@@ -124,15 +140,18 @@ export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZo
     const toks = e.tokens.map((t) => (t.quoted ? t : { ...t, text: plainEscapes(t.text) })) as typeof e.tokens;
     let i = 0;
     let owner: string;
+    let given: string;
     if (e.blankOwner) {
       if (previousOwner === undefined)
         throw new ZoneFileError(e.line, 'no owner name: the first record must start with a name in the first column');
       owner = previousOwner;
+      given = previousGiven;
     } else {
       const ownerText = toks[0];
       if (ownerText.quoted)
         throw new ZoneFileError(e.line, `the owner name must not be quoted (got ${ownerText.text})`);
       owner = wrap(e.line, () => normalizeName(ownerText.text, origin, { syntax: 'master' }));
+      given = wrap(e.line, () => normalizeName(ownerText.text, givenOrigin, { syntax: 'master', keepCase: true }));
       i = 1;
     }
     let ttl: number | undefined;
@@ -166,11 +185,20 @@ export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZo
     if (effectiveTtl === undefined)
       throw new ZoneFileError(e.line, 'no TTL: give one on the record, or a $TTL directive before it');
     previousOwner = owner;
+    previousGiven = given;
 
     const value = wrap(e.line, () => parseValue(type, valueText, origin, { syntax: 'master' }));
-    const record = wrap(e.line, () =>
+    const record: RecordData = wrap(e.line, () =>
       validateRecord({ name: toFqdn(owner), type, ttl: effectiveTtl, value }, zone, { syntax: 'master' }),
     );
+    const rrset = `${owner}\u0000${type}`;
+    const givenName = ownerCase.get(rrset) ?? given;
+    if (!ownerCase.has(rrset)) ownerCase.set(rrset, given);
+    if (givenName !== record.name) record.givenName = givenName;
+    const givenValue = wrap(e.line, () =>
+      parseValue(type, valueText, givenOrigin, { syntax: 'master', keepCase: true }),
+    );
+    if (givenValue !== record.value) record.givenValue = givenValue;
     if (type === 'SOA') {
       if (soa !== null) throw new ZoneFileError(e.line, 'a second SOA record; a zone has exactly one');
       const fields = wrap(e.line, () => parseSoa(record.value, '', { syntax: 'master' }));

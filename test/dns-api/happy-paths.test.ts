@@ -428,6 +428,32 @@ describe.each([
     expect((await soaOf(name)).serial).toBe(2020010107);
   });
 
+  test('an imported zone in mixed case: DNS answers in its case; the API shows and matches the lower-case form', async () => {
+    const name = `case-${tag}.example.test`;
+    const file = `$ORIGIN ${name}.\n$TTL 300\n@ IN SOA ns1 hostmaster 1 3600 600 86400 60\n  IN NS Ns1\nNs1 IN A 192.0.2.1\nWwW IN CNAME Ns1.Case-${tag}.Example.Test.\n`;
+    expect((await call(base(), 'POST', '/zones', { token, body: { name, zone_file: file } })).status).toBe(201);
+    // BIND's answer: the owner and the target as the master file wrote them, whatever case the question has
+    expect((await ask(`WWW.${name}`, 'CNAME')).answer).toEqual([
+      `WwW.${name}. 300 IN CNAME Ns1.Case-${tag}.Example.Test.`,
+    ]);
+    // the reference says nothing of case: the API keeps its output (model form, lower case), and paths match any case
+    const listed = await call<{ records: RecordBody[] }>(base(), 'GET', `/zones/${name.toUpperCase()}/records`, {
+      token,
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.body.records.map((r) => `${r.name} ${r.type} ${r.value}`).sort()).toEqual([
+      `${name} NS ns1.${name}.`,
+      `ns1.${name} A 192.0.2.1`,
+      `www.${name} CNAME ns1.${name}.`,
+    ]);
+    // a record that differs only in case is the same record: 409
+    const again = await call(base(), 'POST', `/zones/${name}/records`, {
+      token,
+      body: { name: 'WWW', type: 'CNAME', value: `NS1.${name.toUpperCase()}.` },
+    });
+    expect(again.status).toBe(409);
+  });
+
   test('users: create, list, get, update, delete', async () => {
     const name = `user-${tag}`;
     const created = await call<{ id: string }>(base(), 'POST', '/users', {

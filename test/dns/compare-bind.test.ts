@@ -1,9 +1,11 @@
 // @needs bind
 import * as packet from 'dns-packet';
 import fc from 'fast-check';
+import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { DnsEngine } from '../../dns/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
@@ -17,11 +19,13 @@ import { dig, startNamed, type DigAnswer, type Named } from '../helpers/dns-peer
  * answers in the additional section, as our server answers. answers.test and its child child.answers.test (both
  * served) hold the harder cases: DNAME overflow, DS at a cut, CNAME and DNAME loops.
  */
+const run = promisify(execFile);
 const fixture = (file: string) => readFileSync(join(__dirname, 'fixtures', file), 'utf8');
 const ZONES = [
   { name: 'compare.test', text: fixture('compare.zone') },
   { name: 'answers.test', text: fixture('answers.zone') },
   { name: 'child.answers.test', text: fixture('child.answers.zone') },
+  { name: 'case.test', text: fixture('case.zone'), options: 'type primary; allow-transfer { any; };' },
 ];
 
 /** Three labels of 59 octets: under long.answers.test the DNAME's target makes the name longer than 255 octets. */
@@ -142,6 +146,65 @@ const CASES: Array<[string, string[]]> = [
 test.each(CASES)('%s: same answer as BIND 9', async (_label, args) => {
   const [theirs, mine] = await Promise.all([dig(named, args), dig(ours, args)]);
   expect(comparable(mine)).toEqual(comparable(theirs));
+});
+
+/** Like `comparable`, but letter case counts: owner names and names in values as BIND gives them. */
+function caseComparable(a: DigAnswer): object {
+  const norm = (lines: string[]) => lines.map((l) => l.replace(/( SOA \S+ \S+ )\d+/, '$1SERIAL')).sort();
+  return { ...comparable(a), answer: norm(a.answer), authority: norm(a.authority), additional: norm(a.additional) };
+}
+
+/** case.zone: names in mixed case; BIND answers with the case of the master file, whatever the question's case. */
+const CASE_CASES: Array<[string, string[]]> = [
+  ['an owner name in the case it was first written', ['www.case.test', 'A']],
+  ['a question in other case: the same answer', ['WWW.CASE.TEST', 'A']],
+  ['MX: the exchange as written, its address under its own case', ['case.test', 'MX']],
+  ['NS: the name server as written', ['case.test', 'NS']],
+  ['CNAME then the target in its own case', ['alias.case.test', 'A']],
+  ['CNAME asked for itself', ['lower.case.test', 'CNAME']],
+  ['a CNAME chain through names of other case', ['self-ish.case.test', 'A']],
+  ['SRV and its target address', ['_sip._tcp.case.test', 'SRV']],
+  ['PTR', ['ptr.case.test', 'PTR']],
+  ['NAPTR and what it leads to', ['nap.case.test', 'NAPTR']],
+  ['TXT', ['txt.case.test', 'TXT']],
+  ['another RRset at a name keeps its own case', ['mail.case.test', 'TXT']],
+  ['a referral: the cut and its glue in the case of their $ORIGIN', ['x.sub.case.test', 'A']],
+  ['NXDOMAIN', ['nope.case.test', 'A']],
+  ['NODATA', ['Mail.Case.Test', 'MX']],
+];
+
+test.each(CASE_CASES)('letter case, %s: same answer as BIND 9, case included', async (_label, args) => {
+  const [theirs, mine] = await Promise.all([dig(named, args), dig(ours, args)]);
+  expect(caseComparable(mine)).toEqual(caseComparable(theirs));
+});
+
+test('letter case: the question is echoed as asked, the answer owner as written, like BIND (raw UDP)', async () => {
+  const query = () => rawQuery('wWw.CaSe.test', 'A');
+  const [theirs, mine] = await Promise.all([udpExchange(named, query()), udpExchange(ours, query())]);
+  const names = (m: Buffer | undefined) => {
+    const d = packet.decode(m as Buffer);
+    return { questions: d.questions?.map((q) => q.name), answers: d.answers?.map((a) => a.name) };
+  };
+  expect(names(mine)).toEqual(names(theirs));
+  expect(names(mine)).toEqual({ questions: ['wWw.CaSe.test'], answers: ['WwW.case.test', 'WwW.case.test'] });
+});
+
+test('letter case: a zone transfer gives every name as BIND transfers it', async () => {
+  const axfr = async (server: { host: string; port: number }) => {
+    const { stdout } = await run(
+      'dig',
+      ['+norec', '+onesoa', '+noall', '+answer', `@${server.host}`, '-p', String(server.port), 'case.test', 'AXFR'],
+      { timeout: 15_000 },
+    );
+    return stdout
+      .split('\n')
+      .filter((l) => l)
+      .map((l) => l.replace(/\s+/g, ' ').replace(/( SOA \S+ \S+ )\d+/, '$1SERIAL'))
+      .sort();
+  };
+  const [theirs, mine] = await Promise.all([axfr(named), axfr(ours)]);
+  expect(theirs.length).toBeGreaterThan(15);
+  expect(mine).toEqual(theirs);
 });
 
 test('a large answer over UDP without EDNS is truncated (TC) and complete over TCP, like BIND', async () => {

@@ -5,7 +5,7 @@ import { DnsEngine } from '../../dns/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { parseKeyFile } from '../../dns/tsig/keyfile';
-import { dig, requireTool } from '../helpers/dns-peers';
+import { dig, requireTool, startNamed } from '../helpers/dns-peers';
 
 /** Dynamic update with nsupdate and zone transfer with dig, against our server: real peers from BIND 9. */
 const run = promisify(execFile);
@@ -55,8 +55,9 @@ afterAll(async () => {
 async function nsupdate(
   script: string,
   key = `hmac-sha256:update-key:${SECRET}`,
+  to: { host: string; port: number } = server,
 ): Promise<{ code: number; out: string }> {
-  const input = `server ${server.host} ${server.port}\nzone example.test\n${script}\nsend\n`;
+  const input = `server ${to.host} ${to.port}\nzone example.test\n${script}\nsend\n`;
   try {
     const child = run('nsupdate', ['-y', key, '-t', '5'], { timeout: 15_000 });
     child.child.stdin?.end(input);
@@ -178,4 +179,43 @@ test('dig axfr transfers the zone from loopback, signed with TSIG too: SOA first
       .split('\n')
       .filter((l) => !/TSIG/.test(l)),
   ).toHaveLength(records.length + 2);
+});
+
+test('an added owner name takes the case the UPDATE gave it, for its whole RRset, as in BIND', async () => {
+  const named = await startNamed(
+    [
+      {
+        name: 'example.test',
+        options: 'type primary; allow-update { key update-key; };',
+        text: `$ORIGIN example.test.
+$TTL 3600
+@ IN SOA ns1.example.test. hostmaster.example.test. ( 1 10800 3600 604800 300 )
+@ IN NS ns1.example.test.
+ns1 IN A 192.0.2.53
+`,
+      },
+    ],
+    `key "update-key" { algorithm hmac-sha256; secret "${SECRET}"; };`,
+  );
+  try {
+    const script = [
+      'update add MiXed.Example.Test 300 A 192.0.2.30',
+      'send',
+      'update add MIXED.example.test 300 A 192.0.2.31',
+      'update add mixed.example.test 300 TXT "same name, other case"',
+    ].join('\n');
+    for (const to of [named, server]) expect(await nsupdate(script, undefined, to)).toEqual({ code: 0, out: '' });
+    for (const type of ['A', 'TXT']) {
+      const [theirs, mine] = await Promise.all([
+        dig(named, ['mixed.example.test', type]),
+        dig(server, ['mixed.example.test', type]),
+      ]);
+      expect(mine.answer.sort()).toEqual(theirs.answer.sort());
+    }
+    // BIND keeps an owner name's case per RRset, and an UPDATE that adds to one gives it its own case
+    expect((await dig(server, ['mixed.example.test', 'A'])).answer[0]).toMatch(/^MIXED\.example\.test\. /);
+    expect((await dig(server, ['mixed.example.test', 'TXT'])).answer[0]).toMatch(/^mixed\.example\.test\. /);
+  } finally {
+    await named.stop();
+  }
 });

@@ -153,3 +153,32 @@ test('a master file BIND loads but we cannot (an escaped dot in a name): an erro
     await store.close();
   }
 });
+
+test('names keep the letter case BIND gives them: owners as first written, names in values as written', async () => {
+  requireTool('named-checkzone');
+  const text = readFileSync(join(__dirname, 'fixtures', 'case.zone'), 'utf8');
+  const file = join(mkdtempSync(join(tmpdir(), 'case-')), 'case.zone');
+  writeFileSync(file, text);
+  // BIND's canonical dump, case kept (no lower-casing here, unlike namedDump)
+  const theirs = (await run('named-checkzone', ['-q', '-D', '-o', '-', 'case.test', file])).stdout
+    .split('\n')
+    .filter((l) => l && !/\sSOA\s/.test(l))
+    .map((l) => l.replace(/\s+/g, ' ').trim())
+    .sort();
+  const store = await openSqliteStore({ file: ':memory:' });
+  try {
+    await importZoneFile(store, 'case.test', text);
+    const records = await store.listRecords('case.test');
+    const mine = records
+      .map((r) => `${r.givenName ?? r.name}. ${r.ttl} IN ${r.type} ${r.givenValue ?? r.value}`)
+      .sort();
+    expect(mine).toEqual(theirs);
+    expect(mine).toContain('WwW.case.test. 300 IN A 192.0.2.4');
+    // the model form (lookups, the REST API) stays lower case
+    const names = records.filter((r) => ['CNAME', 'NS', 'MX', 'PTR', 'SRV'].includes(r.type));
+    expect(names.every((r) => r.name === r.name.toLowerCase() && r.value === r.value.toLowerCase())).toBe(true);
+    expect(records.filter((r) => r.name === 'www.case.test')).toHaveLength(2);
+  } finally {
+    await store.close();
+  }
+});
