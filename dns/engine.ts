@@ -163,8 +163,7 @@ export class DnsEngine {
    * answers for it. An API write awaits it after committing, so it answers only when DNS already serves the change.
    */
   async served(zone: string, serial: number | null): Promise<void> {
-    await this.loader.served(zone, serial);
-    await this.workers?.served(zone, serial);
+    await Promise.all([this.loader.served(zone, serial), this.workers?.served(zone, serial)]);
   }
 
   /** Reads one zone of the index again, whole, from the store (see ZoneLoader.reload). */
@@ -212,10 +211,8 @@ export class DnsEngine {
       }),
     );
     // The store announced the change after committing it, which started a reload that reads it: wait for that one.
-    if (outcome.serial !== undefined) {
-      await this.loader.caughtUp(zone, outcome.serial);
-      await this.workers?.served(zone, outcome.serial);
-    }
+    if (outcome.serial !== undefined)
+      await Promise.all([this.loader.caughtUp(zone, outcome.serial), this.workers?.served(zone, outcome.serial)]);
     this.options.log?.info(
       { zone, key: remote.tsig.key.name, rcode: outcome.rcode, reason: outcome.reason },
       'dynamic update',

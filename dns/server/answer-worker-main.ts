@@ -36,12 +36,13 @@ const report = safeReport((err: unknown) => {
 let store: ZoneStore | undefined;
 let loader: ZoneLoader | undefined;
 let responder: Responder | undefined;
+let index: ZoneIndex | undefined;
 /** Changes told before the store was open: read once it is (whole zones: the loader reads a zone it lacks whole). */
 const early: Array<Extract<ToWorker, { t: 'change' }>> = [];
 
 async function init(message: Extract<ToWorker, { t: 'init' }>): Promise<void> {
   store = await openZoneStore(message.store);
-  const index = new ZoneIndex();
+  index = new ZoneIndex();
   const zoneLoader = new ZoneLoader(store, index, {
     // the loader's warnings carry the zone and the error: both reach the primary's log
     warn: (obj: { zone?: string; err?: unknown }, msg) =>
@@ -89,10 +90,15 @@ process.on('message', (message: ToWorker, handle?: unknown) => {
         fail(err);
       }
       return;
-    case 'change':
-      if (!loader) early.push(message);
-      else void loader.reload(message.event.zone, refreshFor(message.event, message.detail));
+    case 'change': {
+      if (!loader) return void early.push(message);
+      // told at once when read, so that the primary, waiting for every process to serve it, waits no longer
+      const { zone } = message.event;
+      void loader.reload(zone, refreshFor(message.event, message.detail)).then(() => {
+        tell({ t: 'at', zone, serial: index?.get(zone)?.soa.data.serial ?? null });
+      });
       return;
+    }
     case 'served': {
       const done = (): void => tell({ t: 'served', id: message.id });
       if (!loader) return done(); // not loaded yet: the load reads the store as it is then

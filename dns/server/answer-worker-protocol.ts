@@ -34,6 +34,8 @@ export type FromWorker =
   /** The worker answers from the socket now. */
   | { t: 'ready' }
   | { t: 'served'; id: number }
+  /** After reading a change: the zone's serial the worker now answers with (null: it answers no more for it). */
+  | { t: 'at'; zone: string; serial: number | null }
   /** A UDP message that needs the primary (UPDATE, a signed message, NOTIFY): answer it from there. */
   | { t: 'udp'; message: Buffer; address: string; port: number }
   /** A failure while answering (the message got SERVFAIL) or reloading: for the primary's log. */

@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:dgram';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { serialAtLeast } from '../serial';
 import type { OpenZoneStoreOptions } from '../store';
 import type { ZoneChangeDetail, ZoneChangeEvent } from '../store/types';
 import type { AnswerCacheLimits } from './answer-cache';
@@ -43,18 +44,58 @@ function workerEntry(): string {
   return file;
 }
 
+/** How long `served` trusts the worker's own reports before it asks (a report lost to a failed reload). */
+const ASK_AFTER_MS = 1000;
+
 class Worker {
   ready = false;
   private nextId = 1;
   private readonly pending = new Map<number, () => void>();
+  /** The serial of each zone the worker said it answers with after a change (null: gone). */
+  private readonly at = new Map<string, number | null>();
+  /** Waiting for a report: resolved when a report satisfies them. */
+  private readonly waiting = new Set<{ zone: string; serial: number | null; done: () => void }>();
 
   constructor(readonly child: ChildProcess) {}
+
+  private satisfies(zone: string, serial: number | null): boolean {
+    if (!this.at.has(zone)) return false;
+    const now = this.at.get(zone);
+    return serial === null ? now === null : now !== null && now !== undefined && serialAtLeast(now, serial);
+  }
+
+  /** The worker read a change of `zone`: it answers with `serial` now. */
+  reported(zone: string, serial: number | null): void {
+    this.at.set(zone, serial);
+    for (const w of this.waiting) {
+      if (w.zone === zone && this.satisfies(zone, serial === null ? null : w.serial)) {
+        this.waiting.delete(w);
+        w.done();
+      }
+    }
+  }
+
+  /**
+   * Resolves once the worker serves `zone` as of `serial`: from its own report after the change, or — when none
+   * comes within ASK_AFTER_MS (its reload failed, or the change came before it started) — from asking it.
+   */
+  served(zone: string, serial: number | null): Promise<void> {
+    if (!this.child.connected || this.satisfies(zone, serial)) return Promise.resolve();
+    return new Promise((done) => {
+      const waiter = { zone, serial, done };
+      this.waiting.add(waiter);
+      setTimeout(() => {
+        if (!this.waiting.delete(waiter)) return;
+        void this.ask(zone, serial).then(done);
+      }, ASK_AFTER_MS).unref();
+    });
+  }
 
   send(message: ToWorker, handle?: Socket): void {
     if (this.child.connected) this.child.send(message, handle);
   }
 
-  served(zone: string, serial: number | null): Promise<void> {
+  private ask(zone: string, serial: number | null): Promise<void> {
     if (!this.child.connected) return Promise.resolve();
     const id = this.nextId++;
     return new Promise((done) => {
@@ -72,6 +113,8 @@ class Worker {
   gone(): void {
     for (const done of this.pending.values()) done();
     this.pending.clear();
+    for (const w of this.waiting) w.done();
+    this.waiting.clear();
   }
 }
 
@@ -150,6 +193,9 @@ export class AnswerWorkers {
             return;
           case 'served':
             worker.answered(message.id);
+            return;
+          case 'at':
+            worker.reported(message.zone, message.serial);
             return;
           case 'udp':
             this.forwarded++;

@@ -1,7 +1,7 @@
 /**
  * Profiling aid for the dynamic update path (not part of `npm run bench`): starts the engine on a SQLite store in a
  * temporary directory with the bench's 1000-host zone and sends signed updates one at a time, as the bench does.
- * Run under `node --cpu-prof dist/test/bench/dns-update-profile.js [updates]`; prints updates/s.
+ * Run under `node --cpu-prof dist/test/bench/dns-update-profile.js [updates] [answer workers]`; prints updates/s.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +26,8 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'dns-update-profile-'));
   const store = await openSqliteStore({ file: join(dir, 'zones.sqlite') });
   await importZoneFile(store, ZONE, benchZone());
-  const engine = await DnsEngine.start({ store, host: '127.0.0.1', port: 0, keys: [KEY] });
+  const workers = { count: Number(process.argv[3] ?? 0), store: { dataDir: dir } };
+  const engine = await DnsEngine.start({ store, host: '127.0.0.1', port: 0, keys: [KEY], workers });
   const client = new DnsClient({ server: { host: '127.0.0.1', port: engine.server?.port as number }, key: KEY });
   const send = (i: number): Promise<void> =>
     client.update(ZONE, [

@@ -210,11 +210,12 @@ async function queryThroughput(root: string, zoneFile: string, ourData: string):
   const queriesFile = join(root, 'queries.txt');
   writeFileSync(queriesFile, queries.text);
   const bindZone: BindZone = { name: ZONE, file: zoneFile };
-  const labels: [string, string, string, string] = [
-    'ours (one Node process)',
+  const labels: [string, string, string, string, string] = [
+    'ours (every core)',
     'ours, answer cache off',
     'BIND 9 -n 1 (one worker thread)',
     'BIND 9 default threads',
+    'ours, one process',
   ];
   const runs = await withServers(
     [
@@ -222,9 +223,10 @@ async function queryThroughput(root: string, zoneFile: string, ourData: string):
       () => startOurs(ourData, ZONE, { BENCH_DNS_ANSWER_CACHE: 'off' }),
       () => startBind(labels[2], root, [bindZone], { threads: 1 }),
       () => startBind(labels[3], root, [bindZone]),
+      () => startOurs(ourData, ZONE, { BENCH_DNS_WORKERS: '0' }),
     ],
     async (servers) => {
-      const [ours, , bind1] = servers as [Server, Server, Server, Server];
+      const [ours, , bind1] = servers as [Server, Server, Server, Server, Server];
       const mismatches = await compareAnswers(ours, bind1, queries.samples);
       if (mismatches.length) throw new Error(`our answers differ from BIND's:\n${mismatches.join('\n')}`);
       for (const s of servers) await dnsperf(s.port, queriesFile, 1, MIXED_LOAD); // warm-up: JIT, caches
@@ -237,7 +239,7 @@ async function queryThroughput(root: string, zoneFile: string, ourData: string):
     },
   );
   const best = runs.map((r) => r.reduce((a, b) => (b.qps > a.qps ? b : a)));
-  const [ours, uncached, bind1, bindN] = best as [PerfResult, PerfResult, PerfResult, PerfResult];
+  const [ours, uncached, bind1, bindN, single] = best as [PerfResult, PerfResult, PerfResult, PerfResult, PerfResult];
   const out: string[] = [];
   out.push(
     `DNS zone: ${HOSTS} hosts (A/AAAA/TXT, MX on half), ${CNAMES} CNAMEs, a wildcard; ${QUERY_LINES} questions: ` +
@@ -249,7 +251,7 @@ async function queryThroughput(root: string, zoneFile: string, ourData: string):
   );
   // server CPU per query: what each answer costs, whatever else runs on the machine (lowest round counts)
   const cpu = runs.map((r) => Math.min(...r.map((x) => x.cpuPerQuery)));
-  const [cpuOurs = NaN, cpuUncached = NaN, cpuBind1 = NaN] = cpu;
+  const [cpuOurs = NaN, cpuUncached = NaN, cpuBind1 = NaN, , cpuSingle = NaN] = cpu;
   for (const [i, label] of labels.entries()) {
     const r = defined(best[i], `the best run of ${label}`);
     const lost = runs[i]?.reduce((n, x) => n + x.lost, 0) ?? 0;
@@ -261,11 +263,12 @@ async function queryThroughput(root: string, zoneFile: string, ourData: string):
   const verdict = ours.qps / bind1.qps >= 0.8 ? 'met' : 'NOT met';
   out.push(
     `DNS queries/s ratio vs BIND -n 1 (like for like): ${ratio(ours.qps, bind1.qps)} (goal ≥ 0.8: ${verdict}); ` +
-      `vs BIND default threads: ${ratio(ours.qps, bindN.qps)}; answer cache off vs BIND -n 1: ${ratio(uncached.qps, bind1.qps)}`,
+      `vs BIND default threads: ${ratio(ours.qps, bindN.qps)}; answer cache off vs BIND -n 1: ${ratio(uncached.qps, bind1.qps)}; ` +
+      `one process vs BIND -n 1: ${ratio(single.qps, bind1.qps)}`,
   );
   out.push(
     `DNS server CPU per query, BIND -n 1 / ours (queries one core answers, relative): ${ratio(cpuBind1, cpuOurs)}; ` +
-      `with the answer cache off: ${ratio(cpuBind1, cpuUncached)}`,
+      `one process: ${ratio(cpuBind1, cpuSingle)}; with the answer cache off: ${ratio(cpuBind1, cpuUncached)}`,
   );
   return out;
 }
@@ -279,6 +282,10 @@ async function dynamicUpdates(root: string, zoneFile: string): Promise<string[]>
   const ours = await withServer(startOurs(updData, ZONE, { BENCH_DNS_KEYS: keyFile }), (s) =>
     updatesPerSecond(s, key, SECONDS, 0),
   );
+  // one process: an UPDATE is answered once every process serves it, so answer workers add their round trip
+  const single = await withServer(startOurs(updData, ZONE, { BENCH_DNS_KEYS: keyFile, BENCH_DNS_WORKERS: '0' }), (s) =>
+    updatesPerSecond(s, key, SECONDS, 1_000_000),
+  );
   const bindFile = join(root, 'bench-update.zone');
   writeFileSync(bindFile, readFileSync(zoneFile));
   const bind = await withServer(
@@ -291,8 +298,9 @@ async function dynamicUpdates(root: string, zoneFile: string): Promise<string[]>
   const failures = (r: { failed: number }): string => (r.failed ? `, ${r.failed} not NOERROR` : '');
   return [
     `DNS dynamic updates with TSIG (hmac-sha256, UDP, one at a time, each adds a name to the ${HOSTS}-host zone), ${SECONDS} s each:`,
-    `  ours ${f0(ours.rate)} updates/s (${ours.ok} NOERROR${failures(ours)}); BIND -n 1 ${f0(bind.rate)} updates/s ` +
-      `(${bind.ok}${failures(bind)}); ratio ${ratio(ours.rate, bind.rate)}`,
+    `  ours (every core) ${f0(ours.rate)} updates/s (${ours.ok} NOERROR${failures(ours)}); ours, one process ` +
+      `${f0(single.rate)} (${single.ok}${failures(single)}); BIND -n 1 ${f0(bind.rate)} updates/s (${bind.ok}${failures(bind)})`,
+    `DNS updates ratio vs BIND -n 1: every core ${ratio(ours.rate, bind.rate)}, one process ${ratio(single.rate, bind.rate)}`,
   ];
 }
 
@@ -317,20 +325,26 @@ async function startupAndMemory(root: string): Promise<string[]> {
         );
       return { ms: s.answeredAt - s.spawnedAt, ...mem, info: s.info, answered };
     });
-  const ourBig = await startup(startOurs(bigData, BIG_ZONE));
-  const ourTiny = await startup(startOurs(tinyData, BIG_ZONE));
+  const one = { BENCH_DNS_WORKERS: '0' };
+  const ourBig = await startup(startOurs(bigData, BIG_ZONE, one));
+  const ourTiny = await startup(startOurs(tinyData, BIG_ZONE, one));
   const bindBig = await startup(startBind('BIND -n 1', root, [{ name: BIG_ZONE, file: bigFile }], { threads: 1 }));
   const bindTiny = await startup(startBind('BIND -n 1', root, [{ name: BIG_ZONE, file: tinyFile }], { threads: 1 }));
-  if (!ourBig.answered || !bindBig.answered)
+  const ourEvery = await startup(startOurs(bigData, BIG_ZONE));
+  const bindEvery = await startup(startBind('BIND', root, [{ name: BIG_ZONE, file: bigFile }]));
+  if (!ourBig.answered || !bindBig.answered || !ourEvery.answered || !bindEvery.answered)
     throw new Error('a server did not answer for the last name of the 100 000-record zone');
   return [
     `DNS zone of ${imported.records} records (imported into SQLite in ${f0(imported.ms)} ms first); process start → first answer, RSS 0.5 s later:`,
-    `  ours ${f0(ourBig.ms)} ms (DnsEngine.start ${f0(ourBig.info?.startMs ?? NaN)} ms), RSS ${mb(ourBig.rss)} (peak ${mb(ourBig.peak)}), ` +
+    `  ours, one process ${f0(ourBig.ms)} ms (DnsEngine.start ${f0(ourBig.info?.startMs ?? NaN)} ms), RSS ${mb(ourBig.rss)} (peak ${mb(ourBig.peak)}), ` +
       `delta vs a tiny zone ${mb(ourBig.rss - ourTiny.rss)} (tiny: ${f0(ourTiny.ms)} ms, ${mb(ourTiny.rss)})`,
     `  BIND -n 1 ${f0(bindBig.ms)} ms, RSS ${mb(bindBig.rss)} (peak ${mb(bindBig.peak)}), ` +
       `delta vs a tiny zone ${mb(bindBig.rss - bindTiny.rss)} (tiny: ${f0(bindTiny.ms)} ms, ${mb(bindTiny.rss)})`,
     `  ratios ours/BIND (lower is better): start-up time ${ratio(ourBig.ms, bindBig.ms)}, RSS ${ratio(ourBig.rss, bindBig.rss)}, ` +
       `RSS delta ${ratio(ourBig.rss - ourTiny.rss, bindBig.rss - bindTiny.rss)}`,
+    `  every core: ours ${f0(ourEvery.ms)} ms to the first answer (every process answering after ${f0(ourEvery.info?.startMs ?? NaN)} ms), ` +
+      `RSS of its ${ourEvery.processes} processes ${mb(ourEvery.rss)}; BIND default threads ${f0(bindEvery.ms)} ms, RSS ${mb(bindEvery.rss)}; ` +
+      `ratios start-up ${ratio(ourEvery.ms, bindEvery.ms)}, RSS ${ratio(ourEvery.rss, bindEvery.rss)}`,
   ];
 }
 
