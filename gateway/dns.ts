@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { DnsEngine } from '../dns/engine';
+import { autoWorkerCount } from '../dns/server/answer-workers';
 import { wireName } from '../dns/names';
 import type { NotifyTarget } from '../dns/server/notify';
 import { openZoneStore } from '../dns/store';
@@ -138,7 +138,7 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
       notifyKey: config.notifyKey?.includes(':') ? parseKeySpec(config.notifyKey) : config.notifyKey,
       log: dnsLog,
       workers: {
-        count: config.dnsWorkers === 'auto' ? availableParallelism() - 1 : config.dnsWorkers,
+        count: config.dnsWorkers === 'auto' ? autoWorkerCount() : config.dnsWorkers,
         store: { dataDir: config.dataDir, databaseUrl: config.databaseUrl },
       },
       tcp: {

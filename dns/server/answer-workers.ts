@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:dgram';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { serialAtLeast } from '../serial';
 import type { OpenZoneStoreOptions } from '../store';
@@ -32,6 +33,16 @@ export interface AnswerWorkersOptions {
 }
 
 const RESTART_MS = 1000;
+
+/**
+ * How many answer workers `auto` starts: one per core but one from 4 cores up; none below. Measured on 2 cores
+ * (npm run bench -- dns), a second process lost on every figure — queries/s with one or ten clients, sequential
+ * UPDATEs (each waits for every process), start-up and memory — because the one other core is wanted by the
+ * gateway, the kernel's network work and the clients; with cores to spare each worker adds a core's worth.
+ */
+export function autoWorkerCount(cores = availableParallelism()): number {
+  return cores >= 4 ? cores - 1 : 0;
+}
 /** How long a worker may take to load every zone before it counts as failed. */
 const LOAD_TIMEOUT_MS = 120_000;
 

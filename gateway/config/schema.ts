@@ -239,7 +239,8 @@ export const ConfigSchema = z
     dnsTcpMaxConnections: z.coerce.number().int().min(1).max(100_000).default(150),
     /**
      * Processes that answer DNS queries over UDP besides the gateway's own (they share its socket and read the
-     * same store): `auto` is one per core but one, so every core answers; 0 answers from the gateway alone.
+     * same store): `auto` is one per core but one from 4 cores up, none below (see autoWorkerCount); 0 answers
+     * from the gateway alone.
      */
     dnsWorkers: z
       .union([z.literal('auto'), z.coerce.number().int().min(0).max(64)], {

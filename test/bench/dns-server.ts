@@ -7,14 +7,14 @@
  * - BENCH_DNS_PORT   UDP/TCP port on 127.0.0.1 to answer on
  * - BENCH_DNS_KEYS   BIND key file with the TSIG keys allowed to update
  * - BENCH_DNS_ANSWER_CACHE=off  turns the answer cache off (to measure the uncached path)
- * - BENCH_DNS_WORKERS answer workers besides this process (default: one per core but one, as the gateway starts)
+ * - BENCH_DNS_WORKERS answer workers besides this process (default: as the gateway's DNS_WORKERS=auto)
  *
  * Prints one JSON line per step on stdout: {"event":"imported",…} and {"event":"listening",…}.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { DnsEngine } from '../../dns/engine';
+import { autoWorkerCount } from '../../dns/server/answer-workers';
 import { openSqliteStore } from '../../dns/store';
 import { readKeyFile } from '../../dns/tsig/keyfile';
 import { importZoneFile } from '../../dns/zone-files';
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     port: Number(process.env.BENCH_DNS_PORT ?? 0),
     keys: process.env.BENCH_DNS_KEYS ? readKeyFile(process.env.BENCH_DNS_KEYS) : [],
     answerCache: process.env.BENCH_DNS_ANSWER_CACHE === 'off' ? { maxEntries: 0 } : undefined,
-    workers: { count: Number(process.env.BENCH_DNS_WORKERS ?? availableParallelism() - 1), store: { dataDir: dir } },
+    workers: { count: Number(process.env.BENCH_DNS_WORKERS ?? autoWorkerCount()), store: { dataDir: dir } },
   });
   report('listening', {
     port: engine.server?.port,

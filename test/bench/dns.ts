@@ -15,7 +15,7 @@
  * picks parts (mix, qps, updates, startup; all by default).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rcodeName, type DecodedResponse } from '../../dns/client';
 import { parseKeyFile, type TsigKey } from '../../dns/tsig/keyfile';
@@ -23,6 +23,7 @@ import { requireTool } from '../helpers/dns-peers';
 import { prng } from '../../dns/testing/prng';
 import { defined } from '../helpers/defined';
 import { realisticThroughput } from './dns-realistic';
+import { autoWorkerCount } from '../../dns/server/answer-workers';
 import {
   dnsClient,
   dnsperf,
@@ -49,6 +50,8 @@ const QUERY_LINES = 20_000;
 const KEY_NAME = 'bench-key';
 const KEY_SECRET = Buffer.from('benchmark-tsig-secret-of-32-byte').toString('base64');
 const KEY_TEXT = `key "${KEY_NAME}" { algorithm hmac-sha256; secret "${KEY_SECRET}"; };\n`;
+/** Answer workers that give every core a process (the default, DNS_WORKERS=auto, starts none below 4 cores). */
+const EVERY_CORE = availableParallelism() - 1;
 /** dnsperf's load for the mixed-answer part: 10 client sockets, 100 queries outstanding. */
 const MIXED_LOAD: Load = { clients: 10, outstanding: 100 };
 /** dnsperf rounds per server, taken in turn (the best one counts: load from outside only ever lowers a round). */
@@ -211,11 +214,11 @@ async function queryThroughput(root: string, zoneFile: string, ourData: string):
   writeFileSync(queriesFile, queries.text);
   const bindZone: BindZone = { name: ZONE, file: zoneFile };
   const labels: [string, string, string, string, string] = [
-    'ours (every core)',
+    `ours (DNS_WORKERS=auto: ${autoWorkerCount()})`,
     'ours, answer cache off',
     'BIND 9 -n 1 (one worker thread)',
     'BIND 9 default threads',
-    'ours, one process',
+    `ours, every core (${EVERY_CORE} workers)`,
   ];
   const runs = await withServers(
     [
@@ -223,7 +226,7 @@ async function queryThroughput(root: string, zoneFile: string, ourData: string):
       () => startOurs(ourData, ZONE, { BENCH_DNS_ANSWER_CACHE: 'off' }),
       () => startBind(labels[2], root, [bindZone], { threads: 1 }),
       () => startBind(labels[3], root, [bindZone]),
-      () => startOurs(ourData, ZONE, { BENCH_DNS_WORKERS: '0' }),
+      () => startOurs(ourData, ZONE, { BENCH_DNS_WORKERS: String(EVERY_CORE) }),
     ],
     async (servers) => {
       const [ours, , bind1] = servers as [Server, Server, Server, Server, Server];
@@ -239,7 +242,7 @@ async function queryThroughput(root: string, zoneFile: string, ourData: string):
     },
   );
   const best = runs.map((r) => r.reduce((a, b) => (b.qps > a.qps ? b : a)));
-  const [ours, uncached, bind1, bindN, single] = best as [PerfResult, PerfResult, PerfResult, PerfResult, PerfResult];
+  const [ours, uncached, bind1, bindN, every] = best as [PerfResult, PerfResult, PerfResult, PerfResult, PerfResult];
   const out: string[] = [];
   out.push(
     `DNS zone: ${HOSTS} hosts (A/AAAA/TXT, MX on half), ${CNAMES} CNAMEs, a wildcard; ${QUERY_LINES} questions: ` +
@@ -251,7 +254,7 @@ async function queryThroughput(root: string, zoneFile: string, ourData: string):
   );
   // server CPU per query: what each answer costs, whatever else runs on the machine (lowest round counts)
   const cpu = runs.map((r) => Math.min(...r.map((x) => x.cpuPerQuery)));
-  const [cpuOurs = NaN, cpuUncached = NaN, cpuBind1 = NaN, , cpuSingle = NaN] = cpu;
+  const [cpuOurs = NaN, cpuUncached = NaN, cpuBind1 = NaN, , cpuEvery = NaN] = cpu;
   for (const [i, label] of labels.entries()) {
     const r = defined(best[i], `the best run of ${label}`);
     const lost = runs[i]?.reduce((n, x) => n + x.lost, 0) ?? 0;
@@ -264,11 +267,11 @@ async function queryThroughput(root: string, zoneFile: string, ourData: string):
   out.push(
     `DNS queries/s ratio vs BIND -n 1 (like for like): ${ratio(ours.qps, bind1.qps)} (goal ≥ 0.8: ${verdict}); ` +
       `vs BIND default threads: ${ratio(ours.qps, bindN.qps)}; answer cache off vs BIND -n 1: ${ratio(uncached.qps, bind1.qps)}; ` +
-      `one process vs BIND -n 1: ${ratio(single.qps, bind1.qps)}`,
+      `every core vs BIND default threads: ${ratio(every.qps, bindN.qps)}`,
   );
   out.push(
     `DNS server CPU per query, BIND -n 1 / ours (queries one core answers, relative): ${ratio(cpuBind1, cpuOurs)}; ` +
-      `one process: ${ratio(cpuBind1, cpuSingle)}; with the answer cache off: ${ratio(cpuBind1, cpuUncached)}`,
+      `every core: ${ratio(cpuBind1, cpuEvery)}; with the answer cache off: ${ratio(cpuBind1, cpuUncached)}`,
   );
   return out;
 }
@@ -282,9 +285,10 @@ async function dynamicUpdates(root: string, zoneFile: string): Promise<string[]>
   const ours = await withServer(startOurs(updData, ZONE, { BENCH_DNS_KEYS: keyFile }), (s) =>
     updatesPerSecond(s, key, SECONDS, 0),
   );
-  // one process: an UPDATE is answered once every process serves it, so answer workers add their round trip
-  const single = await withServer(startOurs(updData, ZONE, { BENCH_DNS_KEYS: keyFile, BENCH_DNS_WORKERS: '0' }), (s) =>
-    updatesPerSecond(s, key, SECONDS, 1_000_000),
+  // every core: an UPDATE is answered once every process serves it, so answer workers add their round trip
+  const every = await withServer(
+    startOurs(updData, ZONE, { BENCH_DNS_KEYS: keyFile, BENCH_DNS_WORKERS: String(EVERY_CORE) }),
+    (s) => updatesPerSecond(s, key, SECONDS, 1_000_000),
   );
   const bindFile = join(root, 'bench-update.zone');
   writeFileSync(bindFile, readFileSync(zoneFile));
@@ -298,9 +302,10 @@ async function dynamicUpdates(root: string, zoneFile: string): Promise<string[]>
   const failures = (r: { failed: number }): string => (r.failed ? `, ${r.failed} not NOERROR` : '');
   return [
     `DNS dynamic updates with TSIG (hmac-sha256, UDP, one at a time, each adds a name to the ${HOSTS}-host zone), ${SECONDS} s each:`,
-    `  ours (every core) ${f0(ours.rate)} updates/s (${ours.ok} NOERROR${failures(ours)}); ours, one process ` +
-      `${f0(single.rate)} (${single.ok}${failures(single)}); BIND -n 1 ${f0(bind.rate)} updates/s (${bind.ok}${failures(bind)})`,
-    `DNS updates ratio vs BIND -n 1: every core ${ratio(ours.rate, bind.rate)}, one process ${ratio(single.rate, bind.rate)}`,
+    `  ours (DNS_WORKERS=auto: ${autoWorkerCount()}) ${f0(ours.rate)} updates/s (${ours.ok} NOERROR${failures(ours)}); ` +
+      `ours, every core (${EVERY_CORE} workers) ${f0(every.rate)} (${every.ok}${failures(every)}); ` +
+      `BIND -n 1 ${f0(bind.rate)} updates/s (${bind.ok}${failures(bind)})`,
+    `DNS updates ratio vs BIND -n 1: ${ratio(ours.rate, bind.rate)}; every core ${ratio(every.rate, bind.rate)}`,
   ];
 }
 
@@ -330,7 +335,7 @@ async function startupAndMemory(root: string): Promise<string[]> {
   const ourTiny = await startup(startOurs(tinyData, BIG_ZONE, one));
   const bindBig = await startup(startBind('BIND -n 1', root, [{ name: BIG_ZONE, file: bigFile }], { threads: 1 }));
   const bindTiny = await startup(startBind('BIND -n 1', root, [{ name: BIG_ZONE, file: tinyFile }], { threads: 1 }));
-  const ourEvery = await startup(startOurs(bigData, BIG_ZONE));
+  const ourEvery = await startup(startOurs(bigData, BIG_ZONE, { BENCH_DNS_WORKERS: String(EVERY_CORE) }));
   const bindEvery = await startup(startBind('BIND', root, [{ name: BIG_ZONE, file: bigFile }]));
   if (!ourBig.answered || !bindBig.answered || !ourEvery.answered || !bindEvery.answered)
     throw new Error('a server did not answer for the last name of the 100 000-record zone');
@@ -342,7 +347,7 @@ async function startupAndMemory(root: string): Promise<string[]> {
       `delta vs a tiny zone ${mb(bindBig.rss - bindTiny.rss)} (tiny: ${f0(bindTiny.ms)} ms, ${mb(bindTiny.rss)})`,
     `  ratios ours/BIND (lower is better): start-up time ${ratio(ourBig.ms, bindBig.ms)}, RSS ${ratio(ourBig.rss, bindBig.rss)}, ` +
       `RSS delta ${ratio(ourBig.rss - ourTiny.rss, bindBig.rss - bindTiny.rss)}`,
-    `  every core: ours ${f0(ourEvery.ms)} ms to the first answer (every process answering after ${f0(ourEvery.info?.startMs ?? NaN)} ms), ` +
+    `  every core (${EVERY_CORE} workers): ours ${f0(ourEvery.ms)} ms to the first answer (every process answering after ${f0(ourEvery.info?.startMs ?? NaN)} ms), ` +
       `RSS of its ${ourEvery.processes} processes ${mb(ourEvery.rss)}; BIND default threads ${f0(bindEvery.ms)} ms, RSS ${mb(bindEvery.rss)}; ` +
       `ratios start-up ${ratio(ourEvery.ms, bindEvery.ms)}, RSS ${ratio(ourEvery.rss, bindEvery.rss)}`,
   ];
