@@ -58,6 +58,8 @@ export class PlainAnswerEncoder {
   /** Owner names other than the one asked, encoded; emptied when full. */
   private readonly names = new Map<string, Buffer | null>();
   private readonly textScratch = Buffer.alloc(256);
+  /** The uncompressed message is only read by compressMessage, which writes a new buffer: one scratch serves all. */
+  private readonly messageScratch = Buffer.allocUnsafe(16_384);
   private readonly owners: Array<Buffer | null> = [];
   private readonly wires: Array<Buffer | null> = [];
 
@@ -129,7 +131,8 @@ export class PlainAnswerEncoder {
       }
     }
     if (size > MAX_MESSAGE) return undefined; // too large for a DNS message: encodeResponse cuts it to what fits
-    const out = Buffer.allocUnsafe(size);
+    const scratch = size <= this.messageScratch.length;
+    const out = scratch ? this.messageScratch.subarray(0, size) : Buffer.allocUnsafe(size);
     out[0] = raw[0] ?? 0;
     out[1] = raw[1] ?? 0;
     // QR, the query's opcode, RD and CD, then AA/TC as given, and the rcode (as encodeResponse: 15 bits and QR)
@@ -159,6 +162,8 @@ export class PlainAnswerEncoder {
       out.writeUInt16BE(edns === 2 ? DNSSEC_OK : 0, o + 7);
       out.writeUInt16BE(0, o + 9);
     }
-    return compressMessage(out);
+    const compressed = compressMessage(out);
+    // compressMessage gives its input back when it could not compress: never hand out the scratch
+    return scratch && compressed === out ? Buffer.from(out) : compressed;
   }
 }

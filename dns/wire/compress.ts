@@ -39,8 +39,23 @@ const POINTED_TO = new Map<number, readonly Field[]>([
   [39, ['name']], // DNAME
 ]);
 
+/** Where compressMessage writes (it is never re-entered: a message is compressed whole, at once). */
+const SCRATCH = Buffer.allocUnsafe(65_536);
+
 /** Highest offset a compression pointer can hold. */
 const MAX_POINTER = 0x3fff;
+
+/**
+ * `src[start, end)` into `dst` at `at`. A message's pieces are a few bytes each, and Buffer#copy costs a call into
+ * the runtime per piece (measured: 4.5 % of an uncached answer's CPU time): short ones are copied by a loop.
+ */
+function copyInto(src: Buffer, dst: Buffer, at: number, start: number, end: number): void {
+  if (end - start > 32) {
+    src.copy(dst, at, start, end);
+    return;
+  }
+  for (let i = start; i < end; i++) dst[at++] = src[i] ?? 0;
+}
 
 /** Offset just past the uncompressed name at `offset` of `buf` (ending at or before `limit`), or -1 if not one. */
 function nameEnd(buf: Buffer, offset: number, limit: number): number {
@@ -92,7 +107,7 @@ class NameWriter {
       }
       if (w <= MAX_POINTER) written.push([key, w]);
       const len = (src[o] ?? 0) + 1;
-      src.copy(out, w, o, o + len);
+      copyInto(src, out, w, o, o + len);
       w += len;
       o += len;
     }
@@ -106,8 +121,9 @@ class NameWriter {
 export function compressMessage(message: Buffer): Buffer {
   const len = message.length;
   if (len < 12) return message;
-  const out = Buffer.allocUnsafe(len);
-  message.copy(out, 0, 0, 12);
+  // written into one scratch buffer (the result is copied out at its own size anyway): no allocation per message
+  const out = len <= SCRATCH.length ? SCRATCH : Buffer.allocUnsafe(len);
+  copyInto(message, out, 0, 0, 12);
   const names = new NameWriter(message, out);
   let i = 12;
   let w = 12;
@@ -116,7 +132,7 @@ export function compressMessage(message: Buffer): Buffer {
     const end = nameEnd(message, i, len);
     if (end < 0 || end + 4 > len) return message;
     w = names.write(i, end, w);
-    message.copy(out, w, end, end + 4);
+    copyInto(message, out, w, end, end + 4);
     w += 4;
     i = end + 4;
   }
@@ -129,7 +145,7 @@ export function compressMessage(message: Buffer): Buffer {
     const rdStart = end + 10;
     const rdEnd = rdStart + message.readUInt16BE(end + 8);
     if (rdEnd > len) return message;
-    message.copy(out, w, end, rdStart); // TYPE, CLASS, TTL, RDLENGTH (rewritten below when RDATA shrinks)
+    copyInto(message, out, w, end, rdStart); // TYPE, CLASS, TTL, RDLENGTH (rewritten below when RDATA shrinks)
     const lengthAt = w + 8;
     w += 10;
     const layout = COMPRESSIBLE.get(type);
@@ -142,14 +158,14 @@ export function compressMessage(message: Buffer): Buffer {
           w = names.write(p, e, w);
           p = e;
         } else {
-          message.copy(out, w, p, p + field);
+          copyInto(message, out, w, p, p + field);
           w += field;
           p += field;
         }
       }
       out.writeUInt16BE(w - rdOut, lengthAt);
     } else {
-      message.copy(out, w, rdStart, rdEnd);
+      copyInto(message, out, w, rdStart, rdEnd);
       const inFull = POINTED_TO.get(type);
       if (inFull !== undefined && fits(message, rdStart, rdEnd, inFull)) {
         const skip = inFull[0] === 'name' ? 0 : (inFull[0] ?? 0);
