@@ -25,6 +25,9 @@ import {
   type Server,
 } from './dns-servers';
 
+/** `n` answer workers, in words. */
+const workers = (n: number): string => `${n} answer worker${n === 1 ? '' : 's'}`;
+
 const ZONE = 'corp.test';
 const NAMES = 10_000;
 const QUESTIONS = 200_000;
@@ -124,7 +127,7 @@ export async function realisticThroughput(root: string, seconds: number, rounds:
   const labels = [
     `ours (DNS_WORKERS=auto: ${autoWorkerCount()})`,
     'ours, answer cache off',
-    `ours, every core (${availableParallelism() - 1} workers)`,
+    `ours, every core (${workers(availableParallelism() - 1)})`,
     'BIND 9 default threads',
     'BIND 9 -n 1',
   ] as const;

@@ -41,6 +41,9 @@ import {
 } from './dns-servers';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** `n` answer workers, in words. */
+const workers = (n: number): string => `${n} answer worker${n === 1 ? '' : 's'}`;
+
 const ZONE = 'bench.test';
 const BIG_ZONE = 'big.test';
 const HOSTS = 1000;
@@ -218,7 +221,7 @@ async function queryThroughput(root: string, zoneFile: string, ourData: string):
     'ours, answer cache off',
     'BIND 9 -n 1 (one worker thread)',
     'BIND 9 default threads',
-    `ours, every core (${EVERY_CORE} workers)`,
+    `ours, every core (${workers(EVERY_CORE)})`,
   ];
   const runs = await withServers(
     [
@@ -303,7 +306,7 @@ async function dynamicUpdates(root: string, zoneFile: string): Promise<string[]>
   return [
     `DNS dynamic updates with TSIG (hmac-sha256, UDP, one at a time, each adds a name to the ${HOSTS}-host zone), ${SECONDS} s each:`,
     `  ours (DNS_WORKERS=auto: ${autoWorkerCount()}) ${f0(ours.rate)} updates/s (${ours.ok} NOERROR${failures(ours)}); ` +
-      `ours, every core (${EVERY_CORE} workers) ${f0(every.rate)} (${every.ok}${failures(every)}); ` +
+      `ours, every core (${workers(EVERY_CORE)}) ${f0(every.rate)} (${every.ok}${failures(every)}); ` +
       `BIND -n 1 ${f0(bind.rate)} updates/s (${bind.ok}${failures(bind)})`,
     `DNS updates ratio vs BIND -n 1: ${ratio(ours.rate, bind.rate)}; every core ${ratio(every.rate, bind.rate)}`,
   ];
@@ -347,7 +350,7 @@ async function startupAndMemory(root: string): Promise<string[]> {
       `delta vs a tiny zone ${mb(bindBig.rss - bindTiny.rss)} (tiny: ${f0(bindTiny.ms)} ms, ${mb(bindTiny.rss)})`,
     `  ratios ours/BIND (lower is better): start-up time ${ratio(ourBig.ms, bindBig.ms)}, RSS ${ratio(ourBig.rss, bindBig.rss)}, ` +
       `RSS delta ${ratio(ourBig.rss - ourTiny.rss, bindBig.rss - bindTiny.rss)}`,
-    `  every core (${EVERY_CORE} workers): ours ${f0(ourEvery.ms)} ms to the first answer (every process answering after ${f0(ourEvery.info?.startMs ?? NaN)} ms), ` +
+    `  every core (${workers(EVERY_CORE)}): ours ${f0(ourEvery.ms)} ms to the first answer (every process answering after ${f0(ourEvery.info?.startMs ?? NaN)} ms), ` +
       `RSS of its ${ourEvery.processes} processes ${mb(ourEvery.rss)}; BIND default threads ${f0(bindEvery.ms)} ms, RSS ${mb(bindEvery.rss)}; ` +
       `ratios start-up ${ratio(ourEvery.ms, bindEvery.ms)}, RSS ${ratio(ourEvery.rss, bindEvery.rss)}`,
   ];
