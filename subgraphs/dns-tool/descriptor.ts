@@ -100,7 +100,7 @@ export const dnsToolDescriptor: SubgraphDescriptor = {
     // No zones configured and no embedded server listening (DNS_PORT=0): nothing to manage, which is no reason not to start.
     if (!settings.zones && !server0)
       log.warn({}, 'DNS tool: no dnsTool.zones and no embedded DNS server listening: it manages no zones');
-    const zonesOf = (e: EmbeddedServer | undefined) => (!settings.zones && !e ? [] : toolZones(settings, keys, e));
+    const zonesOf = (e: EmbeddedServer | undefined) => toolZones(settings, keys, e);
     const tool = new ToolService(zonesOf(server0), settings, {
       timeoutMs: settings.dnsTimeoutMs,
       audit,

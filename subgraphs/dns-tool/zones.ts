@@ -27,7 +27,8 @@ function addressText(address: ServerAddress): string {
 /**
  * The zones the tool manages, from its settings: each configured zone with its servers (the transfer server defaults
  * to the update server, the update server to the embedded one) and its TSIG key looked up by name among `keys`; with
- * no zones configured, every zone of the embedded server through its own address and key.
+ * no zones configured, every zone of the embedded server through its own address and key — none when no embedded
+ * server listens (DNS_PORT=0: nothing to manage, which is no reason not to start; the caller says so in its log).
  */
 export function toolZones(
   settings: Pick<DnsToolSettings, 'zones'>,
@@ -35,7 +36,7 @@ export function toolZones(
   embedded?: EmbeddedServer,
 ): ToolZone[] {
   if (!settings.zones) {
-    if (!embedded) throw new ToolZonesError('dnsTool.zones: no zones configured and no embedded DNS server to manage');
+    if (!embedded) return [];
     const text = addressText(embedded.address);
     return embedded.zones.map((name) => ({
       name,
