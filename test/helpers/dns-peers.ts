@@ -45,15 +45,20 @@ export async function dig(server: { host: string; port: number }, args: string[]
   requireTool('dig');
   const { stdout } = await run(
     'dig',
-    // +time=5: an answer of many records on a loaded machine (CI runs test files side by side) may take seconds.
-    ['+yaml', '+norec', '+time=5', '+tries=1', `@${server.host}`, '-p', String(server.port), ...args],
-    { timeout: 15_000 },
+    // +time=5: an answer of many records on a loaded machine (CI runs test files side by side) may take seconds;
+    // +tries=2: a datagram lost on a loaded machine (seen once with four test processes on two cores) is asked again
+    ['+yaml', '+norec', '+time=5', '+tries=2', `@${server.host}`, '-p', String(server.port), ...args],
+    { timeout: 25_000 },
   );
   const doc = parseYaml(stdout) as Array<{
     type: string;
     message?: { response_message_data?: Record<string, unknown> };
   }>;
-  const msg = doc.find((d) => d.type === 'MESSAGE')?.message?.response_message_data ?? {};
+  const response = doc.find((d) => d.type === 'MESSAGE')?.message?.response_message_data;
+  // no answer at all is that, not an empty answer to compare
+  if (!response)
+    throw new Error(`dig ${args.join(' ')} @${server.host}:${server.port}: no answer\n${stdout.slice(0, 500)}`);
+  const msg = response;
   const lines = (k: string): string[] =>
     ((msg[k] as string[] | undefined) ?? []).map((l) => l.replace(/\s+/g, ' ').trim());
   return {
