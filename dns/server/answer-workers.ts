@@ -58,6 +58,14 @@ function workerEntry(): string {
 /** How long `served` trusts the worker's own reports before it asks (a report lost to a failed reload). */
 const ASK_AFTER_MS = 1000;
 
+/** A `served` call waiting for a worker's report, with the timer that asks instead when none comes. */
+interface Waiter {
+  zone: string;
+  serial: number | null;
+  done: () => void;
+  timer?: NodeJS.Timeout;
+}
+
 class Worker {
   ready = false;
   private nextId = 1;
@@ -65,7 +73,7 @@ class Worker {
   /** The serial of each zone the worker said it answers with after a change (null: gone). */
   private readonly at = new Map<string, number | null>();
   /** Waiting for a report: resolved when a report satisfies them. */
-  private readonly waiting = new Set<{ zone: string; serial: number | null; done: () => void }>();
+  private readonly waiting = new Set<Waiter>();
 
   constructor(readonly child: ChildProcess) {}
 
@@ -79,8 +87,10 @@ class Worker {
   reported(zone: string, serial: number | null): void {
     this.at.set(zone, serial);
     for (const w of this.waiting) {
-      if (w.zone === zone && this.satisfies(zone, serial === null ? null : w.serial)) {
+      // a zone gone satisfies every wait for it: there is nothing more to serve
+      if (w.zone === zone && (serial === null || this.satisfies(zone, w.serial))) {
         this.waiting.delete(w);
+        clearTimeout(w.timer);
         w.done();
       }
     }
@@ -93,12 +103,12 @@ class Worker {
   served(zone: string, serial: number | null): Promise<void> {
     if (!this.child.connected || this.satisfies(zone, serial)) return Promise.resolve();
     return new Promise((done) => {
-      const waiter = { zone, serial, done };
-      this.waiting.add(waiter);
-      setTimeout(() => {
+      const waiter: Waiter = { zone, serial, done };
+      waiter.timer = setTimeout(() => {
         if (!this.waiting.delete(waiter)) return;
         void this.ask(zone, serial).then(done);
       }, ASK_AFTER_MS).unref();
+      this.waiting.add(waiter);
     });
   }
 
@@ -124,7 +134,10 @@ class Worker {
   gone(): void {
     for (const done of this.pending.values()) done();
     this.pending.clear();
-    for (const w of this.waiting) w.done();
+    for (const w of this.waiting) {
+      clearTimeout(w.timer);
+      w.done();
+    }
     this.waiting.clear();
   }
 }

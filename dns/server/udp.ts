@@ -38,6 +38,25 @@ export class ReplyLookup {
 export type UdpAnswer = (message: Buffer, address: string, port: number) => void;
 
 /**
+ * A UDP message that needs more than `answerNow` (UPDATE, signed, NOTIFY): handed to `later` when given (an answer
+ * worker hands it to the primary), else answered with `send` once `handle` is done. `message` must be the caller's
+ * to keep.
+ */
+export function answerUdpLater(
+  responder: Responder,
+  report: Report,
+  later: UdpAnswer | undefined,
+  message: Buffer,
+  address: string,
+  port: number,
+  send: (reply: Buffer) => void,
+): void {
+  if (later) return later(message, address, port);
+  const remote: Remote = { address, port, transport: 'udp' };
+  void answerLater(message, { responder, remote, send, report });
+}
+
+/**
  * Answers the UDP messages `udp` receives with `responder`: plain queries at once, the rest (UPDATE, signed
  * messages, NOTIFY) when `handle` is done — or, when `later` is given (an answer worker), by handing the message to
  * it. Returns the function that answers one message, for messages received elsewhere.
@@ -63,9 +82,7 @@ export function serveUdp(
     const now = answerAtOnce(responder, msg, 'udp', report, address);
     if (now) return sendUdp(now, port, address);
     if (now === null) return;
-    if (later) return later(msg, address, port);
-    const remote: Remote = { address, port, transport: 'udp' };
-    void answerLater(msg, { responder, remote, send: (reply) => sendUdp(reply, port, address), report });
+    answerUdpLater(responder, report, later, msg, address, port, (reply) => sendUdp(reply, port, address));
   };
   udp.on('message', (msg, rinfo) => {
     // port 0 cannot be answered (dgram throws for it)

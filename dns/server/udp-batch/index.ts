@@ -9,15 +9,14 @@ import { existsSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { join, resolve } from 'node:path';
 import { formatIPv6, parseIPv4, parseIPv6 } from '../../records/address';
-import type { Remote, Responder } from '../respond';
-import { answerAtOnce, answerLater, sendable, type Report } from '../serve';
-import type { UdpAnswer } from '../udp';
+import type { Responder } from '../respond';
+import { answerAtOnce, sendable, type Report } from '../serve';
+import { answerUdpLater, type UdpAnswer } from '../udp';
 
 interface Addon {
   bind(host: string, port: number, reusePort: boolean): [fd: number, port: number];
   open(fd: number, area: Buffer, addrs: Buffer, meta: Buffer, out: Buffer, outMeta: Buffer, batch: Batch): object;
   sendTo(handle: object, message: Buffer, address: Buffer, addressLength: number): number;
-  dropped(handle: object): number;
   close(handle: object): void;
 }
 type Batch = (count: number) => number;
@@ -94,8 +93,6 @@ function sockaddrOf(address: string, port: number): { bytes: Buffer; length: num
 export interface BatchedUdp {
   /** Answers a message received elsewhere (one a worker handed over) to `address`:`port`. */
   answerUdp: UdpAnswer;
-  /** Answers the kernel would not take (send buffer full). */
-  dropped(): number;
   close(): void;
 }
 
@@ -122,10 +119,6 @@ export function serveBatchedUdp(
 
   const sendOne = (reply: Buffer, to: Buffer, length: number): void => {
     if (handle !== undefined) addon.sendTo(handle, sendable(reply, report), to, length); // a full buffer drops it, as UDP may
-  };
-  const answerLaterTo = (message: Buffer, address: string, port: number, to: Buffer, length: number): void => {
-    const remote: Remote = { address, port, transport: 'udp' };
-    void answerLater(message, { responder, remote, send: (reply) => sendOne(reply, to, length), report });
   };
 
   /** The sender of the previous datagram (a busy client sends many in a row): its text form is made once. */
@@ -158,9 +151,9 @@ export function serveBatchedUdp(
           continue;
         }
         // kept past this batch: the message and its sender leave the shared areas
-        const kept = Buffer.from(message);
-        if (later) later(kept, address, port);
-        else answerLaterTo(kept, address, port, Buffer.from(addrs.subarray(at, at + ADDR_SIZE)), meta[i * 4 + 1] ?? 0);
+        const to = Buffer.from(addrs.subarray(at, at + ADDR_SIZE));
+        const length = meta[i * 4 + 1] ?? 0;
+        answerUdpLater(responder, report, later, Buffer.from(message), address, port, (r) => sendOne(r, to, length));
       } catch (err) {
         report(err);
       }
@@ -175,9 +168,8 @@ export function serveBatchedUdp(
       const now = answerAtOnce(responder, message, 'udp', report, address);
       if (now) return sendOne(now, to.bytes, to.length);
       if (now === null) return;
-      answerLaterTo(message, address, port, to.bytes, to.length);
+      answerUdpLater(responder, report, undefined, message, address, port, (r) => sendOne(r, to.bytes, to.length));
     },
-    dropped: () => (handle === undefined ? 0 : addon.dropped(handle)),
     close: () => {
       if (handle !== undefined) addon.close(handle);
       handle = undefined;

@@ -43,7 +43,6 @@ typedef struct {
   struct iovec riov[SLOTS];
   struct mmsghdr smsgs[SLOTS];
   struct iovec siov[SLOTS];
-  double dropped; /* answers the kernel would not take (send buffer full) */
 } Batch;
 
 #define CHECK(call)                                                                                                  \
@@ -157,8 +156,7 @@ static void send_answers(Batch *b, int count) {
     int r = sendmmsg(b->fd, b->smsgs + sent, (unsigned)(n - sent), MSG_DONTWAIT);
     if (r < 0) {
       if (errno == EINTR) continue;
-      /* EAGAIN (send buffer full) or an unreachable client: skip that one answer, send the rest */
-      b->dropped++;
+      /* EAGAIN (send buffer full) or an unreachable client: skip that one answer (UDP may lose it), send the rest */
       sent++;
       continue;
     }
@@ -319,17 +317,6 @@ static napi_value SendTo(napi_env env, napi_callback_info info) {
   return result;
 }
 
-/* stats(handle) -> answers dropped because the kernel would not take them. */
-static napi_value Dropped(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Batch *b = unwrap(env, argv[0]);
-  napi_value result;
-  CHECK(napi_create_double(env, b ? b->dropped : 0, &result));
-  return result;
-}
-
 /* close(handle): stops polling and closes the descriptor. */
 static napi_value Close(napi_env env, napi_callback_info info) {
   size_t argc = 1;
@@ -352,7 +339,6 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"bind", NULL, Bind, NULL, NULL, NULL, napi_default, NULL},
       {"open", NULL, Open, NULL, NULL, NULL, napi_default, NULL},
       {"sendTo", NULL, SendTo, NULL, NULL, NULL, napi_default, NULL},
-      {"dropped", NULL, Dropped, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, Close, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
