@@ -7,7 +7,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DnsClient } from '../../dns/client';
+import { DnsClient, rcodeName, type DecodedResponse } from '../../dns/client';
 import { PROJECT_ROOT } from '../../gateway/paths';
 import type { TsigKey } from '../../dns/tsig/keyfile';
 import { freePort } from './processes';
@@ -299,4 +299,34 @@ export async function withServers<T>(
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }
+}
+
+/**
+ * The same questions (`[what, name, type]`) asked of both servers must get the same rcode, AA flag and section
+ * sizes: one line per question that does not (none: they answer alike).
+ */
+export async function compareAnswers(
+  a: Server,
+  b: Server,
+  questions: ReadonlyArray<readonly [string, string, string]>,
+): Promise<string[]> {
+  const summary = (answer: DecodedResponse | null): string => {
+    if (!answer) return 'no answer';
+    const m = answer.message;
+    return (
+      `${rcodeName(answer.rcode)} aa=${m.flag_aa} an=${m.answers.length} ns=${m.authorities.length} ` +
+      `ar=${m.additionals.length}`
+    );
+  };
+  const ask = (server: Server, name: string, type: string) =>
+    dnsClient(server.port)
+      .query(name, type)
+      .catch(() => null);
+  const mismatches: string[] = [];
+  for (const [what, name, type] of questions) {
+    const [x, y] = await Promise.all([ask(a, name, type), ask(b, name, type)]);
+    if (summary(x) !== summary(y))
+      mismatches.push(`${what} ${name} ${type}: ${a.label} ${summary(x)}, ${b.label} ${summary(y)}`);
+  }
+  return mismatches;
 }

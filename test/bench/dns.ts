@@ -17,7 +17,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rcodeName, type DecodedResponse } from '../../dns/client';
 import { parseKeyFile, type TsigKey } from '../../dns/tsig/keyfile';
 import { requireTool } from '../helpers/dns-peers';
 import { prng } from '../../dns/testing/prng';
@@ -25,6 +24,7 @@ import { defined } from '../helpers/defined';
 import { realisticThroughput } from './dns-realistic';
 import { autoWorkerCount } from '../../dns/server/answer-workers';
 import {
+  compareAnswers,
   dnsClient,
   dnsperf,
   importZone,
@@ -161,26 +161,6 @@ export function queryFile(): { text: string; samples: Array<[Kind, string, strin
     if (samples.filter((s) => s[0] === kind).length < 4) samples.push([kind, name, type]);
   }
   return { text: `${lines.join('\n')}\n`, samples };
-}
-
-/** The same questions asked of both servers must get the same rcode, flags and section sizes. */
-async function compareAnswers(a: Server, b: Server, samples: Array<[Kind, string, string]>): Promise<string[]> {
-  const summary = (answer: DecodedResponse | null): string => {
-    if (!answer) return 'no answer';
-    const m = answer.message;
-    return `${rcodeName(answer.rcode)} aa=${m.flag_aa} an=${m.answers.length} ns=${m.authorities.length}`;
-  };
-  const ask = (server: Server, name: string, type: string) =>
-    dnsClient(server.port)
-      .query(name, type)
-      .catch(() => null);
-  const mismatches: string[] = [];
-  for (const [kind, name, type] of samples) {
-    const [x, y] = await Promise.all([ask(a, name, type), ask(b, name, type)]);
-    if (summary(x) !== summary(y))
-      mismatches.push(`${kind} ${name} ${type}: ${a.label} ${summary(x)}, ${b.label} ${summary(y)}`);
-  }
-  return mismatches;
 }
 
 /** Signed dynamic updates, one at a time (each adds a new name), for `seconds`: NOERROR answers per second. */
