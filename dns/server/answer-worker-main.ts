@@ -37,6 +37,9 @@ let store: ZoneStore | undefined;
 let loader: ZoneLoader | undefined;
 let responder: Responder | undefined;
 let index: ZoneIndex | undefined;
+/** Messages handed to the primary and not yet written to the channel, and their bound. */
+let handedOver = 0;
+const MAX_HANDED_OVER = 1024;
 /** Changes told before the store was open: read once it is (whole zones: the loader reads a zone it lacks whole). */
 const early: Array<Extract<ToWorker, { t: 'change' }>> = [];
 
@@ -65,7 +68,13 @@ async function init(message: Extract<ToWorker, { t: 'init' }>): Promise<void> {
 /** Answers from a socket of its own in the port's SO_REUSEPORT group (the addon), or the dgram socket handed over. */
 function serve(socket: Socket | undefined, reusePort: { host: string; port: number } | undefined): void {
   if (!responder) throw new Error('the socket came before the zones were loaded');
-  const handOver = (message: Buffer, address: string, port: number): void => tell({ t: 'udp', message, address, port });
+  const handOver = (message: Buffer, address: string, port: number): void => {
+    // a flood of UPDATEs or signed queries must not pile up in the channel: past the bound they are dropped, as a
+    // busy server drops datagrams (the client asks again)
+    if (handedOver >= MAX_HANDED_OVER) return;
+    handedOver++;
+    process.send?.({ t: 'udp', message, address, port } satisfies FromWorker, () => handedOver--);
+  };
   const addon = udpBatchAddon();
   if (reusePort) {
     if (!addon) throw new Error('batched UDP, but the udp-batch addon is not built');
