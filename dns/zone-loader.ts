@@ -1,8 +1,9 @@
 import type { SoaAnswer } from 'dns-packet';
-import type { RecordData, StoredRecord, Zone } from './model';
-import { emailToRname, toPacketAnswer } from './records';
+import type { StoredRecord, Zone } from './model';
+import { emailToRname } from './records';
+import { toAnswers } from './server/node-pack';
 import { serialAtLeast, serialMax } from './serial';
-import { ZoneData, type RR, type ZoneIndex } from './server/zone-index';
+import { ZoneBuilder, type RR, type ZoneData, type ZoneIndex } from './server/zone-index';
 import { StoreError, type ZoneChangeDetail, type ZoneChangeEvent, type ZoneStore } from './store/types';
 
 /**
@@ -61,46 +62,6 @@ export function soaAnswer(zone: Zone): SoaAnswer {
       minimum: zone.minimum,
     },
   };
-}
-
-/**
- * Turns records, fed in `listRecords` order (by name, then type), into answers with one TTL per RRset: the lowest
- * of its records. RFC 2181 §5.2 gives an RRset one TTL; the store can hold different ones (one record's TTL changed
- * alone), and BIND, once it has transferred such a zone, answers every record of the set with the lowest, so we
- * serve (and transfer) exactly that. Records of one name share one name string (a large zone has many).
- */
-class AnswerBuilder {
-  readonly answers: RR[] = [];
-  private rrset: RecordData[] = [];
-  private owner = '';
-
-  add(record: RecordData): void {
-    const first = this.rrset[0];
-    if (first !== undefined && (first.name !== record.name || first.type !== record.type)) this.flush();
-    this.rrset.push(record);
-  }
-
-  /** The answers, once every record was added. */
-  finish(): RR[] {
-    this.flush();
-    return this.answers;
-  }
-
-  private flush(): void {
-    let ttl = Infinity;
-    for (const r of this.rrset) if (r.ttl < ttl) ttl = r.ttl;
-    for (const r of this.rrset) {
-      // answers give the owner name and value in the case they were given (BIND does); the index keys lower case
-      const plain = r.ttl === ttl && r.givenName === undefined && r.givenValue === undefined;
-      const rr = toPacketAnswer(
-        plain ? r : { name: r.givenName ?? r.name, type: r.type, ttl, value: r.givenValue ?? r.value },
-      ) as RR;
-      if (rr.name === this.owner) rr.name = this.owner;
-      else this.owner = rr.name;
-      this.answers.push(rr);
-    }
-    this.rrset = [];
-  }
 }
 
 const serialOf = (zone: ZoneData | undefined): number => zone?.soa.data.serial ?? 0;
@@ -211,9 +172,7 @@ export class ZoneLoader {
     // every name asked for: one without rows any more goes
     const owners = new Map<string, RR[]>();
     for (const name of wanted.names) owners.set(ownerKey(name), []);
-    const builder = new AnswerBuilder();
-    for (const r of rows) builder.add(r);
-    for (const rr of builder.finish()) owners.get(rr.name.toLowerCase())?.push(rr);
+    for (const rr of toAnswers(rows)) owners.get(rr.name.toLowerCase())?.push(rr);
     this.index.set(current.patched(soa, owners));
   }
 
@@ -231,9 +190,9 @@ export async function buildZone(store: ZoneStore, zone: string): Promise<ZoneDat
   const settings = await store.getZone(zone);
   if (!settings) return undefined;
   // the zone row first, then its records: records may be newer than the serial, never older (see refresh)
-  const builder = new AnswerBuilder();
+  const builder = new ZoneBuilder(settings.name, soaAnswer(settings));
   await store.eachRecord(zone, (r) => builder.add(r));
-  return new ZoneData(settings.name, soaAnswer(settings), builder.finish());
+  return builder.finish();
 }
 
 /** The index's key of a store owner name (as the record converter names the root). */

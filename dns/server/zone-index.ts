@@ -1,6 +1,8 @@
 import type { Answer, OptAnswer, SoaAnswer } from 'dns-packet';
+import type { RecordData } from '../model';
 import { cmp } from '../store/order';
 import { LayeredMap } from './layered-map';
+import { addTo, NodePacker, NodeTable, type NodePack } from './node-pack';
 
 /** A resource record as dns-packet encodes it (every answer kind except the EDNS OPT pseudo-record). */
 export type RR = Exclude<Answer, OptAnswer>;
@@ -10,7 +12,7 @@ export type Node = Map<string, RR[]>;
 
 /** The parts of a zone copy (see ZoneData). */
 export interface Tree {
-  nodes: LayeredMap<Node>;
+  nodes: NodeTable;
   names: LayeredMap<number>;
   cutsAndDnames: LayeredMap<true>;
   /** Nodes iterate in the order of a fresh build (no patch added an owner name). */
@@ -24,7 +26,7 @@ export interface Tree {
  */
 export class ZoneData {
   /** Owner name (lower case) → records. */
-  readonly nodes: LayeredMap<Node>;
+  readonly nodes: NodeTable;
   /**
    * Every name that exists in the tree, including empty non-terminals (they give NODATA, not NXDOMAIN), with the
    * number of owner names at or below it: a patch that removes the last one below a name removes the name.
@@ -35,7 +37,7 @@ export class ZoneData {
   /** Set when the index replaced or dropped this copy: answers computed from it (cached ones) are stale. */
   retired = false;
   private readonly ordered: boolean;
-  private sorted?: Node[];
+  private sorted?: string[];
 
   /** A zone built from its SOA and records in the order the store lists them (`tree`: a patched copy's parts). */
   constructor(
@@ -64,10 +66,10 @@ export class ZoneData {
           );
         }
         addTo(node, r);
-        if (isCutOrDname(name, owner, r)) cuts.set(owner, true);
+        if (isCutOrDname(name, owner, r.type)) cuts.set(owner, true);
       }
       tree = {
-        nodes: LayeredMap.of(nodes),
+        nodes: NodeTable.of(nodes),
         names: LayeredMap.of(names),
         cutsAndDnames: LayeredMap.of(cuts),
         ordered: true,
@@ -115,7 +117,7 @@ export class ZoneData {
       const node: Node = new Map();
       for (const r of list) {
         addTo(node, r);
-        if (isCutOrDname(this.name, owner, r)) cuts.set(owner, true);
+        if (isCutOrDname(this.name, owner, r.type)) cuts.set(owner, true);
       }
       nodes.set(owner, node);
       if (!had) {
@@ -134,14 +136,16 @@ export class ZoneData {
   }
 
   /** Nodes in the order of a zone built afresh from the store (apex first, then owner names in byte order). */
-  ownerNodes(): Iterable<Node> {
-    if (this.ordered) return this.nodes.values();
+  *ownerNodes(): Iterable<Node> {
+    if (this.ordered) {
+      yield* this.nodes.values();
+      return;
+    }
     if (!this.sorted) {
       const apex = this.soa.name.toLowerCase();
-      const owners = [...this.nodes.keys()].filter((n) => n !== apex).sort(cmp);
-      this.sorted = [apex, ...owners].map((n) => this.nodes.get(n) as Node);
+      this.sorted = [apex, ...[...this.nodes.keys()].filter((n) => n !== apex).sort(cmp)];
     }
-    return this.sorted;
+    for (const owner of this.sorted) yield this.nodes.peek(owner) as Node;
   }
 
   /** TTL of negative answers: the SOA's TTL capped by its minimum field (RFC 2308 §5). */
@@ -157,14 +161,8 @@ export class ZoneData {
   private negative?: RR;
 }
 
-function addTo(node: Node, record: RR): void {
-  const list = node.get(record.type);
-  if (list) list.push(record);
-  else node.set(record.type, [record]);
-}
-
-function isCutOrDname(zone: string, owner: string, record: RR): boolean {
-  return (record.type === 'NS' || record.type === 'DNAME') && owner !== zone;
+function isCutOrDname(zone: string, owner: string, type: string): boolean {
+  return (type === 'NS' || type === 'DNAME') && owner !== zone;
 }
 
 /** The owner and every ancestor down from the apex exist: counts, per name, the owner names at or below it. */
@@ -184,6 +182,78 @@ function countNames(
 export function parentOf(name: string): string {
   const dot = name.indexOf('.');
   return dot < 0 ? '' : name.slice(dot + 1);
+}
+
+/**
+ * Builds a zone from the store's records, fed in store order (by owner name, then type), packed (see NodePack): a
+ * large zone starts without an answer object per record. The apex, with the SOA first, is decoded at once.
+ */
+export class ZoneBuilder {
+  private readonly nodes = new Map<string, Node | number>();
+  private readonly names = new Map<string, number>();
+  private readonly cuts = new Map<string, true>();
+  /** Names whose records came in more than one run (the apex: its SOA is not a store record): merged at the end. */
+  private readonly merges: Array<[string, number]> = [];
+  private readonly packer = new NodePacker((offset, first) => this.placed(offset, first));
+
+  constructor(
+    private readonly name: string,
+    private readonly soa: SoaAnswer,
+  ) {
+    const apex = soa.name.toLowerCase();
+    this.nodes.set(apex, new Map([['SOA', [soa]]]));
+    this.count(apex);
+  }
+
+  add(record: RecordData): void {
+    this.packer.add(record);
+    const owner = ownerKey(record.name);
+    if (isCutOrDname(this.name, owner, record.type)) this.cuts.set(owner, true);
+  }
+
+  finish(): ZoneData {
+    const pack = this.packer.finish();
+    for (const [owner, offset] of this.merges) {
+      const node: Node = new Map();
+      for (const part of [this.nodes.get(owner), offset])
+        for (const rrs of unpacked(pack, part).values()) for (const rr of rrs) addTo(node, rr);
+      this.nodes.set(owner, node);
+    }
+    return new ZoneData(this.name, this.soa, [], {
+      nodes: NodeTable.of(this.nodes, pack),
+      names: LayeredMap.of(this.names),
+      cutsAndDnames: LayeredMap.of(this.cuts),
+      ordered: true,
+    });
+  }
+
+  private placed(offset: number, first: RecordData): void {
+    const owner = ownerKey(first.name);
+    if (this.nodes.has(owner)) this.merges.push([owner, offset]);
+    else {
+      this.nodes.set(owner, offset);
+      this.count(owner);
+    }
+  }
+
+  private count(owner: string): void {
+    countNames(
+      this.name,
+      owner,
+      1,
+      (n) => this.names.get(n) ?? 0,
+      (n, c) => this.names.set(n, c),
+    );
+  }
+}
+
+/** The index's key of a store owner name (lower case; the root is "."). */
+function ownerKey(name: string): string {
+  return name === '' ? '.' : name;
+}
+
+function unpacked(pack: NodePack, node: Node | number | undefined): Node {
+  return typeof node === 'number' ? pack.peek(node) : (node ?? new Map<string, RR[]>());
 }
 
 /** All zones this server is authoritative for; finds the closest enclosing zone of a name. */
