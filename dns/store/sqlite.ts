@@ -99,6 +99,8 @@ function migrate(db: Database.Database): void {
 
 /** A zone row's version for record counts: serial and creation time (see forgetIfOthersWrote). */
 const version = (serial: number, createdAt: string): string => `${serial} ${createdAt}`;
+/** SQLite page cache, in KiB as `cache_size` takes it (negative): 16 MiB, for bulk imports of large zones. */
+const CACHE_KIB = -16384;
 
 /** Translates driver errors; StoreErrors pass through. */
 function mapError(err: unknown): unknown {
@@ -127,7 +129,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Zone
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    db.pragma('cache_size = -16384'); // 16 MiB of page cache: bulk imports of large zones
+    db.pragma(`cache_size = ${CACHE_KIB}`); // 16 MiB of page cache: bulk imports of large zones
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     migrate(db);
   } catch (err) {
@@ -344,14 +346,21 @@ class SqliteZoneStore implements ZoneStore {
   async eachRecord(zone: string, visit: (record: RecordData) => void): Promise<void> {
     this.run(() => {
       if (!isKey(zone) || !this.s.zoneExists.get(zone)) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
-      // rows as arrays: measured a quarter faster than better-sqlite3's row objects on a 100 000-record zone
-      for (const [name, type, ttl, value, givenName, givenValue] of this.s.recordData.iterate(zone) as IterableIterator<
-        [string, RecordType, number, string, string | null, string | null]
-      >) {
-        const record: RecordData = { name, type, ttl, value };
-        if (givenName !== null) record.givenName = givenName;
-        if (givenValue !== null) record.givenValue = givenValue;
-        visit(record);
+      // a scan reads each page once: a small page cache for it, or the whole zone would pass through 16 MiB of cache
+      // whose memory the C allocator keeps after SQLite frees it
+      this.db.pragma('cache_size = -1024');
+      try {
+        // rows as arrays: measured a quarter faster than better-sqlite3's row objects on a 100 000-record zone
+        for (const [name, type, ttl, value, givenName, givenValue] of this.s.recordData.iterate(
+          zone,
+        ) as IterableIterator<[string, RecordType, number, string, string | null, string | null]>) {
+          const record: RecordData = { name, type, ttl, value };
+          if (givenName !== null) record.givenName = givenName;
+          if (givenValue !== null) record.givenValue = givenValue;
+          visit(record);
+        }
+      } finally {
+        this.db.pragma(`cache_size = ${CACHE_KIB}`);
       }
     });
   }
