@@ -1,4 +1,4 @@
-import { compressMessage } from '../wire/compress';
+import { CompressedWriter } from '../wire/compress';
 import { DNSSEC_OK, encodeAnswer, encodeName } from '../wire/packet';
 import { ORIGIN, type Resolution } from './resolve';
 import type { RR } from './zone-index';
@@ -6,9 +6,9 @@ import { EDNS_UDP_SIZE, MAX_MESSAGE } from './wire';
 
 /**
  * Encoding of answers to plain queries without going through dns-packet's whole-message encoder, producing the very
- * bytes `encodeResponse` produces. Both write the message with every name in full first (dns-packet does, so a
- * message is then the concatenation of its parts) and compress its names last, by the same function
- * (wire/compress.ts):
+ * bytes `encodeResponse` produces. That one has dns-packet write the message with every name in full and compresses
+ * it after; this one writes the same parts, compressed as it goes, with the same writer (wire/compress.ts), so the
+ * bytes are the same:
  * - the question section and the owner names equal to the name asked are the query's own bytes (only for names
  *   whose bytes dns-packet decodes and encodes back unchanged: see `plainName`);
  * - each record after its owner name (TYPE, CLASS, TTL, RDLENGTH, RDATA) is encoded once by dns-packet and kept
@@ -24,6 +24,8 @@ import { EDNS_UDP_SIZE, MAX_MESSAGE } from './wire';
 export type AnswerSections = Pick<Resolution, 'answers' | 'authorities' | 'additionals'>;
 
 const MAX_NAMES = 20_000;
+/** Answers up to this size (in full) are written into a buffer of their own: Node's pool serves them cheaply. */
+const OWN_BUFFER = 1024;
 
 /**
  * Whether the name at offset 12 of `raw` (ending at `nameEnd`, past its root label) comes back unchanged from
@@ -42,12 +44,6 @@ export function plainName(raw: Buffer, nameEnd: number): boolean {
   return true;
 }
 
-/** `src[start, end)` into `dst` at `at`; returns the count (a loop: the names and records copied are short). */
-function copyBytes(src: Uint8Array, start: number, end: number, dst: Uint8Array, at: number): number {
-  for (let i = start; i < end; i++) dst[at++] = src[i] ?? 0;
-  return end - start;
-}
-
 /**
  * The plain-query encoder with what it keeps between answers: the wire form of records and owner names, and
  * scratch space (one per responder, so nothing is shared between servers in one process).
@@ -58,8 +54,10 @@ export class PlainAnswerEncoder {
   /** Owner names other than the one asked, encoded; emptied when full. */
   private readonly names = new Map<string, Buffer | null>();
   private readonly textScratch = Buffer.alloc(256);
-  /** The uncompressed message is only read by compressMessage, which writes a new buffer: one scratch serves all. */
-  private readonly messageScratch = Buffer.allocUnsafe(16_384);
+  /** Writes each message, compressed, into its scratch space (the result is copied out at its own size). */
+  private readonly writer = new CompressedWriter(Buffer.allocUnsafe(MAX_MESSAGE));
+  /** The OPT record: root owner, type 41, our payload size, then extended rcode, version, flags and no options. */
+  private readonly opt = Buffer.from([0, 0, 41, EDNS_UDP_SIZE >> 8, EDNS_UDP_SIZE & 0xff, 0, 0, 0, 0, 0, 0]);
   private readonly owners: Array<Buffer | null> = [];
   private readonly wires: Array<Buffer | null> = [];
 
@@ -131,8 +129,11 @@ export class PlainAnswerEncoder {
       }
     }
     if (size > MAX_MESSAGE) return undefined; // too large for a DNS message: encodeResponse cuts it to what fits
-    const scratch = size <= this.messageScratch.length;
-    const out = scratch ? this.messageScratch.subarray(0, size) : Buffer.allocUnsafe(size);
+    // written compressed in one pass: the bytes compressMessage makes of the message written in full
+    const writer = this.writer;
+    // small answers go straight into a buffer of their own (from Node's pool), larger ones through the scratch
+    writer.begin(size <= OWN_BUFFER ? Buffer.allocUnsafe(size) : undefined);
+    const out = writer.out;
     out[0] = raw[0] ?? 0;
     out[1] = raw[1] ?? 0;
     // QR, the query's opcode, RD and CD, then AA/TC as given, and the rcode (as encodeResponse: 15 bits and QR)
@@ -142,28 +143,27 @@ export class PlainAnswerEncoder {
     out.writeUInt16BE(result.answers.length, 6);
     out.writeUInt16BE(result.authorities.length, 8);
     out.writeUInt16BE(result.additionals.length + (edns ? 1 : 0), 10);
-    copyBytes(raw, 12, questionEnd, out, 12);
-    let o = questionEnd;
+    writer.at = 12;
+    writer.name(raw, 12, nameEnd);
+    writer.bytes(raw, nameEnd, questionEnd);
     for (let i = 0; i < count; i++) {
       const owner = owners[i] ?? null;
-      o += owner === null ? copyBytes(raw, 12, nameEnd, out, o) : copyBytes(owner, 0, owner.length, out, o);
+      // the name asked, written first at 12, is where a name equal to it points (the root is one byte: no pointer)
+      if (owner !== null) writer.name(owner, 0, owner.length);
+      else if (nameLength === 1) writer.bytes(raw, 12, 13);
+      else writer.pointer(12);
       const tail = wires[i];
-      if (tail) o += copyBytes(tail, 0, tail.length, out, o);
+      if (tail) writer.record(tail, 0, tail.length);
       owners[i] = null;
       wires[i] = null;
     }
     if (edns) {
       // OPT: root owner, our payload size, extended rcode, version 0, the DO bit echoed, no options
-      out[o] = 0;
-      out.writeUInt16BE(41, o + 1);
-      out.writeUInt16BE(EDNS_UDP_SIZE, o + 3);
-      out[o + 5] = rcode >> 4;
-      out[o + 6] = 0;
-      out.writeUInt16BE(edns === 2 ? DNSSEC_OK : 0, o + 7);
-      out.writeUInt16BE(0, o + 9);
+      const opt = this.opt;
+      opt[5] = rcode >> 4;
+      opt.writeUInt16BE(edns === 2 ? DNSSEC_OK : 0, 7);
+      writer.bytes(opt, 0, opt.length);
     }
-    const compressed = compressMessage(out);
-    // compressMessage gives its input back when it could not compress: never hand out the scratch
-    return scratch && compressed === out ? Buffer.from(out) : compressed;
+    return writer.result();
   }
 }

@@ -37,6 +37,13 @@ alias IN CNAME forty.big.test.
 a.very.long.name.that.shares.its.suffix IN CNAME b.very.long.name.that.shares.its.suffix.big.test.
 b.very.long.name.that.shares.its.suffix IN A 192.0.2.2
 `;
+// the root: its name is one byte, and a record owned by it is written as that byte again, not as a pointer
+const ROOT = `$ORIGIN .
+$TTL 300
+@ IN SOA a.root-servers.test. hostmaster.root-servers.test. ( 1 3600 600 86400 300 )
+@ IN NS a.root-servers.test.
+@ IN NS b.root-servers.test.
+`;
 
 let store: ZoneStore;
 let engine: DnsEngine;
@@ -46,6 +53,7 @@ beforeAll(async () => {
   store = await openSqliteStore({ file: ':memory:', maxRecordsPerRrset: 0 });
   await importZoneFile(store, 'compare.test', COMPARE);
   await importZoneFile(store, 'big.test', BIG);
+  await importZoneFile(store, '', ROOT);
   engine = await DnsEngine.start({ store, host: '127.0.0.1', port: 0, listen: false });
 });
 afterAll(async () => {
@@ -131,6 +139,9 @@ describe.each([
   ['forty.big.test', 'A'],
   ['alias.big.test', 'A'],
   ['a.very.long.name.that.shares.its.suffix.big.test', 'A'],
+  ['.', 'NS'],
+  ['.', 'SOA'],
+  ['nothing.here', 'A'],
 ])('%s %s', (name, type) => {
   for (const edns of [undefined, { do: false }, { do: true }]) {
     test(`EDNS ${edns ? (edns.do ? 'with DO' : 'on') : 'off'}: the three encoders give the same bytes`, () => {
