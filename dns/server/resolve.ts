@@ -117,7 +117,7 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
         const synthesized = `${name.slice(0, name.length - ancestor.length)}${target}`;
         addRRset(answers, dname);
         // RFC 6672 §2.2: a substitution longer than a name can be is YXDOMAIN, with the DNAME
-        if (synthesized.length > MAX_NAME_TEXT) return { ...answered(answers), rcode: 'YXDOMAIN' };
+        if (synthesized.length > MAX_NAME_TEXT) return answered(answers, [], 'YXDOMAIN');
         addRRset(answers, [{ name, type: 'CNAME', ttl: dname[0]?.ttl, class: 'IN', data: synthesized }]);
         // the synthesized CNAME answers a question for a CNAME (or for anything) at its owner, as a real one does
         if (qtype === 'CNAME' || qtype === 'ANY') return answered(answers);
@@ -126,7 +126,7 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
       }
     }
     if (rewritten !== undefined) {
-      if (step >= MAX_RESTARTS) return { ...answered(answers), rcode: 'SERVFAIL' };
+      if (step >= MAX_RESTARTS) return answered(answers, [], 'SERVFAIL');
       name = rewritten;
       continue;
     }
@@ -135,7 +135,6 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
     let node = exact;
     // A node's records carry its name as the master file or UPDATE wrote it, and answers give it so (as BIND does);
     // only a wildcard's records take the name asked for.
-    const owner = (rrset: readonly RR[]): readonly RR[] => (node === exact ? rrset : withOwner(rrset, name));
     if (!node && !zone.names.has(lower)) {
       node = wildcardFor(zone, lower);
       if (!node)
@@ -145,19 +144,19 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
 
     if (qtype === 'ANY') {
       const firstSet = node.values().next().value;
-      if (firstSet) addRRset(answers, owner(firstSet));
+      if (firstSet) addRRset(answers, node === exact ? firstSet : withOwner(firstSet, name));
       return answered(answers);
     }
     const rrset = node.get(qtype);
     if (rrset) {
-      addRRset(answers, owner(rrset));
-      return { ...answered(answers), additionals: additionalFor(zone, qtype, rrset) };
+      addRRset(answers, node === exact ? rrset : withOwner(rrset, name));
+      return answered(answers, additionalFor(zone, qtype, rrset));
     }
     const cname = node.get('CNAME');
     // a CNAME stands for every type but itself and the DNSSEC types of its own name (RFC 2181 §10.1, RFC 4035 §2.5)
     if (cname && qtype !== 'CNAME' && qtype !== 'RRSIG' && qtype !== 'NSEC') {
-      addRRset(answers, owner(cname));
-      if (step >= MAX_RESTARTS) return { ...answered(answers), rcode: 'SERVFAIL' };
+      addRRset(answers, node === exact ? cname : withOwner(cname, name));
+      if (step >= MAX_RESTARTS) return answered(answers, [], 'SERVFAIL');
       name = targetOf(cname[0]).replace(/\.$/, '');
       continue;
     }
@@ -166,8 +165,8 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
   return answered(answers);
 }
 
-function answered(answers: RR[]): Resolution {
-  return { rcode: 'NOERROR', aa: true, answers, authorities: [], additionals: [] };
+function answered(answers: RR[], additionals: RR[] = [], rcode: Rcode = 'NOERROR'): Resolution {
+  return { rcode, aa: true, answers, authorities: [], additionals };
 }
 
 /** Adds an RRset to the answer unless the answer has it already (a loop comes back to it): each RRset once. */
