@@ -129,6 +129,37 @@ describe('normalizeName: errors name what is wrong', () => {
   });
 });
 
+describe('normalizeName: escapes in master files (RFC 1035 §5.1)', () => {
+  test.each([
+    ['\\065bc', 'abc.ex.test', 'Abc.ex.test'],
+    ['w\\ww', 'www.ex.test', 'www.ex.test'],
+    ['x\\-y\\_z.sub.', 'x-y_z.sub', 'x-y_z.sub'],
+    ['\\097\\098', 'ab.ex.test', 'ab.ex.test'],
+  ])('%j stands for a name of plain characters', (input, model, given) => {
+    expect(normalizeName(input, 'ex.test', { syntax: 'master' })).toBe(model);
+    expect(normalizeName(input, 'ex.test', { syntax: 'master', keepCase: true })).toBe(given);
+  });
+
+  test.each([
+    ['a\\.b', /the escape "\\\." stands for a "\." inside a label, which names here cannot hold; allowed are letters/],
+    ['a\\046b', /the escape "\\046" stands for a "\." inside a label/],
+    ['nul\\000x', /the escape "\\000" stands for the octet 0, which names here cannot hold/],
+    ['x\\200y', /the escape "\\200" stands for the octet 200/],
+    ['my\\ host', /the escape "\\ " stands for the octet 32/],
+    ['\\*', /the escape "\\\*" stands for a literal "\*" \(not a wildcard\)/],
+    ['a\\300', /the escape "\\300" is above 255, the largest octet/],
+    ['trailing\\', /the name ends with a lone "\\"/],
+  ])('%j is an error naming the escape', (input, message) => {
+    const e = nameError(() => normalizeName(input, 'ex.test', { syntax: 'master' }));
+    expect(e.message).toMatch(message);
+    expect(e.message).toContain(`Invalid name ${JSON.stringify(input)}`);
+  });
+
+  test('outside master files, escapes stay an error', () => {
+    expect(nameError(() => normalizeName('\\065bc.ex.test')).message).toMatch(/escaped characters/);
+  });
+});
+
 describe('name helpers', () => {
   test('isInZone', () => {
     expect(isInZone('www.example.com', 'example.com')).toBe(true);

@@ -110,11 +110,13 @@ export function normalizeName(input: string, origin?: string, options: NameOptio
     return base;
   }
   if (input === '.') return '';
+  let text = input;
   if (input.includes('\\')) {
-    throw new NameError(input, 'escaped characters (\\) are not supported in names');
+    if (options.syntax !== 'master') throw new NameError(input, 'escaped characters (\\) are not supported in names');
+    text = unescapeName(input);
   }
-  const absolute = input.endsWith('.');
-  const labels = convertLabels(input, absolute ? input.slice(0, -1) : input, keepCase);
+  const absolute = text.endsWith('.');
+  const labels = convertLabels(input, absolute ? text.slice(0, -1) : text, keepCase);
   let name = labels.join('.');
   if (!absolute && base !== undefined && base !== '') {
     const syntax = options.syntax ?? 'api';
@@ -133,6 +135,43 @@ export function normalizeName(input: string, origin?: string, options: NameOptio
     );
   }
   return name;
+}
+
+/** Characters an escape in a master-file name may stand for: those a label here can hold. */
+const NAME_CHARACTER = /^[A-Za-z0-9_-]$/;
+
+/**
+ * A master-file name with its escapes (RFC 1035 §5.1: `\X` and `\DDD`) replaced by the characters they stand for
+ * (`\065bc` is `Abc`). An escape may only stand for a character a label here can hold: a "." inside a label
+ * (`a\.b`), a space or a byte outside ASCII is an error naming the escape.
+ */
+function unescapeName(input: string): string {
+  let out = '';
+  for (let i = 0; i < input.length; i++) {
+    const c = input.charAt(i);
+    if (c !== '\\') {
+      out += c;
+      continue;
+    }
+    const digits = /^[0-9]{3}/.exec(input.slice(i + 1, i + 4))?.[0];
+    const escape = digits === undefined ? input.slice(i, i + 2) : `\\${digits}`;
+    if (escape.length < 2) throw new NameError(input, 'the name ends with a lone "\\"');
+    const code = digits === undefined ? input.charCodeAt(i + 1) : Number(digits);
+    const character = String.fromCharCode(code);
+    if (code > 255) throw new NameError(input, `the escape "${escape}" is above 255, the largest octet`);
+    if (!NAME_CHARACTER.test(character)) {
+      const what =
+        character === '.'
+          ? 'a "." inside a label'
+          : character === '*'
+            ? 'a literal "*" (not a wildcard)'
+            : `the octet ${code}`;
+      throw new NameError(input, `the escape "${escape}" stands for ${what}, which names here cannot hold; ${ALLOWED}`);
+    }
+    out += character;
+    i += escape.length - 1;
+  }
+  return out;
 }
 
 /**

@@ -99,6 +99,27 @@ describe('named-checkzone', () => {
     expectSameZone(parseZoneFile(r.dump, { origin: ORIGIN }), zone);
   });
 
+  test('escapes in names mean what they mean to BIND (\\065 is "A"); one standing for a "." in a label is an error naming the line', () => {
+    const text = [
+      '$TTL 300',
+      '@ IN SOA ns1 hostmaster 1 3600 600 86400 300',
+      '@ IN NS ns1',
+      'ns1 IN A 192.0.2.1',
+      '\\065bc IN A 192.0.2.2',
+      'w\\ww IN CNAME \\065bc',
+      'mx IN MX 10 \\109ail.example.com.',
+    ].join('\n');
+    const r = checkzone(ORIGIN, `${text}\n`);
+    expect(r.status).toBe(0);
+    const ours = parseZoneFile(`${text}\n`, { origin: ORIGIN });
+    expectSameZone(ours, parseZoneFile(r.dump, { origin: ORIGIN }));
+    expect(ours.records.map((x) => x.givenName ?? x.name)).toContain('Abc.example.com');
+    expect(ours.records.find((x) => x.type === 'MX')?.value).toBe('10 mail.example.com.');
+    expect(() =>
+      parseZoneFile(`${text}\nx IN TXT "fine"\na\\.b IN TXT "dot in a label"\n`, { origin: ORIGIN }),
+    ).toThrow(/line 9.*the escape "\\\." stands for a "\." inside a label/s);
+  });
+
   test('rejects a broken file (the check can fail)', () => {
     const r = checkzone(ORIGIN, '$TTL 1h\n@ IN SOA ns1 hostmaster 1 2 3 4 5\n@ IN NS ns1\nns1 IN A 300.0.0.1\n');
     expect(r.status).not.toBe(0);
