@@ -9,7 +9,7 @@ import type { Socket } from 'node:dgram';
 import { openZoneStore } from '../store';
 import type { ZoneStore } from '../store/types';
 import { refreshFor, ZoneLoader } from '../zone-loader';
-import type { FromWorker, ToWorker } from './answer-worker-protocol';
+import { boundedSender, type FromWorker, type ToWorker } from './answer-worker-protocol';
 import { ServerCookies } from './cookies';
 import { Responder } from './respond';
 import { safeReport } from './serve';
@@ -37,9 +37,13 @@ let store: ZoneStore | undefined;
 let loader: ZoneLoader | undefined;
 let responder: Responder | undefined;
 let index: ZoneIndex | undefined;
-/** Messages handed to the primary and not yet written to the channel, and their bound. */
-let handedOver = 0;
+/** Messages handed to the primary and not yet written to the channel, at most (see boundedSender). */
 const MAX_HANDED_OVER = 1024;
+const handOverMessage = boundedSender<FromWorker>((message, written) => {
+  // the callback comes once the message is written, or with the error when the channel is gone
+  if (process.send) process.send(message, written);
+  else written();
+}, MAX_HANDED_OVER);
 /** Changes told before the store was open: read once it is (whole zones: the loader reads a zone it lacks whole). */
 const early: Array<Extract<ToWorker, { t: 'change' }>> = [];
 
@@ -69,11 +73,7 @@ async function init(message: Extract<ToWorker, { t: 'init' }>): Promise<void> {
 function serve(socket: Socket | undefined, reusePort: { host: string; port: number } | undefined): void {
   if (!responder) throw new Error('the socket came before the zones were loaded');
   const handOver = (message: Buffer, address: string, port: number): void => {
-    // a flood of UPDATEs or signed queries must not pile up in the channel: past the bound they are dropped, as a
-    // busy server drops datagrams (the client asks again)
-    if (handedOver >= MAX_HANDED_OVER) return;
-    handedOver++;
-    process.send?.({ t: 'udp', message, address, port } satisfies FromWorker, () => handedOver--);
+    handOverMessage({ t: 'udp', message, address, port });
   };
   const addon = udpBatchAddon();
   if (reusePort) {

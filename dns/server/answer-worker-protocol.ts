@@ -40,3 +40,27 @@ export type FromWorker =
   | { t: 'udp'; message: Buffer; address: string; port: number }
   /** A failure while answering (the message got SERVFAIL) or reloading: for the primary's log. */
   | { t: 'error'; message: string; stack?: string };
+
+/**
+ * `send` with at most `max` messages handed to it and not yet written to the channel (`written` not called yet):
+ * past that the message is dropped and the function gives false. A flood of UPDATEs or signed queries must not pile
+ * up in the channel's queue without bound: a busy server drops datagrams, and the client asks again.
+ */
+export function boundedSender<T>(
+  send: (message: T, written: () => void) => void,
+  max: number,
+): (message: T) => boolean {
+  let pending = 0;
+  return (message) => {
+    if (pending >= max) return false;
+    pending++;
+    let done = false;
+    send(message, () => {
+      // once per message, whatever the channel calls back
+      if (done) return;
+      done = true;
+      pending--;
+    });
+    return true;
+  };
+}
