@@ -27,3 +27,10 @@ export interface StoreLimits {
 }
 
 export const DEFAULT_STORE_LIMITS: StoreLimits = { maxRecordsPerRrset: DEFAULT_MAX_RECORDS_PER_RRSET };
+
+/** Most DNSSEC keys one `changeDnssecKeys` call may add (a rollover adds one or two). */
+export const MAX_DNSSEC_KEYS_PER_CALL = 16;
+/** Longest DNSSEC public key (base64) or private key (encrypted PKCS#8, as the caller encodes it). */
+export const MAX_DNSSEC_KEY_TEXT_LENGTH = 8192;
+/** Largest key size in bits: the INTEGER column's range (PostgreSQL `integer`). */
+export const MAX_DNSSEC_KEY_BITS = 2_147_483_647;

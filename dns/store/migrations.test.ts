@@ -25,13 +25,15 @@ import {
 } from './migrations';
 import { openPostgresStore } from './postgres';
 import { openSqliteStore } from './sqlite';
-import { expectStoreError } from './store.contract';
+import { SETTINGS, dnssecKey, expectStoreError } from './store.contract';
 import { StoreError } from './types';
 
 const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `zs_migrations_${process.pid}_${randomBytes(4).toString('hex')}`;
 /** A schema made at version 1 (before names as given), then opened by the store. */
 const oldSchema = `${schema}_v1`;
+/** A schema made at version 2 (before DNSSEC keys), then opened by the store. */
+const v2Schema = `${schema}_v2`;
 
 describe('pendingStatements', () => {
   const d = postgresDialect('"s"');
@@ -94,7 +96,7 @@ interface Column {
 
 interface Schema {
   migrations: { version: number; name: string; appliedAt: string }[];
-  columns: Record<'zones' | 'records', Column[]>;
+  columns: Record<'zones' | 'records' | 'dnssec_keys', Column[]>;
   indexes: string[];
 }
 
@@ -111,7 +113,7 @@ function sqliteSchema(file: string): Schema {
       migrations: db
         .prepare('SELECT version, name, applied_at AS appliedAt FROM schema_migrations ORDER BY version')
         .all() as Schema['migrations'],
-      columns: { zones: columns('zones'), records: columns('records') },
+      columns: { zones: columns('zones'), records: columns('records'), dnssec_keys: columns('dnssec_keys') },
       indexes: db
         .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name`)
         .pluck()
@@ -148,7 +150,11 @@ async function postgresSchema(): Promise<Schema> {
     );
     return {
       migrations: migrations.rows,
-      columns: { zones: await columns('zones'), records: await columns('records') },
+      columns: {
+        zones: await columns('zones'),
+        records: await columns('records'),
+        dnssec_keys: await columns('dnssec_keys'),
+      },
       indexes: indexes.rows.map((r) => r.indexname),
     };
   } finally {
@@ -163,7 +169,7 @@ describe('both dialects, one list', () => {
   });
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
-    await dropSchemas(url, [schema, oldSchema]);
+    await dropSchemas(url, [schema, oldSchema, v2Schema]);
   });
 
   async function openBoth(file: string): Promise<void> {
@@ -199,8 +205,25 @@ describe('both dialects, one list', () => {
       'given_name',
       'given_value',
     ]);
-    expect(lite.indexes).toEqual(['records_zone_name_type']);
-    expect(post.indexes).toEqual(['records_zone_name_type']);
+    expect(lite.columns.dnssec_keys).toEqual(
+      [
+        ['id', true],
+        ['zone', true],
+        ['algorithm', true],
+        ['flags', true],
+        ['bits', true],
+        ['public_key', true],
+        ['private_key', true],
+        ['created_at', true],
+        ['publish_at', true],
+        ['activate_at', true],
+        ['inactive_at', false],
+        ['delete_at', false],
+        ['expires_at', true],
+      ].map(([name, notNull]) => ({ name, notNull, primaryKey: name === 'id' })),
+    );
+    expect(lite.indexes).toEqual(['dnssec_keys_zone', 'records_zone_name_type']);
+    expect(post.indexes).toEqual(['dnssec_keys_zone', 'records_zone_name_type']);
     expect(lite.migrations[0]?.appliedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
     // Again on the same databases: no migration runs, no row is added or rewritten (applied_at unchanged).
@@ -295,7 +318,7 @@ describe('names as given (version 2) on a database of version 1', () => {
       for (const sql of version1Database(SQLITE_DIALECT)) db.exec(sql);
       db.close();
       await check(await openSqliteStore({ file }));
-      expect(sqliteSchema(file).migrations.map((m) => m.version)).toEqual([1, 2]);
+      expect(sqliteSchema(file).migrations.map((m) => m.version)).toEqual(MIGRATIONS.map((m) => m.version));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -309,7 +332,99 @@ describe('names as given (version 2) on a database of version 1', () => {
       for (const sql of version1Database(postgresDialect(`"${oldSchema}"`))) await client.query(sql);
       await check(await openPostgresStore({ url, schema: oldSchema, listen: false }));
       const versions = await client.query(`SELECT version FROM "${oldSchema}".schema_migrations ORDER BY version`);
-      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2]);
+      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+/** The statements that make a version-2 database holding zone `v2.test` with one record whose name was given in capitals. */
+function version2Database(d: Dialect): string[] {
+  const ts = `'2026-01-02T03:04:05.000Z'`;
+  return [
+    migrationsTableSql(d),
+    ...pendingStatements(
+      [],
+      d,
+      MIGRATIONS.filter((m) => m.version <= 2),
+    ),
+    `INSERT INTO ${d.table('zones')} VALUES ('v2.test', 'hostmaster@v2.test', 'ns1.v2.test', 10800, 3600, 604800,
+      3600, 3600, 2026010205, ${ts}, ${ts})`,
+    `INSERT INTO ${d.table('records')} VALUES ('00000000-0000-4000-8000-000000000002', 'v2.test', 'www.v2.test', 'A',
+      300, '192.0.2.1', ${ts}, ${ts}, 'WWW.v2.test', NULL)`,
+  ];
+}
+
+describe('DNSSEC keys (version 3) on a database of version 2', () => {
+  const ts = '2026-01-02T03:04:05.000Z';
+  const zone = {
+    name: 'v2.test',
+    adminEmail: 'hostmaster@v2.test',
+    primaryNs: 'ns1.v2.test',
+    refresh: 10800,
+    retry: 3600,
+    expire: 604800,
+    minimum: 3600,
+    defaultTtl: 3600,
+    serial: 2026010205,
+    recordsCount: 1,
+    createdAt: ts,
+    updatedAt: ts,
+  };
+  const record = {
+    id: '00000000-0000-4000-8000-000000000002',
+    zone: 'v2.test',
+    name: 'www.v2.test',
+    givenName: 'WWW.v2.test',
+    type: 'A',
+    ttl: 300,
+    value: '192.0.2.1',
+    createdAt: ts,
+    updatedAt: ts,
+  };
+
+  /** The zone and its record read back as they were, with no keys; keys can be added, and go with the zone. */
+  async function check(store: Awaited<ReturnType<typeof openSqliteStore>>): Promise<void> {
+    try {
+      expect(await store.getZone('v2.test')).toEqual(zone);
+      expect(await store.listRecords('v2.test')).toEqual([record]);
+      expect(await store.listDnssecKeys('v2.test')).toEqual([]);
+      const key = dnssecKey('v2.test');
+      const signed = await store.changeDnssecKeys('v2.test', { add: [key] });
+      expect(signed.serial).toBeGreaterThan(zone.serial);
+      expect(await store.listDnssecKeys('v2.test')).toEqual([key]);
+      expect(await store.deleteZone('v2.test')).toBe(true);
+      await store.createZone('v2.test', SETTINGS);
+      expect(await store.listDnssecKeys('v2.test')).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  }
+
+  test('SQLite: opened, it is migrated; its zone and records are unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zone-store-v2-'));
+    try {
+      const file = join(dir, 'zones.sqlite');
+      const db = new Database(file);
+      for (const sql of version2Database(SQLITE_DIALECT)) db.exec(sql);
+      db.close();
+      await check(await openSqliteStore({ file }));
+      expect(sqliteSchema(file).migrations.map((m) => m.version)).toEqual([1, 2, 3]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('PostgreSQL: opened, it is migrated; its zone and records are unchanged', async () => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA "${v2Schema}"`);
+      for (const sql of version2Database(postgresDialect(`"${v2Schema}"`))) await client.query(sql);
+      await check(await openPostgresStore({ url, schema: v2Schema, listen: false }));
+      const versions = await client.query(`SELECT version FROM "${v2Schema}".schema_migrations ORDER BY version`);
+      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3]);
     } finally {
       await client.end();
     }

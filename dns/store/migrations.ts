@@ -101,6 +101,29 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${d.table('records')} ADD COLUMN given_value ${d.text}`,
     ],
   },
+  {
+    version: 3,
+    name: 'dnssec keys',
+    // A key's state follows from its timestamps (RFC 7583 timing); NULL inactive_at/delete_at: not scheduled.
+    statements: (d) => [
+      `CREATE TABLE ${d.table('dnssec_keys')} (
+        id          ${d.key} NOT NULL PRIMARY KEY,
+        zone        ${d.key} NOT NULL REFERENCES ${d.table('zones')}(name) ON DELETE CASCADE,
+        algorithm   ${d.integer} NOT NULL,
+        flags       ${d.integer} NOT NULL,
+        bits        ${d.integer} NOT NULL,
+        public_key  ${d.text} NOT NULL,
+        private_key ${d.text} NOT NULL,
+        created_at  ${d.timestamp} NOT NULL,
+        publish_at  ${d.timestamp} NOT NULL,
+        activate_at ${d.timestamp} NOT NULL,
+        inactive_at ${d.timestamp},
+        delete_at   ${d.timestamp},
+        expires_at  ${d.timestamp} NOT NULL
+      )${d.tableSuffix}`,
+      `CREATE INDEX dnssec_keys_zone ON ${d.table('dnssec_keys')} (zone)`,
+    ],
+  },
 ];
 
 /** The version a database has once every migration ran. */

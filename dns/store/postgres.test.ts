@@ -12,7 +12,7 @@ import pg from 'pg';
 import { openZoneStore } from './index';
 import { NOTIFY_CHANNEL, openPostgresStore, type PostgresStoreOptions } from './postgres';
 import { MIGRATIONS } from './migrations';
-import { SETTINGS, describeZoneStoreContract, expectStoreError } from './store.contract';
+import { SETTINGS, describeZoneStoreContract, dnssecKey, expectStoreError } from './store.contract';
 import type { ZoneChangeEvent, ZoneStore } from './types';
 import { dropSchemas } from '../testing/postgres';
 
@@ -88,6 +88,11 @@ describe('PostgreSQL zone store specifics', () => {
     ]);
     expect(await changed).toEqual({ zone: 'one.notify.example', serial: out.zone.serial, kind: 'records-changed' });
 
+    const keysChanged = nextEvent(b, 'one.notify.example');
+    const signed = await a.changeDnssecKeys('one.notify.example', { add: [dnssecKey('one.notify.example')] });
+    expect(await keysChanged).toEqual({ zone: 'one.notify.example', serial: signed.serial, kind: 'dnssec-changed' });
+    expect(await b.listDnssecKeys('one.notify.example')).toEqual(await a.listDnssecKeys('one.notify.example'));
+
     // And the other way round; B's own change is reported to B once (directly), not a second time via NOTIFY.
     const bHeard: ZoneChangeEvent[] = [];
     b.onChange((e) => e.zone === 'one.notify.example' && bHeard.push(e));
@@ -96,13 +101,14 @@ describe('PostgreSQL zone store specifics', () => {
     expect(await seenByA).toEqual({ zone: 'one.notify.example', serial: updated.serial, kind: 'zone-updated' });
     await sleep(300);
     expect(bHeard).toEqual([{ zone: 'one.notify.example', serial: updated.serial, kind: 'zone-updated' }]);
-    // A heard its own two changes once each, plus B's update.
-    expect(aHeard.map((e) => e.kind)).toEqual(['zone-created', 'records-changed', 'zone-updated']);
+    // A heard its own three changes once each, plus B's update.
+    expect(aHeard.map((e) => e.kind)).toEqual(['zone-created', 'records-changed', 'dnssec-changed', 'zone-updated']);
 
     // A rolled-back change is not announced.
     const silent: ZoneChangeEvent[] = [];
     b.onChange((e) => e.zone === 'one.notify.example' && silent.push(e));
     await expectStoreError(a.change('one.notify.example', [{ op: 'delete', id: 'no-such-id' }]), 'NOT_FOUND');
+    await expectStoreError(a.changeDnssecKeys('one.notify.example', { remove: ['no-such-id'] }), 'NOT_FOUND');
     await sleep(300);
     expect(silent).toEqual([]);
   });

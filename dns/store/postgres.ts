@@ -27,6 +27,7 @@ import { closedError } from './errors';
 import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
 import { appliedVersionsSql, migrationsTableSql, pendingStatements, postgresDialect } from './migrations';
+import { planDnssecKeyChange } from './dnssec-keys';
 import { collectKeys, planChanges, planCreate, type Plan } from './plan';
 import { pickSettings, withGiven, type RecordRow } from './rows';
 
@@ -34,6 +35,7 @@ import { initialSerial, nextSerial } from './serial-policy';
 import {
   checkAnyType,
   checkChangeCount,
+  checkDnssecKeyChange,
   checkName,
   checkNamesFilter,
   checkSettings,
@@ -44,6 +46,8 @@ import {
 import {
   StoreError,
   type ChangeOutcome,
+  type DnssecKey,
+  type DnssecKeyChange,
   type RecordChange,
   type CreateZoneOptions,
   type RecordFilter,
@@ -334,6 +338,22 @@ class PostgresZoneStore implements ZoneStore {
   private get recordColumns(): string {
     return `id, zone, name, type, ttl, value, ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt",
       given_name AS "givenName", given_value AS "givenValue"`;
+  }
+
+  private get dnssecKeyColumns(): string {
+    return `id, zone, algorithm, flags, bits, public_key AS "publicKey", private_key AS "privateKey",
+      ${iso('created_at')} AS "createdAt", ${iso('publish_at')} AS "publishAt", ${iso('activate_at')} AS "activateAt",
+      ${iso('inactive_at')} AS "inactiveAt", ${iso('delete_at')} AS "deleteAt", ${iso('expires_at')} AS "expiresAt"`;
+  }
+
+  /** The zone's DNSSEC keys, oldest first. */
+  private async dnssecKeys(c: pg.Pool | pg.PoolClient, zone: string): Promise<DnssecKey[]> {
+    return (
+      await c.query<DnssecKey>(
+        `SELECT ${this.dnssecKeyColumns} FROM ${this.s}.dnssec_keys WHERE zone = $1 ORDER BY created_at, id`,
+        [zone],
+      )
+    ).rows;
   }
 
   /**
@@ -648,6 +668,87 @@ class PostgresZoneStore implements ZoneStore {
       this.events.emit({ zone, serial: outcome.zone.zone.serial, kind: 'records-changed' }, outcome.plan.names);
     }
     return { zone: outcome.zone.zone, results: outcome.plan.results };
+  }
+
+  async listDnssecKeys(zone: string): Promise<DnssecKey[]> {
+    // One statement: a zone without keys gives one row of NULLs, an unknown zone none.
+    const rows = isKey(zone)
+      ? await this.query<{ [K in keyof DnssecKey]: DnssecKey[K] | null }>(
+          `SELECT ${this.dnssecKeyColumns} FROM (SELECT name FROM ${this.s}.zones WHERE name = $1) z
+           LEFT JOIN ${this.s}.dnssec_keys k ON k.zone = z.name ORDER BY k.created_at, k.id`,
+          [zone],
+        )
+      : [];
+    if (rows.length === 0) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
+    return rows.filter((r): r is DnssecKey => r.id !== null);
+  }
+
+  async changeDnssecKeys(zone: string, change: DnssecKeyChange, options: { ifSerial?: number } = {}): Promise<Zone> {
+    const now = this.clock();
+    const written = await this.tx(async (c) => {
+      const locked = isKey(zone)
+        ? (
+            await c.query<{ serial: string; version: string }>(
+              `SELECT serial, xmin::text AS version FROM ${this.s}.zones WHERE name = $1 FOR UPDATE`,
+              [zone],
+            )
+          ).rows[0]
+        : undefined;
+      if (!locked) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
+      const serial = Number(locked.serial);
+      if (options.ifSerial !== undefined && options.ifSerial !== serial) {
+        throw new StoreError('SERIAL_MISMATCH', `zone ${zone} has serial ${serial}, not ${options.ifSerial}`);
+      }
+      const checked = checkDnssecKeyChange(change, zone);
+      const ids = checked.add.map((k) => k.id);
+      const taken = ids.length
+        ? (await c.query<{ id: string }>(`SELECT id FROM ${this.s}.dnssec_keys WHERE id = ANY($1::text[])`, [ids])).rows
+        : [];
+      const plan = planDnssecKeyChange(zone, checked, await this.dnssecKeys(c, zone), new Set(taken.map((r) => r.id)));
+      const { inserts, updates, deletes } = plan;
+      if (inserts.length > 0)
+        await c.query(
+          `INSERT INTO ${this.s}.dnssec_keys (id, zone, algorithm, flags, bits, public_key, private_key, created_at,
+             publish_at, activate_at, inactive_at, delete_at, expires_at)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::integer[], $5::integer[], $6::text[], $7::text[],
+             $8::timestamptz[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[])`,
+          [
+            inserts.map((k) => k.id),
+            inserts.map((k) => k.zone),
+            inserts.map((k) => k.algorithm),
+            inserts.map((k) => k.flags),
+            inserts.map((k) => k.bits),
+            inserts.map((k) => k.publicKey),
+            inserts.map((k) => k.privateKey),
+            inserts.map((k) => k.createdAt),
+            inserts.map((k) => k.publishAt),
+            inserts.map((k) => k.activateAt),
+            inserts.map((k) => k.inactiveAt),
+            inserts.map((k) => k.deleteAt),
+            inserts.map((k) => k.expiresAt),
+          ],
+        );
+      if (updates.length > 0)
+        await c.query(
+          `UPDATE ${this.s}.dnssec_keys k SET inactive_at = u.inactive_at, delete_at = u.delete_at
+           FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) AS u(id, inactive_at, delete_at)
+           WHERE k.id = u.id`,
+          [updates.map((k) => k.id), updates.map((k) => k.inactiveAt), updates.map((k) => k.deleteAt)],
+        );
+      if (deletes.length > 0) await c.query(`DELETE FROM ${this.s}.dnssec_keys WHERE id = ANY($1::text[])`, [deletes]);
+      await c.query(`UPDATE ${this.s}.zones SET serial = $2, updated_at = $3 WHERE name = $1`, [
+        zone,
+        nextSerial(serial, now),
+        timestamp(now),
+      ]);
+      // the records are untouched: the count of the version before carries over
+      const z = (await this.readZone(c, zone, false, this.counts.get(zone, locked.version)))!;
+      await this.notify(c, { zone, serial: z.zone.serial, kind: 'dnssec-changed' });
+      return z;
+    });
+    const after = this.committed(written);
+    this.events.emit({ zone, serial: after.serial, kind: 'dnssec-changed' });
+    return after;
   }
 
   onChange(listener: ZoneChangeListener): () => void {

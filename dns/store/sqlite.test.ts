@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openZoneStore } from './index';
 import { openSqliteStore } from './sqlite';
-import { SETTINGS, describeZoneStoreContract, expectStoreError } from './store.contract';
+import { SETTINGS, describeZoneStoreContract, dnssecKey, expectStoreError } from './store.contract';
 import type { ZoneStore } from './types';
 
 const dir = mkdtempSync(join(tmpdir(), 'zone-store-sqlite-'));
@@ -66,6 +66,7 @@ describe('SQLite zone store specifics', () => {
       expect(db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual([
         { version: 1, name: 'zones and records' },
         { version: 2, name: 'names as given' },
+        { version: 3, name: 'dnssec keys' },
       ]);
       const indexes = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' AND sql IS NOT NULL")
@@ -79,14 +80,16 @@ describe('SQLite zone store specifics', () => {
     }
   });
 
-  test('foreign keys are enforced on the store connection (records cannot outlive or precede their zone)', async () => {
+  test('foreign keys are enforced on the store connection (records and keys cannot outlive or precede their zone)', async () => {
     const file = join(own, 'fk.sqlite');
     const s = track(await openSqliteStore({ file }));
     await s.createZone('fk.example', SETTINGS, [{ name: 'a.fk.example', type: 'A', ttl: 1, value: '192.0.2.1' }]);
+    await s.changeDnssecKeys('fk.example', { add: [dnssecKey('fk.example')] });
     await s.deleteZone('fk.example');
     const db = new Database(file, { readonly: true });
     try {
       expect(db.prepare('SELECT COUNT(*) FROM records').pluck().get()).toBe(0);
+      expect(db.prepare('SELECT COUNT(*) FROM dnssec_keys').pluck().get()).toBe(0);
     } finally {
       db.close();
     }

@@ -20,12 +20,14 @@ import { closedError } from './errors';
 import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
 import { SQLITE_DIALECT, appliedVersionsSql, migrationsTableSql, pendingStatements } from './migrations';
+import { planDnssecKeyChange } from './dnssec-keys';
 import { collectKeys, planChanges, planCreate, type Plan } from './plan';
 import { pickSettings, withGiven, type RecordRow } from './rows';
 import { initialSerial, nextSerial } from './serial-policy';
 import {
   checkAnyType,
   checkChangeCount,
+  checkDnssecKeyChange,
   checkName,
   checkNamesFilter,
   checkSettings,
@@ -36,6 +38,8 @@ import {
 import {
   StoreError,
   type ChangeOutcome,
+  type DnssecKey,
+  type DnssecKeyChange,
   type RecordChange,
   type CreateZoneOptions,
   type RecordFilter,
@@ -86,6 +90,10 @@ const recordOfTuple = ([
   givenValue,
 ]: RecordTuple): StoredRecord =>
   withGiven({ id, zone, name, type, ttl, value, createdAt, updatedAt }, givenName, givenValue);
+
+const DNSSEC_KEY_COLUMNS = `id, zone, algorithm, flags, bits, public_key AS publicKey, private_key AS privateKey,
+  created_at AS createdAt, publish_at AS publishAt, activate_at AS activateAt, inactive_at AS inactiveAt,
+  delete_at AS deleteAt, expires_at AS expiresAt`;
 
 const recordOrNull = (t: RecordTuple | undefined): StoredRecord | null => (t === undefined ? null : recordOfTuple(t));
 
@@ -193,6 +201,15 @@ class SqliteZoneStore implements ZoneStore {
           updated_at = @updatedAt WHERE id = @id`,
       ),
       deleteRecord: db.prepare('DELETE FROM records WHERE id = ?'),
+      dnssecKeys: db.prepare(`SELECT ${DNSSEC_KEY_COLUMNS} FROM dnssec_keys WHERE zone = ? ORDER BY created_at, id`),
+      dnssecKeyIds: db.prepare('SELECT id FROM dnssec_keys WHERE id IN (SELECT value FROM json_each(?))').pluck(),
+      insertDnssecKey: db.prepare(`INSERT INTO dnssec_keys (id, zone, algorithm, flags, bits, public_key, private_key,
+        created_at, publish_at, activate_at, inactive_at, delete_at, expires_at) VALUES (@id, @zone, @algorithm, @flags,
+        @bits, @publicKey, @privateKey, @createdAt, @publishAt, @activateAt, @inactiveAt, @deleteAt, @expiresAt)`),
+      updateDnssecKey: db.prepare(
+        'UPDATE dnssec_keys SET inactive_at = @inactiveAt, delete_at = @deleteAt WHERE id = @id',
+      ),
+      deleteDnssecKey: db.prepare('DELETE FROM dnssec_keys WHERE id = ?'),
     };
   }
 
@@ -413,6 +430,39 @@ class SqliteZoneStore implements ZoneStore {
     if (outcome.plan.effective)
       this.events.emit({ zone, serial: outcome.zone.serial, kind: 'records-changed' }, outcome.plan.names);
     return { zone: outcome.zone, results: outcome.plan.results };
+  }
+
+  async listDnssecKeys(zone: string): Promise<DnssecKey[]> {
+    return this.run(() => {
+      if (!isKey(zone) || !this.s.zoneExists.get(zone)) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
+      return this.s.dnssecKeys.all(zone) as DnssecKey[];
+    });
+  }
+
+  async changeDnssecKeys(zone: string, change: DnssecKeyChange, options: { ifSerial?: number } = {}): Promise<Zone> {
+    const now = this.clock();
+    const written = this.write(() => {
+      const current = isKey(zone)
+        ? (this.s.zoneVersion.get(zone) as { serial: number; created_at: string } | undefined)
+        : undefined;
+      if (!current) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
+      if (options.ifSerial !== undefined && options.ifSerial !== current.serial) {
+        throw new StoreError('SERIAL_MISMATCH', `zone ${zone} has serial ${current.serial}, not ${options.ifSerial}`);
+      }
+      const checked = checkDnssecKeyChange(change, zone);
+      const taken = new Set(this.s.dnssecKeyIds.all(JSON.stringify(checked.add.map((k) => k.id))) as string[]);
+      const plan = planDnssecKeyChange(zone, checked, this.s.dnssecKeys.all(zone) as DnssecKey[], taken);
+      for (const key of plan.inserts) this.s.insertDnssecKey.run(key);
+      for (const { id, inactiveAt, deleteAt } of plan.updates) this.s.updateDnssecKey.run({ id, inactiveAt, deleteAt });
+      for (const id of plan.deletes) this.s.deleteDnssecKey.run(id);
+      this.s.bumpZone.run(nextSerial(current.serial, now), timestamp(now), zone);
+      this.forgetIfOthersWrote();
+      // the records are untouched: the count of the version before carries over
+      return this.readZone(zone, false, this.counts.get(zone, version(current.serial, current.created_at)))!;
+    });
+    this.committed(written);
+    this.events.emit({ zone, serial: written.serial, kind: 'dnssec-changed' });
+    return written;
   }
 
   private apply(plan: Plan): void {

@@ -9,6 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
 import {
   StoreError,
+  type DnssecKey,
+  type DnssecKeyChange,
   type RecordChange,
   type RecordFilter,
   type StoreErrorCode,
@@ -90,6 +92,26 @@ const add = (name: string, type: RecordType, value: string, ttl = 300): RecordCh
   op: 'add',
   record: rec(name, type, value, ttl),
 });
+/** A DNSSEC key of `zone` (a ZSK of algorithm 13 unless `fields` say otherwise), with an id of its own. */
+export function dnssecKey(zone: string, fields: Partial<DnssecKey> = {}): DnssecKey {
+  return {
+    id: randomUUID(),
+    zone,
+    algorithm: 13,
+    flags: 256,
+    bits: 256,
+    publicKey: 'mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ==',
+    privateKey: 'v1:aes-256-gcm:bm9ub25jZQ==:Y2lwaGVydGV4dA==',
+    createdAt: '2024-03-05T10:00:00.123Z',
+    publishAt: '2024-03-05T10:00:00.123Z',
+    activateAt: '2024-03-05T11:00:00.123Z',
+    inactiveAt: null,
+    deleteAt: null,
+    expiresAt: '2025-03-05T10:00:00.123Z',
+    ...fields,
+  };
+}
+
 const strip = (r: StoredRecord) => ({ name: r.name, type: r.type, ttl: r.ttl, value: r.value });
 
 export function describeZoneStoreContract(
@@ -1065,6 +1087,403 @@ export function describeZoneStoreContract(
     });
 
     // ----------------------------------------------------------------------------------------------------------
+    describe('DNSSEC keys', () => {
+      /** The zone's state a refused call must leave as it was: the zone row (serial, updatedAt) and its keys. */
+      const keyState = async (zn: string) => ({
+        zone: await store.getZone(zn),
+        keys: await store.listDnssecKeys(zn),
+      });
+      /** Events of `zn` heard until `off()`. */
+      const listen = (zn: string) => {
+        const events: ZoneChangeEvent[] = [];
+        const off = store.onChange((e) => {
+          if (e.zone === zn) events.push(e);
+        });
+        return { events, off };
+      };
+      /** A zone with one record and one key (a KSK), for the tests that change keys. */
+      const signedZone = async (label: string) => {
+        const zn = zoneName(label);
+        await store.createZone(zn, SETTINGS, [rec(`www.${zn}`, 'A', '192.0.2.1')]);
+        const ksk = dnssecKey(zn, { flags: 257, createdAt: '2024-01-01T00:00:00.000Z' }); // the oldest
+        const zone = await store.changeDnssecKeys(zn, { add: [ksk] });
+        return { zn, ksk, zone };
+      };
+
+      test('a new zone has no keys; the keys of an unknown zone are NOT_FOUND', async () => {
+        const zn = zoneName('nokeys');
+        await store.createZone(zn, SETTINGS);
+        expect(await store.listDnssecKeys(zn)).toEqual([]);
+        await expectStoreError(store.listDnssecKeys('missing.example'), 'NOT_FOUND', { message: /missing\.example/ });
+      });
+
+      test('added keys list oldest first (then by id), every field as given; the serial rises and dnssec-changed is emitted', async () => {
+        const zn = zoneName('addkeys');
+        const other = zoneName('addkeys-other');
+        const created = await store.createZone(zn, SETTINGS, [rec(`www.${zn}`, 'A', '192.0.2.1')]);
+        await store.createZone(other, SETTINGS);
+        await store.changeDnssecKeys(other, { add: [dnssecKey(other)] });
+        const { events, off } = listen(zn);
+        const ksk: DnssecKey = {
+          id: 'b-ksk',
+          zone: zn,
+          algorithm: 8,
+          flags: 257,
+          bits: 2048,
+          publicKey: 'AwEAAbase64+/=',
+          privateKey: 'v1:encrypted:private',
+          createdAt: '2024-03-05T09:00:00.000Z',
+          publishAt: '2024-03-05T09:00:00.001Z',
+          activateAt: '2024-03-06T09:00:00.999Z',
+          inactiveAt: '2025-03-06T09:00:00.000Z',
+          deleteAt: '2025-04-06T09:00:00.000Z',
+          expiresAt: '2025-03-05T09:00:00.000Z',
+        };
+        const zsk = dnssecKey(zn, { id: 'c-zsk', createdAt: '2024-03-04T00:00:00.000Z' });
+        const sameTime = dnssecKey(zn, { id: 'a-zsk', algorithm: 15, createdAt: ksk.createdAt });
+        clock.tick(5000);
+        const zone = await store.changeDnssecKeys(zn, { add: [ksk, zsk, sameTime] });
+        off();
+        expect(zone).toEqual({
+          ...created,
+          serial: created.serial + 1,
+          updatedAt: '2024-03-05T10:00:05.123Z',
+        });
+        expect(await store.getZone(zn)).toEqual(zone);
+        expect(events).toEqual([{ zone: zn, serial: zone.serial, kind: 'dnssec-changed' }]);
+        expect(await store.listDnssecKeys(zn)).toEqual([zsk, sameTime, ksk]);
+        expect((await store.listDnssecKeys(other)).map((k) => k.zone)).toEqual([other]);
+      });
+
+      test("timestamps are kept in the store's form: ISO 8601 UTC with milliseconds", async () => {
+        const zn = zoneName('keytimes');
+        await store.createZone(zn, SETTINGS);
+        const key = dnssecKey(zn, {
+          createdAt: '2024-03-05T10:00:00Z',
+          publishAt: '2024-03-05T10:00:00.5Z',
+          activateAt: '2024-03-05T10:00:00.123456Z',
+          inactiveAt: '2000-02-29T23:59:59Z',
+        });
+        await store.changeDnssecKeys(zn, { add: [key] });
+        expect(await store.listDnssecKeys(zn)).toEqual([
+          {
+            ...key,
+            createdAt: '2024-03-05T10:00:00.000Z',
+            publishAt: '2024-03-05T10:00:00.500Z',
+            activateAt: '2024-03-05T10:00:00.123Z',
+            inactiveAt: '2000-02-29T23:59:59.000Z',
+          },
+        ]);
+      });
+
+      test('update sets and clears timings (null clears, absent leaves as is), one serial per call', async () => {
+        const { zn, ksk, zone } = await signedZone('timings');
+        const zsk = dnssecKey(zn, { inactiveAt: '2024-06-01T00:00:00.000Z' });
+        const { events, off } = listen(zn);
+        const z1 = await store.changeDnssecKeys(zn, { add: [zsk] });
+        const z2 = await store.changeDnssecKeys(zn, {
+          update: [
+            { id: ksk.id, inactiveAt: '2024-09-01T00:00:00.000Z', deleteAt: '2024-10-01T00:00:00.000Z' },
+            { id: zsk.id, deleteAt: '2024-07-01T00:00:00.000Z' },
+          ],
+        });
+        expect(await store.listDnssecKeys(zn)).toEqual([
+          { ...ksk, inactiveAt: '2024-09-01T00:00:00.000Z', deleteAt: '2024-10-01T00:00:00.000Z' },
+          { ...zsk, deleteAt: '2024-07-01T00:00:00.000Z' },
+        ]);
+        const z3 = await store.changeDnssecKeys(zn, {
+          update: [
+            { id: ksk.id, inactiveAt: null },
+            { id: zsk.id, inactiveAt: null, deleteAt: null },
+          ],
+        });
+        off();
+        expect(await store.listDnssecKeys(zn)).toEqual([
+          { ...ksk, inactiveAt: null, deleteAt: '2024-10-01T00:00:00.000Z' },
+          { ...zsk, inactiveAt: null, deleteAt: null },
+        ]);
+        expect([z1.serial, z2.serial, z3.serial]).toEqual([zone.serial + 1, zone.serial + 2, zone.serial + 3]);
+        expect(events).toEqual([z1, z2, z3].map((z) => ({ zone: zn, serial: z.serial, kind: 'dnssec-changed' })));
+        expect(z3.recordsCount).toBe(1);
+      });
+
+      test('a rollover in one call: a key added, the old one retired and another removed; later parts may name added keys', async () => {
+        const { zn, ksk } = await signedZone('rollover');
+        const oldZsk = dnssecKey(zn, { createdAt: '2024-02-01T00:00:00.000Z' });
+        const gone = dnssecKey(zn);
+        await store.changeDnssecKeys(zn, { add: [oldZsk, gone] });
+        const newZsk = dnssecKey(zn, { createdAt: '2024-03-01T00:00:00.000Z' });
+        const brief = dnssecKey(zn);
+        await store.changeDnssecKeys(zn, {
+          add: [newZsk, brief],
+          update: [
+            { id: oldZsk.id, inactiveAt: '2024-04-01T00:00:00.000Z' },
+            { id: newZsk.id, deleteAt: '2026-01-01T00:00:00.000Z' },
+          ],
+          remove: [gone.id, brief.id],
+        });
+        expect(await store.listDnssecKeys(zn)).toEqual([
+          ksk,
+          { ...oldZsk, inactiveAt: '2024-04-01T00:00:00.000Z' },
+          { ...newZsk, deleteAt: '2026-01-01T00:00:00.000Z' },
+        ]);
+      });
+
+      test("remove by id removes that key only; remove 'all' every key of the zone (of no other)", async () => {
+        const { zn, ksk, zone } = await signedZone('remove');
+        const zsk = dnssecKey(zn);
+        const other = await signedZone('remove-other');
+        await store.changeDnssecKeys(zn, { add: [zsk] });
+        const { events, off } = listen(zn);
+        const z1 = await store.changeDnssecKeys(zn, { remove: [ksk.id] });
+        expect(await store.listDnssecKeys(zn)).toEqual([zsk]);
+        await store.changeDnssecKeys(zn, { add: [dnssecKey(zn)] });
+        const z3 = await store.changeDnssecKeys(zn, { remove: 'all' });
+        off();
+        expect(await store.listDnssecKeys(zn)).toEqual([]);
+        expect(await store.listDnssecKeys(other.zn)).toEqual([other.ksk]);
+        expect(z1.serial).toBe(zone.serial + 2);
+        expect(z3.serial).toBe(zone.serial + 4);
+        expect(events.map((e) => [e.kind, e.serial])).toEqual([
+          ['dnssec-changed', zone.serial + 2],
+          ['dnssec-changed', zone.serial + 3],
+          ['dnssec-changed', zone.serial + 4],
+        ]);
+        // 'all' of a zone without keys removes nothing, and is no error
+        expect((await store.changeDnssecKeys(zn, { remove: 'all' })).serial).toBe(zone.serial + 5);
+      });
+
+      test('an empty change raises the serial and emits (sign afresh), keys unchanged', async () => {
+        const { zn, ksk, zone } = await signedZone('resign');
+        const { events, off } = listen(zn);
+        clock.tick(1000);
+        const z1 = await store.changeDnssecKeys(zn, {});
+        const z2 = await store.changeDnssecKeys(zn, { add: [], update: [], remove: [] });
+        off();
+        expect(z1).toEqual({ ...zone, serial: zone.serial + 1, updatedAt: '2024-03-05T10:00:01.123Z' });
+        expect(z2.serial).toBe(zone.serial + 2);
+        expect(events).toEqual([
+          { zone: zn, serial: zone.serial + 1, kind: 'dnssec-changed' },
+          { zone: zn, serial: zone.serial + 2, kind: 'dnssec-changed' },
+        ]);
+        expect(await store.listDnssecKeys(zn)).toEqual([ksk]);
+      });
+
+      test('the serial follows the same policy as records changes (a new day: date·100)', async () => {
+        const { zn, zone } = await signedZone('keyserial');
+        expect(zone.serial).toBe(2024030501);
+        expect((await store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.9')])).zone.serial).toBe(2024030502);
+        clock.set('2024-03-06T00:00:00.000Z');
+        expect((await store.changeDnssecKeys(zn, {})).serial).toBe(2024030600);
+        expect((await store.changeDnssecKeys(zn, {})).serial).toBe(2024030601);
+      });
+
+      test('at most 16 keys added at once, keys of 8192 characters: the bounds themselves are accepted', async () => {
+        const zn = zoneName('keybounds');
+        await store.createZone(zn, SETTINGS);
+        const keys = Array.from({ length: 16 }, (_, i) =>
+          dnssecKey(zn, {
+            id: `k${String(i).padStart(2, '0')}`,
+            publicKey: 'A'.repeat(8192),
+            privateKey: 'p'.repeat(8192),
+          }),
+        );
+        await store.changeDnssecKeys(zn, { add: keys });
+        expect(await store.listDnssecKeys(zn)).toEqual(keys);
+      });
+
+      /** Awaits a refused call and checks that it wrote nothing and emitted nothing. */
+      async function refused(
+        zn: string,
+        call: () => Promise<unknown>,
+        code: StoreErrorCode,
+        message?: RegExp,
+      ): Promise<void> {
+        const before = await keyState(zn);
+        const { events, off } = listen(zn);
+        clock.tick(1000);
+        await expectStoreError(call(), code, message ? { message } : {});
+        off();
+        expect(events).toEqual([]);
+        expect(await keyState(zn)).toEqual(before);
+      }
+
+      test('an unknown zone is NOT_FOUND', async () => {
+        const { zn } = await signedZone('keys-nozone');
+        await expectStoreError(
+          store.changeDnssecKeys('missing.example', { add: [dnssecKey('missing.example')] }),
+          'NOT_FOUND',
+          { message: /missing\.example/ },
+        );
+        await refused(zn, () => store.changeDnssecKeys('missing.example', {}), 'NOT_FOUND');
+      });
+
+      test('an update of an unknown key id is NOT_FOUND, nothing written', async () => {
+        const { zn, ksk } = await signedZone('keys-update-ghost');
+        const ghost = randomUUID();
+        await refused(
+          zn,
+          () =>
+            store.changeDnssecKeys(zn, {
+              add: [dnssecKey(zn)],
+              update: [
+                { id: ksk.id, inactiveAt: '2030-01-01T00:00:00.000Z' },
+                { id: ghost, deleteAt: null },
+              ],
+            }),
+          'NOT_FOUND',
+          new RegExp(ghost),
+        );
+      });
+
+      test("a removal of an unknown key id (or another zone's key, or one removed before) is NOT_FOUND, nothing written", async () => {
+        const { zn, ksk } = await signedZone('keys-remove-ghost');
+        const other = await signedZone('keys-remove-ghost-other');
+        const ghost = randomUUID();
+        await refused(
+          zn,
+          () => store.changeDnssecKeys(zn, { remove: [ksk.id, ghost] }),
+          'NOT_FOUND',
+          new RegExp(ghost),
+        );
+        await refused(zn, () => store.changeDnssecKeys(zn, { remove: [other.ksk.id] }), 'NOT_FOUND');
+        await refused(zn, () => store.changeDnssecKeys(zn, { remove: [ksk.id, ksk.id] }), 'NOT_FOUND');
+        expect(await store.listDnssecKeys(other.zn)).toEqual([other.ksk]);
+      });
+
+      test('an added id that exists (in this zone, in another, or twice in the call) is CONFLICT, nothing written', async () => {
+        const { zn, ksk } = await signedZone('keys-conflict');
+        const other = await signedZone('keys-conflict-other');
+        const fresh = dnssecKey(zn);
+        await refused(
+          zn,
+          () => store.changeDnssecKeys(zn, { add: [fresh, dnssecKey(zn, { id: ksk.id })] }),
+          'CONFLICT',
+          new RegExp(ksk.id),
+        );
+        await refused(zn, () => store.changeDnssecKeys(zn, { add: [dnssecKey(zn, { id: other.ksk.id })] }), 'CONFLICT');
+        await refused(zn, () => store.changeDnssecKeys(zn, { add: [fresh, { ...fresh }] }), 'CONFLICT');
+        expect(await store.listDnssecKeys(other.zn)).toEqual([other.ksk]);
+      });
+
+      test('ifSerial: a stale serial is SERIAL_MISMATCH and writes nothing; the current one passes', async () => {
+        const { zn, zone } = await signedZone('keys-ifserial');
+        await refused(
+          zn,
+          () => store.changeDnssecKeys(zn, { add: [dnssecKey(zn)] }, { ifSerial: zone.serial - 1 }),
+          'SERIAL_MISMATCH',
+          new RegExp(String(zone.serial)),
+        );
+        const out = await store.changeDnssecKeys(zn, { add: [dnssecKey(zn)] }, { ifSerial: zone.serial });
+        expect(out.serial).toBe(zone.serial + 1);
+        await refused(zn, () => store.changeDnssecKeys(zn, {}, { ifSerial: zone.serial }), 'SERIAL_MISMATCH');
+        expect(await store.listDnssecKeys(zn)).toHaveLength(2);
+      });
+
+      /** Refused changes: each is INVALID and writes nothing (a good key added before it included). */
+      const invalidChanges: [string, RegExp, (zn: string, existing: DnssecKey) => unknown][] = [
+        ['flags 255', /add\[1\] flags must be 256 \(ZSK\) or 257 \(KSK\)/, (zn) => badKey(zn, { flags: 255 })],
+        ['flags 385 (revoked KSK)', /flags/, (zn) => badKey(zn, { flags: 385 })],
+        ['flags as a string', /flags/, (zn) => badKey(zn, { flags: '257' })],
+        [
+          'algorithm 5 (RSA/SHA-1)',
+          /add\[1\] algorithm must be one of 8, 13, 14, 15/,
+          (zn) => badKey(zn, { algorithm: 5 }),
+        ],
+        ['algorithm 16', /algorithm/, (zn) => badKey(zn, { algorithm: 16 })],
+        ['algorithm as a string', /algorithm/, (zn) => badKey(zn, { algorithm: '13' })],
+        ['bits 0', /add\[1\] bits must be an integer from 1/, (zn) => badKey(zn, { bits: 0 })],
+        ['bits -256', /bits/, (zn) => badKey(zn, { bits: -256 })],
+        ['bits 2048.5', /bits/, (zn) => badKey(zn, { bits: 2048.5 })],
+        ['bits as a string', /bits/, (zn) => badKey(zn, { bits: '2048' })],
+        ['bits beyond an integer column', /bits/, (zn) => badKey(zn, { bits: 2 ** 31 })],
+        ['an empty publicKey', /add\[1\] publicKey must be a non-empty string/, (zn) => badKey(zn, { publicKey: '' })],
+        [
+          'an empty privateKey',
+          /add\[1\] privateKey must be a non-empty string/,
+          (zn) => badKey(zn, { privateKey: '' }),
+        ],
+        ['a missing privateKey', /privateKey/, (zn) => badKey(zn, { privateKey: undefined })],
+        ['a publicKey of 8193 characters', /publicKey .*8192/, (zn) => badKey(zn, { publicKey: 'A'.repeat(8193) })],
+        ['a privateKey of 8193 characters', /privateKey .*8192/, (zn) => badKey(zn, { privateKey: 'p'.repeat(8193) })],
+        ['a privateKey with NUL', /privateKey/, (zn) => badKey(zn, { privateKey: 'a\u0000b' })],
+        [
+          'createdAt with a space',
+          /add\[1\] createdAt must be an ISO 8601 UTC timestamp/,
+          (zn) => badKey(zn, { createdAt: '2024-03-05 10:00:00Z' }),
+        ],
+        ['publishAt with an offset', /publishAt/, (zn) => badKey(zn, { publishAt: '2024-03-05T10:00:00+01:00' })],
+        ['activateAt on February 30', /activateAt/, (zn) => badKey(zn, { activateAt: '2024-02-30T00:00:00.000Z' })],
+        ['publishAt at 24:00', /publishAt/, (zn) => badKey(zn, { publishAt: '2024-03-05T24:00:00.000Z' })],
+        ['createdAt in year 0', /createdAt/, (zn) => badKey(zn, { createdAt: '0000-01-01T00:00:00.000Z' })],
+        ['expiresAt without Z', /expiresAt/, (zn) => badKey(zn, { expiresAt: '2025-03-05T10:00:00.000' })],
+        ['inactiveAt as a number', /inactiveAt/, (zn) => badKey(zn, { inactiveAt: Date.UTC(2025, 0, 1) })],
+        ['deleteAt as a date only', /deleteAt/, (zn) => badKey(zn, { deleteAt: '2025-01-01' })],
+        ['createdAt missing', /createdAt/, (zn) => badKey(zn, { createdAt: undefined })],
+        [
+          'the zone of another zone',
+          /add\[1\] zone .* is not the zone changed/,
+          (zn) => badKey(zn, { zone: `other.${zn}` }),
+        ],
+        ['the zone missing', /zone/, (zn) => badKey(zn, { zone: undefined })],
+        ['an empty id', /add\[1\] id must be a non-empty string/, (zn) => badKey(zn, { id: '' })],
+        ['a key that is not an object', /add\[1\]/, (zn) => ({ add: [dnssecKey(zn), 'key'] })],
+        ['17 keys added at once', /at most 16/, (zn) => ({ add: Array.from({ length: 17 }, () => dnssecKey(zn)) })],
+        ['add not an array', /add must be an array/, (zn) => ({ add: dnssecKey(zn) })],
+        [
+          'an update timing not ISO',
+          /update\[0\] deleteAt/,
+          (zn, k) => ({
+            add: [dnssecKey(zn)],
+            update: [{ id: k.id, deleteAt: 'soon' }],
+          }),
+        ],
+        [
+          'an update of another timing',
+          /update\[0\].*publishAt/,
+          (zn, k) => ({
+            add: [dnssecKey(zn)],
+            update: [{ id: k.id, publishAt: '2030-01-01T00:00:00.000Z' }],
+          }),
+        ],
+        ['an update without id', /update\[0\] id/, (zn) => ({ add: [dnssecKey(zn)], update: [{ inactiveAt: null }] })],
+        ['remove neither a list nor all', /remove/, (zn) => ({ add: [dnssecKey(zn)], remove: 'some' })],
+        ['a removed id not a string', /remove\[0\]/, (zn) => ({ add: [dnssecKey(zn)], remove: [7] })],
+        [
+          'an unknown part of the change',
+          /"replace" is not part of a DNSSEC key change/,
+          (zn) => ({
+            add: [dnssecKey(zn)],
+            replace: true,
+          }),
+        ],
+        ['a change that is not an object', /must be an object/, () => null],
+      ];
+
+      /** A change adding a good key, then `fields` over another one. */
+      function badKey(zn: string, fields: Record<string, unknown>): unknown {
+        return { add: [dnssecKey(zn), { ...dnssecKey(zn), ...fields }] };
+      }
+
+      test.each(invalidChanges)('INVALID, nothing written: %s', async (_, message, build) => {
+        const { zn, ksk } = await signedZone('keys-invalid');
+        await refused(zn, () => store.changeDnssecKeys(zn, build(zn, ksk) as DnssecKeyChange), 'INVALID', message);
+      });
+
+      test('keys go with their zone: a zone created again with the same name has none, and their ids are free', async () => {
+        const { zn, ksk } = await signedZone('keys-cascade');
+        const zsk = dnssecKey(zn);
+        await store.changeDnssecKeys(zn, { add: [zsk] });
+        expect(await store.deleteZone(zn)).toBe(true);
+        await expectStoreError(store.listDnssecKeys(zn), 'NOT_FOUND');
+        await store.createZone(zn, SETTINGS);
+        expect(await store.listDnssecKeys(zn)).toEqual([]);
+        await store.changeDnssecKeys(zn, { add: [ksk] });
+        expect(await store.listDnssecKeys(zn)).toEqual([ksk]);
+      });
+    });
+
+    // ----------------------------------------------------------------------------------------------------------
     describe('events', () => {
       test('onChange reports every committed change with its kind and serial, and nothing for failures', async () => {
         const zn = zoneName('events');
@@ -1147,6 +1566,8 @@ export function describeZoneStoreContract(
         await extra.close();
         await expectStoreError(extra.listZones(), 'UNAVAILABLE');
         await expectStoreError(extra.change('x.example', []), 'UNAVAILABLE');
+        await expectStoreError(extra.listDnssecKeys('x.example'), 'UNAVAILABLE');
+        await expectStoreError(extra.changeDnssecKeys('x.example', {}), 'UNAVAILABLE');
         await extra.close(); // twice is fine
       });
 

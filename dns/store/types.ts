@@ -44,7 +44,8 @@ export class StoreError extends Error {
 export interface ZoneChangeEvent {
   zone: string;
   serial: number;
-  kind: 'zone-created' | 'zone-updated' | 'zone-deleted' | 'records-changed';
+  /** `dnssec-changed`: the zone's DNSSEC keys or their timings changed (or a re-sign was asked for). */
+  kind: 'zone-created' | 'zone-updated' | 'zone-deleted' | 'records-changed' | 'dnssec-changed';
 }
 
 /**
@@ -78,6 +79,52 @@ export interface CreateZoneOptions {
   serial?: number;
 }
 
+/**
+ * A DNSSEC key of a zone as the store keeps it. Its state at any moment follows from its timestamps alone (RFC 7583
+ * timing: published from `publishAt` until `deleteAt`, signing from `activateAt` until `inactiveAt`), so a rollover
+ * advances with the clock and survives restarts without a state machine of its own. Timestamps: ISO 8601 UTC with Z.
+ */
+export interface DnssecKey {
+  /** UUID. */
+  id: string;
+  zone: string;
+  /** IANA algorithm number (8, 13, 14, 15). */
+  algorithm: number;
+  /** DNSKEY flags: 257 KSK, 256 ZSK. */
+  flags: number;
+  bits: number;
+  /** The DNSKEY public key field, base64. */
+  publicKey: string;
+  /** The private key (PKCS#8), encrypted by the caller: the store never sees it in the clear. */
+  privateKey: string;
+  createdAt: string;
+  publishAt: string;
+  activateAt: string;
+  /** Stops signing (a rollover's old key); null: signs until replaced. */
+  inactiveAt: string | null;
+  /** Leaves the DNSKEY RRset; null: stays. */
+  deleteAt: string | null;
+  /** End of the key's lifetime by policy (shown by the API). */
+  expiresAt: string;
+}
+
+/** Later timings of a key (a rollover retires the old one). */
+export interface DnssecKeyTimings {
+  id: string;
+  inactiveAt?: string | null;
+  deleteAt?: string | null;
+}
+
+/**
+ * One change of a zone's DNSSEC keys, in one transaction: keys added, timings changed, keys removed (`all`: every
+ * key of the zone — DNSSEC off). An empty change only raises the serial (asks every server to sign afresh).
+ */
+export interface DnssecKeyChange {
+  add?: DnssecKey[];
+  update?: DnssecKeyTimings[];
+  remove?: string[] | 'all';
+}
+
 /** The zone store: SQLite by default, PostgreSQL when DATABASE_URL is set. Both pass the same contract tests. */
 export interface ZoneStore {
   readonly kind: 'sqlite' | 'postgres';
@@ -98,6 +145,14 @@ export interface ZoneStore {
   getRecord(zone: string, id: string): Promise<StoredRecord | null>;
   /** Applies changes atomically; `ifSerial` makes it conditional on the current serial (optimistic locking). */
   change(zone: string, changes: RecordChange[], options?: { ifSerial?: number }): Promise<ChangeOutcome>;
+  /** The zone's DNSSEC keys, oldest first (none: the zone is not signed). NOT_FOUND for an unknown zone. */
+  listDnssecKeys(zone: string): Promise<DnssecKey[]>;
+  /**
+   * Applies a change of the zone's DNSSEC keys atomically, raises the serial and emits `dnssec-changed`; returns
+   * the zone after it. NOT_FOUND for an unknown zone or key id, CONFLICT for a key id that exists; `ifSerial` as
+   * for `change`. Keys go with their zone when it is deleted.
+   */
+  changeDnssecKeys(zone: string, change: DnssecKeyChange, options?: { ifSerial?: number }): Promise<Zone>;
   /**
    * Called after every committed change (by this process; PostgreSQL also relays other processes' changes), with
    * the names it touched when known.

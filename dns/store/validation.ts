@@ -7,13 +7,16 @@ import { invalid, show } from './errors';
 import {
   DEFAULT_STORE_LIMITS,
   MAX_CHANGES_PER_CALL,
+  MAX_DNSSEC_KEY_BITS,
+  MAX_DNSSEC_KEY_TEXT_LENGTH,
+  MAX_DNSSEC_KEYS_PER_CALL,
   MAX_ID_LENGTH,
   MAX_NAME_LENGTH,
   MAX_SETTING_TEXT_LENGTH,
   MAX_VALUE_LENGTH,
   type StoreLimits,
 } from './limits';
-import type { RecordChange } from './types';
+import type { DnssecKey, DnssecKeyChange, DnssecKeyTimings, RecordChange } from './types';
 import { isInZone } from '../names';
 
 /** A store's limits from its options: defaults for what is not given; a bad value is INVALID, naming it. */
@@ -122,14 +125,11 @@ function checkText(text: string, what: string, index?: number): void {
   if (LONE_SURROGATE.test(text)) throw invalid(`${what} is not valid Unicode (lone surrogate)`, index);
 }
 
-export function checkId(id: unknown, index?: number): asserts id is string {
+export function checkId(id: unknown, index?: number, what = 'record id'): asserts id is string {
   if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
-    throw invalid(
-      `record id must be a non-empty string of at most ${MAX_ID_LENGTH} characters (got ${show(id)})`,
-      index,
-    );
+    throw invalid(`${what} must be a non-empty string of at most ${MAX_ID_LENGTH} characters (got ${show(id)})`, index);
   }
-  checkText(id, 'record id', index);
+  checkText(id, what, index);
 }
 
 export function checkRecord(record: unknown, zone: string, index?: number): asserts record is RecordData {
@@ -198,4 +198,121 @@ export function checkChangeCount(changes: unknown): asserts changes is RecordCha
   if (changes.length > MAX_CHANGES_PER_CALL) {
     throw invalid(`a change() call may hold at most ${MAX_CHANGES_PER_CALL} changes (got ${changes.length})`);
   }
+}
+
+// -- DNSSEC keys --------------------------------------------------------------------------------------------------
+
+/** RSA/SHA-256, ECDSA P-256/SHA-256, ECDSA P-384/SHA-384, Ed25519. */
+const DNSSEC_ALGORITHMS: ReadonlySet<unknown> = new Set([8, 13, 14, 15]);
+const ISO_UTC = /^(\d{4})-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z$/;
+
+/**
+ * An ISO 8601 UTC timestamp with Z, of a real date and time (years 0001 to 9999: PostgreSQL has no year 0), in the
+ * store's form (`toISOString`): both databases then keep and return it alike, at millisecond precision.
+ */
+export function checkTimestamp(value: unknown, what: string): string {
+  const match = typeof value === 'string' ? ISO_UTC.exec(value) : null;
+  if (match && match[1] !== '0000') {
+    const ms = Date.parse(match[0]);
+    // Date.parse rolls 2024-02-30 over to March 1 and 24:00 to the next day: the fields must survive as written.
+    const iso = Number.isNaN(ms) ? '' : new Date(ms).toISOString();
+    if (iso.slice(0, 19) === match[0].slice(0, 19)) return iso;
+  }
+  throw invalid(`${what} must be an ISO 8601 UTC timestamp such as 2024-03-05T10:00:00.000Z (got ${show(value)})`);
+}
+
+function checkKeyText(value: unknown, what: string): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_DNSSEC_KEY_TEXT_LENGTH)
+    throw invalid(
+      `${what} must be a non-empty string of at most ${MAX_DNSSEC_KEY_TEXT_LENGTH} characters (got ${
+        typeof value === 'string' ? `${value.length} characters` : show(value)
+      })`,
+    );
+  checkText(value, what);
+  return value;
+}
+
+/** A timing that may be unset: null (or absent, when adding) is none. */
+const optionalTimestamp = (value: unknown, what: string): string | null =>
+  value === null || value === undefined ? null : checkTimestamp(value, what);
+
+/** A key to add to `zone`; returns a clean copy (known fields only, timestamps in the store's form). */
+function checkDnssecKey(key: unknown, zone: string, at: string): DnssecKey {
+  if (typeof key !== 'object' || key === null || Array.isArray(key)) throw invalid(`${at} must be a DNSSEC key`);
+  const k = key as Partial<Record<keyof DnssecKey, unknown>>;
+  checkId(k.id, undefined, `${at} id`);
+  if (k.zone !== zone) throw invalid(`${at} zone ${show(k.zone)} is not the zone changed, ${show(zone)}`);
+  if (!DNSSEC_ALGORITHMS.has(k.algorithm))
+    throw invalid(`${at} algorithm must be one of ${[...DNSSEC_ALGORITHMS].join(', ')} (got ${show(k.algorithm)})`);
+  if (k.flags !== 256 && k.flags !== 257)
+    throw invalid(`${at} flags must be 256 (ZSK) or 257 (KSK) (got ${show(k.flags)})`);
+  const bits = k.bits;
+  if (typeof bits !== 'number' || !Number.isInteger(bits) || bits < 1 || bits > MAX_DNSSEC_KEY_BITS)
+    throw invalid(`${at} bits must be an integer from 1 to ${MAX_DNSSEC_KEY_BITS} (got ${show(bits)})`);
+  return {
+    id: k.id,
+    zone,
+    algorithm: k.algorithm as number,
+    flags: k.flags,
+    bits,
+    publicKey: checkKeyText(k.publicKey, `${at} publicKey`),
+    privateKey: checkKeyText(k.privateKey, `${at} privateKey`),
+    createdAt: checkTimestamp(k.createdAt, `${at} createdAt`),
+    publishAt: checkTimestamp(k.publishAt, `${at} publishAt`),
+    activateAt: checkTimestamp(k.activateAt, `${at} activateAt`),
+    inactiveAt: optionalTimestamp(k.inactiveAt, `${at} inactiveAt`),
+    deleteAt: optionalTimestamp(k.deleteAt, `${at} deleteAt`),
+    expiresAt: checkTimestamp(k.expiresAt, `${at} expiresAt`),
+  };
+}
+
+const TIMING_KEYS: ReadonlySet<string> = new Set(['id', 'inactiveAt', 'deleteAt']);
+
+/** New timings of a key: unknown fields are refused (a timing this store cannot change must not pass silently). */
+function checkTimings(timings: unknown, at: string): DnssecKeyTimings {
+  if (typeof timings !== 'object' || timings === null || Array.isArray(timings))
+    throw invalid(`${at} must be an object with id, inactiveAt and/or deleteAt`);
+  for (const [key, value] of Object.entries(timings))
+    if (value !== undefined && !TIMING_KEYS.has(key))
+      throw invalid(`${at}: ${show(key)} cannot be changed (only inactiveAt and deleteAt)`);
+  const t = timings as Partial<Record<keyof DnssecKeyTimings, unknown>>;
+  if (typeof t.id !== 'string') throw invalid(`${at} id must be a string (got ${show(t.id)})`);
+  const clean: DnssecKeyTimings = { id: t.id };
+  // Absent (or undefined): unchanged; null: cleared.
+  if (t.inactiveAt !== undefined) clean.inactiveAt = optionalTimestamp(t.inactiveAt, `${at} inactiveAt`);
+  if (t.deleteAt !== undefined) clean.deleteAt = optionalTimestamp(t.deleteAt, `${at} deleteAt`);
+  return clean;
+}
+
+/** A DNSSEC key change, checked whole; its parts as lists (absent: empty). */
+export interface CheckedDnssecKeyChange {
+  add: DnssecKey[];
+  update: DnssecKeyTimings[];
+  remove: string[] | 'all';
+}
+
+const CHANGE_KEYS: ReadonlySet<string> = new Set(['add', 'update', 'remove']);
+
+/** A change of `zone`'s DNSSEC keys: every part well-formed (INVALID otherwise); returns a clean copy. */
+export function checkDnssecKeyChange(change: unknown, zone: string): CheckedDnssecKeyChange {
+  if (typeof change !== 'object' || change === null || Array.isArray(change))
+    throw invalid('a DNSSEC key change must be an object with add, update and/or remove');
+  for (const [key, value] of Object.entries(change))
+    if (value !== undefined && !CHANGE_KEYS.has(key))
+      throw invalid(`${show(key)} is not part of a DNSSEC key change (add, update, remove)`);
+  const c = change as Partial<Record<keyof DnssecKeyChange, unknown>>;
+  const list = (value: unknown, what: string, max: number): unknown[] => {
+    if (value === undefined) return [];
+    if (!Array.isArray(value)) throw invalid(`${what} must be an array`);
+    if (value.length > max) throw invalid(`${what} may hold at most ${max} keys (got ${value.length})`);
+    return value;
+  };
+  const add = list(c.add, 'add', MAX_DNSSEC_KEYS_PER_CALL).map((k, i) => checkDnssecKey(k, zone, `add[${i}]`));
+  const update = list(c.update, 'update', MAX_CHANGES_PER_CALL).map((t, i) => checkTimings(t, `update[${i}]`));
+  if (c.remove === 'all') return { add, update, remove: 'all' };
+  const remove = list(c.remove, "remove (an array of key ids, or 'all')", MAX_CHANGES_PER_CALL).map((id, i) => {
+    if (typeof id !== 'string') throw invalid(`remove[${i}] must be a key id (got ${show(id)})`);
+    return id;
+  });
+  return { add, update, remove };
 }
