@@ -19,6 +19,11 @@ import type { ZoneStore } from './store/types';
 import type { TsigKey } from './tsig/keyfile';
 import type { WireRecord } from './wire/message';
 import { refreshFor, ZoneLoader } from './zone-loader';
+import { DnssecAnswerSigner } from './dnssec/answer-signer';
+import type { KeyVault } from './dnssec/key-vault';
+import { SigningScheduler } from './dnssec/scheduler';
+import type { SigningPolicy } from './dnssec/zone-signer';
+import { storeSigning, type ZoneSigning } from './dnssec/zone-signing';
 
 export interface DnsAccessOptions {
   /** Zone → key names allowed to update it; a zone not listed may be updated by every configured key. */
@@ -59,6 +64,11 @@ export interface DnsEngineOptions {
    * from the same store (which must be a file or a database). Absent or count 0: this process answers alone.
    */
   workers?: { count: number; store: AnswerWorkersOptions['store'] };
+  /**
+   * DNSSEC: zones with keys in the store are served signed; private keys open with `vault`. `now` (seconds) is
+   * the signing clock (tests move it).
+   */
+  dnssec?: { vault: KeyVault; policy?: Partial<SigningPolicy>; now?: () => number };
 }
 
 function isLoopback(address: string): boolean {
@@ -82,10 +92,23 @@ export class DnsEngine {
   private readonly notifyKey: TsigKey | undefined;
   private readonly updates = new KeyedQueue();
   private unsubscribe?: () => void;
+  private readonly signing?: ZoneSigning;
+  private readonly scheduler?: SigningScheduler;
 
   private constructor(private readonly options: DnsEngineOptions) {
     this.keys = new Map((options.keys ?? []).map((k) => [k.name, k]));
-    this.loader = new ZoneLoader(options.store, this.index, options.log);
+    if (options.dnssec) {
+      const signing = storeSigning(options.store, options.dnssec.vault, options.dnssec);
+      this.signing = signing;
+      this.scheduler = new SigningScheduler(
+        async (zone) => {
+          await options.store.changeDnssecKeys(zone, {});
+        },
+        () => signing.now(),
+        options.log,
+      );
+    }
+    this.loader = new ZoneLoader(options.store, this.index, options.log, this.signing);
     this.notifyKey = DnsEngine.findNotifyKey(options.notifyKey, this.keys);
   }
 
@@ -105,6 +128,7 @@ export class DnsEngine {
       void engine.loader
         .reload(event.zone, refreshFor(event, detail))
         .then(() => {
+          engine.scheduler?.check(event.zone, engine.index.get(event.zone));
           if (event.kind !== 'zone-deleted') engine.notifySecondaries(event.zone);
         })
         .catch((err: unknown) =>
@@ -123,7 +147,11 @@ export class DnsEngine {
         },
         engine.keys,
         onError,
-        { answerCache: options.answerCache, cookies: new ServerCookies(cookieSecret) },
+        {
+          answerCache: options.answerCache,
+          cookies: new ServerCookies(cookieSecret),
+          signer: new DnssecAnswerSigner(),
+        },
       );
       engine.server = await startDnsServer({
         host: options.host,
@@ -147,6 +175,8 @@ export class DnsEngine {
             answerUdp: engine.server.answerUdp,
             cookieSecret,
             answerCache: options.answerCache,
+            dnssec: engine.signing &&
+              options.dnssec && { secret: options.dnssec.vault.secret, policy: engine.signing.policy },
             log: options.log,
           });
         } catch (err) {
@@ -167,8 +197,14 @@ export class DnsEngine {
   }
 
   /** Reads one zone of the index again, whole, from the store (see ZoneLoader.reload). */
-  reload(name: string): Promise<void> {
-    return this.loader.reload(name);
+  async reload(name: string): Promise<void> {
+    await this.loader.reload(name);
+    this.scheduler?.check(name, this.index.get(name));
+  }
+
+  /** Looks at every signed zone's timers again now (after the signing clock moved: tests). */
+  checkSigning(): void {
+    for (const name of this.index.names()) this.scheduler?.check(name, this.index.get(name));
   }
 
   private notifySecondaries(zone: string): void {
@@ -247,6 +283,7 @@ export class DnsEngine {
 
   private async shutDown(): Promise<void> {
     this.unsubscribe?.();
+    this.scheduler?.close();
     await this.workers?.close();
     await this.server?.close();
     await this.loader.idle();

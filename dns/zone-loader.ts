@@ -4,6 +4,8 @@ import { emailToRname } from './records';
 import { toAnswers } from './server/node-pack';
 import { serialAtLeast, serialMax } from './serial';
 import { ZoneBuilder, type RR, type ZoneData, type ZoneIndex } from './server/zone-index';
+import { signPatch, signZone } from './dnssec/zone-signer';
+import type { ZoneSigning } from './dnssec/zone-signing';
 import { StoreError, type ZoneChangeDetail, type ZoneChangeEvent, type ZoneStore } from './store/types';
 
 /**
@@ -78,6 +80,8 @@ export class ZoneLoader {
     private readonly store: ZoneStore,
     private readonly index: ZoneIndex,
     private readonly log?: ZoneLoaderLogger,
+    /** Keeps zones with DNSSEC keys signed (absent: every zone is served unsigned). */
+    private readonly signing?: ZoneSigning,
   ) {}
 
   /**
@@ -173,12 +177,18 @@ export class ZoneLoader {
     const owners = new Map<string, RR[]>();
     for (const name of wanted.names) owners.set(ownerKey(name), []);
     for (const rr of toAnswers(rows)) owners.get(rr.name.toLowerCase())?.push(rr);
-    this.index.set(current.patched(soa, owners));
+    this.index.set(current.signing ? signPatch(current, soa, owners, this.signingNow()) : current.patched(soa, owners));
+  }
+
+  private signingNow(): number {
+    return this.signing?.now() ?? Math.floor(Date.now() / 1000);
   }
 
   /** Reads the whole zone and builds its index anew (or drops it when the store has no such zone). */
   private async rebuild(zone: string): Promise<void> {
-    const data = await buildZone(this.store, zone);
+    let data = await buildZone(this.store, zone);
+    const keys = data && this.signing ? await this.signing.keysFor(zone, data.soa.name) : [];
+    if (data && this.signing && keys.length > 0) data = signZone(data, keys, this.signing.policy, this.signing.now());
     if (data) this.index.set(data);
     else this.index.delete(zone);
     this.stale.delete(zone);

@@ -14,12 +14,15 @@ import { ConfigError } from './config/load';
 import type { Config } from './config/schema';
 import type { Zone } from '../dns/model';
 import type { Logger } from './logger';
+import { KeyVault } from '../dns/dnssec/key-vault';
 
 export interface DnsPart {
   store: ZoneStore;
   engine: DnsEngine;
   /** The DNS tool's key for this server (generated into DATA_DIR on first start); absent when DNS is off. */
   toolKey?: TsigKey;
+  /** Seals and opens private DNSSEC keys (master key from DNSSEC_MASTER_KEY or DATA_DIR/dnssec-master.key). */
+  vault: KeyVault;
   health(): Promise<SubgraphHealth>;
   close(): Promise<void>;
 }
@@ -127,8 +130,10 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
         ? undefined
         : (keys.find((k) => k.name === TOOL_KEY_NAME) ?? ensureToolKey(config.dataDir, dnsLog));
     if (toolKey && !keys.includes(toolKey)) keys.push(toolKey);
+    const vault = KeyVault.open({ dataDir: config.dataDir, configured: config.dnssecMasterKey });
     const engine = await DnsEngine.start({
       store,
+      dnssec: { vault },
       host: config.dnsHost,
       port: config.dnsPort,
       listen: config.dnsPort !== 0,
@@ -151,6 +156,7 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
     return {
       store,
       engine,
+      vault,
       ...(toolKey ? { toolKey } : {}),
       async health() {
         const zones = await store.listZones();

@@ -6,6 +6,9 @@
  * signed messages, NOTIFY. TCP stays with the primary. It exits when the primary goes.
  */
 import type { Socket } from 'node:dgram';
+import { DnssecAnswerSigner } from '../dnssec/answer-signer';
+import { KeyVault } from '../dnssec/key-vault';
+import { storeSigning } from '../dnssec/zone-signing';
 import { openZoneStore } from '../store';
 import type { ZoneStore } from '../store/types';
 import { refreshFor, ZoneLoader } from '../zone-loader';
@@ -50,17 +53,27 @@ const early: Array<Extract<ToWorker, { t: 'change' }>> = [];
 async function init(message: Extract<ToWorker, { t: 'init' }>): Promise<void> {
   store = await openZoneStore(message.store);
   index = new ZoneIndex();
-  const zoneLoader = new ZoneLoader(store, index, {
-    // the loader's warnings carry the zone and the error: both reach the primary's log
-    warn: (obj: { zone?: string; err?: unknown }, msg) =>
-      report(
-        new Error(`${msg} (zone ${obj.zone ?? '?'}): ${obj.err instanceof Error ? obj.err.message : String(obj.err)}`),
-      ),
-  });
+  const signing =
+    message.dnssec && storeSigning(store, KeyVault.of(message.dnssec.secret), { policy: message.dnssec.policy });
+  const zoneLoader = new ZoneLoader(
+    store,
+    index,
+    {
+      // the loader's warnings carry the zone and the error: both reach the primary's log
+      warn: (obj: { zone?: string; err?: unknown }, msg) =>
+        report(
+          new Error(
+            `${msg} (zone ${obj.zone ?? '?'}): ${obj.err instanceof Error ? obj.err.message : String(obj.err)}`,
+          ),
+        ),
+    },
+    signing,
+  );
   loader = zoneLoader;
   responder = new Responder(index, {}, new Map(), report, {
     answerCache: message.answerCache,
     cookies: new ServerCookies(message.cookieSecret),
+    signer: new DnssecAnswerSigner(),
   });
   for (const change of early.splice(0))
     void zoneLoader.reload(change.event.zone, refreshFor(change.event, change.detail));

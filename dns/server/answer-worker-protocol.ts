@@ -1,5 +1,6 @@
 import type { OpenZoneStoreOptions } from '../store';
 import type { ZoneChangeDetail, ZoneChangeEvent } from '../store/types';
+import type { SigningPolicy } from '../dnssec/zone-signer';
 import type { AnswerCacheLimits } from './answer-cache';
 
 /**
@@ -16,6 +17,8 @@ export type ToWorker =
       answerCache?: Partial<AnswerCacheLimits>;
       /** The server cookie secret, so that a cookie one process issued is good in every other. */
       cookieSecret: Buffer;
+      /** DNSSEC: the key vault's master key and the signing policy (absent: zones are served unsigned). */
+      dnssec?: { secret: Buffer; policy: SigningPolicy };
     }
   /**
    * Once the worker has loaded every zone: answer from the UDP socket sent as the handle, or (batched UDP) from a

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { serialAtLeast } from '../serial';
 import type { OpenZoneStoreOptions } from '../store';
 import type { ZoneChangeDetail, ZoneChangeEvent } from '../store/types';
+import type { SigningPolicy } from '../dnssec/zone-signer';
 import type { AnswerCacheLimits } from './answer-cache';
 import type { FromWorker, ToWorker } from './answer-worker-protocol';
 import type { UdpShare } from './server';
@@ -29,6 +30,8 @@ export interface AnswerWorkersOptions {
   answerUdp: UdpAnswer;
   cookieSecret: Buffer;
   answerCache?: Partial<AnswerCacheLimits>;
+  /** DNSSEC: the vault's master key and the signing policy, so that workers sign as the engine does. */
+  dnssec?: { secret: Buffer; policy: SigningPolicy };
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
@@ -254,6 +257,7 @@ export class AnswerWorkers {
         store: options.store,
         answerCache: options.answerCache,
         cookieSecret: options.cookieSecret,
+        dnssec: options.dnssec,
       } satisfies ToWorker);
     });
   }

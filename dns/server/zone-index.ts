@@ -1,4 +1,5 @@
 import type { Answer, OptAnswer, SoaAnswer } from 'dns-packet';
+import type { SignedState } from '../dnssec/zone-signer';
 import type { RecordData } from '../model';
 import { cmp } from '../store/order';
 import { LayeredMap } from './layered-map';
@@ -36,6 +37,8 @@ export class ZoneData {
   readonly cutsAndDnames: LayeredMap<true>;
   /** Set when the index replaced or dropped this copy: answers computed from it (cached ones) are stale. */
   retired = false;
+  /** Set on a signed copy (DNSSEC): what the next change needs to sign it again, and what answers need. */
+  signing?: SignedState;
   private readonly ordered: boolean;
   private sorted?: string[];
 
@@ -287,6 +290,11 @@ export class ZoneIndex {
 
   get size(): number {
     return this.zones.size;
+  }
+
+  /** Names of the zones held. */
+  names(): string[] {
+    return [...this.zones.keys()];
   }
 
   /** The longest zone name that is the name itself or one of its ancestors. */

@@ -23,7 +23,7 @@ interface Internals {
 const codecs = packet as unknown as Internals;
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- dns-packet's type table has no typings
-const types = require('dns-packet/types') as { toString(n: number): string };
+const types = require('dns-packet/types') as { toString(n: number): string; toType(name: string): number };
 
 /** The EDNS DO bit in an OPT record's flags. */
 export const DNSSEC_OK: number = packet.DNSSEC_OK;
@@ -85,4 +85,9 @@ export function decodeName(buf: Buffer, offset: number): Decoded<string> {
 /** Type mnemonic of a number, as dns-packet names it ('A', 'ANY', 'UNKNOWN_99'). */
 export function typeName(type: number): string {
   return types.toString(type);
+}
+
+/** Type number of a mnemonic as dns-packet names it ('A' → 1, 'UNKNOWN_99' → 99); 0 for one it does not know. */
+export function typeNumber(name: string): number {
+  return types.toType(name);
 }

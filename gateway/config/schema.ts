@@ -247,6 +247,16 @@ export const ConfigSchema = z
         error: "must be 'auto' or a whole number from 0 to 64",
       })
       .default('auto'),
+    /**
+     * The master key (base64, 32 bytes) that seals private DNSSEC keys in the store; unset: one is made into
+     * DATA_DIR/dnssec-master.key. Every process serving the same store needs the same one.
+     */
+    dnssecMasterKey: z
+      .string()
+      .refine((v) => Buffer.from(v, 'base64').length === 32, {
+        error: 'must be 32 bytes in base64 (openssl rand -base64 32)',
+      })
+      .optional(),
     /** A DNS TCP connection with nothing in progress is closed after this long. */
     dnsTcpIdleMs: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
     /** A DNS message over TCP must arrive whole within this long of its first byte. */
@@ -336,6 +346,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   dnsMaxRecordsPerRrset: 'DNS_MAX_RECORDS_PER_RRSET',
   dnsTcpMaxConnections: 'DNS_TCP_MAX_CONNECTIONS',
   dnsWorkers: 'DNS_WORKERS',
+  dnssecMasterKey: 'DNSSEC_MASTER_KEY',
   dnsTcpIdleMs: 'DNS_TCP_IDLE_MS',
   dnsTcpMessageMs: 'DNS_TCP_MESSAGE_MS',
   dnsTcpMaxBufferedBytes: 'DNS_TCP_MAX_BUFFERED_BYTES',

@@ -1,0 +1,69 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/**
+ * Private DNSSEC keys at rest: AES-256-GCM under one master key that never enters the store. The master key comes
+ * from configuration (base64, 32 bytes) or from a file in the data directory, made on first use with mode 0600.
+ * A key sealed under another master key (or altered) does not open: an error, never a wrong key.
+ */
+export class KeyVault {
+  private constructor(private readonly master: Buffer) {}
+
+  /** A vault from 32 bytes of key. */
+  static of(master: Buffer): KeyVault {
+    if (master.length !== 32) throw new Error(`the DNSSEC master key must be 32 bytes, not ${master.length}`);
+    return new KeyVault(Buffer.from(master));
+  }
+
+  /** A vault whose key is `configured` (base64) or else the file `<dataDir>/dnssec-master.key` (made when missing). */
+  static open(options: { dataDir: string; configured?: string }): KeyVault {
+    if (options.configured) return KeyVault.of(Buffer.from(options.configured, 'base64'));
+    const file = join(options.dataDir, MASTER_KEY_FILE);
+    try {
+      return KeyVault.of(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    const master = randomBytes(32);
+    mkdirSync(dirname(file), { recursive: true });
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${master.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    chmodSync(temporary, 0o600);
+    renameSync(temporary, file);
+    // another process may have made one first: the file decides
+    return KeyVault.of(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));
+  }
+
+  /** The master key, for answer workers of this engine (they open the same keys). */
+  get secret(): Buffer {
+    return Buffer.from(this.master);
+  }
+
+  seal(plain: Buffer): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.master, iv);
+    const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
+    return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), sealed.toString('base64')].join(
+      ':',
+    );
+  }
+
+  open(text: string): Buffer {
+    const [version, iv, tag, sealed] = text.split(':');
+    if (version !== VERSION || iv === undefined || tag === undefined || sealed === undefined)
+      throw new Error('not a sealed DNSSEC key');
+    const decipher = createDecipheriv('aes-256-gcm', this.master, Buffer.from(iv, 'base64'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64'));
+    try {
+      return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64')), decipher.final()]);
+    } catch {
+      throw new Error(
+        'a DNSSEC private key does not open with this master key (another data directory or DNSSEC_MASTER_KEY?)',
+      );
+    }
+  }
+}
+
+export const MASTER_KEY_FILE = 'dnssec-master.key';
+const VERSION = 'v1';

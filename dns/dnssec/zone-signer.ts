@@ -1,0 +1,311 @@
+import type { KeyObject } from 'node:crypto';
+import type { SoaAnswer } from 'dns-packet';
+import { parentOf, type Node, type RR, type ZoneData } from '../server/zone-index';
+import { signData, type Algorithm } from './algorithms';
+import { canonicalKey, labelCount, signedData } from './canonical';
+import { KSK_FLAGS } from './keys';
+
+/**
+ * Signs a zone in memory (RFC 4035 §2): DNSKEY at the apex, an RRSIG per authoritative RRset, an NSEC chain in
+ * canonical order. The signed zone is a copy of the unsigned one with these records added to its nodes, so
+ * answers, zone transfers and explicit queries for RRSIG, NSEC or DNSKEY all see them. A change re-signs only the
+ * names it touched and their neighbours in the chain (`signPatch`).
+ */
+
+/** A key ready to sign with, and when it is published and signs (seconds since the epoch). */
+export interface ZoneKey {
+  id: string;
+  flags: number;
+  algorithm: Algorithm;
+  tag: number;
+  /** The DNSKEY record (owner: the zone's apex). */
+  dnskey: RR;
+  privateKey: KeyObject;
+  publishAt: number;
+  activateAt: number;
+  inactiveAt: number | null;
+  deleteAt: number | null;
+}
+
+export interface SigningPolicy {
+  /** Seconds a signature is valid from its inception. */
+  signatureValidity: number;
+  /** Seconds before now that inception is set (clocks of validators run behind). */
+  inceptionOffset: number;
+  /** TTL of the DNSKEY RRset. */
+  dnskeyTtl: number;
+}
+
+export const DEFAULT_SIGNING_POLICY: SigningPolicy = {
+  signatureValidity: 14 * 86_400,
+  inceptionOffset: 3600,
+  dnskeyTtl: 3600,
+};
+
+/** What a signed zone copy knows of its signing, for the next change and for answers. */
+export interface SignedState {
+  keys: readonly ZoneKey[];
+  policy: SigningPolicy;
+  /** Authoritative owner names (index keys) in canonical order: the NSEC chain. */
+  chain: readonly string[];
+  /** canonicalKey of each name of `chain`, for binary search. */
+  chainKeys: readonly string[];
+  /** Earliest expiration of the signatures made (seconds): the zone must be signed afresh well before. */
+  expiresAt: number;
+  /** When the zone was signed whole (seconds). */
+  signedAt: number;
+}
+
+const published = (k: ZoneKey, now: number): boolean => k.publishAt <= now && (k.deleteAt === null || now < k.deleteAt);
+const signing = (k: ZoneKey, now: number): boolean =>
+  published(k, now) && k.activateAt <= now && (k.inactiveAt === null || now < k.inactiveAt);
+
+/** The next moment after `now` at which a key is published, starts or stops signing, or leaves (null: none). */
+export function nextKeyEvent(keys: readonly ZoneKey[], now: number): number | null {
+  let next: number | null = null;
+  for (const k of keys)
+    for (const t of [k.publishAt, k.activateAt, k.inactiveAt, k.deleteAt])
+      if (t !== null && t > now && (next === null || t < next)) next = t;
+  return next;
+}
+
+/** Keys that sign at `now`: KSKs the DNSKEY RRset, ZSKs the rest (a zone whose ZSKs are all inactive: the KSKs). */
+function signers(keys: readonly ZoneKey[], now: number): { ksks: ZoneKey[]; zsks: ZoneKey[] } {
+  const active = keys.filter((k) => signing(k, now));
+  const ksks = active.filter((k) => k.flags === KSK_FLAGS);
+  const zsks = active.filter((k) => k.flags !== KSK_FLAGS);
+  return { ksks, zsks: zsks.length > 0 ? zsks : ksks };
+}
+
+/** One signing run: the keys and times every signature of it gets. */
+class Run {
+  readonly inception: number;
+  readonly expiration: number;
+  readonly ksks: ZoneKey[];
+  readonly zsks: ZoneKey[];
+  readonly signer: string;
+
+  constructor(
+    readonly zone: ZoneData,
+    readonly keys: readonly ZoneKey[],
+    readonly policy: SigningPolicy,
+    readonly now: number,
+  ) {
+    this.inception = now - policy.inceptionOffset;
+    this.expiration = now + policy.signatureValidity;
+    ({ ksks: this.ksks, zsks: this.zsks } = signers(keys, now));
+    this.signer = zone.name === '' ? '.' : zone.name;
+  }
+
+  /** RRSIGs over one RRset (all of one owner and type), by `keys`. */
+  sign(rrset: readonly RR[], keys: readonly ZoneKey[]): RR[] {
+    const first = rrset[0];
+    if (first === undefined) return [];
+    const owner = first.name;
+    const ttl = first.ttl ?? 0;
+    return keys.map((key) => {
+      const fields = {
+        typeCovered: first.type,
+        algorithm: key.algorithm.number,
+        labels: labelCount(owner),
+        originalTTL: ttl,
+        expiration: this.expiration,
+        inception: this.inception,
+        keyTag: key.tag,
+        signersName: this.signer,
+      };
+      const signature = signData(key.algorithm, key.privateKey, signedData(fields, owner, rrset));
+      return { name: owner, type: 'RRSIG', class: 'IN', ttl, data: { ...fields, signature } } as unknown as RR;
+    });
+  }
+
+  /** The DNSKEY RRset: every published key, owned by the apex as the SOA names it. */
+  dnskeys(apexName: string): RR[] {
+    return this.keys
+      .filter((k) => published(k, this.now))
+      .map((k) => ({ ...k.dnskey, name: apexName, ttl: this.policy.dnskeyTtl }));
+  }
+}
+
+/** Whether `owner` (an index key) lies below a zone cut or DNAME of the zone: glue or occluded, never signed. */
+function occluded(zone: ZoneData, apex: string, owner: string): boolean {
+  if (owner === apex || zone.cutsAndDnames.size === 0) return false;
+  for (let n = parentOf(owner); n !== apex && n !== ''; n = parentOf(n)) if (zone.cutsAndDnames.has(n)) return true;
+  return false;
+}
+
+/** Whether `node` (not the apex) is a delegation point: NS at a name below the apex. */
+const isCut = (node: Node, owner: string, apex: string): boolean => owner !== apex && node.has('NS');
+
+/**
+ * The records of one authoritative owner name, signed: its RRsets (at a delegation only NS, unsigned, and DS), an
+ * RRSIG per signed RRset, and the NSEC to `next`. The apex adds DNSKEY (signed by the KSKs) and the SOA's RRSIG.
+ * `keepSignatures`: the name did not change, only its successor: its RRSIGs are kept and only the NSEC is made.
+ */
+function signedNode(
+  run: Run,
+  owner: string,
+  node: Node,
+  next: string,
+  apex: string,
+  soa: SoaAnswer,
+  keepSignatures = false,
+): RR[] {
+  const cut = isCut(node, owner, apex);
+  const out: RR[] = [];
+  const rrsigs: RR[] = [];
+  const types: string[] = [];
+  let ownerName = owner === apex ? soa.name : undefined;
+  for (const [type, rrset] of node) {
+    if (type === 'NSEC' || type === 'SOA' || (type === 'DNSKEY' && owner === apex)) continue; // made afresh here
+    if (type === 'RRSIG') {
+      if (keepSignatures) rrsigs.push(...rrset.filter((r) => covered(r) !== 'NSEC'));
+      continue;
+    }
+    ownerName ??= rrset[0]?.name;
+    out.push(...rrset);
+    if (cut && type !== 'NS' && type !== 'DS') continue; // glue at the cut's own name: neither signed nor in the bitmap
+    types.push(type);
+    if (!keepSignatures && !(cut && type === 'NS')) rrsigs.push(...run.sign(rrset, run.zsks));
+  }
+  if (owner === apex) {
+    const dnskeys = run.dnskeys(soa.name);
+    if (dnskeys.length > 0) {
+      out.push(...dnskeys);
+      types.push('DNSKEY');
+      if (!keepSignatures) rrsigs.push(...run.sign(dnskeys, run.ksks.length > 0 ? run.ksks : run.zsks));
+    }
+    types.push('SOA');
+    if (!keepSignatures) rrsigs.push(...run.sign([soa], run.zsks));
+  }
+  const nsec = {
+    name: ownerName ?? owner,
+    type: 'NSEC',
+    class: 'IN',
+    ttl: run.zone.negativeTtl,
+    data: { nextDomain: next === '' ? '.' : next, rrtypes: [...types, 'RRSIG', 'NSEC'] },
+  } as unknown as RR;
+  return [...out, ...rrsigs, nsec, ...run.sign([nsec], run.zsks)];
+}
+
+function covered(rrsig: RR): string {
+  return (rrsig.data as unknown as { typeCovered: string }).typeCovered;
+}
+
+/** The authoritative owner names of `zone` (index keys) in canonical order. */
+function chainOf(zone: ZoneData, apex: string): { chain: string[]; chainKeys: string[] } {
+  const keyed: Array<[string, string]> = [];
+  for (const owner of zone.nodes.keys())
+    if (!occluded(zone, apex, owner)) keyed.push([canonicalKey(owner === '.' ? '' : owner), owner]);
+  keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return { chain: keyed.map(([, owner]) => owner), chainKeys: keyed.map(([key]) => key) };
+}
+
+/** The name an NSEC of `chain[i]` points to: the next one, the last back to the apex (model form, root ""). */
+function nextOf(chain: readonly string[], i: number): string {
+  const next = chain[(i + 1) % chain.length] ?? '';
+  return next === '.' ? '' : next;
+}
+
+/**
+ * `zone` signed whole with `keys` at `now` (seconds): a copy holding DNSKEY, RRSIGs and the NSEC chain; any such
+ * records the copy had are made afresh. With no key signing at `now`, the zone as it is.
+ */
+export function signZone(zone: ZoneData, keys: readonly ZoneKey[], policy: SigningPolicy, now: number): ZoneData {
+  const run = new Run(zone, keys, policy, now);
+  if (run.zsks.length === 0) return zone;
+  const apex = zone.soa.name.toLowerCase();
+  const { chain, chainKeys } = chainOf(zone, apex);
+  const owners = new Map<string, RR[]>();
+  chain.forEach((owner, i) => {
+    const node = zone.nodes.peek(owner);
+    if (node) owners.set(owner, signedNode(run, owner, node, nextOf(chain, i), apex, zone.soa));
+  });
+  const signed = zone.patched(zone.soa, owners);
+  signed.signing = { keys, policy, chain, chainKeys, expiresAt: run.expiration, signedAt: now };
+  return signed;
+}
+
+/** Index of `key` in sorted `keys`, or where it would go (as -(position) - 1). */
+export function search(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const k = keys[mid] ?? '';
+    if (k === key) return mid;
+    if (k < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -lo - 1;
+}
+
+/**
+ * The next copy of a signed zone after a change of the names in `owners` (each with all its records, unsigned, or
+ * none: the name goes) and a new SOA: those names signed afresh, the NSEC of each name whose successor changed, and
+ * the apex (its SOA's RRSIG follows the serial). A change of delegations or DNAMEs (which names are occluded) signs
+ * the zone whole.
+ */
+export function signPatch(
+  previous: ZoneData,
+  soa: SoaAnswer,
+  owners: ReadonlyMap<string, readonly RR[]>,
+  now: number,
+): ZoneData {
+  const state = previous.signing;
+  if (!state) throw new Error(`zone ${previous.name} is not signed`);
+  const apex = soa.name.toLowerCase();
+  const reshaping = (rrs: readonly RR[] | undefined) => rrs?.some((r) => r.type === 'NS' || r.type === 'DNAME');
+  for (const [owner, records] of owners) {
+    if (owner === apex) continue;
+    if (reshaping(records) || (previous.cutsAndDnames.has(owner) && !occluded(previous, apex, owner)))
+      return signZone(previous.patched(soa, stripped(owners, apex)), state.keys, state.policy, now);
+  }
+  const unsigned = previous.patched(soa, stripped(owners, apex));
+  const run = new Run(unsigned, state.keys, state.policy, now);
+  if (run.zsks.length === 0) return unsigned;
+  // the chain after the change, and the names whose NSEC must be made again
+  const chain = [...state.chain];
+  const chainKeys = [...state.chainKeys];
+  const again = new Set<string>([apex]);
+  for (const [owner, records] of owners) {
+    if (owner === apex || occluded(unsigned, apex, owner)) continue;
+    const key = canonicalKey(owner === '.' ? '' : owner);
+    const at = search(chainKeys, key);
+    if (records.length > 0) {
+      again.add(owner);
+      if (at >= 0) continue;
+      chain.splice(-at - 1, 0, owner);
+      chainKeys.splice(-at - 1, 0, key);
+      again.add(chain[(-at - 2 + chain.length) % chain.length] ?? apex); // its predecessor points to it now
+    } else if (at >= 0) {
+      chain.splice(at, 1);
+      chainKeys.splice(at, 1);
+      again.add(chain[(at - 1 + chain.length) % chain.length] ?? apex);
+    }
+  }
+  const signedOwners = stripped(owners, apex);
+  for (const owner of again) {
+    const at = search(chainKeys, canonicalKey(owner === '.' ? '' : owner));
+    const node = unsigned.nodes.get(owner);
+    if (at < 0 || !node) continue;
+    // a name the change gave (and the apex: its SOA's RRSIG follows the serial) is signed afresh; a neighbour keeps
+    // its RRSIGs and gets a new NSEC
+    const keep = !owners.has(owner) && owner !== apex;
+    signedOwners.set(owner, signedNode(run, owner, node, nextOf(chain, at), apex, soa, keep));
+  }
+  const signed = unsigned.patched(soa, signedOwners);
+  signed.signing = { ...state, chain, chainKeys, expiresAt: Math.min(state.expiresAt, run.expiration) };
+  return signed;
+}
+
+/** Changed names' records as the store gave them: no DNSSEC records (a patch of a signed zone adds its own). */
+function stripped(owners: ReadonlyMap<string, readonly RR[]>, apex: string): Map<string, RR[]> {
+  const out = new Map<string, RR[]>();
+  for (const [owner, records] of owners)
+    out.set(
+      owner,
+      records.filter((r) => !(owner === apex && r.type === 'DNSKEY') && r.type !== 'RRSIG' && r.type !== 'NSEC'),
+    );
+  return out;
+}

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { algorithmByNumber, type Algorithm } from './algorithms';
+import type { KeyVault } from './key-vault';
+import { describeKey, newKeyMaterial, zoneKey } from './zone-keys';
+import { DEFAULT_SIGNING_POLICY, type SigningPolicy, type ZoneKey } from './zone-signer';
+import type { DnssecKey, ZoneStore } from '../store/types';
+
+/** What the zone loader needs to keep signed zones signed: their keys, the policy, the time. */
+export interface ZoneSigning {
+  /** The zone's keys, ready to sign `apex` (its name as the SOA gives it); none: the zone is not signed. */
+  keysFor(zone: string, apex: string): Promise<ZoneKey[]>;
+  policy: SigningPolicy;
+  /** Seconds since the epoch. */
+  now(): number;
+}
+
+/** Seconds since the epoch of an ISO 8601 timestamp (null stays null). */
+export const seconds = (iso: string | null): number | null =>
+  iso === null ? null : Math.floor(Date.parse(iso) / 1000);
+
+/** A stored key as a ZoneKey: its private key opened from the vault. */
+export function storedZoneKey(apex: string, key: DnssecKey, vault: KeyVault): ZoneKey {
+  const algorithm = algorithmByNumber(key.algorithm);
+  if (!algorithm) throw new Error(`DNSSEC key ${key.id} of zone ${key.zone} has an unknown algorithm ${key.algorithm}`);
+  const made = zoneKey(
+    key.id,
+    apex,
+    { algorithm, flags: key.flags, privateKey: vault.open(key.privateKey) },
+    {
+      publishAt: seconds(key.publishAt) ?? 0,
+      activateAt: seconds(key.activateAt) ?? 0,
+      inactiveAt: seconds(key.inactiveAt),
+      deleteAt: seconds(key.deleteAt),
+    },
+  );
+  const publicKey = (made.dnskey.data as unknown as { key: Buffer }).key.toString('base64');
+  if (publicKey !== key.publicKey)
+    throw new Error(`DNSSEC key ${key.id} of zone ${key.zone}: its private and public keys do not match`);
+  return made;
+}
+
+/** Signing from the store's keys, opened with `vault`. */
+export function storeSigning(
+  store: ZoneStore,
+  vault: KeyVault,
+  options: { policy?: Partial<SigningPolicy>; now?: () => number } = {},
+): ZoneSigning {
+  return {
+    keysFor: async (zone, apex) => (await store.listDnssecKeys(zone)).map((k) => storedZoneKey(apex, k, vault)),
+    policy: { ...DEFAULT_SIGNING_POLICY, ...options.policy },
+    now: options.now ?? (() => Math.floor(Date.now() / 1000)),
+  };
+}
+
+/**
+ * A new key for the store: material of `algorithm` (RSA `bits` long), its private key sealed by `vault`, published
+ * at `publishAt` and signing from `activateAt` (seconds), with `lifetime` seconds to its `expiresAt`.
+ */
+export function newStoredKey(
+  zone: string,
+  algorithm: Algorithm,
+  flags: number,
+  vault: KeyVault,
+  times: { publishAt: number; activateAt: number; lifetime: number },
+  bits?: number,
+): DnssecKey {
+  const material = newKeyMaterial(algorithm, flags, bits);
+  const described = describeKey(material);
+  const iso = (s: number): string => new Date(s * 1000).toISOString();
+  return {
+    id: randomUUID(),
+    zone,
+    algorithm: algorithm.number,
+    flags,
+    bits: described.bits,
+    publicKey: described.publicKey.toString('base64'),
+    privateKey: vault.seal(material.privateKey),
+    createdAt: iso(times.publishAt),
+    publishAt: iso(times.publishAt),
+    activateAt: iso(times.activateAt),
+    inactiveAt: null,
+    deleteAt: null,
+    expiresAt: iso(times.activateAt + times.lifetime),
+  };
+}
