@@ -1,17 +1,19 @@
 // @needs bind
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { algorithmByName } from '../../dns/dnssec/algorithms';
 import { KeyVault } from '../../dns/dnssec/key-vault';
 import { dnskeyRdata, dsDigest, keyTag, KSK_FLAGS, ZSK_FLAGS } from '../../dns/dnssec/keys';
 import { newStoredKey } from '../../dns/dnssec/zone-signing';
 import { DnsEngine } from '../../dns/engine';
+import { sendNotify } from '../../dns/server/notify';
 import { openSqliteStore } from '../../dns/store';
 import type { DnssecKey, ZoneStore } from '../../dns/store/types';
 import { importZoneFile } from '../../dns/zone-files';
 import { parseKeyFile } from '../../dns/tsig/keyfile';
-import { dig, requireTool } from '../helpers/dns-peers';
+import { dig, requireTool, startNamed } from '../helpers/dns-peers';
 import { delvQuery, startValidatingResolver, verifyZoneWithPeers, type PeerVerdict } from '../helpers/dnssec-peers';
 
 /**
@@ -134,6 +136,20 @@ describe('delv, trusting the DS of p256.test', () => {
     20_000,
   );
 
+  test('a changed signature: resolution fails for that RRset only', async () => {
+    // ed.test's www A has not been answered yet: no wire form of its RRSIG is cached
+    const node = engine.index.get('ed.test')?.nodes.get('www.ed.test');
+    const rrsig = node?.get('RRSIG')?.find((r) => (r.data as unknown as { typeCovered: string }).typeCovered === 'A');
+    const signature = (rrsig?.data as unknown as { signature: Buffer } | undefined)?.signature;
+    if (!signature) throw new Error('no RRSIG over www.ed.test A');
+    signature[5] = (signature[5] ?? 0) ^ 0xff;
+    const bad = await delvQuery({ server, zone: 'ed.test', ds: dsOf('ed.test'), name: 'www.ed.test', type: 'A' });
+    expect({ validated: bad.validated, failed: bad.failed }).toEqual({ validated: false, failed: true });
+    expect(bad.output).toMatch(/RRSIG failed to verify|no valid signature/);
+    const good = await delvQuery({ server, zone: 'ed.test', ds: dsOf('ed.test'), name: 'mail.ed.test', type: 'A' });
+    expect(good.validated).toBe(true);
+  }, 20_000);
+
   test('a wrong DS: resolution fails', async () => {
     const wrong = dsOf(zone).map((d) => d.replace(/[0-9A-F]$/, (c) => (c === '0' ? '1' : '0')));
     const r = await delvQuery({ server, zone, ds: wrong, name: 'www.p256.test', type: 'A' });
@@ -207,5 +223,51 @@ describe('DNS UPDATE (nsupdate) to a signed zone', () => {
     }
     expect((await dig(server, ['www.p256.test', 'A'])).status).toBe('NXDOMAIN'); // its only record went: the name too
     expect(failures(await verifyZoneWithPeers(zone, await axfr(zone)))).toEqual([]);
+  }, 60_000);
+});
+
+describe('a BIND 9 secondary of a signed zone', () => {
+  test('transfers it, serves it so that delv validates, and follows a change after NOTIFY', async () => {
+    const zone = 'p256.test';
+    const secondary = await startNamed(
+      [{ name: zone, text: '', options: `type secondary; primaries { ${HOST} port ${server.port}; };` }],
+      '',
+      'minimal-responses no-auth; allow-transfer { any; };',
+    );
+    try {
+      const soa = async () => (await dig(secondary, [zone, 'SOA']).catch(() => undefined))?.status;
+      for (let i = 0; i < 50 && (await soa()) !== 'NOERROR'; i++) await new Promise((r) => setTimeout(r, 200));
+      const validated = async (name: string, type: string) => {
+        const r = await delvQuery({ server: secondary, zone, ds: dsOf(zone), name, type });
+        return { name, type, validated: r.validated, output: r.validated ? '' : r.output };
+      };
+      for (const [name, type] of [
+        ['mail.p256.test', 'A'],
+        ['nothing.p256.test', 'A'],
+        ['x.wild.p256.test', 'TXT'],
+      ] as const)
+        expect(await validated(name, type)).toEqual({ name, type, validated: true, output: '' });
+      const { stdout } = await run('dig', [`@${HOST}`, '-p', String(secondary.port), zone, 'AXFR'], {
+        timeout: 20_000,
+      });
+      expect(failures(await verifyZoneWithPeers(zone, stdout))).toEqual([]);
+
+      const outcome = await store.change(zone, [
+        { op: 'add', record: { name: 'late.p256.test', type: 'A', ttl: 300, value: '192.0.2.88' } },
+      ]);
+      await engine.served(zone, outcome.zone.serial);
+      expect(await sendNotify(zone, secondary)).toBe(true);
+      const late = async () => (await dig(secondary, ['late.p256.test', 'A'])).status;
+      for (let i = 0; i < 50 && (await late()) !== 'NOERROR'; i++) await new Promise((r) => setTimeout(r, 200));
+      expect(await validated('late.p256.test', 'A')).toEqual({
+        name: 'late.p256.test',
+        type: 'A',
+        validated: true,
+        output: '',
+      });
+    } finally {
+      await secondary.stop();
+      rmSync(secondary.dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });
