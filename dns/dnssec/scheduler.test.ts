@@ -1,0 +1,70 @@
+/**
+ * The signing scheduler asks for a zone to be signed afresh when a key event comes (published, signing, retired,
+ * removed) or half the signature validity has passed — by the engine's clock, which a test moves.
+ */
+import type { ZoneData } from '../server/zone-index';
+import { SigningScheduler } from './scheduler';
+import { DEFAULT_SIGNING_POLICY, type SignedState, type ZoneKey } from './zone-signer';
+
+const T0 = 1_800_000_000;
+
+function zone(signedAt: number, keys: Array<Partial<ZoneKey>>): ZoneData {
+  const signing: SignedState = {
+    keys: keys.map((k) => ({ publishAt: T0, activateAt: T0, inactiveAt: null, deleteAt: null, ...k }) as ZoneKey),
+    policy: DEFAULT_SIGNING_POLICY,
+    chain: [],
+    chainKeys: [],
+    expiresAt: signedAt + DEFAULT_SIGNING_POLICY.signatureValidity,
+    signedAt,
+  };
+  return { signing } as unknown as ZoneData;
+}
+
+describe('SigningScheduler', () => {
+  let now = T0;
+  const asked: string[] = [];
+  const scheduler = new SigningScheduler(
+    async (name) => {
+      asked.push(name);
+    },
+    () => now,
+  );
+  afterAll(() => scheduler.close());
+  beforeEach(() => {
+    asked.length = 0;
+    now = T0;
+  });
+
+  test('due at the next key event, or at half the signature validity when that comes first', () => {
+    expect(SigningScheduler.dueAt(zone(T0, [{ activateAt: T0 + 100 }]))).toBe(T0 + 100);
+    expect(SigningScheduler.dueAt(zone(T0, [{ deleteAt: T0 + 30 * 86_400 }]))).toBe(T0 + 7 * 86_400);
+    expect(SigningScheduler.dueAt(zone(T0, [{}]))).toBe(T0 + 7 * 86_400);
+    expect(SigningScheduler.dueAt({} as ZoneData)).toBeNull(); // not signed
+  });
+
+  test('asks for nothing before it is due, and once the clock passes it', async () => {
+    const z = zone(T0, [{ activateAt: T0 + 100, inactiveAt: T0 + 500 }]);
+    scheduler.check('a.test', z);
+    await Promise.resolve();
+    expect(asked).toEqual([]);
+    now = T0 + 100; // the new key's time to sign
+    scheduler.check('a.test', z);
+    await Promise.resolve();
+    expect(asked).toEqual(['a.test']);
+  });
+
+  test('a zone signed again after the event waits for the next one', async () => {
+    now = T0 + 100;
+    scheduler.check('a.test', zone(T0 + 100, [{ activateAt: T0 + 100, inactiveAt: T0 + 500 }]));
+    await Promise.resolve();
+    expect(asked).toEqual([]);
+  });
+
+  test('a zone gone or unsigned: nothing more', async () => {
+    now = T0 + 10_000_000;
+    scheduler.check('gone.test', undefined);
+    scheduler.check('plain.test', {} as ZoneData);
+    await Promise.resolve();
+    expect(asked).toEqual([]);
+  });
+});
