@@ -24,8 +24,7 @@ export class DnssecAnswerSigner implements AnswerSigner {
     // the answer section: each RRset, then its RRSIGs; a wildcard's also proves the name asked does not exist
     for (const rrset of rrsets(resolution.answers)) {
       answers.push(...rrset, ...this.signaturesOf(zone, rrset));
-      const wildcard = wildcardOwner(rrset);
-      if (wildcard) proofs.covering(lower(rrset[0]?.name ?? ''));
+      if (fromWildcard(rrset)) proofs.covering(lower(rrset[0]?.name ?? ''));
     }
     const negative = resolution.authorities.some((r) => r.type === 'SOA');
     for (const rrset of rrsets(resolution.authorities)) {
@@ -139,11 +138,11 @@ function rrsets(records: readonly RR[]): RR[][] {
   return out;
 }
 
-/** The wildcard owner an RRset was made from, when a wildcard answered for its owner. */
-function wildcardOwner(rrset: readonly RR[]): string | undefined {
+/** Whether a wildcard answered for the RRset's owner (its records are copies of the wildcard's). */
+function fromWildcard(rrset: readonly RR[]): boolean {
   const first = rrset[0];
   const source = first && (first as { [ORIGIN]?: RR })[ORIGIN];
-  return source && source.name.startsWith('*') ? source.name : undefined;
+  return source?.name.startsWith('*') ?? false;
 }
 
 /** The name an answer ends at: the question, then each CNAME's target (lower case, no trailing dot). */

@@ -41,6 +41,8 @@ ns.sub  IN A     192.0.2.6
 signed  IN NS    ns.signed.${zone}.
 signed  IN DS    12345 13 2 0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF
 ns.signed IN A   192.0.2.7
+moved   IN DNAME target.${zone}.
+host.target IN A 192.0.2.8
 `;
 
 const ZONES: Array<[string, string, number | undefined]> = [
@@ -123,6 +125,8 @@ describe('delv, trusting the DS of p256.test', () => {
     ['sub.p256.test', 'DS'],
     ['signed.p256.test', 'DS'],
     ['p256.test', 'DNSKEY'],
+    ['host.moved.p256.test', 'A'],
+    ['none.moved.p256.test', 'A'],
   ])(
     '%s %s is fully validated',
     async (name, type) => {
