@@ -1,4 +1,12 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPair,
+  generateKeyPairSync,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
 
 /**
  * The DNSSEC signing algorithms we sign with (RFC 8624 §3.1: the ones to implement and use), with node:crypto:
@@ -35,21 +43,45 @@ export function algorithmByNumber(n: number): Algorithm | undefined {
   return ALGORITHMS.find((a) => a.number === n);
 }
 
-/** A new private key of `algorithm` (RSA: `bits` long, exponent 65537), as PKCS#8 DER. */
+/** How node:crypto makes a key pair of `algorithm` (RSA: `bits` long, exponent 65537; the curves' own sizes). */
+function keyPairSpec(algorithm: Algorithm, bits: number): [type: string, options: object] {
+  switch (algorithm.name) {
+    case 'RSASHA256':
+      return ['rsa', { modulusLength: bits, publicExponent: 65537 }];
+    case 'ECDSAP256SHA256':
+      return ['ec', { namedCurve: 'P-256' }];
+    case 'ECDSAP384SHA384':
+      return ['ec', { namedCurve: 'P-384' }];
+    case 'ED25519':
+      return ['ed25519', {}];
+  }
+}
+
+/** node:crypto's key pair makers, seen through the one form keyPairSpec gives them (their overloads are per type). */
+const makePair = generateKeyPairSync as (type: string, options: object) => { privateKey: KeyObject };
+const makePairAsync = generateKeyPair as (
+  type: string,
+  options: object,
+  done: (err: Error | null, publicKey: KeyObject, privateKey: KeyObject) => void,
+) => void;
+
+const pkcs8 = (key: KeyObject): Buffer => key.export({ type: 'pkcs8', format: 'der' });
+
+/** A new private key of `algorithm`, as PKCS#8 DER (tests and tools; a server makes keys with the async form). */
 export function generatePrivateKey(algorithm: Algorithm, bits = algorithm.defaultBits): Buffer {
-  const pair = (): { privateKey: KeyObject } => {
-    switch (algorithm.name) {
-      case 'RSASHA256':
-        return generateKeyPairSync('rsa', { modulusLength: bits, publicExponent: 65537 });
-      case 'ECDSAP256SHA256':
-        return generateKeyPairSync('ec', { namedCurve: 'P-256' });
-      case 'ECDSAP384SHA384':
-        return generateKeyPairSync('ec', { namedCurve: 'P-384' });
-      case 'ED25519':
-        return generateKeyPairSync('ed25519');
-    }
-  };
-  return pair().privateKey.export({ type: 'pkcs8', format: 'der' });
+  return pkcs8(makePair(...keyPairSpec(algorithm, bits)).privateKey);
+}
+
+/**
+ * generatePrivateKey off the event loop (node:crypto's thread pool): two RSA keys of 4096 bits take seconds to make,
+ * during which a synchronous generation would stop every request and DNS answer of the process.
+ */
+export function generatePrivateKeyAsync(algorithm: Algorithm, bits = algorithm.defaultBits): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    makePairAsync(...keyPairSpec(algorithm, bits), (err, _publicKey, privateKey) =>
+      err ? reject(err) : resolve(pkcs8(privateKey)),
+    );
+  });
 }
 
 export function privateKeyObject(pkcs8: Buffer): KeyObject {

@@ -4,6 +4,7 @@ import {
   algorithmByNumber,
   dnskeyPublicKey,
   generatePrivateKey,
+  generatePrivateKeyAsync,
   keyBits,
   privateKeyObject,
   type Algorithm,
@@ -22,6 +23,11 @@ export interface KeyMaterial {
 /** New key material of `algorithm` (RSA `bits` long). */
 export function newKeyMaterial(algorithm: Algorithm, flags: number, bits?: number): KeyMaterial {
   return { algorithm, flags, privateKey: generatePrivateKey(algorithm, bits) };
+}
+
+/** newKeyMaterial off the event loop (see generatePrivateKeyAsync). */
+export async function newKeyMaterialAsync(algorithm: Algorithm, flags: number, bits?: number): Promise<KeyMaterial> {
+  return { algorithm, flags, privateKey: await generatePrivateKeyAsync(algorithm, bits) };
 }
 
 /** The DNSKEY public key field, key tag and size of key material. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { algorithmByNumber, type Algorithm } from './algorithms';
 import type { KeyVault } from './key-vault';
-import { describeKey, newKeyMaterial, zoneKey } from './zone-keys';
+import { describeKey, newKeyMaterial, zoneKey, type KeyMaterial } from './zone-keys';
 import { DEFAULT_SIGNING_POLICY, type SigningPolicy, type ZoneKey } from './zone-signer';
 import type { DnssecKey, ZoneStore } from '../store/types';
 
@@ -52,26 +52,22 @@ export function storeSigning(
   };
 }
 
-/**
- * A new key for the store: material of `algorithm` (RSA `bits` long), its private key sealed by `vault`, published
- * at `publishAt` and signing from `activateAt` (seconds), with `lifetime` seconds to its `expiresAt`.
- */
-export function newStoredKey(
-  zone: string,
-  algorithm: Algorithm,
-  flags: number,
-  vault: KeyVault,
-  times: { publishAt: number; activateAt: number; lifetime: number },
-  bits?: number,
-): DnssecKey {
-  const material = newKeyMaterial(algorithm, flags, bits);
+/** When a new key is published, starts signing (seconds), and how long it lives. */
+export interface NewKeyTimes {
+  publishAt: number;
+  activateAt: number;
+  lifetime: number;
+}
+
+/** A key for the store from `material`: its private key sealed by `vault`, its timings from `times`. */
+export function storedKey(zone: string, material: KeyMaterial, vault: KeyVault, times: NewKeyTimes): DnssecKey {
   const described = describeKey(material);
   const iso = (s: number): string => new Date(s * 1000).toISOString();
   return {
     id: randomUUID(),
     zone,
-    algorithm: algorithm.number,
-    flags,
+    algorithm: material.algorithm.number,
+    flags: material.flags,
     bits: described.bits,
     publicKey: described.publicKey.toString('base64'),
     privateKey: vault.seal(material.privateKey),
@@ -82,4 +78,16 @@ export function newStoredKey(
     deleteAt: null,
     expiresAt: iso(times.activateAt + times.lifetime),
   };
+}
+
+/** A new key for the store, made at once (tests and tools; see storedKey). RSA: `bits` long. */
+export function newStoredKey(
+  zone: string,
+  algorithm: Algorithm,
+  flags: number,
+  vault: KeyVault,
+  times: NewKeyTimes,
+  bits?: number,
+): DnssecKey {
+  return storedKey(zone, newKeyMaterial(algorithm, flags, bits), vault, times);
 }
