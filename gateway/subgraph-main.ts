@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     entry,
     config,
     log,
-    dns ? { dns: { store: dns.store, engine: dns.engine } } : {},
+    dns ? { dns: { store: dns.store, engine: dns.engine, vault: dns.vault } } : {},
   );
   const { app } = await buildSubgraphServer(subgraph, log, subgraphServerOptions(config));
   const address = await app.listen({ port: config.port, host: config.host });

@@ -71,7 +71,9 @@ export async function createSystem(
   const general = config.supergraphFile !== undefined;
   // Engines first: the subgraphs are built on them.
   const dns = general ? undefined : (overrides.dns ?? (await startDns(config, log)));
-  const engines: Engines = dns ? { dns: { store: dns.store, engine: dns.engine, toolKey: dns.toolKey } } : {};
+  const engines: Engines = dns
+    ? { dns: { store: dns.store, engine: dns.engine, toolKey: dns.toolKey, vault: dns.vault } }
+    : {};
   // Subgraphs are built before the graph over them: their internal queries wait for it (they are made on requests).
   const started: { graph?: Graph } = {};
   const internal: GraphAccess = {

@@ -2,6 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { ZoneStore } from '../dns/store/types';
 import type { DnsEngine } from '../dns/engine';
 import type { TsigKey } from '../dns/tsig/keyfile';
+import type { KeyVault } from '../dns/dnssec/key-vault';
 // The descriptor is where the product's one configuration meets a subgraph: it reads the settings it needs.
 import type { Config } from '../gateway/config/schema';
 import type { Subgraph } from './subgraph';
@@ -22,6 +23,8 @@ export interface Engines {
     engine: DnsEngine;
     /** The key the DNS tool signs its updates and transfers to the embedded server with (the server knows it). */
     toolKey?: TsigKey;
+    /** Seals and opens the private DNSSEC keys kept in the zone store. */
+    vault: KeyVault;
   };
 }
 

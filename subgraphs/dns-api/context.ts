@@ -2,6 +2,7 @@ import type { SubgraphContext } from '../subgraph';
 import { apiErrorOf } from './errors';
 import { authorize, type Action, type Caller, type Identity } from './identity';
 import type { ChangeFeed } from './service/changes';
+import type { DnssecService } from './service/dnssec';
 import type { RecordService } from './service/records';
 import type { ZoneService } from './service/zones';
 
@@ -9,6 +10,7 @@ import type { ZoneService } from './service/zones';
 export interface DnsApiServices {
   zones: ZoneService;
   records: RecordService;
+  dnssec: DnssecService;
   identity: Identity;
   feed: ChangeFeed;
 }

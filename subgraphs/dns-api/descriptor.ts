@@ -47,6 +47,7 @@ export const dnsApiDescriptor: SubgraphDescriptor = {
         users,
         zoneDefaults: { nameservers: config.dnsApiNameservers.map(wireName) },
         records: { maxBatch: config.dnsApiMaxBatch },
+        vault: dns.vault,
       });
     } catch (err) {
       await users.close();

@@ -1,3 +1,4 @@
+import type { KeyVault } from '../../dns/dnssec/key-vault';
 import type { DnsEngine } from '../../dns/engine';
 import type { ZoneStore } from '../../dns/store/types';
 import type { Subgraph, SubgraphContext } from '../subgraph';
@@ -5,6 +6,7 @@ import { createDnsApiContext, type DnsApiContext, type DnsApiServices } from './
 import type { Identity, UserStore } from './identity';
 import { buildDnsApiSchema } from './schema';
 import { ChangeFeed } from './service/changes';
+import { DEFAULT_DNSSEC_POLICY, DnssecService, type DnssecPolicy } from './service/dnssec';
 import { KeyedQueue } from './service/serving';
 import { RECORD_DEFAULTS, RecordService, type RecordServiceOptions } from './service/records';
 import { ZONE_DEFAULTS, ZoneService, type ZoneDefaults } from './service/zones';
@@ -19,6 +21,12 @@ export interface DnsApiSubgraphOptions {
   users: UserStore;
   zoneDefaults?: Partial<ZoneDefaults>;
   records?: Partial<RecordServiceOptions>;
+  /** Seals the private DNSSEC keys the API makes (the DNS engine opens them with the same master key). */
+  vault: KeyVault;
+  /** The rollover policy's timings (defaults: DEFAULT_DNSSEC_POLICY). */
+  dnssec?: Partial<DnssecPolicy>;
+  /** The DNSSEC clock in seconds since the epoch (tests move it). */
+  now?: () => number;
 }
 
 export interface DnsApiSubgraph extends Subgraph<DnsApiContext> {
@@ -33,12 +41,21 @@ export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Prom
   const schema = await buildDnsApiSchema();
   const feed = new ChangeFeed(options.store);
   const serving = { served: (zone: string, serial: number | null) => options.engine.served(zone, serial) };
-  // One queue of writes per zone for both services: a zone's If-Match check and its write are never interleaved
-  // with another write of that zone (a record write, an update, a deletion).
+  // One queue of writes per zone for all services: a zone's If-Match check and its write are never interleaved
+  // with another write of that zone (a record write, an update, a deletion, a DNSSEC change).
   const writes = new KeyedQueue();
   const api: DnsApiServices = {
     zones: new ZoneService(options.store, serving, feed, { ...ZONE_DEFAULTS, ...options.zoneDefaults }, writes),
     records: new RecordService(options.store, serving, feed, { ...RECORD_DEFAULTS, ...options.records }, writes),
+    dnssec: new DnssecService(
+      options.store,
+      serving,
+      feed,
+      options.vault,
+      writes,
+      { ...DEFAULT_DNSSEC_POLICY, ...options.dnssec },
+      options.now,
+    ),
     identity: options.identity,
     feed,
   };

@@ -1,7 +1,14 @@
 import type { GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import { buildFederatedSchema, type ReferenceResolvers } from '../federation';
 import { allowed, type DnsApiContext } from './context';
-import { AuthResolver, ChangeResolver, RecordResolver, UserResolver, ZoneResolver } from './graphql/resolvers';
+import {
+  AuthResolver,
+  ChangeResolver,
+  DnssecResolver,
+  RecordResolver,
+  UserResolver,
+  ZoneResolver,
+} from './graphql/resolvers';
 import type { Zone } from '../../dns/model';
 
 let built: Promise<GraphQLSchema> | undefined;
@@ -9,7 +16,10 @@ let built: Promise<GraphQLSchema> | undefined;
 /** The dns-api subgraph schema; static, so built once per process. */
 export function buildDnsApiSchema(): Promise<GraphQLSchema> {
   built ??= buildFederatedSchema(
-    { resolvers: [AuthResolver, ZoneResolver, RecordResolver, UserResolver, ChangeResolver], validate: false },
+    {
+      resolvers: [AuthResolver, ZoneResolver, RecordResolver, DnssecResolver, UserResolver, ChangeResolver],
+      validate: false,
+    },
     {
       Zone: {
         // Another subgraph hands us { name }: the zone as the store has it (the caller must be allowed to read).

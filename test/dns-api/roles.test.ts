@@ -117,6 +117,21 @@ const OPS: Op[] = [
     }),
   },
   {
+    name: 'GET /zones/{zone}/dnssec',
+    cls: 'read',
+    request: (f) => ({ method: 'GET', path: `/zones/${f.zone}/dnssec` }),
+  },
+  {
+    name: 'POST /zones/{zone}/dnssec',
+    cls: 'write',
+    request: (f) => ({ method: 'POST', path: `/zones/${f.zone}/dnssec`, body: { enable: true, algorithm: 'ED25519' } }),
+  },
+  {
+    name: 'POST /zones/{zone}/dnssec/rotate',
+    cls: 'write',
+    request: (f) => ({ method: 'POST', path: `/zones/${f.zone}/dnssec/rotate` }),
+  },
+  {
     name: 'DELETE /zones/{zone}',
     cls: 'write',
     request: (f) => ({ method: 'DELETE', path: `/zones/${f.doomedZone}` }),
@@ -174,6 +189,8 @@ describe('REST', () => {
     expect((await call(api.gateway, 'GET', '/zones/doomed-viewer.roles.test', { token: tokens.viewer })).status).toBe(
       200,
     );
+    const dnssec = await call(api.gateway, 'GET', '/zones/viewer.roles.test/dnssec', { token: tokens.viewer });
+    expect(dnssec.body).toEqual({ enabled: false, keys: [], ds_records: [] });
     const users = await call<{ users: Array<{ username: string; email: string }> }>(api.gateway, 'GET', '/users', {
       token: api.adminToken,
     });
@@ -223,6 +240,13 @@ describe('GraphQL', () => {
       query:
         'mutation ($z: String!) { createRecord(zone: $z, input: { name: "g", type: "A", value: "192.0.2.9" }) { id } }',
       variables: (who) => ({ z: fixtures[who]?.zone }),
+    },
+    { cls: 'read', query: '{ zone(name: "admin.roles.test") { dnssec { enabled keys { keyType } } } }' },
+    {
+      cls: 'write',
+      query:
+        'mutation ($z: String!) { setZoneDnssec(zone: $z, input: { enable: true, algorithm: "ED25519" }) { enabled } }',
+      variables: (who) => ({ z: `gql-${who}.roles.test` }),
     },
     { cls: 'users', query: '{ users { username } }' },
     {

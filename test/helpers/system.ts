@@ -67,7 +67,14 @@ export async function startSystem(
     const needsDns = SUBGRAPH_DESCRIPTORS.some((d) => !subgraphUrls[d.name] && d.needs.includes('dns'));
     if (needsDns && !overrides.dns) overrides = { ...overrides, dns: await startDns(base, log) };
     const engines: Engines = overrides.dns
-      ? { dns: { store: overrides.dns.store, engine: overrides.dns.engine, toolKey: overrides.dns.toolKey } }
+      ? {
+          dns: {
+            store: overrides.dns.store,
+            engine: overrides.dns.engine,
+            toolKey: overrides.dns.toolKey,
+            vault: overrides.dns.vault,
+          },
+        }
       : {};
     for (const descriptor of SUBGRAPH_DESCRIPTORS) {
       if (!subgraphUrls[descriptor.name]) await serve(await buildSubgraph(descriptor, base, log, engines, overrides));

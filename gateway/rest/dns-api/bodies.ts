@@ -53,6 +53,26 @@ export const UpdateUserBody = z.strictObject({
 });
 export const PasswordBody = z.strictObject({ current_password: text(1024), new_password: text(1024) });
 
+/**
+ * DNSSEC on or off. The algorithm's name and the key size's range per algorithm are checked by the service (its
+ * messages list the names and ranges); here only their types, with key_size bounded to what GraphQL's Int carries.
+ */
+export const DnssecBody = z.strictObject({
+  enable: z.boolean(),
+  algorithm: text(64)
+    .optional()
+    .describe('With enable true: RSASHA256, ECDSAP256SHA256 (default), ECDSAP384SHA384 or ED25519'),
+  key_size: z
+    .number()
+    .int()
+    .min(-MAX_INT - 1)
+    .max(MAX_INT)
+    .optional()
+    .describe('With enable true: RSASHA256 1024 to 4096 (default 2048); the curves: their size, or left out'),
+});
+/** A ZSK rollover takes no body: none, or an empty object. */
+export const RotateBody = z.strictObject({});
+
 /** `operations[2].value` for a path of the body. */
 function fieldOf(path: readonly PropertyKey[]): string {
   return path.reduce<string>(

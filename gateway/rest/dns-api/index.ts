@@ -10,9 +10,11 @@ import {
   CreateRecordBody,
   CreateUserBody,
   CreateZoneBody,
+  DnssecBody,
   LoginBody,
   parseBody,
   PasswordBody,
+  RotateBody,
   UpdateRecordBody,
   UpdateUserBody,
   UpdateZoneBody,
@@ -21,6 +23,8 @@ import { ListingCache } from './listing-cache';
 import { OPENAPI } from './openapi';
 import { DnsApiOps as Ops } from './operations';
 import {
+  dnssecRollover,
+  dnssecStatus,
   record,
   recordCreated,
   recordSummary,
@@ -31,6 +35,8 @@ import {
   zoneDetails,
   zoneSummary,
   zoneUpdated,
+  type GqlDnssecRollover,
+  type GqlDnssecStatus,
   type GqlRecord,
   type GqlRecordSummary,
   type GqlUser,
@@ -39,10 +45,8 @@ import {
 
 /** The DNS API's error bodies: `{"error": "<one sentence>", "errors"?: [{field, message}]}` (reference/dns-api.md). */
 export const dnsApiErrorShape: ErrorShape = (_status, message, extras) => ({
-  error: snakeCase(message),
-  ...(extras?.errors?.length
-    ? { errors: extras.errors.map((e) => ({ field: snakeCase(e.field), message: snakeCase(e.message) })) }
-    : {}),
+  error: message,
+  ...(extras?.errors?.length ? { errors: extras.errors.map((e) => ({ field: e.field, message: e.message })) } : {}),
 });
 
 /** The DNS API's GraphQL error codes and the statuses they are answered with. */
@@ -69,7 +73,14 @@ function restErrorOf(errors: readonly GraphQLFormattedError[], sentCredential: b
   const ext = first.extensions ?? {};
   const status = (typeof ext.code === 'string' && STATUS_OF_CODE[ext.code]) || 500;
   if (status === 500) return new RestError(500, 'internal error');
-  const fieldErrors = Array.isArray(ext.errors) ? (ext.errors as Array<{ field: string; message: string }>) : undefined;
+  // The graph names fields in camelCase; this interface as the seed does. (Errors of the adapter's own body checks
+  // already name the fields as the client sent them: `unknown field "keySize"` stays what it was.)
+  const fieldErrors = Array.isArray(ext.errors)
+    ? (ext.errors as Array<{ field: string; message: string }>).map((e) => ({
+        field: snakeCase(e.field),
+        message: snakeCase(e.message),
+      }))
+    : undefined;
   const headers: Record<string, string> = {};
   // RFC 6750 §3.1: a request without credentials gets no error code, a refused token gets invalid_token.
   if (status === 401)
@@ -77,7 +88,7 @@ function restErrorOf(errors: readonly GraphQLFormattedError[], sentCredential: b
       ? 'Bearer realm="dns-api", error="invalid_token"'
       : 'Bearer realm="dns-api"';
   if (status === 429 && typeof ext.retryAfter === 'number') headers['retry-after'] = String(ext.retryAfter);
-  return new RestError(status, first.message, fieldErrors ? { errors: fieldErrors } : undefined, headers);
+  return new RestError(status, snakeCase(first.message), fieldErrors ? { errors: fieldErrors } : undefined, headers);
 }
 
 type Data = Record<string, unknown>;
@@ -279,13 +290,27 @@ export function dnsApiRestInterface(graph: Graph, listings = new ListingCache())
         return json(reply, 200, data.deleteRecord);
       });
 
-      // DNSSEC has an issue of its own: the paths answer plainly until then.
-      const dnssecLater = async (): Promise<never> => {
-        throw new RestError(501, 'DNSSEC is not available yet in this version: zones are served unsigned');
-      };
-      app.get('/zones/:zone/dnssec', dnssecLater);
-      app.post('/zones/:zone/dnssec', dnssecLater);
-      app.post('/zones/:zone/dnssec/rotate', dnssecLater);
+      // DNSSEC
+      app.get('/zones/:zone/dnssec', async (req: FastifyRequest<{ Params: ZoneParams }>, reply) => {
+        const zone = await zoneOf<{ dnssec: GqlDnssecStatus }>(req, Ops.dnssec, {});
+        return json(reply, 200, dnssecStatus(zone.dnssec));
+      });
+
+      app.post('/zones/:zone/dnssec', async (req: FastifyRequest<{ Params: ZoneParams }>, reply) => {
+        const body = parseBody(DnssecBody, req.body);
+        const data = await run(req, Ops.setDnssec, {
+          z: req.params.zone,
+          in: { enable: body.enable, algorithm: body.algorithm, keySize: body.key_size },
+        });
+        return json(reply, 200, dnssecStatus(data.setZoneDnssec as GqlDnssecStatus));
+      });
+
+      app.post('/zones/:zone/dnssec/rotate', async (req: FastifyRequest<{ Params: ZoneParams }>, reply) => {
+        // The seed gives it no body: none, or an empty object; anything in one is refused like other unknown fields.
+        if (req.body !== undefined) parseBody(RotateBody, req.body);
+        const data = await run(req, Ops.rotateDnssec, { z: req.params.zone });
+        return json(reply, 200, dnssecRollover(data.rotateZoneDnssec as GqlDnssecRollover));
+      });
 
       // Users
       app.get('/users', async (req, reply) => {

@@ -4,8 +4,10 @@ import {
   CreateRecordBody,
   CreateUserBody,
   CreateZoneBody,
+  DnssecBody,
   LoginBody,
   PasswordBody,
+  RotateBody,
   UpdateRecordBody,
   UpdateUserBody,
   UpdateZoneBody,
@@ -172,6 +174,68 @@ const schemas: Record<string, Json> = {
       }),
     },
   }),
+  DnssecKey: object(
+    {
+      id: { type: 'string', format: 'uuid' },
+      algorithm: { type: 'string', enum: ['RSASHA256', 'ECDSAP256SHA256', 'ECDSAP384SHA384', 'ED25519'] },
+      key_type: { type: 'string', enum: ['KSK', 'ZSK'], description: 'KSK: DNSKEY flags 257; ZSK: 256' },
+      bits: { type: 'integer', minimum: 1, description: 'RSA modulus length, or the curve’s size' },
+      created_at: timestamp,
+      expires_at: { ...timestamp, description: 'End of the key’s lifetime by policy (ISO 8601 UTC)' },
+      key_tag: { type: 'integer', minimum: 0, maximum: 65_535, description: 'RFC 4034 Appendix B' },
+      state: {
+        type: 'string',
+        enum: ['published', 'active', 'retired'],
+        description:
+          'published: in the DNSKEY RRset, not signing yet; active: signing; retired: published, not signing',
+      },
+      publish_at: { ...timestamp, description: 'When it entered the DNSKEY RRset' },
+      activate_at: { ...timestamp, description: 'When it starts (or started) signing' },
+      inactive_at: {
+        ...timestamp,
+        type: ['string', 'null'],
+        description: 'When it stops signing; null: until replaced',
+      },
+      delete_at: {
+        ...timestamp,
+        type: ['string', 'null'],
+        description: 'When it leaves the DNSKEY RRset; null: never',
+      },
+    },
+    'A DNSSEC key of the zone (the private key never leaves the server)',
+  ),
+  DsRecord: object(
+    {
+      key_tag: { type: 'string', pattern: '^\\d{1,5}$', description: 'Key tag of the KSK, decimal' },
+      algorithm: { type: 'string', pattern: '^\\d{1,3}$', description: 'Algorithm number, decimal ("13")' },
+      digest_type: { type: 'string', enum: ['2', '4'], description: '"2": SHA-256, "4": SHA-384' },
+      digest: { type: 'string', pattern: '^[0-9A-F]+$', description: 'Upper-case hex' },
+    },
+    'A DS record for the parent zone, ready to paste at a registrar',
+  ),
+  DnssecStatus: object(
+    {
+      enabled: { type: 'boolean' },
+      keys: { type: 'array', items: ref('DnssecKey'), description: 'Keys still published, oldest first' },
+      ds_records: { type: 'array', items: ref('DsRecord'), description: 'Two per KSK: digest types 2 and 4' },
+    },
+    'Whether the zone is signed, its keys and its DS records',
+  ),
+  DnssecRequest: fromZod(DnssecBody, 'DNSSEC on (a new KSK and ZSK) or off (its keys removed)', {
+    enable: true,
+    algorithm: 'ECDSAP256SHA256',
+  }),
+  RotateRequest: fromZod(RotateBody, 'Nothing: a rollover takes no parameters'),
+  DnssecRollover: object(
+    {
+      success: { type: 'boolean' },
+      message: { type: 'string', description: 'What happens when, in words' },
+      old_key_id: { type: 'string', format: 'uuid', description: 'The ZSK being replaced' },
+      new_key_id: { type: 'string', format: 'uuid', description: 'The new ZSK, published now' },
+      rollover_completion_date: { ...timestamp, description: 'When the old ZSK is removed (ISO 8601 UTC)' },
+    },
+    'A ZSK rollover by pre-publication, started',
+  ),
   UserCreated: object(userCreated, 'A user as created'),
   User: object(
     {
@@ -206,6 +270,10 @@ const responses: Record<string, Json> = {
   Forbidden: errorResponse('The role of the caller may not do this'),
   NotFound: errorResponse('No such zone, record or user'),
   Conflict: errorResponse('It exists already'),
+  DnssecConflict: errorResponse(
+    'Not in this state: DNSSEC already on (enable) or off (disable, rotate), or a ZSK rollover in progress ' +
+      '(disable, rotate; the message says what it waits for)',
+  ),
   PreconditionFailed: errorResponse('If-Match no longer matches: nothing changed'),
   PayloadTooLarge: errorResponse('The body or the batch is over its limit'),
   UnsupportedMediaType: errorResponse('The body is not application/json'),
@@ -213,7 +281,6 @@ const responses: Record<string, Json> = {
   TooManyRequests: errorResponse('Too many failed logins for this user name or address', {
     'Retry-After': { required: true, description: 'Seconds to wait', schema: { type: 'string', pattern: '^\\d+$' } },
   }),
-  NotImplemented: errorResponse('Not available in this version'),
   InternalError: errorResponse('A bug: the log has the details'),
   Unavailable: errorResponse('The store or a subgraph is not reachable'),
   Timeout: errorResponse('A subgraph did not answer in time'),
@@ -232,12 +299,6 @@ const ok = (status: string, description: string, schema: string, headers?: Json)
 /** What every operation answered through the graph may also say. */
 const serverErrors = { 500: response('InternalError'), 503: response('Unavailable'), 504: response('Timeout') };
 const authErrors = { 401: response('Unauthorized') };
-/** A body Fastify cannot read is refused before any route runs, even one that takes no body. */
-const unreadableBody = {
-  400: response('BadRequest'),
-  413: response('PayloadTooLarge'),
-  415: response('UnsupportedMediaType'),
-};
 const bodyErrors = {
   400: response('BadRequest'),
   413: response('PayloadTooLarge'),
@@ -499,24 +560,51 @@ const paths: Record<string, PathItem> = {
     parameters: [param('zone')],
     get: op({
       operationId: 'getDnssec',
-      summary: 'DNSSEC status (not in this version)',
+      summary: 'DNSSEC status: whether the zone is signed, its keys and DS records',
       tags: ['dnssec'],
-      responses: { 501: response('NotImplemented') },
+      responses: {
+        ...ok('200', 'The status', 'DnssecStatus'),
+        ...authErrors,
+        404: response('NotFound'),
+        ...serverErrors,
+      },
     }),
     post: op({
-      operationId: 'enableDnssec',
-      summary: 'Signs the zone (not in this version)',
+      operationId: 'setDnssec',
+      summary:
+        'Signs the zone with a new KSK and ZSK (enable true), or stops signing and removes its keys (enable false)',
       tags: ['dnssec'],
-      responses: { 501: response('NotImplemented'), ...unreadableBody },
+      requestBody: jsonBody('DnssecRequest'),
+      responses: {
+        ...ok('200', 'The status after the change', 'DnssecStatus'),
+        ...bodyErrors,
+        ...authErrors,
+        403: response('Forbidden'),
+        404: response('NotFound'),
+        409: response('DnssecConflict'),
+        ...serverErrors,
+      },
     }),
   },
   '/zones/{zone}/dnssec/rotate': {
     parameters: [param('zone')],
     post: op({
       operationId: 'rotateDnssecKey',
-      summary: 'Starts a ZSK rollover (not in this version)',
+      summary: 'Starts a ZSK rollover by pre-publication (RFC 7583)',
       tags: ['dnssec'],
-      responses: { 501: response('NotImplemented'), ...unreadableBody },
+      requestBody: {
+        required: false,
+        content: { 'application/json': { schema: ref('RotateRequest') } },
+      },
+      responses: {
+        ...ok('200', 'The rollover started', 'DnssecRollover'),
+        ...bodyErrors,
+        ...authErrors,
+        403: response('Forbidden'),
+        404: response('NotFound'),
+        409: response('DnssecConflict'),
+        ...serverErrors,
+      },
     }),
   },
   '/users': {
@@ -610,7 +698,7 @@ export const OPENAPI = {
     title: 'onegraph DNS server API',
     version: '1.0.0',
     description:
-      'Zones, records, batches and users of the embedded authoritative DNS server. Every write is answered over ' +
+      'Zones, records, batches, DNSSEC and users of the embedded authoritative DNS server. Every write is answered over ' +
       'DNS by the time its response arrives. Errors are `{"error": "<one sentence>", "errors"?: [{field, message}]}`.',
   },
   servers: [{ url: '/api/v1' }],
@@ -619,7 +707,7 @@ export const OPENAPI = {
     { name: 'auth', description: 'Tokens and the keys that sign them' },
     { name: 'zones', description: 'Zones and their SOA settings' },
     { name: 'records', description: 'Records, one id each' },
-    { name: 'dnssec', description: 'Zone signing (a later version)' },
+    { name: 'dnssec', description: 'Zone signing: keys, DS records and ZSK rollovers' },
     { name: 'users', description: 'Users and roles: admin, operator, viewer' },
     { name: 'meta', description: 'This document' },
   ],

@@ -10,6 +10,8 @@ const RECORD = 'id name type value ttl createdAt updatedAt etag';
 /** What a listing shows of each record: a 10 000-record zone is 10 000 × each field resolved (and each ETag hashed). */
 const RECORD_SUMMARY = 'id name type value ttl';
 const USER = 'id username email role disabled createdAt lastLogin';
+const DNSSEC_STATUS =
+  'enabled keys { id algorithm keyType bits createdAt expiresAt keyTag state publishAt activateAt inactiveAt deleteAt } dsRecords { keyTag algorithm digestType digest }';
 
 export const DnsApiOps = {
   login: prepareOperation(
@@ -63,6 +65,18 @@ export const DnsApiOps = {
   batch: prepareOperation(
     'RestDnsBatch',
     'mutation RestDnsBatch($z: String!, $ops: [BatchOperationInput!]!) { batchRecords(zone: $z, operations: $ops) { success results { operation id status } } }',
+  ),
+  dnssec: prepareOperation(
+    'RestDnsDnssec',
+    `query RestDnsDnssec($z: String!) { zone(name: $z) { dnssec { ${DNSSEC_STATUS} } } }`,
+  ),
+  setDnssec: prepareOperation(
+    'RestDnsSetDnssec',
+    `mutation RestDnsSetDnssec($z: String!, $in: DnssecInput!) { setZoneDnssec(zone: $z, input: $in) { ${DNSSEC_STATUS} } }`,
+  ),
+  rotateDnssec: prepareOperation(
+    'RestDnsRotateDnssec',
+    'mutation RestDnsRotateDnssec($z: String!) { rotateZoneDnssec(zone: $z) { success message oldKeyId newKeyId rolloverCompletionDate } }',
   ),
   users: prepareOperation('RestDnsUsers', `query RestDnsUsers { users { ${USER} } }`),
   user: prepareOperation('RestDnsUser', `query RestDnsUser($id: ID!) { user(id: $id) { ${USER} } }`),

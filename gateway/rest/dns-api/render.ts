@@ -40,6 +40,35 @@ export interface GqlUser {
   lastLogin: string | null;
 }
 
+export interface GqlDnssecKey {
+  id: string;
+  algorithm: string;
+  keyType: string;
+  bits: number;
+  createdAt: string;
+  expiresAt: string;
+  keyTag: number;
+  state: string;
+  publishAt: string;
+  activateAt: string;
+  inactiveAt: string | null;
+  deleteAt: string | null;
+}
+
+export interface GqlDnssecStatus {
+  enabled: boolean;
+  keys: GqlDnssecKey[];
+  dsRecords: Array<{ keyTag: string; algorithm: string; digestType: string; digest: string }>;
+}
+
+export interface GqlDnssecRollover {
+  success: boolean;
+  message: string;
+  oldKeyId: string;
+  newKeyId: string;
+  rolloverCompletionDate: string;
+}
+
 /** GraphQL's camelCase field names as the seed spells them, in field paths and messages alike. */
 const SNAKE: Record<string, string> = {
   adminEmail: 'admin_email',
@@ -53,6 +82,7 @@ const SNAKE: Record<string, string> = {
   currentPassword: 'current_password',
   newPassword: 'new_password',
   dnssecEnabled: 'dnssec_enabled',
+  keySize: 'key_size',
 };
 const CAMEL = new RegExp(`\\b(${Object.keys(SNAKE).join('|')})\\b`, 'g');
 
@@ -114,4 +144,37 @@ export const user = (u: GqlUser, options: { lastLogin: boolean }) => ({
   ...userCreated(u),
   disabled: u.disabled,
   ...(options.lastLogin ? { last_login: u.lastLogin } : {}),
+});
+
+/** GET and POST /zones/{zone}/dnssec: the seed's key and DS fields, and the key's life beyond the seed. */
+export const dnssecStatus = (s: GqlDnssecStatus) => ({
+  enabled: s.enabled,
+  keys: s.keys.map((k) => ({
+    id: k.id,
+    algorithm: k.algorithm,
+    key_type: k.keyType,
+    bits: k.bits,
+    created_at: k.createdAt,
+    expires_at: k.expiresAt,
+    key_tag: k.keyTag,
+    state: k.state.toLowerCase(),
+    publish_at: k.publishAt,
+    activate_at: k.activateAt,
+    inactive_at: k.inactiveAt,
+    delete_at: k.deleteAt,
+  })),
+  ds_records: s.dsRecords.map((d) => ({
+    key_tag: d.keyTag,
+    algorithm: d.algorithm,
+    digest_type: d.digestType,
+    digest: d.digest,
+  })),
+});
+
+export const dnssecRollover = (r: GqlDnssecRollover) => ({
+  success: r.success,
+  message: r.message,
+  old_key_id: r.oldKeyId,
+  new_key_id: r.newKeyId,
+  rollover_completion_date: r.rolloverCompletionDate,
 });

@@ -4,7 +4,8 @@ import { allowed, type DnsApiContext } from '../context';
 import type { User as StoredUser } from '../identity';
 import type { BatchOperation } from '../service/records';
 import type { ZoneChange as FeedChange } from '../service/changes';
-import { zoneNameArg, zoneRef } from '../service/zones';
+import type { DnssecStatus as StatusView } from '../service/dnssec';
+import { zoneEtag, zoneNameArg, zoneRef, type ZoneView } from '../service/zones';
 import type { Zone as StoredZone } from '../../../dns/model';
 import {
   BatchOperationInput,
@@ -15,6 +16,11 @@ import {
   CreateZoneInput,
   DeleteResult,
   DnsRecordType,
+  DnssecInput,
+  DnssecKeyState,
+  DnssecKeyType,
+  DnssecRollover,
+  DnssecStatus,
   JsonWebKeySet,
   LoginResult,
   RecordPage,
@@ -29,6 +35,20 @@ import {
 } from './types';
 
 const userOf = (user: StoredUser): User => ({ ...user, role: user.role as UserRole });
+
+/** The service's DNSSEC status in the schema's types (its key types and states are the enums' values). */
+const dnssecOf = (status: StatusView): DnssecStatus => ({
+  ...status,
+  keys: status.keys.map((k) => ({
+    ...k,
+    keyType: k.keyType as DnssecKeyType,
+    state: k.state as DnssecKeyState,
+  })),
+});
+
+/** A zone as a query or mutation returned it: the service's view already holds its derived fields. */
+const isView = (zone: StoredZone | ZoneView): zone is ZoneView =>
+  'nameservers' in zone && 'dnssecEnabled' in zone && 'etag' in zone;
 
 /** Login, the caller's own user and password, and the public keys tokens are signed with. */
 @Resolver()
@@ -128,18 +148,26 @@ export class ZoneResolver {
   }
 
   @FieldResolver(() => [String], { description: 'Its name servers (NS records at the apex), without trailing dots.' })
-  async nameservers(@Root() zone: StoredZone, @Ctx() ctx: DnsApiContext): Promise<string[]> {
-    return (await ctx.api.zones.view(zone)).nameservers;
+  async nameservers(@Root() zone: StoredZone | ZoneView, @Ctx() ctx: DnsApiContext): Promise<string[]> {
+    return (isView(zone) ? zone : await ctx.api.zones.view(zone)).nameservers;
   }
 
-  @FieldResolver(() => Boolean, { description: 'Whether the zone is signed (DNSSEC).' })
-  dnssecEnabled(): boolean {
-    return false;
+  @FieldResolver(() => Boolean, { description: 'Whether the zone is signed (DNSSEC): it has DNSSEC keys.' })
+  async dnssecEnabled(@Root() zone: StoredZone | ZoneView, @Ctx() ctx: DnsApiContext): Promise<boolean> {
+    return isView(zone) ? zone.dnssecEnabled : ctx.api.zones.dnssecEnabled(zone.name);
   }
 
   @FieldResolver(() => String, { description: 'Entity tag: pass it as ifMatch to change the zone only if unchanged.' })
-  async etag(@Root() zone: StoredZone, @Ctx() ctx: DnsApiContext): Promise<string> {
-    return (await ctx.api.zones.view(zone)).etag;
+  etag(@Root() zone: StoredZone | ZoneView): string {
+    return isView(zone) ? zone.etag : zoneEtag(zone);
+  }
+
+  @FieldResolver(() => DnssecStatus, {
+    description: 'Its DNSSEC state: whether it is signed, its keys and the DS records for the parent zone.',
+  })
+  async dnssec(@Root() zone: StoredZone, @Ctx() ctx: DnsApiContext): Promise<DnssecStatus> {
+    await allowed(ctx, 'read');
+    return dnssecOf(await ctx.api.dnssec.status(zone.name));
   }
 
   @FieldResolver(() => RecordPage, {
@@ -226,6 +254,35 @@ export class RecordResolver {
     const caller = await allowed(ctx, 'write');
     const results = await ctx.api.records.batch(zone, operations as unknown as BatchOperation[], caller.username);
     return { success: true, results: results.map((r) => ({ ...r, operation: r.operation as BatchOperationKind })) };
+  }
+}
+
+/** DNSSEC of a zone: on and off, and ZSK rollovers (admin and operator). */
+@Resolver()
+export class DnssecResolver {
+  @Mutation(() => DnssecStatus, {
+    description:
+      'Signs the zone with a new KSK and ZSK (enable true), or stops signing and removes its keys (enable false; ' +
+      'not during a rollover). Answered signed or unsigned over DNS by the time this returns.',
+  })
+  async setZoneDnssec(
+    @Arg('zone', () => String) zone: string,
+    @Arg('input', () => DnssecInput) input: DnssecInput,
+    @Ctx() ctx: DnsApiContext,
+  ): Promise<DnssecStatus> {
+    const caller = await allowed(ctx, 'write');
+    const { enable, algorithm, keySize } = input;
+    return dnssecOf(await ctx.api.dnssec.set(zone, { enable, algorithm, keySize }, caller.username));
+  }
+
+  @Mutation(() => DnssecRollover, {
+    description:
+      'Starts a ZSK rollover by pre-publication (RFC 7583): the new ZSK is published now and signs once published ' +
+      'long enough; the old one is removed when its signatures have expired from caches (rolloverCompletionDate).',
+  })
+  async rotateZoneDnssec(@Arg('zone', () => String) zone: string, @Ctx() ctx: DnsApiContext): Promise<DnssecRollover> {
+    const caller = await allowed(ctx, 'write');
+    return ctx.api.dnssec.rotate(zone, caller.username);
   }
 }
 

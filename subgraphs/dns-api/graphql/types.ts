@@ -23,8 +23,38 @@ export enum ZoneChangeKind {
   ZONE_UPDATED = 'zone-updated',
   ZONE_DELETED = 'zone-deleted',
   RECORDS_CHANGED = 'records-changed',
+  DNSSEC_CHANGED = 'dnssec-changed',
 }
-registerEnumType(ZoneChangeKind, { name: 'ZoneChangeKind' });
+registerEnumType(ZoneChangeKind, {
+  name: 'ZoneChangeKind',
+  valuesConfig: {
+    DNSSEC_CHANGED: { description: 'Its DNSSEC keys or their timings changed (or it was signed afresh).' },
+  },
+});
+
+export enum DnssecKeyType {
+  KSK = 'KSK',
+  ZSK = 'ZSK',
+}
+registerEnumType(DnssecKeyType, {
+  name: 'DnssecKeyType',
+  description: 'KSK: key-signing key (DNSKEY flags 257, the one DS records point at); ZSK: zone-signing key (256).',
+});
+
+export enum DnssecKeyState {
+  PUBLISHED = 'published',
+  ACTIVE = 'active',
+  RETIRED = 'retired',
+}
+registerEnumType(DnssecKeyState, {
+  name: 'DnssecKeyState',
+  description: 'Where a key is in its life (RFC 7583).',
+  valuesConfig: {
+    PUBLISHED: { description: 'In the DNSKEY RRset, not signing yet (a new ZSK of a rollover).' },
+    ACTIVE: { description: 'Signing.' },
+    RETIRED: { description: 'No longer signing, still published until its deleteAt (an old ZSK of a rollover).' },
+  },
+});
 
 // simpleResolvers: plain properties, no middleware per field (a 10 000-record listing resolves 50 000 of them).
 @ObjectType('DnsRecord', {
@@ -70,6 +100,59 @@ export class Zone {
   recordsCount!: number;
   @Field(() => String) createdAt!: string;
   @Field(() => String) updatedAt!: string;
+}
+
+@ObjectType({ description: 'A DNSSEC key of a zone (the private key never leaves the server).' })
+export class DnssecKey {
+  @Field(() => ID, { description: 'The key’s id (UUID).' }) id!: string;
+  @Field(() => String, { description: 'Algorithm mnemonic: RSASHA256, ECDSAP256SHA256, ECDSAP384SHA384 or ED25519.' })
+  algorithm!: string;
+  @Field(() => DnssecKeyType, { description: 'KSK or ZSK.' }) keyType!: DnssecKeyType;
+  @Field(() => Int, { description: 'Key size in bits: the RSA modulus length, or the curve’s size.' }) bits!: number;
+  @Field(() => String, { description: 'When the key was made (ISO 8601 UTC).' }) createdAt!: string;
+  @Field(() => String, { description: 'End of its lifetime by the key policy (ISO 8601 UTC).' }) expiresAt!: string;
+  @Field(() => Int, { description: 'Key tag (RFC 4034 Appendix B), as RRSIG and DS records name the key.' })
+  keyTag!: number;
+  @Field(() => DnssecKeyState, { description: 'Where the key is in its life now.' }) state!: DnssecKeyState;
+  @Field(() => String, { description: 'When it entered the DNSKEY RRset (ISO 8601 UTC).' }) publishAt!: string;
+  @Field(() => String, { description: 'When it starts (or started) signing (ISO 8601 UTC).' }) activateAt!: string;
+  @Field(() => String, { nullable: true, description: 'When it stops signing (ISO 8601 UTC); null: until replaced.' })
+  inactiveAt!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'When it leaves the DNSKEY RRset (ISO 8601 UTC); null: it stays.',
+  })
+  deleteAt!: string | null;
+}
+
+@ObjectType({ description: 'A DS record for the parent zone, pointing at a KSK (ready to paste at a registrar).' })
+export class DsRecord {
+  @Field(() => String, { description: 'Key tag of the KSK, in decimal.' }) keyTag!: string;
+  @Field(() => String, { description: 'Algorithm number of the KSK, in decimal ("13").' }) algorithm!: string;
+  @Field(() => String, { description: 'Digest type: "2" (SHA-256) or "4" (SHA-384).' }) digestType!: string;
+  @Field(() => String, { description: 'The digest, upper-case hex.' }) digest!: string;
+}
+
+@ObjectType({ description: 'The DNSSEC state of a zone: its keys and the DS records for its parent.' })
+export class DnssecStatus {
+  @Field(() => Boolean, { description: 'Whether the zone is signed (it has keys).' }) enabled!: boolean;
+  @Field(() => [DnssecKey], { description: 'Its keys still published, oldest first; empty when not signed.' })
+  keys!: DnssecKey[];
+  @Field(() => [DsRecord], { description: 'Two per KSK: SHA-256 and SHA-384 digests.' })
+  dsRecords!: DsRecord[];
+}
+
+@ObjectType({ description: 'A ZSK rollover by pre-publication, just started.' })
+export class DnssecRollover {
+  @Field(() => Boolean, { description: 'True: the rollover started.' }) success!: boolean;
+  @Field(() => String, { description: 'What happens when, in words.' }) message!: string;
+  @Field(() => ID, { description: 'The ZSK being replaced: it signs until the new one does.' }) oldKeyId!: string;
+  @Field(() => ID, { description: 'The new ZSK: published now, signing once published long enough.' })
+  newKeyId!: string;
+  @Field(() => String, {
+    description: 'When the old ZSK leaves the DNSKEY RRset and the rollover is complete (ISO 8601 UTC).',
+  })
+  rolloverCompletionDate!: string;
 }
 
 @ObjectType({ description: 'A user of the DNS API.' })
@@ -196,6 +279,24 @@ export class BatchOperationInput {
   @Field(() => String, { nullable: true }) type?: string | null;
   @Field(() => String, { nullable: true }) value?: string | null;
   @Field(() => Int, { nullable: true }) ttl?: number | null;
+}
+
+@InputType({ description: 'DNSSEC on (with an algorithm and key size) or off.' })
+export class DnssecInput {
+  @Field(() => Boolean, {
+    description: 'true: sign the zone (a new KSK and ZSK); false: stop signing and remove its keys.',
+  })
+  enable!: boolean;
+  @Field(() => String, {
+    nullable: true,
+    description: 'With enable true: RSASHA256, ECDSAP256SHA256 (default), ECDSAP384SHA384 or ED25519.',
+  })
+  algorithm?: string | null;
+  @Field(() => Int, {
+    nullable: true,
+    description: 'With enable true: RSA 1024 to 4096 (default 2048); for the curves their size or nothing.',
+  })
+  keySize?: number | null;
 }
 
 @InputType()

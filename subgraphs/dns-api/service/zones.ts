@@ -145,15 +145,24 @@ export class ZoneService {
     return this.view(zone);
   }
 
-  /** The zone with its name servers (NS at the apex) and ETag. */
+  /** The zone with its name servers (NS at the apex), DNSSEC state and ETag. */
   async view(zone: Zone): Promise<ZoneView> {
-    const ns = await asApi(() => this.store.listRecords(zone.name, { name: zone.name, type: 'NS' }));
+    const [ns, dnssecEnabled] = await Promise.all([
+      asApi(() => this.store.listRecords(zone.name, { name: zone.name, type: 'NS' })),
+      this.dnssecEnabled(zone.name),
+    ]);
     return {
       ...zone,
       nameservers: ns.map((r) => r.value.replace(/\.$/, '')),
-      dnssecEnabled: false, // DNSSEC comes with its own issue; no zone is signed yet
+      dnssecEnabled,
       etag: zoneEtag(zone),
     };
+  }
+
+  /** Whether the zone is signed: it has DNSSEC keys (a KSK and a ZSK from enabling until disabling). */
+  async dnssecEnabled(name: string): Promise<boolean> {
+    const keys = await asApi(() => this.store.listDnssecKeys(name));
+    return keys.length > 0;
   }
 
   async create(input: CreateZoneInput, by: string): Promise<ZoneView> {

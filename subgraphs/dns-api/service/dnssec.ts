@@ -1,0 +1,326 @@
+import {
+  ALGORITHMS,
+  algorithmByName,
+  algorithmByNumber,
+  DEFAULT_ALGORITHM,
+  type Algorithm,
+} from '../../../dns/dnssec/algorithms';
+import type { KeyVault } from '../../../dns/dnssec/key-vault';
+import { dnskeyRdata, dsDigest, keyTag, KSK_FLAGS, ZSK_FLAGS } from '../../../dns/dnssec/keys';
+import { newKeyMaterialAsync, type KeyMaterial } from '../../../dns/dnssec/zone-keys';
+import { storedKey } from '../../../dns/dnssec/zone-signing';
+import type { DnssecKey, ZoneStore } from '../../../dns/store/types';
+import { apiError, asApi, invalid, invalidFields, type FieldError } from '../errors';
+import type { ChangeFeed } from './changes';
+import type { DnsServing, KeyedQueue } from './serving';
+import { zoneRef } from './zones';
+
+/**
+ * DNSSEC of a zone through the API: its state, turning it on (a KSK and a ZSK) and off, and ZSK rollovers by
+ * pre-publication (RFC 7583 §3.3.1). The keys live in the store with their timings; the DNS server signs from
+ * them and follows their timings by itself, so a rollover advances with the clock and survives restarts.
+ */
+
+/** Timings of the rollover policy, in seconds (reference/dns-api.md, DNSSEC). */
+export interface DnssecPolicy {
+  /** TTL of the DNSKEY RRset. */
+  dnskeyTtl: number;
+  /** How long a change takes to reach every secondary (Dprp). */
+  propagationDelay: number;
+  /** Margin added to the publication interval. */
+  publishSafety: number;
+  /** Margin added to the retire interval. */
+  retireSafety: number;
+  /** Validity of signatures. */
+  signatureValidity: number;
+  /** Lifetime of a ZSK and of a KSK (`expires_at`). */
+  zskLifetime: number;
+  kskLifetime: number;
+}
+
+export const DEFAULT_DNSSEC_POLICY: DnssecPolicy = {
+  dnskeyTtl: 3600,
+  propagationDelay: 300,
+  publishSafety: 3600,
+  retireSafety: 3600,
+  signatureValidity: 14 * 86_400,
+  zskLifetime: 90 * 86_400,
+  kskLifetime: 365 * 86_400,
+};
+
+export interface DnssecKeyView {
+  id: string;
+  /** Mnemonic (`ECDSAP256SHA256`). */
+  algorithm: string;
+  keyType: 'KSK' | 'ZSK';
+  bits: number;
+  createdAt: string;
+  expiresAt: string;
+  /** Beyond the seed: the key tag and where the key is in its life. */
+  keyTag: number;
+  state: 'published' | 'active' | 'retired';
+  publishAt: string;
+  activateAt: string;
+  inactiveAt: string | null;
+  deleteAt: string | null;
+}
+
+export interface DsRecordView {
+  keyTag: string;
+  /** The algorithm's number, as a string ("13"). */
+  algorithm: string;
+  digestType: string;
+  /** Upper-case hex. */
+  digest: string;
+}
+
+export interface DnssecStatus {
+  enabled: boolean;
+  keys: DnssecKeyView[];
+  dsRecords: DsRecordView[];
+}
+
+export interface RolloverResult {
+  success: boolean;
+  message: string;
+  oldKeyId: string;
+  newKeyId: string;
+  rolloverCompletionDate: string;
+}
+
+export interface DnssecInput {
+  enable?: unknown;
+  algorithm?: unknown;
+  keySize?: unknown;
+}
+
+const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
+const secondsOf = (text: string | null): number | null => (text === null ? null : Math.floor(Date.parse(text) / 1000));
+
+export class DnssecService {
+  constructor(
+    private readonly store: ZoneStore,
+    private readonly serving: DnsServing,
+    private readonly feed: ChangeFeed,
+    private readonly vault: KeyVault,
+    /** Writes of one zone, one at a time (shared with zones and records). */
+    private readonly writes: KeyedQueue,
+    private readonly policy: DnssecPolicy = DEFAULT_DNSSEC_POLICY,
+    private readonly now: () => number = () => Math.floor(Date.now() / 1000),
+  ) {}
+
+  async status(name: string): Promise<DnssecStatus> {
+    const zone = zoneRef(name);
+    const keys = await asApi(() => this.store.listDnssecKeys(zone));
+    return this.statusOf(zone, keys);
+  }
+
+  /** `POST /zones/{zone}/dnssec`: `enable` true (with `algorithm`, `key_size`) or false. */
+  async set(name: string, input: DnssecInput, by: string): Promise<DnssecStatus> {
+    const zone = zoneRef(name);
+    if (typeof input.enable !== 'boolean') throw invalid('enable', 'enable must be true or false');
+    if (input.enable) {
+      const { algorithm, bits } = keyChoice(input);
+      return this.writes.run(zone, async () => {
+        const keys = await asApi(() => this.store.listDnssecKeys(zone));
+        if (keys.length > 0)
+          throw apiError(
+            'CONFLICT',
+            `DNSSEC is already enabled for zone ${zone}; turn it off first to change the algorithm`,
+          );
+        const materials = await Promise.all([KSK_FLAGS, ZSK_FLAGS].map((f) => newKeyMaterialAsync(algorithm, f, bits)));
+        const now = this.now();
+        const added = materials.map((material) => this.newKey(zone, material, now, now));
+        const updated = await asApi(() => this.store.changeDnssecKeys(zone, { add: added }));
+        await this.written(zone, updated.serial, by);
+        return this.statusOf(zone, added);
+      });
+    }
+    // null is "not given", as for enable: true (GraphQL clients send null for an optional field left empty).
+    const given = (['algorithm', 'keySize'] as const).filter((f) => input[f] !== undefined && input[f] !== null);
+    if (given.length)
+      throw invalidFields(given.map((f) => ({ field: f, message: `${f} only goes with enable: true` })));
+    return this.writes.run(zone, async () => {
+      const keys = await asApi(() => this.store.listDnssecKeys(zone));
+      if (keys.length === 0) throw apiError('CONFLICT', `DNSSEC is not enabled for zone ${zone}`);
+      const rollover = this.rolloverOf(keys);
+      if (rollover) throw apiError('CONFLICT', `cannot turn DNSSEC off during a ZSK rollover: ${rollover}`);
+      const updated = await asApi(() => this.store.changeDnssecKeys(zone, { remove: 'all' }));
+      await this.written(zone, updated.serial, by);
+      return this.statusOf(zone, []);
+    });
+  }
+
+  /**
+   * `POST /zones/{zone}/dnssec/rotate`: a ZSK rollover by pre-publication. The new ZSK is published now and signs
+   * from now + Ipub (Dprp + DNSKEY TTL + publish safety); the old one stops signing then and leaves the DNSKEY RRset
+   * Iret later (Dprp + the largest TTL of the zone's signatures + retire safety; signing with the new key is done at
+   * once). `rollover_completion_date` is that moment.
+   */
+  async rotate(name: string, by: string): Promise<RolloverResult> {
+    const zone = zoneRef(name);
+    return this.writes.run(zone, async () => {
+      const keys = await asApi(() => this.store.listDnssecKeys(zone));
+      if (keys.length === 0)
+        throw apiError(
+          'CONFLICT',
+          `DNSSEC is not enabled for zone ${zone}: enable it first (POST /zones/${zone}/dnssec)`,
+        );
+      const rollover = this.rolloverOf(keys);
+      if (rollover) throw apiError('CONFLICT', `a ZSK rollover is already in progress: ${rollover}`);
+      const now = this.now();
+      const old = keys.find((k) => k.flags === ZSK_FLAGS && this.stateOf(k, now) === 'active');
+      if (!old) throw apiError('CONFLICT', `zone ${zone} has no active ZSK to replace`);
+      const algorithm = algorithmByNumber(old.algorithm);
+      if (!algorithm)
+        throw apiError('CONFLICT', `the ZSK of zone ${zone} has an algorithm this server does not sign with`);
+      const maxTtl = await this.largestTtl(zone);
+      const material = await newKeyMaterialAsync(algorithm, ZSK_FLAGS, old.bits);
+      const p = this.policy;
+      const startedAt = this.now();
+      const activate = startedAt + p.propagationDelay + p.dnskeyTtl + p.publishSafety;
+      const remove = activate + p.propagationDelay + maxTtl + p.retireSafety;
+      const fresh = this.newKey(zone, material, startedAt, activate);
+      const gone = keys.filter((k) => k.deleteAt !== null && (secondsOf(k.deleteAt) ?? 0) <= now).map((k) => k.id);
+      const updated = await asApi(() =>
+        this.store.changeDnssecKeys(zone, {
+          add: [fresh],
+          update: [{ id: old.id, inactiveAt: iso(activate), deleteAt: iso(remove) }],
+          ...(gone.length ? { remove: gone } : {}),
+        }),
+      );
+      await this.written(zone, updated.serial, by);
+      return {
+        success: true,
+        message: `ZSK rollover started: key ${fresh.id} is published now and signs from ${iso(activate)}; key ${old.id} stops signing then and is removed at ${iso(remove)}`,
+        oldKeyId: old.id,
+        newKeyId: fresh.id,
+        rolloverCompletionDate: iso(remove),
+      };
+    });
+  }
+
+  private async written(zone: string, serial: number, by: string): Promise<void> {
+    this.feed.attribute(zone, serial, by);
+    await this.serving.served(zone, serial);
+  }
+
+  private newKey(zone: string, material: KeyMaterial, now: number, activate: number): DnssecKey {
+    const lifetime = material.flags === KSK_FLAGS ? this.policy.kskLifetime : this.policy.zskLifetime;
+    return storedKey(zone, material, this.vault, { publishAt: now, activateAt: activate, lifetime });
+  }
+
+  /** The largest TTL signatures of the zone carry (records, SOA, DNSKEY, NSEC): how long old ones may be cached. */
+  private async largestTtl(zone: string): Promise<number> {
+    const settings = await asApi(() => this.store.getZone(zone));
+    let max = Math.max(this.policy.dnskeyTtl, settings?.defaultTtl ?? 0, settings?.minimum ?? 0);
+    await asApi(() =>
+      this.store.eachRecord(zone, (r) => {
+        if (r.ttl > max) max = r.ttl;
+      }),
+    );
+    return max;
+  }
+
+  private stateOf(key: DnssecKey, now: number): DnssecKeyView['state'] {
+    if ((secondsOf(key.activateAt) ?? 0) > now) return 'published';
+    const inactive = secondsOf(key.inactiveAt);
+    return inactive !== null && inactive <= now ? 'retired' : 'active';
+  }
+
+  /** What a rollover in progress waits for, in words; null when none is. */
+  private rolloverOf(keys: readonly DnssecKey[]): string | null {
+    const now = this.now();
+    const waiting = keys.find((k) => k.flags === ZSK_FLAGS && (secondsOf(k.activateAt) ?? 0) > now);
+    const leaving = keys.find(
+      (k) => k.flags === ZSK_FLAGS && k.deleteAt !== null && (secondsOf(k.deleteAt) ?? 0) > now,
+    );
+    if (!waiting && !leaving) return null;
+    const parts: string[] = [];
+    if (waiting) parts.push(`the new ZSK ${waiting.id} is published and starts signing at ${waiting.activateAt}`);
+    if (leaving)
+      parts.push(`the old ZSK ${leaving.id} is removed at ${leaving.deleteAt ?? ''}, when the rollover completes`);
+    return `${parts.join('; ')}`;
+  }
+
+  private statusOf(zone: string, keys: readonly DnssecKey[]): DnssecStatus {
+    const now = this.now();
+    // Oldest first (timestamps are whole seconds: then the one signing first), of keys made together the KSK
+    // first: the same order however the store breaks ties.
+    const live = keys
+      .filter((k) => k.deleteAt === null || (secondsOf(k.deleteAt) ?? 0) > now)
+      .sort(
+        (a, b) =>
+          a.createdAt.localeCompare(b.createdAt) ||
+          a.activateAt.localeCompare(b.activateAt) ||
+          b.flags - a.flags ||
+          a.id.localeCompare(b.id),
+      );
+    return {
+      enabled: keys.length > 0,
+      keys: live.map((k) => this.keyView(k, now)),
+      dsRecords: live.filter((k) => k.flags === KSK_FLAGS).flatMap((k) => dsOf(zone, k)),
+    };
+  }
+
+  private keyView(k: DnssecKey, now: number): DnssecKeyView {
+    const rdata = dnskeyRdata(k.flags, k.algorithm, Buffer.from(k.publicKey, 'base64'));
+    return {
+      id: k.id,
+      algorithm: algorithmByNumber(k.algorithm)?.name ?? String(k.algorithm),
+      keyType: k.flags === KSK_FLAGS ? 'KSK' : 'ZSK',
+      bits: k.bits,
+      createdAt: k.createdAt,
+      expiresAt: k.expiresAt,
+      keyTag: keyTag(rdata),
+      state: this.stateOf(k, now),
+      publishAt: k.publishAt,
+      activateAt: k.activateAt,
+      inactiveAt: k.inactiveAt,
+      deleteAt: k.deleteAt,
+    };
+  }
+}
+
+/** The DS records of a KSK: SHA-256 and SHA-384 digests, ready to give to the parent zone. */
+function dsOf(zone: string, key: DnssecKey): DsRecordView[] {
+  const rdata = dnskeyRdata(key.flags, key.algorithm, Buffer.from(key.publicKey, 'base64'));
+  return ([2, 4] as const).map((digestType) => ({
+    keyTag: String(keyTag(rdata)),
+    algorithm: String(key.algorithm),
+    digestType: String(digestType),
+    digest: dsDigest(zone, rdata, digestType).toString('hex').toUpperCase(),
+  }));
+}
+
+/** The algorithm and key size asked for, checked (422 naming the field and what is allowed). */
+function keyChoice(input: DnssecInput): { algorithm: Algorithm; bits: number } {
+  const problems: FieldError[] = [];
+  let algorithm = algorithmByName(DEFAULT_ALGORITHM) as Algorithm;
+  if (input.algorithm !== undefined && input.algorithm !== null) {
+    const found = typeof input.algorithm === 'string' ? algorithmByName(input.algorithm) : undefined;
+    if (found) algorithm = found;
+    else
+      problems.push({
+        field: 'algorithm',
+        message: `algorithm must be one of ${ALGORITHMS.map((a) => a.name).join(', ')} (got ${JSON.stringify(input.algorithm)})`,
+      });
+  }
+  let bits = algorithm.defaultBits;
+  if (input.keySize !== undefined && input.keySize !== null && problems.length === 0) {
+    const size = input.keySize;
+    if (typeof size !== 'number' || !Number.isInteger(size))
+      problems.push({ field: 'keySize', message: `keySize must be an integer (got ${JSON.stringify(size)})` });
+    else if (size < algorithm.minBits || size > algorithm.maxBits)
+      problems.push({
+        field: 'keySize',
+        message:
+          algorithm.minBits === algorithm.maxBits
+            ? `keySize must be ${algorithm.minBits} for ${algorithm.name}, the size of its curve, or left out (got ${size})`
+            : `keySize must be from ${algorithm.minBits} to ${algorithm.maxBits} for ${algorithm.name} (got ${size})`,
+      });
+    else bits = size;
+  }
+  if (problems.length) throw invalidFields(problems);
+  return { algorithm, bits };
+}
