@@ -133,7 +133,10 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
     const vault = KeyVault.open({ dataDir: config.dataDir, configured: config.dnssecMasterKey });
     const engine = await DnsEngine.start({
       store,
-      dnssec: { vault },
+      dnssec: {
+        vault,
+        policy: { dnskeyTtl: config.dnssecDnskeyTtl, signatureValidity: config.dnssecSignatureValidityS },
+      },
       host: config.dnsHost,
       port: config.dnsPort,
       listen: config.dnsPort !== 0,

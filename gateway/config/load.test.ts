@@ -216,3 +216,42 @@ test('NOTIFY_KEY: a key name, or algorithm:name:secret; anything else is a Confi
     expect(() => loadConfig({ env: { NOTIFY_KEY: bad } })).toThrow(why);
   }
 });
+
+describe('DNSSEC settings', () => {
+  test('defaults: DNSKEY TTL 1 h, signatures valid 14 days, RFC 7583 margins of 5 min and 1 h, no master key set', () => {
+    expect(loadConfig({ env: {} })).toMatchObject({
+      dnssecDnskeyTtl: 3600,
+      dnssecSignatureValidityS: 1_209_600,
+      dnssecPropagationDelayS: 300,
+      dnssecPublishSafetyS: 3600,
+      dnssecRetireSafetyS: 3600,
+      dnssecZskLifetimeS: 7_776_000,
+      dnssecKskLifetimeS: 31_536_000,
+    });
+    expect(loadConfig({ env: {} }).dnssecMasterKey).toBeUndefined();
+  });
+
+  test('set from the environment', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    expect(
+      loadConfig({ env: { DNSSEC_MASTER_KEY: key, DNSSEC_DNSKEY_TTL: '60', DNSSEC_PROPAGATION_DELAY_S: '0' } }),
+    ).toMatchObject({
+      dnssecMasterKey: key,
+      dnssecDnskeyTtl: 60,
+      dnssecPropagationDelayS: 0,
+    });
+  });
+
+  test.each([
+    [
+      { DNSSEC_MASTER_KEY: Buffer.alloc(16).toString('base64') },
+      /DNSSEC_MASTER_KEY \(dnssecMasterKey\).*32 bytes in base64/,
+    ],
+    [{ DNSSEC_DNSKEY_TTL: '0' }, /DNSSEC_DNSKEY_TTL \(dnssecDnskeyTtl\).*>=1/],
+    [{ DNSSEC_SIGNATURE_VALIDITY_S: '60' }, /DNSSEC_SIGNATURE_VALIDITY_S \(dnssecSignatureValidityS\).*>=3600/],
+    [{ DNSSEC_RETIRE_SAFETY_S: '-1' }, /DNSSEC_RETIRE_SAFETY_S \(dnssecRetireSafetyS\).*>=0/],
+  ])('bad value %j stops start-up naming the key and the bound', (env, message) => {
+    expect(() => loadConfig({ env })).toThrow(ConfigError);
+    expect(() => loadConfig({ env })).toThrow(message);
+  });
+});

@@ -257,6 +257,44 @@ export const ConfigSchema = z
         error: 'must be 32 bytes in base64 (openssl rand -base64 32)',
       })
       .optional(),
+    // DNSSEC timings (seconds), one set for the signer and the rollovers the API starts (RFC 7583 names in brackets)
+    /** TTL of the DNSKEY RRset (TTLkey). */
+    dnssecDnskeyTtl: z.coerce.number().int().min(1).max(604_800).default(3600),
+    /** How long signatures are valid; zones are signed afresh at half of it. */
+    dnssecSignatureValidityS: z.coerce
+      .number()
+      .int()
+      .min(3600)
+      .max(366 * 86_400)
+      .default(14 * 86_400),
+    /** How long a change takes to reach every secondary (Dprp). */
+    dnssecPropagationDelayS: z.coerce.number().int().min(0).max(86_400).default(300),
+    /** Margins added to the publication and the retire interval of a rollover. */
+    dnssecPublishSafetyS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400)
+      .default(3600),
+    dnssecRetireSafetyS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400)
+      .default(3600),
+    /** Lifetimes that `expires_at` of a ZSK and of a KSK show. */
+    dnssecZskLifetimeS: z.coerce
+      .number()
+      .int()
+      .min(86_400)
+      .max(10 * 366 * 86_400)
+      .default(90 * 86_400),
+    dnssecKskLifetimeS: z.coerce
+      .number()
+      .int()
+      .min(86_400)
+      .max(10 * 366 * 86_400)
+      .default(365 * 86_400),
     /** A DNS TCP connection with nothing in progress is closed after this long. */
     dnsTcpIdleMs: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
     /** A DNS message over TCP must arrive whole within this long of its first byte. */
@@ -347,6 +385,13 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   dnsTcpMaxConnections: 'DNS_TCP_MAX_CONNECTIONS',
   dnsWorkers: 'DNS_WORKERS',
   dnssecMasterKey: 'DNSSEC_MASTER_KEY',
+  dnssecDnskeyTtl: 'DNSSEC_DNSKEY_TTL',
+  dnssecSignatureValidityS: 'DNSSEC_SIGNATURE_VALIDITY_S',
+  dnssecPropagationDelayS: 'DNSSEC_PROPAGATION_DELAY_S',
+  dnssecPublishSafetyS: 'DNSSEC_PUBLISH_SAFETY_S',
+  dnssecRetireSafetyS: 'DNSSEC_RETIRE_SAFETY_S',
+  dnssecZskLifetimeS: 'DNSSEC_ZSK_LIFETIME_S',
+  dnssecKskLifetimeS: 'DNSSEC_KSK_LIFETIME_S',
   dnsTcpIdleMs: 'DNS_TCP_IDLE_MS',
   dnsTcpMessageMs: 'DNS_TCP_MESSAGE_MS',
   dnsTcpMaxBufferedBytes: 'DNS_TCP_MAX_BUFFERED_BYTES',

@@ -48,6 +48,15 @@ export const dnsApiDescriptor: SubgraphDescriptor = {
         zoneDefaults: { nameservers: config.dnsApiNameservers.map(wireName) },
         records: { maxBatch: config.dnsApiMaxBatch },
         vault: dns.vault,
+        dnssec: {
+          dnskeyTtl: config.dnssecDnskeyTtl,
+          signatureValidity: config.dnssecSignatureValidityS,
+          propagationDelay: config.dnssecPropagationDelayS,
+          publishSafety: config.dnssecPublishSafetyS,
+          retireSafety: config.dnssecRetireSafetyS,
+          zskLifetime: config.dnssecZskLifetimeS,
+          kskLifetime: config.dnssecKskLifetimeS,
+        },
       });
     } catch (err) {
       await users.close();
