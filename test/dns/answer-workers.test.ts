@@ -9,12 +9,18 @@
  * dies is replaced; closing the engine ends them.
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as packet from 'dns-packet';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DnsClient } from '../../dns/client';
 import { queryMessage, updateMessage } from '../../dns/client/messages';
 import { decodeResponse } from '../../dns/client/records';
+import { algorithmByName } from '../../dns/dnssec/algorithms';
+import { KeyVault } from '../../dns/dnssec/key-vault';
+import { dnskeyRdata, keyTag, KSK_FLAGS, ZSK_FLAGS } from '../../dns/dnssec/keys';
+import { newStoredKey } from '../../dns/dnssec/zone-signing';
 import { DnsEngine } from '../../dns/engine';
 import { openZoneStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
@@ -196,4 +202,66 @@ describe.each([
       await until(() => pids.every((p) => !isRunning(p)), 10_000);
     });
   });
+});
+
+describe('a signed zone (DNSSEC)', () => {
+  test('the worker signs it with the same keys: its DO answers carry RRSIGs by the zone ZSK and NSEC proofs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dns-workers-signed-'));
+    const store = await openZoneStore({ dataDir: dir });
+    const vault = KeyVault.of(randomBytes(32));
+    let engine: DnsEngine | undefined;
+    try {
+      await importZoneFile(store, ZONE, ZONE_TEXT);
+      const algorithm = algorithmByName('ECDSAP256SHA256');
+      if (!algorithm) throw new Error('no ECDSAP256SHA256');
+      const now = Math.floor(Date.now() / 1000) - 60;
+      const keys = [KSK_FLAGS, ZSK_FLAGS].map((flags) =>
+        newStoredKey(ZONE, algorithm, flags, vault, { publishAt: now, activateAt: now, lifetime: 86_400 }),
+      );
+      await store.changeDnssecKeys(ZONE, { add: keys });
+      engine = await DnsEngine.start({
+        store,
+        host: '127.0.0.1',
+        port: 0,
+        workers: { count: 1, store: { dataDir: dir } },
+        dnssec: { vault },
+      });
+      const zsk = keys.find((k) => k.flags === ZSK_FLAGS);
+      const zskTag = keyTag(dnskeyRdata(ZSK_FLAGS, 13, Buffer.from(zsk?.publicKey ?? '', 'base64')));
+      const ask = (name: string) =>
+        askWhileBlocked(
+          engine?.server?.port ?? 0,
+          packet.encode({
+            type: 'query',
+            id: 7,
+            questions: [{ name, type: 'A', class: 'IN' }],
+            additionals: [
+              {
+                name: '.',
+                type: 'OPT',
+                udpPayloadSize: 1232,
+                extendedRcode: 0,
+                ednsVersion: 0,
+                flags: packet.DNSSEC_OK,
+                flag_do: true,
+                options: [],
+              },
+            ],
+          }),
+        ).map((raw) => packet.decode(raw));
+      const positive = ask(`www.${ZONE}`);
+      expect(positive.length).toBeGreaterThan(0);
+      for (const answer of positive) {
+        const sigs = (answer.answers ?? []).filter((a) => a.type === 'RRSIG');
+        expect(sigs.map((s) => (s.data as { keyTag: number }).keyTag)).toEqual([zskTag]);
+      }
+      const negative = ask(`none.${ZONE}`);
+      expect(negative.length).toBeGreaterThan(0);
+      for (const answer of negative) expect((answer.authorities ?? []).map((a) => a.type)).toContain('NSEC');
+    } finally {
+      await engine?.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
