@@ -4,7 +4,7 @@ import { emailToRname } from './records';
 import { toAnswers } from './server/node-pack';
 import { serialAtLeast, serialMax } from './serial';
 import { ZoneBuilder, type RR, type ZoneData, type ZoneIndex } from './server/zone-index';
-import { signPatch, signZone } from './dnssec/zone-signer';
+import { reshapes, signPatch, signZoneInSteps, unsignedPatch } from './dnssec/zone-signer';
 import type { ZoneSigning } from './dnssec/zone-signing';
 import { StoreError, type ZoneChangeDetail, type ZoneChangeEvent, type ZoneStore } from './store/types';
 
@@ -177,7 +177,14 @@ export class ZoneLoader {
     const owners = new Map<string, RR[]>();
     for (const name of wanted.names) owners.set(ownerKey(name), []);
     for (const rr of toAnswers(rows)) owners.get(rr.name.toLowerCase())?.push(rr);
-    this.index.set(current.signing ? signPatch(current, soa, owners, this.signingNow()) : current.patched(soa, owners));
+    const signing = current.signing;
+    if (!signing) this.index.set(current.patched(soa, owners));
+    else if (!reshapes(current, soa, owners)) this.index.set(signPatch(current, soa, owners, this.signingNow()));
+    // a delegation or DNAME changed: signed whole, in steps (the zone keeps answering from `current` meanwhile)
+    else
+      this.index.set(
+        await signZoneInSteps(unsignedPatch(current, soa, owners), signing.keys, signing.policy, this.signingNow()),
+      );
   }
 
   private signingNow(): number {
@@ -188,7 +195,8 @@ export class ZoneLoader {
   private async rebuild(zone: string): Promise<void> {
     let data = await buildZone(this.store, zone);
     const keys = data && this.signing ? await this.signing.keysFor(zone, data.soa.name) : [];
-    if (data && this.signing && keys.length > 0) data = signZone(data, keys, this.signing.policy, this.signing.now());
+    if (data && this.signing && keys.length > 0)
+      data = await signZoneInSteps(data, keys, this.signing.policy, this.signing.now());
     if (data) this.index.set(data);
     else this.index.delete(zone);
     this.stale.delete(zone);
