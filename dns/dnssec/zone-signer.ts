@@ -4,6 +4,7 @@ import { parentOf, type Node, type RR, type ZoneData } from '../server/zone-inde
 import { signData, type Algorithm } from './algorithms';
 import { canonicalKey, labelCount, signedData } from './canonical';
 import { KSK_FLAGS } from './keys';
+import { SignPool } from './sign-pool';
 
 /**
  * Signs a zone in memory (RFC 4035 §2): DNSKEY at the apex, an RRSIG per authoritative RRset, an NSEC chain in
@@ -97,6 +98,45 @@ class Run {
     this.signer = zone.name === '' ? '.' : zone.name;
   }
 
+  /**
+   * Signing jobs not done yet (`deferring`): their RRSIGs have an empty signature until `flush` gives them one, so
+   * that a pool of threads signs while this thread prepares the next names.
+   */
+  deferring = false;
+  private pending: Array<{ data: { signature: Buffer }; key: ZoneKey; signed: Buffer }> = [];
+  private readonly pkcs8 = new Map<string, Buffer>();
+
+  /** Signs every deferred job: with `pool` (inline if it fails or is absent). */
+  async flush(pool: SignPool | undefined): Promise<void> {
+    const jobs = this.pending;
+    this.pending = [];
+    if (jobs.length === 0) return;
+    const byKey = new Map<ZoneKey, typeof jobs>();
+    for (const job of jobs) {
+      const list = byKey.get(job.key);
+      if (list) list.push(job);
+      else byKey.set(job.key, [job]);
+    }
+    const batches: Array<typeof jobs> = [];
+    for (const list of byKey.values())
+      for (let i = 0; i < list.length; i += BATCH) batches.push(list.slice(i, i + BATCH));
+    await Promise.all(
+      batches.map(async (batch) => {
+        const key = (batch[0] as (typeof jobs)[number]).key;
+        let signatures: Buffer[] | undefined;
+        if (pool) {
+          let pkcs8 = this.pkcs8.get(key.id);
+          if (!pkcs8) this.pkcs8.set(key.id, (pkcs8 = key.privateKey.export({ type: 'pkcs8', format: 'der' })));
+          const job = { keyId: key.id, algorithm: key.algorithm.number, pkcs8, items: batch.map((j) => j.signed) };
+          signatures = await pool.sign(job).catch(() => undefined); // a thread that failed: signed here instead
+        }
+        batch.forEach((j, i) => {
+          j.data.signature = signatures?.[i] ?? signData(key.algorithm, key.privateKey, j.signed);
+        });
+      }),
+    );
+  }
+
   /** RRSIGs over one RRset (all of one owner and type), by `keys`. */
   sign(rrset: readonly RR[], keys: readonly ZoneKey[]): RR[] {
     const first = rrset[0];
@@ -114,8 +154,10 @@ class Run {
         keyTag: key.tag,
         signersName: this.signer,
       };
-      const signature = signData(key.algorithm, key.privateKey, signedData(fields, owner, rrset));
-      return { name: owner, type: 'RRSIG', class: 'IN', ttl, data: { ...fields, signature } } as unknown as RR;
+      const signed = signedData(fields, owner, rrset);
+      const data = { ...fields, signature: this.deferring ? EMPTY : signData(key.algorithm, key.privateKey, signed) };
+      if (this.deferring) this.pending.push({ data, key, signed });
+      return { name: owner, type: 'RRSIG', class: 'IN', ttl, data } as unknown as RR;
     });
   }
 
@@ -212,7 +254,7 @@ function nextOf(chain: readonly string[], i: number): string {
  * records the copy had are made afresh. With no key signing at `now`, the zone as it is.
  */
 export function signZone(zone: ZoneData, keys: readonly ZoneKey[], policy: SigningPolicy, now: number): ZoneData {
-  const steps = signingSteps(zone, keys, policy, now);
+  const steps = signingSteps(new Run(zone, keys, policy, now));
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -222,7 +264,7 @@ export function signZone(zone: ZoneData, keys: readonly ZoneKey[], policy: Signi
 /**
  * signZone a few hundred names at a time, letting the event loop run between them: signing a zone of 100 000
  * records takes seconds, and meanwhile the copy it replaces keeps answering (DNS, API) instead of the process
- * stopping.
+ * stopping. A large zone is signed by the threads of the signing pool, while this thread prepares the next names.
  */
 export async function signZoneInSteps(
   zone: ZoneData,
@@ -230,24 +272,38 @@ export async function signZoneInSteps(
   policy: SigningPolicy,
   now: number,
 ): Promise<ZoneData> {
-  const steps = signingSteps(zone, keys, policy, now);
+  const run = new Run(zone, keys, policy, now);
+  const pool = zone.nodes.size >= POOL_FROM_NAMES ? SignPool.shared() : undefined;
+  run.deferring = pool !== undefined;
+  const steps = signingSteps(run, run.deferring ? NAMES_PER_POOLED_STEP : NAMES_PER_STEP);
+  let signing: Promise<void> = Promise.resolve();
   for (;;) {
     const step = steps.next();
-    if (step.done) return step.value;
-    await new Promise((resolve) => setImmediate(resolve));
+    if (step.done) {
+      await signing;
+      return step.value;
+    }
+    if (step.value === 'names') {
+      // one batch signs on the threads while the next is prepared
+      await signing;
+      signing = run.flush(pool);
+      await new Promise((resolve) => setImmediate(resolve));
+    } else await signing.then(() => run.flush(pool)); // every signature made before the copy is finished
   }
 }
 
-/** Names signed between two turns of the event loop (about 10 ms of ECDSA P-256 signing). */
+/** Names signed between two turns of the event loop (about 10 ms of ECDSA P-256 signing), or handed to the pool. */
 const NAMES_PER_STEP = 50;
+const NAMES_PER_POOLED_STEP = 400;
+/** Zones from this many names on are signed by the pool's threads (below, handing work over costs more). */
+const POOL_FROM_NAMES = 2000;
+/** Signatures per message to a thread. */
+const BATCH = 256;
+const EMPTY = Buffer.alloc(0);
 
-function* signingSteps(
-  zone: ZoneData,
-  keys: readonly ZoneKey[],
-  policy: SigningPolicy,
-  now: number,
-): Generator<void, ZoneData> {
-  const run = new Run(zone, keys, policy, now);
+/** Signs a zone whole, yielding after each step of names, and once ('done') before the signed copy is made. */
+function* signingSteps(run: Run, namesPerStep = NAMES_PER_STEP): Generator<'names' | 'done', ZoneData> {
+  const zone = run.zone;
   if (run.zsks.length === 0) return zone;
   const apex = zone.soa.name.toLowerCase();
   const { chain, chainKeys } = chainOf(zone, apex);
@@ -256,10 +312,18 @@ function* signingSteps(
     const owner = chain[i] ?? '';
     const node = zone.nodes.peek(owner);
     if (node) owners.set(owner, signedNode(run, owner, node, nextOf(chain, i), apex, zone.soa));
-    if (i % NAMES_PER_STEP === NAMES_PER_STEP - 1) yield;
+    if (i % namesPerStep === namesPerStep - 1) yield 'names';
   }
+  yield 'done';
   const signed = zone.patched(zone.soa, owners);
-  signed.signing = { keys, policy, chain, chainKeys, expiresAt: run.expiration, signedAt: now };
+  signed.signing = {
+    keys: run.keys,
+    policy: run.policy,
+    chain,
+    chainKeys,
+    expiresAt: run.expiration,
+    signedAt: run.now,
+  };
   return signed;
 }
 
