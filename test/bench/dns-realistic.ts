@@ -28,11 +28,15 @@ import {
 /** `n` answer workers, in words. */
 const workers = (n: number): string => `${n} answer worker${n === 1 ? '' : 's'}`;
 
-const ZONE = 'corp.test';
+/** The realistic zone's name (also served signed by the DNSSEC bench, test/bench/dnssec.ts). */
+export const REALISTIC_ZONE = 'corp.test';
+const ZONE = REALISTIC_ZONE;
 const NAMES = 10_000;
 const QUESTIONS = 200_000;
 const NXDOMAIN_SHARE = 0.15;
-const LOAD: Load = { clients: 1, outstanding: 100, threads: 1 };
+/** dnsperf's load of the realistic mix: one client socket and thread, 100 queries outstanding. */
+export const REALISTIC_LOAD: Load = { clients: 1, outstanding: 100, threads: 1 };
+const LOAD = REALISTIC_LOAD;
 const SEED = 20261124;
 
 /** One name of the zone and the types it has. */

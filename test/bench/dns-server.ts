@@ -8,11 +8,19 @@
  * - BENCH_DNS_KEYS   BIND key file with the TSIG keys allowed to update
  * - BENCH_DNS_ANSWER_CACHE=off  turns the answer cache off (to measure the uncached path)
  * - BENCH_DNS_WORKERS answer workers besides this process (default: as the gateway's DNS_WORKERS=auto)
+ * - BENCH_DNS_DNSSEC=<algorithm mnemonic, e.g. ECDSAP256SHA256>  serves BENCH_DNS_ZONE signed: a KSK and a ZSK of
+ *   that algorithm are added to the store when the zone has no DNSSEC keys yet (private keys sealed by the vault of
+ *   BENCH_DNS_DATA), and the engine signs every zone with keys as it starts
  *
- * Prints one JSON line per step on stdout: {"event":"imported",…} and {"event":"listening",…}.
+ * Prints one JSON line per step on stdout: {"event":"imported",…}, {"event":"keys",…} (keys added) and
+ * {"event":"listening",…} (startMs: DnsEngine.start, which signs every signed zone whole; signed: RRSIGs made).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { algorithmByName } from '../../dns/dnssec/algorithms';
+import { KeyVault } from '../../dns/dnssec/key-vault';
+import { KSK_FLAGS, ZSK_FLAGS } from '../../dns/dnssec/keys';
+import { newStoredKey } from '../../dns/dnssec/zone-signing';
 import { DnsEngine } from '../../dns/engine';
 import { autoWorkerCount } from '../../dns/server/answer-workers';
 import { openSqliteStore } from '../../dns/store';
@@ -40,6 +48,24 @@ async function main(): Promise<void> {
     }
   }
 
+  const dnssec = process.env.BENCH_DNS_DNSSEC;
+  let vault: KeyVault | undefined;
+  if (dnssec) {
+    const algorithm = algorithmByName(dnssec);
+    if (!algorithm) throw new Error(`BENCH_DNS_DNSSEC: no DNSSEC algorithm ${dnssec}`);
+    const opened = KeyVault.open({ dataDir: dir });
+    vault = opened;
+    const zone = process.env.BENCH_DNS_ZONE ?? '';
+    if ((await store.listDnssecKeys(zone)).length === 0) {
+      const t0 = performance.now();
+      const now = Math.floor(Date.now() / 1000) - 60;
+      const times = { publishAt: now, activateAt: now, lifetime: 365 * 86_400 };
+      const keys = [KSK_FLAGS, ZSK_FLAGS].map((flags) => newStoredKey(zone, algorithm, flags, opened, times));
+      await store.changeDnssecKeys(zone, { add: keys });
+      report('keys', { zone, algorithm: algorithm.name, added: keys.length, ms: performance.now() - t0 });
+    }
+  }
+
   const rssBefore = process.memoryUsage().rss;
   const t0 = performance.now();
   const engine = await DnsEngine.start({
@@ -49,13 +75,18 @@ async function main(): Promise<void> {
     keys: process.env.BENCH_DNS_KEYS ? readKeyFile(process.env.BENCH_DNS_KEYS) : [],
     answerCache: process.env.BENCH_DNS_ANSWER_CACHE === 'off' ? { maxEntries: 0 } : undefined,
     workers: { count: Number(process.env.BENCH_DNS_WORKERS ?? autoWorkerCount()), store: { dataDir: dir } },
+    dnssec: vault && { vault },
   });
-  report('listening', {
-    port: engine.server?.port,
-    startMs: performance.now() - t0,
-    rssBefore,
-    rssAfter: process.memoryUsage().rss,
-  });
+  const startMs = performance.now() - t0;
+  const rssAfter = process.memoryUsage().rss;
+  let signed: number | undefined;
+  if (vault) {
+    // RRSIGs of every zone served (a walk over the nodes: after the start was timed)
+    signed = 0;
+    for (const name of engine.index.names())
+      for (const node of engine.index.get(name)?.nodes.values() ?? []) signed += node.get('RRSIG')?.length ?? 0;
+  }
+  report('listening', { port: engine.server?.port, startMs, rssBefore, rssAfter, signed });
 
   const stop = (): void => {
     void engine

@@ -50,8 +50,8 @@ export interface Server {
   /** performance.now() at spawn and at the first answer. */
   spawnedAt: number;
   answeredAt: number;
-  /** What our child reported when listening (DnsEngine.start time, RSS before/after). */
-  info?: { startMs: number; rssBefore: number; rssAfter: number };
+  /** What our child reported when listening (DnsEngine.start time, RSS before/after, RRSIGs of a signed zone). */
+  info?: { startMs: number; rssBefore: number; rssAfter: number; signed?: number };
   stop(): Promise<void>;
 }
 
@@ -242,11 +242,13 @@ export function cpuSeconds(pid: number): number {
   return ticks / CLOCK_TICKS;
 }
 
-/** How dnsperf loads a server: client sockets (-c), outstanding queries (-q), threads (-T). */
+/** How dnsperf loads a server: client sockets (-c), outstanding queries (-q), threads (-T), the DO bit (-D). */
 export interface Load {
   clients: number;
   outstanding: number;
   threads?: number;
+  /** Sets the DNSSEC OK bit on every query (dnsperf -D, which implies EDNS). */
+  dnssecOk?: boolean;
 }
 
 /** dnsperf against `server` for `seconds`, with the server's CPU time over the run. */
@@ -266,6 +268,7 @@ export function dnsperf(
   const args = ['-s', '127.0.0.1', '-p', String(port), '-d', file, '-l', String(seconds), '-t', '2'];
   args.push('-c', String(load.clients), '-q', String(load.outstanding));
   if (load.threads) args.push('-T', String(load.threads));
+  if (load.dnssecOk) args.push('-D');
   return new Promise((resolve, reject) => {
     const child = spawn('dnsperf', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

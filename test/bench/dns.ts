@@ -45,10 +45,11 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const workers = (n: number): string => `${n} answer worker${n === 1 ? '' : 's'}`;
 
 const ZONE = 'bench.test';
-const BIG_ZONE = 'big.test';
+/** The zone of the start-up part (also signed whole by the DNSSEC bench, test/bench/dnssec.ts). */
+export const BIG_ZONE = 'big.test';
 const HOSTS = 1000;
 const CNAMES = 200;
-const BIG_RECORDS = 100_000;
+export const BIG_RECORDS = 100_000;
 const QUERY_LINES = 20_000;
 const KEY_NAME = 'bench-key';
 const KEY_SECRET = Buffer.from('benchmark-tsig-secret-of-32-byte').toString('base64');
@@ -96,7 +97,7 @@ export function benchZone(): string {
 }
 
 /** A zone of BIG_RECORDS records (25 000 names × A, AAAA, TXT, MX) for start-up time and memory. */
-function bigZone(): string {
+export function bigZone(): string {
   const lines = soaLines(BIG_ZONE);
   for (let i = 0; lines.length - 9 < BIG_RECORDS; i++) {
     lines.push(`n${i} 300 IN A 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);

@@ -20,6 +20,7 @@ import {
 import { dnsBenchmark } from './dns';
 import { dnsApiBenchmark } from './dns-api';
 import { dnsToolBenchmark } from './dns-tool';
+import { dnssecBenchmark } from './dnssec';
 import { gatewayVsPlain } from './gateway';
 import { liveBenchmark } from './live';
 import { startNode } from './processes';
@@ -28,7 +29,8 @@ import { startNode } from './processes';
  * `npm run bench`: every figure is a ratio against a reference measured in this same run on this machine.
  * Servers run as child processes; the load generator (autocannon, dnsperf) runs apart. BENCH_SECONDS sets each
  * run's length. One section alone: `npm run bench -- dns-api` (or BENCH_ONLY=dns-api); sections are market, gateway,
- * dns, dns-api, dns-tool and live.
+ * dns, dnssec (signed zones against BIND: queries with DO, signing 100 000 records, re-signing one change;
+ * BENCH_DNSSEC_PARTS=do,sign,resign), dns-api, dns-tool and live.
  */
 
 async function rawCeiling(body: string): Promise<number> {
@@ -103,11 +105,11 @@ async function upstreamEconomy(): Promise<string[]> {
   }
 }
 
-const SECTIONS = ['market', 'gateway', 'dns', 'dns-api', 'dns-tool', 'live'];
+const SECTIONS = ['market', 'gateway', 'dns', 'dnssec', 'dns-api', 'dns-tool', 'live'];
 
 async function main(): Promise<void> {
   console.log(`bench: ${SECONDS} s per run, ${CONNECTIONS} connections, node ${process.version}`);
-  const only = process.argv[2] ?? process.env.BENCH_ONLY; // market | gateway | dns | dns-api | live: run one part
+  const only = process.argv[2] ?? process.env.BENCH_ONLY; // one of SECTIONS: run that part alone
   if (only && !SECTIONS.includes(only)) throw new Error(`no bench section ${only}: one of ${SECTIONS.join(', ')}`);
   if (!only || only === 'market') {
     for (const l of await upstreamEconomy()) console.log(l);
@@ -115,6 +117,7 @@ async function main(): Promise<void> {
   }
   if (!only || only === 'gateway') for (const l of await gatewayVsPlain()) console.log(l);
   if (!only || only === 'dns') for (const l of await dnsBenchmark()) console.log(l);
+  if (!only || only === 'dnssec') for (const l of await dnssecBenchmark()) console.log(l);
   if (!only || only === 'dns-api') for (const l of await dnsApiBenchmark()) console.log(l);
   if (!only || only === 'dns-tool') for (const l of await dnsToolBenchmark()) console.log(l);
   if (!only || only === 'live') for (const l of await liveBenchmark()) console.log(l);
