@@ -609,23 +609,33 @@ class PostgresZoneStore implements ZoneStore {
     return rows[0] ? fromDb(rows[0]) : null;
   }
 
+  /** Locks the zone's row for the transaction; NOT_FOUND, or SERIAL_MISMATCH when `ifSerial` is not its serial. */
+  private async lockZone(
+    c: pg.PoolClient,
+    zone: string,
+    ifSerial: number | undefined,
+  ): Promise<{ locked: { serial: string; version: string }; serial: number }> {
+    const locked = isKey(zone)
+      ? (
+          await c.query<{ serial: string; version: string }>(
+            `SELECT serial, xmin::text AS version FROM ${this.s}.zones WHERE name = $1 FOR UPDATE`,
+            [zone],
+          )
+        ).rows[0]
+      : undefined;
+    if (!locked) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
+    const serial = Number(locked.serial);
+    if (ifSerial !== undefined && ifSerial !== serial) {
+      throw new StoreError('SERIAL_MISMATCH', `zone ${zone} has serial ${serial}, not ${ifSerial}`);
+    }
+    return { locked, serial };
+  }
+
   async change(zone: string, changes: RecordChange[], options: { ifSerial?: number } = {}): Promise<ChangeOutcome> {
     checkChangeCount(changes);
     const now = this.clock();
     const outcome = await this.tx(async (c) => {
-      const locked = isKey(zone)
-        ? (
-            await c.query<{ serial: string; version: string }>(
-              `SELECT serial, xmin::text AS version FROM ${this.s}.zones WHERE name = $1 FOR UPDATE`,
-              [zone],
-            )
-          ).rows[0]
-        : undefined;
-      if (!locked) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
-      const serial = Number(locked.serial);
-      if (options.ifSerial !== undefined && options.ifSerial !== serial) {
-        throw new StoreError('SERIAL_MISMATCH', `zone ${zone} has serial ${serial}, not ${options.ifSerial}`);
-      }
+      const { locked, serial } = await this.lockZone(c, zone, options.ifSerial);
       const keys = collectKeys(changes);
       const rows = new Map<string, RecordRow>();
       const foreignIds = new Set<string>();
@@ -686,19 +696,7 @@ class PostgresZoneStore implements ZoneStore {
   async changeDnssecKeys(zone: string, change: DnssecKeyChange, options: { ifSerial?: number } = {}): Promise<Zone> {
     const now = this.clock();
     const written = await this.tx(async (c) => {
-      const locked = isKey(zone)
-        ? (
-            await c.query<{ serial: string; version: string }>(
-              `SELECT serial, xmin::text AS version FROM ${this.s}.zones WHERE name = $1 FOR UPDATE`,
-              [zone],
-            )
-          ).rows[0]
-        : undefined;
-      if (!locked) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
-      const serial = Number(locked.serial);
-      if (options.ifSerial !== undefined && options.ifSerial !== serial) {
-        throw new StoreError('SERIAL_MISMATCH', `zone ${zone} has serial ${serial}, not ${options.ifSerial}`);
-      }
+      const { locked, serial } = await this.lockZone(c, zone, options.ifSerial);
       const checked = checkDnssecKeyChange(change, zone);
       const ids = checked.add.map((k) => k.id);
       const taken = ids.length
