@@ -17,7 +17,12 @@ const PACKAGE_OF: Record<string, string> = {
   named: 'bind9',
   'named-checkzone': 'bind9-utils',
   'dnssec-dsfromkey': 'bind9-utils',
+  'dnssec-verify': 'bind9-utils',
+  'dnssec-keygen': 'bind9-utils',
+  'dnssec-signzone': 'bind9-utils',
   'ldns-verify-zone': 'ldnsutils',
+  'ldns-key2ds': 'ldnsutils',
+  kzonecheck: 'knot-dnssecutils',
   dnsperf: 'dnsperf',
 };
 

@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../bench/processes';
+import { requireTool } from './dns-peers';
 
 /**
  * Independent DNSSEC peers (Debian packages) that judge a signed zone: BIND's `dnssec-verify` and `delv`, ldns's
@@ -11,28 +12,8 @@ import { freePort } from '../bench/processes';
  * be checked by them exactly like one signed by BIND's own tools (test/dnssec/peers.test.ts, the harness's self-test).
  */
 
-/** Debian package of each peer tool, for the error that says how to get it. */
-const PACKAGE_OF: Record<string, string> = {
-  named: 'bind9',
-  delv: 'bind9-dnsutils',
-  'dnssec-verify': 'bind9-utils',
-  'dnssec-dsfromkey': 'bind9-utils',
-  'dnssec-keygen': 'bind9-utils',
-  'dnssec-signzone': 'bind9-utils',
-  'ldns-verify-zone': 'ldnsutils',
-  'ldns-key2ds': 'ldnsutils',
-  kzonecheck: 'knot-dnssecutils',
-};
-
-/** A real peer must be installed: a missing one fails the test (CI installs them), it never skips. */
-export function requireDnssecTool(name: string): string {
-  const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
-  const path = found.stdout.trim();
-  if (found.status !== 0 || !path) {
-    throw new Error(`${name} is not installed: apt-get install -y ${PACKAGE_OF[name] ?? name} (.ci/run installs it)`);
-  }
-  return path;
-}
+/** A real peer must be installed (see requireTool, which knows each tool's Debian package). */
+export const requireDnssecTool = requireTool;
 
 interface ToolRun {
   code: number | null;
