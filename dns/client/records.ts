@@ -67,6 +67,58 @@ function clientRecord(raw: Buffer, at: number, data: unknown): ClientRecord | nu
       // a value our codec refuses still passes through, in generic form
     }
   }
+  const dnssec = data !== null ? dnssecRecord(code, data) : undefined;
+  if (dnssec) return { name, ttl, ...dnssec };
   const rdata = raw.subarray(header + 10, header + 10 + raw.readUInt16BE(header + 8));
   return { name, type: known ?? `TYPE${code}`, ttl, value: genericValue(rdata) };
+}
+
+/** Base64 as dig writes it on one line: in runs of 56 characters, a space between. */
+function base64Runs(bytes: Buffer): string {
+  return (bytes.toString('base64').match(/.{1,56}/g) ?? []).join(' ');
+}
+
+/** An RRSIG time (seconds since the epoch) as RFC 4034 §3.2 writes it: YYYYMMDDHHmmSS, UTC. */
+function rrsigTime(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+}
+
+const fqdn = (name: string): string => (name === '.' || name.endsWith('.') ? name : `${name}.`);
+
+/**
+ * The DNSSEC records a signed zone's transfer holds (DNSKEY, RRSIG, NSEC), in the presentation form dig gives
+ * them: shown as what they are, not in generic form. Undefined for other types.
+ */
+function dnssecRecord(code: number, data: unknown): { type: string; value: string } | undefined {
+  if (code === 48) {
+    const d = data as { flags: number; algorithm: number; key: Buffer };
+    return { type: 'DNSKEY', value: `${d.flags} 3 ${d.algorithm} ${base64Runs(d.key)}` };
+  }
+  if (code === 46) {
+    const d = data as {
+      typeCovered: string;
+      algorithm: number;
+      labels: number;
+      originalTTL: number;
+      expiration: number;
+      inception: number;
+      keyTag: number;
+      signersName: string;
+      signature: Buffer;
+    };
+    const fields = [
+      d.typeCovered,
+      d.algorithm,
+      d.labels,
+      d.originalTTL,
+      rrsigTime(d.expiration),
+      rrsigTime(d.inception),
+    ];
+    return { type: 'RRSIG', value: [...fields, d.keyTag, fqdn(d.signersName), base64Runs(d.signature)].join(' ') };
+  }
+  if (code === 47) {
+    const d = data as { nextDomain: string; rrtypes: string[] };
+    return { type: 'NSEC', value: [fqdn(d.nextDomain), ...d.rrtypes].join(' ') };
+  }
+  return undefined;
 }

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { DnsClient } from '../../dns/client';
 import { algorithmByName } from '../../dns/dnssec/algorithms';
 import { KeyVault } from '../../dns/dnssec/key-vault';
 import { dnskeyRdata, dsDigest, keyTag, KSK_FLAGS, ZSK_FLAGS } from '../../dns/dnssec/keys';
@@ -274,4 +275,28 @@ describe('a BIND 9 secondary of a signed zone', () => {
       rmSync(secondary.dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('our DNS client (the DNS record tool reads zones with it)', () => {
+  test('shows DNSKEY, RRSIG and NSEC records of a transfer as dig does, not in generic form', async () => {
+    const zone = 'rsa.test';
+    const transfer = await new DnsClient({ server, timeoutMs: 10_000 }).transfer(zone);
+    const ours = transfer.records
+      .filter((r) => ['DNSKEY', 'RRSIG', 'NSEC'].includes(r.type))
+      .map((r) => `${r.name}. ${r.ttl} IN ${r.type} ${r.value}`);
+    expect(ours.length).toBeGreaterThan(20);
+    const theirs = new Set(
+      (await axfr(zone))
+        .split('\n')
+        .filter((l) => l && !l.startsWith(';'))
+        // the client gives owner names in lower case (dig: as the zone wrote them, `Mail`)
+        .map((l) =>
+          l
+            .replace(/\s+/g, ' ')
+            .trim()
+            .replace(/^\S+/, (owner) => owner.toLowerCase()),
+        ),
+    );
+    expect(ours.filter((line) => !theirs.has(line))).toEqual([]);
+  }, 20_000);
 });
