@@ -55,3 +55,24 @@ test('a zone of 2 500 names signed by the threads: every signature verifies, the
   expect(checked).toBe(2 * 2500 + 3); // A and NSEC per name; the apex's SOA, NSEC and DNSKEY (by the KSK)
   expect(signed.signing?.chain).toEqual(signZone(zone, keys, DEFAULT_SIGNING_POLICY, NOW).signing?.chain);
 }, 60_000);
+
+test('threads without work end after a while; the next signing starts new ones, and a caller of the ended pool is refused', async () => {
+  const saved = SignPool.idleMs;
+  SignPool.idleMs = 50;
+  try {
+    const pool = SignPool.shared();
+    if (!pool) throw new Error('no pool');
+    const keys = freshKeys('pool.test', 13, NOW - 10);
+    const pkcs8 = keys[1]?.privateKey.export({ type: 'pkcs8', format: 'der' }) as Buffer;
+    const job = { keyId: 'k', algorithm: 13, pkcs8, items: [Buffer.from('data')] };
+    expect(await pool.sign(job)).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 300));
+    await expect(pool.sign(job)).rejects.toThrow(/ended/);
+    const fresh = SignPool.shared();
+    expect(fresh).toBeDefined();
+    expect(fresh).not.toBe(pool);
+    expect(await fresh?.sign(job)).toHaveLength(1);
+  } finally {
+    SignPool.idleMs = saved;
+  }
+});

@@ -25,10 +25,15 @@ function workerFile(): string | undefined {
 }
 
 export class SignPool {
+  /** How long threads without work are kept (ms). */
+  static idleMs = 10_000;
+
   private readonly workers: Worker[] = [];
   private readonly waiting = new Map<number, { resolve(s: Buffer[]): void; reject(e: Error): void }>();
   private next = 0;
   private turn = 0;
+  private idle?: NodeJS.Timeout;
+  private ended = false;
 
   private constructor(file: string, size: number) {
     for (let i = 0; i < size; i++) {
@@ -54,6 +59,8 @@ export class SignPool {
   sign(job: SignJob): Promise<Buffer[]> {
     const id = this.next++;
     const worker = this.workers[this.turn++ % this.workers.length] as Worker;
+    if (this.ended) return Promise.reject(new Error('the signing pool has ended')); // its caller signs inline
+    if (this.idle) clearTimeout(this.idle);
     if (this.waiting.size === 0) for (const w of this.workers) w.ref(); // work in progress keeps the process up
     return new Promise((resolvePromise, reject) => {
       this.waiting.set(id, { resolve: resolvePromise, reject });
@@ -65,7 +72,7 @@ export class SignPool {
     const waiter = this.waiting.get(reply.id);
     if (!waiter) return;
     this.waiting.delete(reply.id);
-    if (this.waiting.size === 0) for (const w of this.workers) w.unref();
+    if (this.waiting.size === 0) this.rest();
     if (reply.signatures)
       waiter.resolve(reply.signatures.map((s) => Buffer.from(s.buffer, s.byteOffset, s.byteLength)));
     else waiter.reject(new Error(`signing thread: ${reply.error ?? 'no signatures'}`));
@@ -74,7 +81,20 @@ export class SignPool {
   private failAll(err: Error): void {
     for (const waiter of this.waiting.values()) waiter.reject(err);
     this.waiting.clear();
+    this.rest();
+  }
+
+  /**
+   * Nothing to sign: the threads no longer keep the process up, and after a while without work they end (each holds
+   * a heap of its own, tens of MB; signing whole zones is rare: at start, key events, every few days).
+   */
+  private rest(): void {
     for (const w of this.workers) w.unref();
+    this.idle = setTimeout(() => {
+      if (shared === this) shared = null;
+      this.ended = true;
+      for (const w of this.workers) void w.terminate();
+    }, SignPool.idleMs).unref();
   }
 }
 
