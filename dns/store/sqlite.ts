@@ -388,17 +388,23 @@ class SqliteZoneStore implements ZoneStore {
     );
   }
 
+  /** The zone's serial and creation time inside a write; NOT_FOUND, or SERIAL_MISMATCH when not `ifSerial`. */
+  private currentZone(zone: string, ifSerial: number | undefined): { serial: number; created_at: string } {
+    const current = isKey(zone)
+      ? (this.s.zoneVersion.get(zone) as { serial: number; created_at: string } | undefined)
+      : undefined;
+    if (!current) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
+    if (ifSerial !== undefined && ifSerial !== current.serial) {
+      throw new StoreError('SERIAL_MISMATCH', `zone ${zone} has serial ${current.serial}, not ${ifSerial}`);
+    }
+    return current;
+  }
+
   async change(zone: string, changes: RecordChange[], options: { ifSerial?: number } = {}): Promise<ChangeOutcome> {
     checkChangeCount(changes);
     const now = this.clock();
     const outcome = this.write(() => {
-      const current = isKey(zone)
-        ? (this.s.zoneVersion.get(zone) as { serial: number; created_at: string } | undefined)
-        : undefined;
-      if (!current) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
-      if (options.ifSerial !== undefined && options.ifSerial !== current.serial) {
-        throw new StoreError('SERIAL_MISMATCH', `zone ${zone} has serial ${current.serial}, not ${options.ifSerial}`);
-      }
+      const current = this.currentZone(zone, options.ifSerial);
       const keys = collectKeys(changes);
       const rows = new Map<string, RecordRow>();
       const foreignIds = new Set<string>();
@@ -442,13 +448,7 @@ class SqliteZoneStore implements ZoneStore {
   async changeDnssecKeys(zone: string, change: DnssecKeyChange, options: { ifSerial?: number } = {}): Promise<Zone> {
     const now = this.clock();
     const written = this.write(() => {
-      const current = isKey(zone)
-        ? (this.s.zoneVersion.get(zone) as { serial: number; created_at: string } | undefined)
-        : undefined;
-      if (!current) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
-      if (options.ifSerial !== undefined && options.ifSerial !== current.serial) {
-        throw new StoreError('SERIAL_MISMATCH', `zone ${zone} has serial ${current.serial}, not ${options.ifSerial}`);
-      }
+      const current = this.currentZone(zone, options.ifSerial);
       const checked = checkDnssecKeyChange(change, zone);
       const taken = new Set(this.s.dnssecKeyIds.all(JSON.stringify(checked.add.map((k) => k.id))) as string[]);
       const plan = planDnssecKeyChange(zone, checked, this.s.dnssecKeys.all(zone) as DnssecKey[], taken);
