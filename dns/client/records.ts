@@ -1,3 +1,4 @@
+import type { RrsigFields } from '../dnssec/canonical';
 import { TYPE_CODES, fromPacketAnswer } from '../records';
 import { readName, recordOffsets, skipName } from '../tsig/wire-walk';
 import { decodeMessage, type Message } from '../wire/message';
@@ -95,17 +96,7 @@ function dnssecRecord(code: number, data: unknown): { type: string; value: strin
     return { type: 'DNSKEY', value: `${d.flags} 3 ${d.algorithm} ${base64Runs(d.key)}` };
   }
   if (code === 46) {
-    const d = data as {
-      typeCovered: string;
-      algorithm: number;
-      labels: number;
-      originalTTL: number;
-      expiration: number;
-      inception: number;
-      keyTag: number;
-      signersName: string;
-      signature: Buffer;
-    };
+    const d = data as RrsigFields & { signature: Buffer };
     const fields = [
       d.typeCovered,
       d.algorithm,

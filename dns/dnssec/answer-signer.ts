@@ -1,7 +1,7 @@
 import type { AnswerSigner } from '../server/answer';
-import { ORIGIN, type Resolution } from '../server/resolve';
-import { parentOf, type RR, type ZoneData } from '../server/zone-index';
-import { canonicalKey } from './canonical';
+import { closestEncloser, ORIGIN, wildcardAt, type Resolution } from '../server/resolve';
+import type { RR, ZoneData } from '../server/zone-index';
+import { canonicalKey, covered } from './canonical';
 import { search } from './zone-signer';
 
 /**
@@ -120,10 +120,6 @@ function referralProof(zone: ZoneData, cut: string): RR[] {
   return [...(node.get('NSEC') ?? []), ...sigs('NSEC')];
 }
 
-function covered(rrsig: RR): string {
-  return (rrsig.data as unknown as { typeCovered: string }).typeCovered;
-}
-
 const lower = (name: string): string => name.toLowerCase();
 
 /** Consecutive records of one owner and type. */
@@ -153,12 +149,3 @@ function lastName(qname: string, answers: readonly RR[]): string {
       name = lower(r.data).replace(/\.$/, '');
   return name;
 }
-
-/** The closest existing ancestor of a name that does not exist (RFC 4592 §3.3.1). */
-function closestEncloser(zone: ZoneData, name: string): string {
-  let n = parentOf(name);
-  while (!zone.names.has(n) && n !== zone.name && n !== '') n = parentOf(n);
-  return n;
-}
-
-const wildcardAt = (encloser: string): string => (encloser === '' ? '*' : `*.${encloser}`);

@@ -72,6 +72,11 @@ export function canonicalRdata(rr: RR): Buffer {
   return wire.subarray(11); // root owner (1), TYPE, CLASS, TTL, RDLENGTH (10)
 }
 
+/** The type an RRSIG covers. */
+export function covered(rrsig: RR): string {
+  return (rrsig.data as unknown as RrsigFields).typeCovered;
+}
+
 /** The fields of an RRSIG before its signature. */
 export interface RrsigFields {
   typeCovered: string;

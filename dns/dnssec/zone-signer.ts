@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { SoaAnswer } from 'dns-packet';
 import { parentOf, type Node, type RR, type ZoneData } from '../server/zone-index';
 import { signData, type Algorithm } from './algorithms';
-import { canonicalKey, labelCount, signedData } from './canonical';
+import { canonicalKey, covered, labelCount, signedData } from './canonical';
 import { KSK_FLAGS } from './keys';
 import { SignPool } from './sign-pool';
 
@@ -249,10 +249,6 @@ function signedNode(
     data: { nextDomain: next === '' ? '.' : next, rrtypes: [...types, 'RRSIG', 'NSEC'] },
   } as unknown as RR;
   return [...out, ...rrsigs, nsec, ...run.sign([nsec], run.zsks)];
-}
-
-function covered(rrsig: RR): string {
-  return (rrsig.data as unknown as { typeCovered: string }).typeCovered;
 }
 
 /** The authoritative owner names of `zone` (index keys) in canonical order. */

@@ -257,10 +257,15 @@ function nodata(zone: ZoneData, answers: RR[]): Resolution {
 
 /** RFC 4592: the wildcard at the closest encloser answers for a name that does not exist. */
 function wildcardFor(zone: ZoneData, lower: string): Node | undefined {
-  let encloser = parentOf(lower);
-  while (!zone.names.has(encloser)) {
-    if (encloser === zone.name || encloser === '') break;
-    encloser = parentOf(encloser);
-  }
-  return zone.nodes.get(encloser ? `*.${encloser}` : '*');
+  return zone.nodes.get(wildcardAt(closestEncloser(zone, lower)));
 }
+
+/** The closest existing ancestor of a name that does not exist (RFC 4592 §3.3.1), the apex at most. */
+export function closestEncloser(zone: ZoneData, lower: string): string {
+  let encloser = parentOf(lower);
+  while (!zone.names.has(encloser) && encloser !== zone.name && encloser !== '') encloser = parentOf(encloser);
+  return encloser;
+}
+
+/** The wildcard at an encloser (`*` at the root). */
+export const wildcardAt = (encloser: string): string => (encloser === '' ? '*' : `*.${encloser}`);

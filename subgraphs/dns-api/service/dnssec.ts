@@ -8,7 +8,7 @@ import {
 import type { KeyVault } from '../../../dns/dnssec/key-vault';
 import { dnskeyRdata, dsDigest, keyTag, KSK_FLAGS, ZSK_FLAGS } from '../../../dns/dnssec/keys';
 import { newKeyMaterialAsync, type KeyMaterial } from '../../../dns/dnssec/zone-keys';
-import { storedKey } from '../../../dns/dnssec/zone-signing';
+import { seconds, storedKey } from '../../../dns/dnssec/zone-signing';
 import type { DnssecKey, ZoneStore } from '../../../dns/store/types';
 import { apiError, asApi, invalid, invalidFields, type FieldError } from '../errors';
 import type { ChangeFeed } from './changes';
@@ -94,8 +94,7 @@ export interface DnssecInput {
   keySize?: unknown;
 }
 
-const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
-const secondsOf = (text: string | null): number | null => (text === null ? null : Math.floor(Date.parse(text) / 1000));
+const iso = (s: number): string => new Date(s * 1000).toISOString();
 
 export class DnssecService {
   constructor(
@@ -181,7 +180,7 @@ export class DnssecService {
       const activate = startedAt + p.propagationDelay + p.dnskeyTtl + p.publishSafety;
       const remove = activate + p.propagationDelay + maxTtl + p.retireSafety;
       const fresh = this.newKey(zone, material, startedAt, activate);
-      const gone = keys.filter((k) => k.deleteAt !== null && (secondsOf(k.deleteAt) ?? 0) <= now).map((k) => k.id);
+      const gone = keys.filter((k) => k.deleteAt !== null && (seconds(k.deleteAt) ?? 0) <= now).map((k) => k.id);
       const updated = await asApi(() =>
         this.store.changeDnssecKeys(zone, {
           add: [fresh],
@@ -223,18 +222,16 @@ export class DnssecService {
   }
 
   private stateOf(key: DnssecKey, now: number): DnssecKeyView['state'] {
-    if ((secondsOf(key.activateAt) ?? 0) > now) return 'published';
-    const inactive = secondsOf(key.inactiveAt);
+    if ((seconds(key.activateAt) ?? 0) > now) return 'published';
+    const inactive = seconds(key.inactiveAt);
     return inactive !== null && inactive <= now ? 'retired' : 'active';
   }
 
   /** What a rollover in progress waits for, in words; null when none is. */
   private rolloverOf(keys: readonly DnssecKey[]): string | null {
     const now = this.now();
-    const waiting = keys.find((k) => k.flags === ZSK_FLAGS && (secondsOf(k.activateAt) ?? 0) > now);
-    const leaving = keys.find(
-      (k) => k.flags === ZSK_FLAGS && k.deleteAt !== null && (secondsOf(k.deleteAt) ?? 0) > now,
-    );
+    const waiting = keys.find((k) => k.flags === ZSK_FLAGS && (seconds(k.activateAt) ?? 0) > now);
+    const leaving = keys.find((k) => k.flags === ZSK_FLAGS && k.deleteAt !== null && (seconds(k.deleteAt) ?? 0) > now);
     if (!waiting && !leaving) return null;
     const parts: string[] = [];
     if (waiting) parts.push(`the new ZSK ${waiting.id} is published and starts signing at ${waiting.activateAt}`);
@@ -248,7 +245,7 @@ export class DnssecService {
     // Oldest first (timestamps are whole seconds: then the one signing first), of keys made together the KSK
     // first: the same order however the store breaks ties.
     const live = keys
-      .filter((k) => k.deleteAt === null || (secondsOf(k.deleteAt) ?? 0) > now)
+      .filter((k) => k.deleteAt === null || (seconds(k.deleteAt) ?? 0) > now)
       .sort(
         (a, b) =>
           a.createdAt.localeCompare(b.createdAt) ||
