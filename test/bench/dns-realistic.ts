@@ -105,7 +105,17 @@ export function realisticQuestions(names: Name[]): string {
 
 const f0 = (n: number): string => n.toFixed(0);
 
-export async function realisticThroughput(root: string, seconds: number, rounds: number): Promise<string[]> {
+/**
+ * The realistic zone and questions written into `root` (master file, dnsperf input), and the zone imported into our
+ * store at `data`.
+ */
+export async function prepareRealistic(root: string): Promise<{
+  zone: { text: string; names: Name[] };
+  zoneFile: string;
+  questions: string;
+  questionsFile: string;
+  data: string;
+}> {
   const zone = realisticZone();
   const zoneFile = join(root, 'corp.zone');
   writeFileSync(zoneFile, zone.text);
@@ -114,6 +124,11 @@ export async function realisticThroughput(root: string, seconds: number, rounds:
   writeFileSync(questionsFile, questions);
   const data = join(root, 'ours-corp');
   await importZone(data, ZONE, zoneFile);
+  return { zone, zoneFile, questions, questionsFile, data };
+}
+
+export async function realisticThroughput(root: string, seconds: number, rounds: number): Promise<string[]> {
+  const { zoneFile, questions, questionsFile, data } = await prepareRealistic(root);
   const labels = [
     `ours (DNS_WORKERS=auto: ${autoWorkerCount()})`,
     'ours, answer cache off',

@@ -33,7 +33,7 @@ import { openSqliteStore } from '../../dns/store';
 import { defined } from '../helpers/defined';
 import { dig, requireTool, type DigAnswer } from '../helpers/dns-peers';
 import { BIG_RECORDS, BIG_ZONE, bigZone } from './dns';
-import { REALISTIC_LOAD, REALISTIC_ZONE, realisticQuestions, realisticZone } from './dns-realistic';
+import { prepareRealistic, REALISTIC_LOAD, REALISTIC_ZONE } from './dns-realistic';
 import {
   dnsperf,
   importZone,
@@ -210,14 +210,7 @@ async function bindKeys(server: Server, zone: string): Promise<string> {
 // ---------------------------------------------------------------------------------------------------------------
 
 async function signedQueries(root: string): Promise<string[]> {
-  const zone = realisticZone();
-  const zoneFile = join(root, 'corp.zone');
-  writeFileSync(zoneFile, zone.text);
-  const questions = realisticQuestions(zone.names);
-  const questionsFile = join(root, 'corp-questions.txt');
-  writeFileSync(questionsFile, questions);
-  const data = join(root, 'ours-corp');
-  await importZone(data, REALISTIC_ZONE, zoneFile);
+  const { zone, questions, questionsFile, data } = await prepareRealistic(root);
   // BIND signs inline: its zone, keys and signed copy in a directory of their own
   const bindDir = join(root, 'bind-corp');
   mkdirSync(bindDir);
