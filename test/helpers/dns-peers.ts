@@ -128,23 +128,7 @@ ${extra}
 ${zoneBlocks.join('\n')}
 `,
   );
-  const child = spawn(
-    'named',
-    [
-      '-g',
-      '-c',
-      join(dir, 'named.conf'),
-      '-n',
-      '1',
-      '-u',
-      process.getuid?.() === 0 ? 'root' : String(process.getuid?.()),
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let log = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    log += d.toString();
-  });
+  const { child, log: logOf } = spawnNamed(join(dir, 'named.conf'));
   const named: Named = {
     host: '127.0.0.1',
     port,
@@ -159,10 +143,26 @@ ${zoneBlocks.join('\n')}
       }),
   };
   for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null) throw new Error(`named exited: ${log.slice(-2000)}`);
-    if (log.includes('running')) return named;
+    if (child.exitCode !== null) throw new Error(`named exited: ${logOf().slice(-2000)}`);
+    if (logOf().includes('running')) return named;
     await new Promise((r) => setTimeout(r, 100));
   }
   await named.stop();
-  throw new Error(`named did not start within 10 s: ${log.slice(-2000)}`);
+  throw new Error(`named did not start within 10 s: ${logOf().slice(-2000)}`);
+}
+
+/**
+ * BIND 9 named in the foreground (one worker thread, as this user) with the configuration file `conf`; its log
+ * (stderr) as it grows. `args`: more command-line options (e.g. `-4`).
+ */
+export function spawnNamed(conf: string, args: string[] = []): { child: ChildProcess; log: () => string } {
+  const user = process.getuid?.() === 0 ? 'root' : String(process.getuid?.());
+  const child = spawn('named', ['-g', ...args, '-c', conf, '-n', '1', '-u', user], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    log += d.toString();
+  });
+  return { child, log: () => log };
 }

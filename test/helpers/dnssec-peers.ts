@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../bench/processes';
-import { requireTool } from './dns-peers';
+import { requireTool, spawnNamed } from './dns-peers';
 
 /**
  * Independent DNSSEC peers (Debian packages) that judge a signed zone: BIND's `dnssec-verify` and `delv`, ldns's
@@ -251,24 +251,7 @@ zone "." { type hint; file "${join(dir, 'root.hints')}"; };
 zone "${fqdn(opts.zone)}" { type forward; forward only; forwarders { ${opts.primary.host} port ${opts.primary.port}; }; };
 `,
   );
-  const child = spawn(
-    'named',
-    [
-      '-g',
-      '-4',
-      '-c',
-      join(dir, 'named.conf'),
-      '-n',
-      '1',
-      '-u',
-      process.getuid?.() === 0 ? 'root' : String(process.getuid?.()),
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let log = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    log += d.toString();
-  });
+  const { child, log } = spawnNamed(join(dir, 'named.conf'), ['-4']);
   const stop = () =>
     new Promise<void>((resolve) => {
       const done = () => {
@@ -280,17 +263,17 @@ zone "${fqdn(opts.zone)}" { type forward; forward only; forwarders { ${opts.prim
       child.kill('SIGTERM');
       setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
     });
-  const resolver: ValidatingResolver = { host: '127.0.0.1', port, dir, log: () => log, stop };
+  const resolver: ValidatingResolver = { host: '127.0.0.1', port, dir, log, stop };
   for (let i = 0; i < 100; i++) {
     if (child.exitCode !== null) {
       await stop();
-      throw new Error(`named (validating resolver) exited: ${log.slice(-2000)}`);
+      throw new Error(`named (validating resolver) exited: ${log().slice(-2000)}`);
     }
-    if (/^\S+ \S+ running$/m.test(log)) return resolver;
+    if (/^\S+ \S+ running$/m.test(log())) return resolver;
     await new Promise((r) => setTimeout(r, 100));
   }
   await stop();
-  throw new Error(`named (validating resolver) did not start within 10 s: ${log.slice(-2000)}`);
+  throw new Error(`named (validating resolver) did not start within 10 s: ${log().slice(-2000)}`);
 }
 
 /**
