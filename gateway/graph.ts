@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
+import type { GraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -16,6 +16,7 @@ import {
 } from 'graphql';
 import type { Subgraph } from '../subgraphs/subgraph';
 import { cacheScopeOf, createGatewayContext, type GatewayContext, type RequestCaller } from './context';
+import { FederatedExecutor } from './federation/federated-executor';
 import { InProcessDataSource } from './federation/in-process-data-source';
 import type { OperationPlanner } from './federation/operation-planner';
 import { SingleSubgraphExecutor } from './federation/single-subgraph-executor';
@@ -50,7 +51,7 @@ export function prepareOperation(name: string, query: string): PreparedOperation
 
 export interface GraphOptions {
   supergraphSdl: string;
-  /** The query planner over the same supergraph (operations one in-process subgraph answers skip Apollo's executor). */
+  /** The query planner over the same supergraph: every operation is planned and prepared by it. */
   planner: OperationPlanner;
   /** Subgraphs that run in this process, by name; every other subgraph is fetched over HTTP. */
   local: ReadonlyMap<string, Subgraph>;
@@ -115,11 +116,17 @@ export function formatError(formatted: GraphQLFormattedError): GraphQLFormattedE
   return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions };
 }
 
-/** The federated graph: Apollo Gateway over the supergraph, served by Apollo Server, with the response cache. */
+/**
+ * The federated graph: the supergraph's operations planned by our planner and run by our executor, served by Apollo
+ * Server (parsing, validation, plugins, error formatting), with the response cache.
+ */
 export class Graph {
   readonly server: ApolloServer<GatewayContext>;
   readonly cache: ResponseCache;
-  private readonly gateway: ApolloGateway;
+  /** Runs every operation that spans subgraphs (and those the direct path does not take). */
+  readonly executor: FederatedExecutor;
+  /** Remote subgraphs' connection pools (closed when the graph stops). */
+  private readonly connections: RemoteSubgraphDataSource[] = [];
   /** Subgraphs fetched over HTTP, by name → URL (for health probes and subscriptions). */
   readonly remote = new Map<string, string>();
   /** Every subgraph's data source as the gateway built it (subscriptions run the rest of their plans with them). */
@@ -135,42 +142,38 @@ export class Graph {
       operationLimitsRule(options.limits),
       ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
     ];
-    // Apollo Gateway sends usage metrics to Apollo's servers unless told not to: a self-hosted gateway does not
-    // phone home (and an offline machine would hold shutdown on the export). APOLLO_TELEMETRY_DISABLED=false opts in.
-    process.env.APOLLO_TELEMETRY_DISABLED ??= 'true';
     const inProcess = new Map<string, Subgraph>();
-    this.gateway = new ApolloGateway({
-      supergraphSdl: options.supergraphSdl,
-      buildService: ({ name, url }): GraphQLDataSource => {
-        const local = options.urls?.[name] ? undefined : options.local.get(name);
-        const timed = (inner: GraphQLDataSource<GatewayContext>) => {
-          const source = new TimedDataSource(name, inner, options.subgraphTimeoutMs, options.metrics);
-          this.dataSources.set(name, source);
-          return source;
-        };
-        if (local) {
-          inProcess.set(name, local);
-          return timed(new InProcessDataSource(local));
-        }
+    for (const { name, url } of options.planner.subgraphs) {
+      const local = options.urls?.[name] ? undefined : options.local.get(name);
+      let inner: GraphQLDataSource<GatewayContext>;
+      if (local) {
+        inProcess.set(name, local);
+        inner = new InProcessDataSource(local);
+      } else {
         const target = options.urls?.[name] ?? url;
         if (!target) throw new Error(`subgraph ${name} has no URL: give one with --subgraph ${name}=URL`);
         this.remote.set(name, target);
-        return timed(new RemoteSubgraphDataSource({ url: target }));
-      },
-      logger: options.log.child({ part: 'gateway' }),
-    });
+        const remote = new RemoteSubgraphDataSource(target);
+        this.connections.push(remote);
+        inner = remote;
+      }
+      this.dataSources.set(name, new TimedDataSource(name, inner, options.subgraphTimeoutMs, options.metrics));
+    }
+    this.executor = new FederatedExecutor(options.planner, this.dataSources);
     const direct = new SingleSubgraphExecutor(options.planner, inProcess, this.dataSources);
     this.direct = direct;
-    const gateway = this.gateway;
+    const executor = direct.wrap((rc) => this.executor.execute(rc as Parameters<FederatedExecutor['execute']>[0]));
+    const apiSchema = options.planner.apiSchema;
     this.server = new ApolloServer<GatewayContext>({
-      // Apollo's gateway, with operations that one in-process subgraph answers whole run directly on it.
+      // Our executor in Apollo Server's gateway slot, with operations that one in-process subgraph answers whole run
+      // directly on it. The supergraph is fixed for the life of the process.
       gateway: {
-        load: async (config) => {
-          const loaded = await gateway.load(config);
-          return { ...loaded, executor: direct.wrap(loaded.executor) };
+        load: async () => ({ schema: apiSchema, executor }),
+        onSchemaLoadOrUpdate: (callback) => {
+          callback({ apiSchema, coreSupergraphSdl: options.supergraphSdl });
+          return () => {};
         },
-        onSchemaLoadOrUpdate: (callback) => gateway.onSchemaLoadOrUpdate(callback),
-        stop: () => gateway.stop(),
+        stop: async () => {},
       },
       formatError,
       includeStacktraceInErrorResponses: false,
@@ -196,6 +199,7 @@ export class Graph {
 
   async stop(): Promise<void> {
     await this.server.stop();
+    await Promise.all(this.connections.map((c) => c.close()));
   }
 
   context(requestId: string, caller?: RequestCaller): GatewayContext {

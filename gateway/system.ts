@@ -116,7 +116,7 @@ export async function createSystem(
   started.graph = graph;
   const subscriptions = new FederatedSubscriptions({
     planner,
-    dataSources: graph.dataSources,
+    executor: graph.executor,
     local: new Map([...subgraphs].map(([name, subgraph]) => [name, new InProcessSubscriptions(subgraph)])),
     remote: graph.remote,
     remoteQueueBytes: config.liveMaxStreamBufferBytes,

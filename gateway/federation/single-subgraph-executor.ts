@@ -33,13 +33,13 @@ function hasIntrospection(document: DocumentNode): boolean {
  * subgraph with nothing required from elsewhere — by executing the client's own document on the subgraph's schema,
  * through the same (timed, logged) data source the gateway fetches it with. The result is what the plan would
  * produce, without building the plan's operation, executing the plan and re-shaping the subgraph's answer: most
- * of the cost of an uncached request. Everything else goes to Apollo's executor.
+ * of the cost of an uncached request. Everything else goes to the federated executor.
  */
 export class SingleSubgraphExecutor {
   private readonly routes = new LRUCache<string, Route | false>({ max: 2_000 });
-  /** Operations run here and handed to Apollo's executor (tests and metrics read it). */
+  /** Operations run here and handed to the federated executor (tests and metrics read it). */
   readonly stats = { direct: 0, planned: 0 };
-  /** Off: every operation goes to Apollo's executor (tests compare the two). */
+  /** Off: every operation goes to the federated executor (tests compare the two). */
   enabled = true;
 
   constructor(
@@ -48,7 +48,7 @@ export class SingleSubgraphExecutor {
     private readonly dataSources: ReadonlyMap<string, GraphQLDataSource<GatewayContext>>,
   ) {}
 
-  /** Wraps Apollo's executor: a routable operation runs here, every other one there. */
+  /** Wraps the federated executor: a routable operation runs here, every other one there. */
   wrap(fallback: GatewayExecutor): GatewayExecutor {
     return (requestContext) => {
       const route = this.enabled && this.route(requestContext as GatewayGraphQLRequestContext<GatewayContext>);
@@ -65,13 +65,15 @@ export class SingleSubgraphExecutor {
     const key = `${rc.operationName ?? ''}\u0000${rc.queryHash}`;
     let route = this.routes.get(key);
     if (route === undefined) {
-      route = this.findRoute(rc.document, rc.operationName ?? null);
+      route = this.findRoute(rc);
       this.routes.set(key, route);
     }
     return route;
   }
 
-  private findRoute(document: DocumentNode, operationName: string | null): Route | false {
+  private findRoute(rc: GatewayGraphQLRequestContext<GatewayContext>): Route | false {
+    const { document } = rc;
+    const operationName = rc.operationName ?? null;
     const operation = document.definitions.find(
       (d) => d.kind === Kind.OPERATION_DEFINITION && (operationName === null || d.name?.value === operationName),
     );
@@ -83,12 +85,11 @@ export class SingleSubgraphExecutor {
       return false;
     let node;
     try {
-      node = this.planner.plan(document, operationName).node;
+      node = this.planner.prepare(document, operationName, rc.queryHash, rc.source).plan.root;
     } catch {
-      return false; // Apollo's executor reports it
+      return false; // the federated executor reports it
     }
-    if (node?.kind !== 'Fetch' || node.requires?.length || node.inputRewrites?.length || node.outputRewrites?.length)
-      return false;
+    if (node?.kind !== 'fetch' || node.entities || node.outputRewrites) return false;
     const subgraph = this.local.get(node.serviceName);
     if (!subgraph || !this.dataSources.has(node.serviceName)) return false;
     // The client's document must mean the same on the subgraph's schema (it is valid on the API schema already).

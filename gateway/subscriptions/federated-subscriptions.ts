@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { executeQueryPlan, type GraphQLDataSource, type ServiceMap } from '@apollo/gateway';
-import type { FetchNode, QueryPlan } from '@apollo/query-planner';
-import type { GatewayGraphQLRequestContext, GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
+import type { GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
 import {
   GraphQLError,
   type DocumentNode,
@@ -14,7 +12,10 @@ import { createGatewayContext, type GatewayContext } from '../context';
 import type { Logger } from '../logger';
 import { mapStream, type Stream } from '../../subgraphs/async-streams';
 import type { InProcessSubscriptions } from './in-process-stream';
+import type { FederatedExecutor } from '../federation/federated-executor';
 import type { OperationPlanner, SubscriptionPlan } from '../federation/operation-planner';
+import type { DataObject } from '../federation/plan-executor';
+import type { FetchStep } from '../federation/query-plan';
 import { withService } from '../federation/subgraph-errors';
 import { openRemoteSubscription, unavailableResult } from './remote-stream';
 
@@ -25,9 +26,6 @@ const CONTENT_REUSE_MS = 1_000;
  * when stale, not only when evicted: large events at a short interval would otherwise keep 10 000 results alive.
  */
 const CONTENT_REUSE_BYTES = 64 * 1024 * 1024;
-
-/** The name under which each event enters the plan's execution (never a real subgraph's name). */
-const EVENT_SOURCE = '\u0000subscription-event';
 
 export interface SubscriptionRequest {
   document: DocumentNode;
@@ -47,8 +45,8 @@ export interface SubscriptionRequest {
 
 export interface FederatedSubscriptionsOptions {
   planner: OperationPlanner;
-  /** Data sources of every subgraph, by name (the ones the gateway runs queries with). */
-  dataSources: ReadonlyMap<string, GraphQLDataSource<GatewayContext>>;
+  /** Runs the rest of each event's plan over the subgraphs (the executor the gateway runs queries with). */
+  executor: FederatedExecutor;
   /** Subgraphs in this process that can open subscriptions, by name. */
   local: ReadonlyMap<string, InProcessSubscriptions>;
   /** URLs of remote subgraphs, by name. */
@@ -62,25 +60,13 @@ export interface FederatedSubscriptionsOptions {
   onEvent?: () => void;
 }
 
-/** One event as the plan's first fetch returns it: a data source that answers with the event. */
-class SubscriptionEventSource implements GraphQLDataSource<GatewayContext> {
-  constructor(private readonly event: ExecutionResult) {}
-
-  async process(): Promise<GatewayGraphQLResponse> {
-    // The plan's execution writes into the data it receives; the event may be shared by many subscribers.
-    const data = this.event.data ? structuredClone(this.event.data) : this.event.data;
-    return { data, errors: this.event.errors };
-  }
-}
-
 /**
  * Subscriptions through the federated graph: each is planned by the query planner, its root field opened on the
  * owning subgraph (in this process, or over graphql-sse), and every event completed with the fields other
- * subgraphs add by executing the rest of the plan — Apollo's executor runs it, with the event standing in for the
+ * subgraphs add by executing the rest of the plan — our executor runs it, with the event standing in for the
  * plan's first fetch. Results of one event are memoised per operation, so identical subscriptions share the work.
  */
 export class FederatedSubscriptions {
-  private readonly eventPlans = new WeakMap<SubscriptionPlan, QueryPlan>();
   private readonly results = new WeakMap<object, Map<string, Promise<FormattedExecutionResult>>>();
   private readonly byContent = new LRUCache<string, Promise<FormattedExecutionResult>>({
     max: 10_000,
@@ -143,7 +129,7 @@ export class FederatedSubscriptions {
   }
 
   private async open(
-    primary: FetchNode,
+    primary: FetchStep,
     variables: Record<string, unknown>,
     request: SubscriptionRequest,
   ): Promise<Stream<ExecutionResult> | ExecutionResult> {
@@ -212,50 +198,23 @@ export class FederatedSubscriptions {
       );
       return { errors };
     }
-    const serviceMap: ServiceMap = Object.fromEntries(this.options.dataSources);
-    serviceMap[EVENT_SOURCE] = new SubscriptionEventSource(event);
     const context = createGatewayContext(request.requestId, this.options.log, { authorization: request.authorization });
+    const variables = request.variables ?? {};
     const requestContext = {
-      request: {
-        query: request.query,
-        operationName: request.operationName ?? undefined,
-        variables: request.variables ?? {},
-      },
+      request: { query: request.query, operationName: request.operationName ?? undefined, variables },
       context,
       logger: this.options.log,
       metrics: {},
       overallCachePolicy: {},
     } as unknown as GatewayGraphQLRequestContext<GatewayContext>;
-    const planner = this.options.planner;
-    const response = await executeQueryPlan(
-      this.eventPlan(plan),
-      serviceMap,
-      requestContext,
-      plan.operationContext,
-      planner.supergraphSchema,
-      planner.api,
-    );
+    // The plan's execution writes into the data it starts from; the event may be shared by many subscribers.
+    const data = structuredClone(event.data) as DataObject;
+    const response = await this.options.executor.run(plan.prepared, plan.rest, { requestContext, variables }, data);
+    const eventErrors = (event.errors ?? []).map((e) => withService(e, primaryName));
+    const errors = [...eventErrors, ...(response.errors ?? []).map((e) => e.toJSON())];
     const result: FormattedExecutionResult = { data: response.data ?? null };
-    if (response.errors?.length) {
-      result.errors = response.errors.map((e) => {
-        const formatted = e instanceof GraphQLError ? e.toJSON() : e;
-        return this.options.formatError(
-          formatted.extensions?.serviceName === EVENT_SOURCE ? withService(formatted, primaryName) : formatted,
-        );
-      });
-    }
+    if (errors.length) result.errors = errors.map((e) => this.options.formatError(e));
     return result;
-  }
-
-  /** The plan every event runs: the event in place of the primary fetch, then the rest. */
-  private eventPlan(plan: SubscriptionPlan): QueryPlan {
-    let eventPlan = this.eventPlans.get(plan);
-    if (!eventPlan) {
-      const first: FetchNode = { ...plan.primary, serviceName: EVENT_SOURCE };
-      eventPlan = { kind: 'QueryPlan', node: plan.rest ? { kind: 'Sequence', nodes: [first, plan.rest] } : first };
-      this.eventPlans.set(plan, eventPlan);
-    }
-    return eventPlan;
   }
 }
 

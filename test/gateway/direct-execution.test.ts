@@ -4,8 +4,8 @@ import { startSystem, SUBGRAPH_MODE, type RunningSystem } from '../helpers/syste
 
 /**
  * Operations one in-process subgraph answers whole run directly on it (gateway/federation/single-subgraph-executor):
- * every such response must be byte for byte what Apollo's executor gives for the same request, and operations that
- * need another subgraph, introspection or a remote subgraph must still go through Apollo's executor.
+ * every such response must be byte for byte what the federated executor gives for the same request, and operations that
+ * need another subgraph, introspection or a remote subgraph must still go through the federated executor.
  */
 let sys: RunningSystem;
 
@@ -31,17 +31,17 @@ async function post(body: Record<string, unknown>): Promise<{ status: number; te
   return { status: res.status, text: await res.text() };
 }
 
-/** The same request through the direct path and through Apollo's executor; returns which path ran and both answers. */
+/** The same request through the direct path and through the federated executor; returns which path ran and both answers. */
 async function both(
   body: Record<string, unknown>,
-): Promise<{ direct: boolean; fast: { status: number; text: string }; apollo: { status: number; text: string } }> {
+): Promise<{ direct: boolean; fast: { status: number; text: string }; planned: { status: number; text: string } }> {
   const direct = sys.system.graph.direct;
   const before = direct.stats.direct;
   const fast = await post(body);
   const ran = direct.stats.direct > before;
   direct.enabled = false;
   try {
-    return { direct: ran, fast, apollo: await post(body) };
+    return { direct: ran, fast, planned: await post(body) };
   } finally {
     direct.enabled = true;
   }
@@ -76,22 +76,22 @@ const SAME_AS_APOLLO: Array<[string, Record<string, unknown>]> = [
 ];
 
 describe(`direct execution (${SUBGRAPH_MODE} subgraphs)`, () => {
-  test.each(SAME_AS_APOLLO)("%s: the same bytes as Apollo's executor", async (_label, body) => {
-    const { direct, fast, apollo } = await both(body);
+  test.each(SAME_AS_APOLLO)('%s: the same bytes as the federated executor', async (_label, body) => {
+    const { direct, fast, planned } = await both(body);
     expect(direct).toBe(SUBGRAPH_MODE === 'in-process');
-    expect(fast.status).toBe(apollo.status);
-    expect(JSON.parse(fast.text)).toEqual(JSON.parse(apollo.text));
-    expect(fast.text).toBe(apollo.text);
+    expect(fast.status).toBe(planned.status);
+    expect(JSON.parse(fast.text)).toEqual(JSON.parse(planned.text));
+    expect(fast.text).toBe(planned.text);
   });
 
   test.each([
     ['a field of another subgraph', '{ quote(ticker: "AAPL:NASDAQ") { price watchNote } }'],
     ['introspection', '{ __schema { queryType { name } } }'],
     ['__type introspection inside a fragment', '{ ...F } fragment F on Query { __type(name: "Quote") { name } }'],
-  ])("%s goes through Apollo's executor, with the same answer as before", async (_label, query) => {
-    const { direct, fast, apollo } = await both({ query });
+  ])('%s goes through the federated executor, with the same answer as the direct path', async (_label, query) => {
+    const { direct, fast, planned } = await both({ query });
     expect(direct).toBe(false);
-    expect(fast.text).toBe(apollo.text);
+    expect(fast.text).toBe(planned.text);
     expect(JSON.parse(fast.text).errors).toBeUndefined();
   });
 
@@ -144,7 +144,7 @@ describe(`a subgraph fetch that fails whole (${SUBGRAPH_MODE} subgraphs)`, () =>
       const fast = await postTo({ query });
       expect(direct.stats.direct > before).toBe(SUBGRAPH_MODE === 'in-process');
       direct.enabled = false;
-      const apollo = await postTo({ query }).finally(() => {
+      const planned = await postTo({ query }).finally(() => {
         direct.enabled = true;
       });
       expect(fast.status).toBe(200);
@@ -157,8 +157,8 @@ describe(`a subgraph fetch that fails whole (${SUBGRAPH_MODE} subgraphs)`, () =>
         ],
         data,
       });
-      expect(fast.text).toBe(apollo.text);
-      expect(apollo.status).toBe(200);
+      expect(fast.text).toBe(planned.text);
+      expect(planned.status).toBe(200);
     },
   );
 });
