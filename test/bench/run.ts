@@ -22,6 +22,7 @@ import { dnsApiBenchmark } from './dns-api';
 import { dnsToolBenchmark } from './dns-tool';
 import { dnssecBenchmark } from './dnssec';
 import { gatewayVsPlain } from './gateway';
+import { gwbenchBenchmark } from './gwbench';
 import { liveBenchmark } from './live';
 import { startNode } from './processes';
 
@@ -30,7 +31,9 @@ import { startNode } from './processes';
  * Servers run as child processes; the load generator (autocannon, dnsperf) runs apart. BENCH_SECONDS sets each
  * run's length. One section alone: `npm run bench -- dns-api` (or BENCH_ONLY=dns-api); sections are market, gateway,
  * dns, dnssec (signed zones against BIND: queries with DO, signing 100 000 records, re-signing one change;
- * BENCH_DNSSEC_PARTS=do,sign,resign), dns-api, dns-tool and live.
+ * BENCH_DNSSEC_PARTS=do,sign,resign), dns-api, dns-tool, live and gwbench (The Guild's federation gateway benchmark:
+ * our gateway vs Apollo Gateway, Hive Gateway and Hive Gateway + router-runtime over the same HTTP subgraphs; its
+ * workload files in GWBENCH_DIR, default ../shared/gwbench).
  */
 
 async function rawCeiling(body: string): Promise<number> {
@@ -105,7 +108,7 @@ async function upstreamEconomy(): Promise<string[]> {
   }
 }
 
-const SECTIONS = ['market', 'gateway', 'dns', 'dnssec', 'dns-api', 'dns-tool', 'live'];
+const SECTIONS = ['market', 'gateway', 'dns', 'dnssec', 'dns-api', 'dns-tool', 'live', 'gwbench'];
 
 async function main(): Promise<void> {
   console.log(`bench: ${SECONDS} s per run, ${CONNECTIONS} connections, node ${process.version}`);
@@ -121,6 +124,7 @@ async function main(): Promise<void> {
   if (!only || only === 'dns-api') for (const l of await dnsApiBenchmark()) console.log(l);
   if (!only || only === 'dns-tool') for (const l of await dnsToolBenchmark()) console.log(l);
   if (!only || only === 'live') for (const l of await liveBenchmark()) console.log(l);
+  if (!only || only === 'gwbench') for (const l of await gwbenchBenchmark()) console.log(l);
 }
 
 main().catch((err: unknown) => {

@@ -1,0 +1,189 @@
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
+import { type GraphQLSchema, parse } from 'graphql';
+
+/**
+ * The four subgraphs of The Guild's federation gateway benchmark (graphql-hive/graphql-gateways-benchmark, whose
+ * subgraphs are Rust async-graphql services), re-expressed with @apollo/subgraph: the same data and the same answers,
+ * so a gateway over them returns exactly ../shared/gwbench/expected.json. Their SDL composes to the benchmark's
+ * supergraph (gwbench.ts checks that at start).
+ *
+ * The original's quirks are kept on purpose, since the expected response depends on them:
+ * - every review's author is user 1 ("urigo", provided by the reviews subgraph);
+ * - every user's `reviews` are the first two reviews, whoever the user is;
+ * - `shippingEstimate` is computed from the inventory subgraph's own record of the product, which knows neither price
+ *   nor weight (the entity resolver keeps only the key), so it is always null although the gateway sends both.
+ */
+
+const FED2 =
+  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.0", import: ["@key", "@external", "@requires", "@provides", "@shareable"])';
+
+export const SUBGRAPH_SDL: Readonly<Record<SubgraphName, string>> = {
+  accounts: `${FED2}
+    type Query { me: User  user(id: ID!): User  users: [User] }
+    type User @key(fields: "id") { id: ID!  name: String  username: String @shareable  birthday: Int }`,
+  inventory: `${FED2}
+    type Product @key(fields: "upc") {
+      upc: String!
+      weight: Int @external
+      price: Int @external
+      inStock: Boolean
+      shippingEstimate: Int @requires(fields: "price weight")
+    }`,
+  products: `${FED2}
+    type Query { topProducts(first: Int = 5): [Product] }
+    type Product @key(fields: "upc") { upc: String!  name: String  price: Int  weight: Int }`,
+  reviews: `${FED2}
+    type Review @key(fields: "id") { id: ID!  body: String  product: Product  author: User @provides(fields: "username") }
+    type User @key(fields: "id") { id: ID!  username: String @external  reviews: [Review] }
+    type Product @key(fields: "upc") { upc: String!  reviews: [Review] }`,
+};
+
+export const SUBGRAPH_NAMES = ['accounts', 'inventory', 'products', 'reviews'] as const;
+export type SubgraphName = (typeof SUBGRAPH_NAMES)[number];
+
+interface User {
+  id: string;
+  name: string | null;
+  username: string | null;
+  birthday: number | null;
+}
+interface CatalogProduct {
+  upc: string;
+  name: string;
+  price: number;
+  weight: number;
+}
+interface StockRecord {
+  upc: string;
+  inStock: boolean;
+  price?: number; // never known here (see the note on top)
+  weight?: number;
+}
+interface Review {
+  id: string;
+  body: string;
+  product: { upc: string };
+}
+
+const BIRTHDAY = 1234567890;
+const USERS: User[] = (
+  [
+    ['Uri Goldshtein', 'urigo'],
+    ['Dotan Simha', 'dotansimha'],
+    ['Kamil Kisiela', 'kamilkisiela'],
+    ['Arda Tanrikulu', 'ardatan'],
+    ['Gil Gardosh', 'gilgardosh'],
+    ['Laurin Quast', 'laurin'],
+  ] as const
+).map(([name, username], i) => ({ id: String(i + 1), name, username, birthday: BIRTHDAY }));
+
+// [name, price, weight, in stock], upc = position + 1
+const CATALOG: [string, number, number, boolean][] = [
+  ['Table', 899, 100, true],
+  ['Couch', 1299, 1000, false],
+  ['Glass', 15, 20, false],
+  ['Chair', 499, 100, false],
+  ['TV', 1299, 1000, true],
+  ['Lamp', 6999, 300, true],
+  ['Grill', 3999, 2000, true],
+  ['Fridge', 100000, 6000, false],
+  ['Sofa', 9999, 800, true],
+];
+const PRODUCTS: CatalogProduct[] = CATALOG.map(([name, price, weight], i) => ({
+  upc: String(i + 1),
+  name,
+  price,
+  weight,
+}));
+const STOCK: StockRecord[] = CATALOG.map(([, , , inStock], i) => ({ upc: String(i + 1), inStock }));
+
+const TEXTS = [
+  'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat. Duis aute irure dolor in reprehenderit in voluptate velit esse cillum dolore eu fugiat nulla pariatur. Excepteur sint occaecat cupidatat non proident, sunt in culpa qui officia deserunt mollit anim id est laborum.',
+  'Sed ut perspiciatis unde omnis iste natus error sit voluptatem accusantium doloremque laudantium, totam rem aperiam, eaque ipsa quae ab illo inventore veritatis et quasi architecto beatae vitae dicta sunt explicabo. Nemo enim ipsam voluptatem quia voluptas sit aspernatur aut odit aut fugi',
+  'sed quia consequuntur magni dolores eos qui ratione voluptatem sequi nesciunt. Neque porro quisquam est, qui dolorem ipsum quia dolor sit amet, consectetur, adipisci velit, sed quia non numquam eius modi tempora incidunt ut labore et dolore magnam aliquam quaerat voluptatem.',
+  'Ut enim ad minima veniam, quis nostrum exercitationem ullam corporis suscipit laboriosam, nisi ut aliquid ex ea commodi consequatur? Quis autem',
+  'At vero eos et accusamus et iusto odio dignissimos ducimus qui blanditiis praesentium voluptatum deleniti atque corrupti quos dolores et quas molestias excepturi sint occaecati cupiditate non provident, similique sunt in culpa qui officia deserunt mollitia animi, id est laborum et dolorum fuga. Et harum quidem rerum facilis est et expedita distinctio. Nam libero tempore, cum soluta nobis est eligendi optio cumque nihil impedit quo minus id quod maxime placeat facere possimus, omnis voluptas assumenda est, omnis dolor repellendus. Temporibus autem quibusdam et aut officiis debitis aut rerum necessitatibus saepe eveniet ut et voluptates repudiandae sint et molestiae non recusandae. Itaque earum rerum hic tenetur a sapiente delectus, ut aut reiciendis voluptatibus maiores alias consequatur aut perferendis doloribus asperiores repellat.',
+];
+// review id = position + 1: [upc of the product reviewed, index in TEXTS]
+const REVIEW_ROWS: [string, number][] = [
+  ['1', 0],
+  ['1', 1],
+  ['1', 2],
+  ['1', 3],
+  ['2', 0],
+  ['2', 1],
+  ['2', 2],
+  ['2', 3],
+  ['3', 3],
+  ['4', 3],
+  ['4', 4],
+];
+const REVIEWS: Review[] = REVIEW_ROWS.map(([upc, text], i) => ({
+  id: String(i + 1),
+  body: TEXTS[text] ?? '',
+  product: { upc },
+}));
+const EVERY_USERS_REVIEWS = REVIEWS.slice(0, 2);
+const AUTHOR = { id: '1', username: 'urigo' };
+
+const byKey = <T, K extends keyof T>(rows: T[], key: K): Map<T[K], T> => new Map(rows.map((r) => [r[key], r]));
+const usersById = byKey(USERS, 'id');
+const productsByUpc = byKey(PRODUCTS, 'upc');
+const stockByUpc = byKey(STOCK, 'upc');
+const reviewsById = byKey(REVIEWS, 'id');
+
+function shippingEstimate(p: StockRecord): number | null {
+  if (p.price === undefined) return null;
+  if (p.price > 1000) return 0;
+  return p.weight === undefined ? null : Math.trunc(p.weight / 2);
+}
+
+const RESOLVERS: Record<SubgraphName, GraphQLResolverMap<unknown>> = {
+  accounts: {
+    Query: {
+      me: () => USERS[0],
+      user: (_: unknown, args: { id: string }) => usersById.get(args.id) ?? null,
+      users: () => USERS,
+    },
+    User: { __resolveReference: (ref: { id: string }) => usersById.get(ref.id) ?? null },
+  },
+  inventory: {
+    Product: {
+      // only the key: the representation's price and weight are not kept (the original's behaviour)
+      __resolveReference: (ref: { upc: string }) => {
+        const record = stockByUpc.get(ref.upc);
+        return record ? { upc: record.upc, inStock: record.inStock } : null;
+      },
+      shippingEstimate: (p: StockRecord) => shippingEstimate(p),
+    },
+  },
+  products: {
+    Query: { topProducts: (_: unknown, args: { first?: number | null }) => PRODUCTS.slice(0, args.first ?? 5) },
+    Product: { __resolveReference: (ref: { upc: string }) => productsByUpc.get(ref.upc) ?? null },
+  },
+  reviews: {
+    Review: {
+      __resolveReference: (ref: { id: string }) => reviewsById.get(ref.id) ?? null,
+      author: () => AUTHOR,
+    },
+    User: {
+      __resolveReference: (ref: { id: string }) => ({ id: ref.id, username: 'user' }),
+      reviews: () => EVERY_USERS_REVIEWS,
+    },
+    Product: {
+      __resolveReference: (ref: { upc: string }) => ({ upc: ref.upc }),
+      reviews: (p: { upc: string }) => REVIEWS.filter((r) => r.product.upc === p.upc),
+    },
+  },
+};
+
+/** The executable subgraph schemas, by name. */
+export function buildGwbenchSubgraphs(): Map<SubgraphName, GraphQLSchema> {
+  return new Map(
+    SUBGRAPH_NAMES.map((name) => [
+      name,
+      buildSubgraphSchema({ typeDefs: parse(SUBGRAPH_SDL[name]), resolvers: RESOLVERS[name] }),
+    ]),
+  );
+}
