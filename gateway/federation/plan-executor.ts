@@ -122,12 +122,6 @@ interface Gathered {
   representationOf: number[];
 }
 
-/** The representations sent in one variable, each once. */
-interface RepresentationList {
-  list: DataObject[];
-  index: Map<string, number>;
-}
-
 async function fetchEntities(step: FetchStep, lookups: readonly EntityLookup[], run: PlanRun): Promise<void> {
   const lists = new Map<string, RepresentationList>();
   const gathered: Gathered[] = [];
@@ -135,7 +129,7 @@ async function fetchEntities(step: FetchStep, lookups: readonly EntityLookup[], 
   for (const lookup of lookups) {
     let reps = lists.get(lookup.variableName);
     if (!reps) {
-      reps = { list: [], index: new Map() };
+      reps = new RepresentationList();
       lists.set(lookup.variableName, reps);
     }
     const entities: DataObject[] = [];
@@ -145,15 +139,8 @@ async function fetchEntities(step: FetchStep, lookups: readonly EntityLookup[], 
     for (const entity of found) {
       const representation = represent(entity, lookup, run.conditions);
       if (!representation) continue;
-      const key = JSON.stringify(representation);
-      let index = reps.index.get(key);
-      if (index === undefined) {
-        index = reps.list.length;
-        reps.list.push(representation);
-        reps.index.set(key, index);
-      }
       entities.push(entity);
-      representationOf.push(index);
+      representationOf.push(reps.add(representation));
     }
     total += entities.length;
     gathered.push({ lookup, entities, representationOf });
@@ -216,6 +203,49 @@ function entityErrors(error: GraphQLFormattedError, step: FetchStep, gathered: r
     }
   });
   return errors.length ? errors : [downstreamError(error, step.serviceName, undefined)];
+}
+
+/** Where representation objects' values are keyed by their JSON text (apart from primitives, which key by value). */
+const OBJECT_VALUES = Symbol('object values');
+/** The index of a representation, at the end of its path through the trie. */
+const INDEX = Symbol('index');
+type TrieNode = Map<unknown, TrieNode | number>;
+
+/**
+ * The representations sent in one variable, each once: equal representations (same fields in the same order, equal
+ * values) find one index. A trie keyed by field name then value, because Map lookups of the values themselves are
+ * several times cheaper than building and hashing one string key per entity (thousands per request).
+ */
+export class RepresentationList {
+  readonly list: DataObject[] = [];
+  private readonly root: TrieNode = new Map();
+
+  /** The index of `representation` in `list`, adding it when no equal one is there. */
+  add(representation: DataObject): number {
+    let node = this.root;
+    for (const name in representation) {
+      const value = representation[name];
+      let byName = node.get(name) as TrieNode | undefined;
+      if (!byName) node.set(name, (byName = new Map()));
+      let key: unknown = value;
+      if (value !== null && typeof value === 'object') {
+        let objects = byName.get(OBJECT_VALUES) as TrieNode | undefined;
+        if (!objects) byName.set(OBJECT_VALUES, (objects = new Map()));
+        byName = objects;
+        key = JSON.stringify(value);
+      }
+      let next = byName.get(key) as TrieNode | undefined;
+      if (!next) byName.set(key, (next = new Map()));
+      node = next;
+    }
+    let index = node.get(INDEX) as number | undefined;
+    if (index === undefined) {
+      index = this.list.length;
+      this.list.push(representation);
+      node.set(INDEX, index);
+    }
+    return index;
+  }
 }
 
 /** Every object at `path` (lists are walked through; null and non-objects are skipped). */
@@ -292,8 +322,9 @@ function select(
       if (inner) deepMerge(result, inner);
       continue;
     }
-    let value = source[s.name];
-    if (value === undefined && s.responseName !== s.name) value = source[s.responseName];
+    let value = Object.hasOwn(source, s.name) ? source[s.name] : undefined;
+    if (value === undefined && s.responseName !== s.name && Object.hasOwn(source, s.responseName))
+      value = source[s.responseName];
     if (value === undefined) return null;
     if (s.selections && value !== null) value = selectValue(value, s.selections, conditions);
     result[s.responseName] = value;

@@ -39,6 +39,8 @@ type TypeShape =
 interface FieldShape {
   kind: 'field';
   responseName: string;
+  /** A name plain objects inherit (`constructor`, `__proto__`…): read as an own property only. */
+  inherited: boolean;
   /** `__typename` asked for (under any alias). */
   typename: boolean;
   /** `__schema` / `__type`: answered by the gateway, not by the plan. */
@@ -140,7 +142,7 @@ export class ResponseShape {
     introspection?: (responseName: string) => unknown,
   ): ShapedResult {
     if (!input) return { data: input ?? null, errors: [] };
-    const run: Run = { conditions, errors: [], introspection, path: [] };
+    const run: Run = { conditions, errors: [], marks: 0, introspection, path: [] };
     const data: DataObject = {};
     const ok = this.applySelections(input, this.selections, data, run, this.root);
     return { data: ok ? data : null, errors: run.errors };
@@ -162,6 +164,7 @@ export class ResponseShape {
           shapes.push({
             kind: 'field',
             responseName,
+            inherited: responseName in Object.prototype,
             typename: true,
             introspection: false,
             type: { kind: 'leaf', name: 'String', valid: () => true },
@@ -174,6 +177,7 @@ export class ResponseShape {
           shapes.push({
             kind: 'field',
             responseName,
+            inherited: responseName in Object.prototype,
             typename: false,
             introspection: true,
             type: { kind: 'leaf', name, valid: () => true },
@@ -188,6 +192,7 @@ export class ResponseShape {
           shapes.push({
             kind: 'field',
             responseName,
+            inherited: responseName in Object.prototype,
             typename: false,
             introspection: false,
             type: this.typeShape(def.type),
@@ -286,30 +291,34 @@ export class ResponseShape {
         continue;
       }
       const name = shape.responseName;
-      const outputValue = output[name];
+      const outputValue = shape.inherited ? (Object.hasOwn(output, name) ? output[name] : undefined) : output[name];
       if (shape.introspection) {
-        if (outputValue === undefined) output[name] = run.introspection?.(name) ?? null;
+        if (outputValue === undefined) setField(output, name, run.introspection?.(name) ?? null);
         continue;
       }
-      let inputValue = Object.hasOwn(input, name) ? (input[name] ?? null) : null;
+      let inputValue = (shape.inherited ? (Object.hasOwn(input, name) ? input[name] : null) : input[name]) ?? null;
       if (shape.typename) {
         if (outputValue === undefined) {
           if (inputValue === null && name !== '__typename') inputValue = input.__typename ?? null;
           const type = typeof inputValue === 'string' ? (this.schema.getType(inputValue) ?? parent) : parent;
           if (!isObjectType(type)) return false;
-          output[name] = type.name;
+          setField(output, name, type.name);
         }
         continue;
       }
       run.path.push(name);
-      const result = this.complete(outputValue, shape.type, inputValue, shape.selections, run, parent);
-      output[name] = result.value;
+      const value = this.complete(outputValue, shape.type, inputValue, shape.selections, run, parent);
       run.path.pop();
-      if (result.invalid) return false;
+      if (value === BUBBLE) {
+        setField(output, name, null);
+        return false;
+      }
+      setField(output, name, value);
     }
     return true;
   }
 
+  /** The completed value, or BUBBLE: null here, and the enclosing object must be null too. */
   private complete(
     outputValue: unknown,
     type: TypeShape,
@@ -317,38 +326,40 @@ export class ResponseShape {
     selections: readonly Shape[] | undefined,
     run: Run,
     parent: GraphQLCompositeType,
-  ): Completed {
-    if (outputValue === null || (outputValue !== undefined && !selections)) return { value: outputValue };
+  ): unknown {
+    if (outputValue === null || (outputValue !== undefined && !selections)) return outputValue;
     switch (type.kind) {
       case 'nonNull': {
-        const inner = this.complete(outputValue, type.of, inputValue, selections, run, parent);
-        if (inner.value !== null) return { value: inner.value };
-        if (!inner.errors) {
+        const mark = run.marks;
+        const value = this.complete(outputValue, type.of, inputValue, selections, run, parent);
+        if (value !== null && value !== BUBBLE) return value;
+        // One error per null: none when what made it null was reported already.
+        if (run.marks === mark)
           run.errors.push(
             invalid(`Cannot return null for non-nullable ${describe(run.path, describeType(type.of), parent)}.`, run),
           );
-        }
-        return { value: null, invalid: true, errors: true };
+        run.marks++;
+        return BUBBLE;
       }
       case 'list': {
-        if (inputValue === null) return { value: null };
+        if (inputValue === null) return null;
         if (!Array.isArray(inputValue)) return this.badValue(run, type, parent);
         const current = Array.isArray(outputValue) ? (outputValue as unknown[]) : undefined;
         const out: unknown[] = current ?? new Array<unknown>(inputValue.length);
         let nullify = false;
-        let errors = false;
         for (let i = 0; i < inputValue.length; i++) {
           run.path.push(i);
           const item = this.complete(current?.[i], type.of, inputValue[i] ?? null, selections, run, parent);
           run.path.pop();
-          out[i] = item.value;
-          if (item.invalid) nullify = true;
-          if (item.errors) errors = true;
+          if (item === BUBBLE) {
+            nullify = true;
+            out[i] = null;
+          } else out[i] = item;
         }
-        return { value: nullify ? null : out, errors };
+        return nullify ? null : out;
       }
       case 'composite': {
-        if (inputValue === null) return { value: null };
+        if (inputValue === null) return null;
         if (typeof inputValue !== 'object' || Array.isArray(inputValue)) return this.badValue(run, type, parent);
         const input = inputValue as DataObject;
         let objType: GraphQLCompositeType = type.type;
@@ -359,42 +370,48 @@ export class ResponseShape {
             run.errors.push(
               invalid(`Invalid __typename found for object at ${describe(run.path, type.type.name, parent)}.`, run),
             );
-            return { value: null, errors: true };
+            run.marks++;
+            return null;
           }
           objType = named;
         }
         const out = (outputValue as DataObject | undefined) ?? {};
-        const ok = this.applySelections(input, selections ?? [], out, run, objType);
-        return ok ? { value: out } : { value: null, errors: true };
+        if (this.applySelections(input, selections ?? [], out, run, objType)) return out;
+        run.marks++;
+        return null;
       }
       case 'leaf': {
-        if (inputValue === null) return { value: null };
-        if (type.valid(inputValue)) return { value: inputValue };
+        if (inputValue === null || type.valid(inputValue)) return inputValue;
         run.errors.push(invalid(`Invalid value found for ${describe(run.path, type.name, parent)}.`, run));
-        return { value: null, errors: true };
+        run.marks++;
+        return null;
       }
     }
   }
 
-  private badValue(run: Run, type: TypeShape, parent: GraphQLCompositeType): Completed {
+  private badValue(run: Run, type: TypeShape, parent: GraphQLCompositeType): null {
     run.errors.push(invalid(`Invalid value found for ${describe(run.path, describeType(type), parent)}.`, run));
-    return { value: null, errors: true };
+    run.marks++;
+    return null;
   }
 }
+
+/** Sets an output field; as an own property even where the name is inherited (`__proto__` would set the prototype). */
+function setField(output: DataObject, name: string, value: unknown): void {
+  if (name === '__proto__') Object.defineProperty(output, name, { value, enumerable: true, writable: true });
+  else output[name] = value;
+}
+
+/** What complete() returns for a null in a non-null position. */
+const BUBBLE = Symbol('null bubbles up');
 
 interface Run {
   conditions: Readonly<Record<string, unknown>>;
   errors: GraphQLError[];
+  /** Counts errors reported and nulls bubbled: a non-null position reports its null only if nothing did yet. */
+  marks: number;
   introspection?: (responseName: string) => unknown;
   path: (string | number)[];
-}
-
-interface Completed {
-  value: unknown;
-  /** A null in a non-null position: the enclosing object becomes null. */
-  invalid?: boolean;
-  /** An error was reported for it already. */
-  errors?: boolean;
 }
 
 function unwrap(type: GraphQLOutputType): GraphQLNamedType {
