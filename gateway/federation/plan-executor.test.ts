@@ -1,0 +1,120 @@
+import { buildSchema } from 'graphql';
+import { applyRewrites, collectEntities, deepMerge, RepresentationList, type DataObject } from './plan-executor';
+import { PlanCompiler, type PathStep } from './query-plan';
+
+const schema = buildSchema(`
+  type Query { items: [Item] }
+  interface Item { id: ID! }
+  type Book implements Item { id: ID! pages: Int }
+  type Movie implements Item { id: ID! minutes: Int }
+`);
+const compiler = new PlanCompiler(schema);
+
+describe('RepresentationList', () => {
+  test('equal representations get one index, in the order first seen', () => {
+    const reps = new RepresentationList();
+    expect(reps.add({ __typename: 'Book', id: '1' })).toBe(0);
+    expect(reps.add({ __typename: 'Book', id: '2' })).toBe(1);
+    expect(reps.add({ __typename: 'Book', id: '1' })).toBe(0);
+    expect(reps.list).toEqual([
+      { __typename: 'Book', id: '1' },
+      { __typename: 'Book', id: '2' },
+    ]);
+  });
+
+  test('values that print alike are still different: "1" and 1, a string that looks like an object', () => {
+    const reps = new RepresentationList();
+    const indexes = [
+      reps.add({ __typename: 'Book', id: '1' }),
+      reps.add({ __typename: 'Book', id: 1 }),
+      reps.add({ __typename: 'Book', id: true }),
+      reps.add({ __typename: 'Book', id: 'true' }),
+      reps.add({ __typename: 'Book', id: null }),
+      reps.add({ __typename: 'Book', id: 'null' }),
+      reps.add({ __typename: 'Book', key: { a: 1 } }),
+      reps.add({ __typename: 'Book', key: '{"a":1}' }),
+      reps.add({ __typename: 'Movie', id: '1' }),
+    ];
+    expect(new Set(indexes).size).toBe(9);
+  });
+
+  test('nested key values compare by content; different field sets never meet', () => {
+    const reps = new RepresentationList();
+    const a = reps.add({ __typename: 'P', sku: 'x', variant: { id: 'large' } });
+    expect(reps.add({ __typename: 'P', sku: 'x', variant: { id: 'large' } })).toBe(a);
+    expect(reps.add({ __typename: 'P', sku: 'x', variant: { id: 'small' } })).not.toBe(a);
+    expect(reps.add({ __typename: 'P', sku: 'x' })).not.toBe(a);
+    expect(reps.add({ __typename: 'P', variant: { id: 'large' }, sku: 'x' })).not.toBe(a); // field order matters
+  });
+});
+
+describe('collectEntities', () => {
+  const data = {
+    items: [
+      { __typename: 'Book', id: 'b1', shelf: { __typename: 'Book', id: 'b9' } },
+      null,
+      { __typename: 'Movie', id: 'm1' },
+      [{ __typename: 'Book', id: 'b2' }],
+    ],
+  };
+  const found = (path: PathStep[]) => {
+    const out: DataObject[] = [];
+    collectEntities(data, path, 0, out);
+    return out.map((e) => e.id);
+  };
+
+  test('walks fields and lists, skipping nulls', () => {
+    expect(found([{ field: 'items' }, { list: true }])).toEqual(['b1', 'm1', 'b2']);
+    expect(found([{ field: 'items' }, { list: true }, { field: 'shelf' }])).toEqual(['b9']);
+    expect(found([{ field: 'nothing' }, { list: true }])).toEqual([]);
+  });
+
+  test('a type condition keeps the objects of that type (an interface: every type implementing it)', () => {
+    expect(found([{ field: 'items' }, { list: true }, { types: compiler.types('Movie') }])).toEqual(['m1']);
+    expect(found([{ field: 'items' }, { list: true }, { types: compiler.types('Item') }])).toEqual(['b1', 'm1', 'b2']);
+  });
+});
+
+describe('deepMerge', () => {
+  test('objects merge key by key, equal-length lists element by element, anything else is replaced', () => {
+    const target: DataObject = { a: { x: 1 }, list: [{ id: 1 }, { id: 2 }], other: [1, 2], gone: { y: 1 } };
+    deepMerge(target, { a: { y: 2 }, list: [{ n: 'one' }, { n: 'two' }], other: [3], gone: null, added: 'new' });
+    expect(target).toEqual({
+      a: { x: 1, y: 2 },
+      list: [
+        { id: 1, n: 'one' },
+        { id: 2, n: 'two' },
+      ],
+      other: [3],
+      gone: null,
+      added: 'new',
+    });
+  });
+
+  test('a parsed __proto__ key is never merged (it would set the prototype)', () => {
+    const target: DataObject = {};
+    deepMerge(target, JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}') as DataObject);
+    expect(target).toEqual({ ok: 1 });
+    expect((target as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(target)).toBe(Object.prototype);
+  });
+});
+
+describe('applyRewrites', () => {
+  test('a value setter sets __typename only on objects of the named type', () => {
+    const book: DataObject = { __typename: 'Book', id: 'b1' };
+    const movie: DataObject = { __typename: 'Movie', id: 'm1' };
+    for (const entity of [book, movie])
+      applyRewrites(entity, [
+        { kind: 'setValue', path: [{ types: new Set(['Book']) }, { key: '__typename' }], value: 'Item' },
+      ]);
+    expect(book.__typename).toBe('Item');
+    expect(movie.__typename).toBe('Movie');
+  });
+
+  test('a key renamer moves a value under its new name, through lists', () => {
+    const entity: DataObject = { __typename: 'Book', reviews: [{ _alias_0: 'x' }, { _alias_0: 'y' }] };
+    applyRewrites(entity, [{ kind: 'renameKey', path: [{ key: 'reviews' }, { key: '_alias_0' }], to: 'body' }]);
+    expect(entity).toEqual({ __typename: 'Book', reviews: [{ body: 'x' }, { body: 'y' }] });
+  });
+});
