@@ -1,7 +1,9 @@
 import './production-defaults';
 import 'reflect-metadata';
+import cluster from 'node:cluster';
 import { Command, Option } from 'commander';
 import { StoreError } from '../dns/store/types';
+import { runPrimary, workerCount } from './cluster';
 import { ConfigError, loadConfig } from './config/load';
 import type { Config } from './config/schema';
 import { createLogger, resolveLogFormat } from './logger';
@@ -70,6 +72,12 @@ function parseFlags(argv: string[]): Partial<Record<keyof Config, unknown>> & { 
       ),
     )
     .addOption(
+      new Option(
+        '--workers <n|auto>',
+        'gateway processes sharing the port, auto: one per core; more than one only with --supergraph [WORKERS, default 1]',
+      ),
+    )
+    .addOption(
       new Option('--subgraph <name=url>', 'use a remote subgraph instead of the in-process one (repeatable)').argParser(
         pairs('--subgraph', 'NAME=URL'),
       ),
@@ -100,6 +108,7 @@ function parseFlags(argv: string[]): Partial<Record<keyof Config, unknown>> & { 
     responseCache: o.responseCache === false ? false : undefined,
     subgraphUrls: o.subgraph,
     supergraphFile: o.supergraph,
+    workers: o.workers,
     dnsHost: o.dnsHost,
     dnsPort: o.dnsPort,
     databaseUrl: o.databaseUrl,
@@ -113,6 +122,11 @@ async function main(): Promise<void> {
   const { config: file, ...flags } = parseFlags(process.argv);
   const config = loadConfig({ flags, file });
   const log = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat));
+  const workers = workerCount(config);
+  if (workers > 1 && cluster.isPrimary) {
+    runPrimary(workers, log, config.shutdownGraceMs);
+    return;
+  }
   const system = await createSystem(config, log);
   const address = await system.app.listen({ port: config.port, host: config.host });
   const apiAddress = await system.apiApp?.listen({ port: config.dnsApiPort, host: config.host });

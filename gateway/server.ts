@@ -1,6 +1,7 @@
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Subgraph, SubgraphHealth } from '../subgraphs/subgraph';
+import { metricsText, shareMetrics } from './cluster';
 import { callerOf, type GatewayContext } from './context';
 import type { Graph } from './graph';
 import type { Logger } from './logger';
@@ -162,8 +163,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     );
   }
 
+  shareMetrics(options.metrics.registry);
   app.get('/metrics', async (_req, reply) =>
-    reply.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics()),
+    reply.type(options.metrics.registry.contentType).send(await metricsText(options.metrics.registry)),
   );
 
   app.get('/healthz', async (_req, reply) => {

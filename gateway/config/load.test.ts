@@ -255,3 +255,27 @@ describe('DNSSEC settings', () => {
     expect(() => loadConfig({ env })).toThrow(message);
   });
 });
+
+describe('workers (WORKERS)', () => {
+  test('default 1; auto or a number, with a supergraph', () => {
+    expect(loadConfig({ env: {} }).workers).toBe(1);
+    expect(loadConfig({ env: { WORKERS: 'auto', SUPERGRAPH_FILE: 'sg.graphql' } }).workers).toBe('auto');
+    expect(loadConfig({ env: { WORKERS: '4', SUPERGRAPH_FILE: 'sg.graphql' } }).workers).toBe(4);
+  });
+
+  test('more than one worker without SUPERGRAPH_FILE is refused, saying why', () => {
+    expect(() => loadConfig({ env: { WORKERS: '2' } })).toThrow(ConfigError);
+    expect(() => loadConfig({ env: { WORKERS: 'auto' } })).toThrow(/WORKERS.*needs SUPERGRAPH_FILE.*DNS server/s);
+  });
+
+  test.each([
+    ['0', />=1/],
+    ['65', /<=64/],
+    ['1.5', /'auto' or a whole number from 1 to 64/],
+    ['many', /'auto' or a whole number from 1 to 64/],
+  ])('WORKERS=%s is refused naming the key and what is allowed', (value, allowed) => {
+    const load = () => loadConfig({ env: { WORKERS: value, SUPERGRAPH_FILE: 'sg.graphql' } });
+    expect(load).toThrow(/WORKERS \(workers\)/);
+    expect(load).toThrow(allowed);
+  });
+});

@@ -309,8 +309,23 @@ export const ConfigSchema = z
     /** `name=url` pairs: serve that subgraph from a remote URL instead of in-process. */
     subgraphUrls: z.record(z.string(), z.url({ protocol: /^https?$/ })).default({}),
     supergraphFile: z.string().min(1).optional(),
+    /**
+     * Gateway processes sharing the HTTP port (node:cluster): `auto` is one per core. More than one only for a
+     * general gateway (SUPERGRAPH_FILE): the all-in-one process holds the DNS server, the zone store's change feed
+     * and the live hub, which exist once.
+     */
+    workers: z
+      .union([z.literal('auto'), z.coerce.number().int().min(1).max(64)], {
+        error: "must be 'auto' or a whole number from 1 to 64",
+      })
+      .default(1),
   })
   .strict()
+  .refine((c) => c.workers === 1 || c.supergraphFile !== undefined, {
+    path: ['workers'],
+    message:
+      'more than one worker needs SUPERGRAPH_FILE (a general gateway over remote subgraphs): the all-in-one process runs the DNS server, the zone store and the live hub, which exist once',
+  })
   .refine((c) => c.liveMaxBufferedBytes >= c.liveMaxStreamBufferBytes, {
     path: ['liveMaxBufferedBytes'],
     message: "must be at least liveMaxStreamBufferBytes (one stream's bound)",
@@ -367,6 +382,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   logFormat: 'LOG_FORMAT',
   tsigKeyFile: 'TSIG_KEYFILE',
   supergraphFile: 'SUPERGRAPH_FILE',
+  workers: 'WORKERS',
   notifyTargets: 'NOTIFY_TARGETS',
   notifyKey: 'NOTIFY_KEY',
   subgraphTrustedProxies: 'SUBGRAPH_TRUSTED_PROXIES',

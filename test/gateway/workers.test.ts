@@ -1,0 +1,140 @@
+// @needs build
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../gateway/paths';
+import { freePort } from '../bench/processes';
+import { startFixture, type Fixture } from '../federation/fixture';
+
+/**
+ * WORKERS=2 on a general gateway (`npm start` as built, SUPERGRAPH_FILE over the federation fixture): two worker
+ * processes behind one port answer alike, /metrics of whichever worker a scrape reaches counts every worker's
+ * requests, a worker that dies is replaced, and SIGTERM stops them all.
+ */
+const MAIN = join(PROJECT_ROOT, 'dist', 'gateway', 'main.js');
+const QUERY = '{ restockNeeded { upc name price } }';
+
+let fixture: Fixture;
+let primary: ChildProcess;
+let base: string;
+let output = '';
+let startedAt = 0;
+
+/** Pids of the primary's live child processes. */
+function workers(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === primary.pid && fields[0] !== 'Z') pids.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return pids;
+}
+
+/** One POST on a connection of its own (the primary hands connections, not requests, to workers). */
+function post(body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${base}/graphql`,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', connection: 'close' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms:\n${output.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  fixture = await startFixture();
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  primary = spawn(process.execPath, [MAIN], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      SUPERGRAPH_FILE: fixture.supergraphFile,
+      WORKERS: '2',
+      DNS_PORT: '0',
+      DNS_API_PORT: '0',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  primary.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  primary.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  startedAt = Date.now();
+  await waitFor(
+    () =>
+      fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    'the gateway answering',
+    30_000,
+  );
+  await waitFor(() => workers().length === 2, 'two workers');
+}, 60_000);
+
+afterAll(async () => {
+  if (primary.exitCode === null && primary.signalCode === null) primary.kill('SIGKILL');
+  await fixture?.close();
+});
+
+test('two workers behind one port give the same answer, and /metrics counts the requests of both', async () => {
+  const first = await post(JSON.stringify({ query: QUERY }));
+  expect(first.status).toBe(200);
+  expect(JSON.parse(first.text)).toEqual({
+    data: {
+      restockNeeded: [
+        { upc: '1002', name: 'Oak Table (small)', price: 89_900 },
+        { upc: '1004', name: 'Brass Lamp', price: 5_900 },
+      ],
+    },
+  });
+  const rest = await Promise.all(Array.from({ length: 19 }, () => post(JSON.stringify({ query: QUERY }))));
+  for (const r of rest) expect(r.text).toBe(first.text);
+  const metrics = await (await fetch(`${base}/metrics`)).text();
+  const count = /^graphql_operation_duration_seconds_count\{[^}]*\} (\d+)/m.exec(metrics);
+  expect(Number(count?.[1])).toBe(20); // the sum over both workers, whichever one served the scrape
+});
+
+test('a worker that dies is replaced; SIGTERM stops the primary and every worker', async () => {
+  const [victim] = workers();
+  expect(victim).toBeDefined();
+  // A worker dying within 5 s of the start counts as a crash loop (everything stops): kill it after that.
+  await new Promise((r) => setTimeout(r, Math.max(0, startedAt + 5_500 - Date.now())));
+  process.kill(victim as number, 'SIGKILL');
+  await waitFor(() => workers().length === 2 && !workers().includes(victim as number), 'a new worker');
+  await waitFor(
+    () =>
+      post(JSON.stringify({ query: QUERY })).then(
+        (r) => r.status === 200,
+        () => false,
+      ),
+    'answers',
+  );
+  const pids = workers();
+  const exited = new Promise<number | null>((resolve) => primary.once('exit', (code) => resolve(code)));
+  primary.kill('SIGTERM');
+  expect(await exited).toBe(0);
+  for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+}, 30_000);
