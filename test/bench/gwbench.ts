@@ -3,7 +3,7 @@ import { printSubgraphSchema } from '@apollo/subgraph';
 import autocannon from 'autocannon';
 import { parse, print } from 'graphql';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../gateway/paths';
@@ -35,7 +35,7 @@ const ROUNDS = 2;
 const WARMUP_SECONDS = 2;
 
 interface GatewayUnderTest {
-  key: 'ours' | 'apollo' | 'hive' | 'hive-rt';
+  key: 'ours' | 'ours-workers' | 'apollo' | 'hive' | 'hive-rt';
   label: string;
   script: string;
   args?: string[];
@@ -45,6 +45,13 @@ interface GatewayUnderTest {
 
 const GATEWAYS: GatewayUnderTest[] = [
   { key: 'ours', label: 'our gateway', script: GATEWAY, env: { RESPONSE_CACHE: 'false' }, probe: '/healthz' },
+  {
+    key: 'ours-workers',
+    label: 'our gateway, WORKERS=auto',
+    script: GATEWAY,
+    env: { RESPONSE_CACHE: 'false', WORKERS: 'auto' },
+    probe: '/healthz',
+  },
   { key: 'apollo', label: 'Apollo Gateway', script: join(BENCH_JS, 'gwbench-apollo.js'), probe: '/' },
   { key: 'hive', label: 'Hive Gateway', script: join(BENCH_JS, 'gwbench-hive.js'), probe: '/healthcheck' },
   {
@@ -133,16 +140,46 @@ const CLOCK_TICKS = ((): number => {
   }
 })();
 
-/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from the 3rd (state) on
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS; // utime, stime: the 14th and 15th
+/** Fields of /proc/<pid>/stat from the 3rd (state) on; undefined once the process is gone. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
 }
 
+/** A gateway's processes: itself and, when it runs workers, its children. */
+function processTree(pid: number): number[] {
+  const pids = [pid];
+  for (const entry of readdirSync('/proc'))
+    if (/^\d+$/.test(entry) && Number(statFields(Number(entry))?.[1]) === pid) pids.push(Number(entry));
+  return pids;
+}
+
+/** CPU seconds (user + system) a gateway's processes have used. */
+function cpuSeconds(pid: number): number {
+  let sum = 0;
+  for (const p of processTree(pid)) {
+    const fields = statFields(p);
+    if (fields) sum += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS; // utime, stime: the 14th and 15th
+  }
+  return sum;
+}
+
+/** Resident memory of a gateway's processes together. */
 function rssKb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) : 0;
+  let sum = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      sum += m ? Number(m[1]) : 0;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sum;
 }
 
 async function subgraphCpuSeconds(subgraphs: Child): Promise<number> {
@@ -242,7 +279,7 @@ export async function gwbenchBenchmark(): Promise<string[]> {
       } catch (err) {
         await child?.stop();
         const why = err instanceof Error ? err.message : String(err);
-        if (gw.key !== 'ours') throw new Error(`gwbench: ${gw.label}: ${why}`, { cause: err });
+        if (!gw.key.startsWith('ours')) throw new Error(`gwbench: ${gw.label}: ${why}`, { cause: err });
         out.push(`FAILED: ${gw.label}: ${why} — not measured`);
       }
     }
@@ -262,7 +299,7 @@ export async function gwbenchBenchmark(): Promise<string[]> {
         const result = await loadRun(`${r.child.url}/graphql`, body, seconds, r.child, subgraphs);
         if (record) rounds.get(r.gw.key)?.push(result);
       } catch (err) {
-        if (r.gw.key !== 'ours') throw err;
+        if (!r.gw.key.startsWith('ours')) throw err;
         dropped.add(r.gw.key);
         out.push(
           `FAILED: ${r.gw.label} under load: ${err instanceof Error ? err.message : String(err)} — not measured`,
@@ -306,6 +343,16 @@ export async function gwbenchBenchmark(): Promise<string[]> {
       out.push(ratioLine('gwbench: ours / Apollo Gateway', ours.rps, apollo.rps, 4));
       out.push(ratioLine('gwbench: ours / Hive Gateway + router-runtime', ours.rps, hiveRt.rps, 1.2));
       out.push(ratioLine('gwbench: ours / Hive Gateway', ours.rps, hive.rps));
+      const workers = summary.get('ours-workers');
+      if (workers)
+        out.push(
+          ratioLine(
+            `gwbench: ours with a worker per core (${availableParallelism()}) / ours alone`,
+            workers.rps,
+            ours.rps,
+          ),
+          ratioLine('gwbench: ours with a worker per core / Hive Gateway + router-runtime', workers.rps, hiveRt.rps),
+        );
       const best = [apollo, hive, hiveRt].reduce((a, b) => (b.p99 < a.p99 ? b : a));
       out.push(
         `gwbench: our p99 ${ours.p99.toFixed(1)} ms vs the best other's ${best.p99.toFixed(1)} ms (${best.label}): ` +
