@@ -27,7 +27,7 @@ export class FederatedExecutor {
   async execute(rc: GatewayGraphQLRequestContext<GatewayContext>): Promise<GatewayExecutionResult> {
     let prepared: PreparedOperation;
     try {
-      prepared = this.planner.prepare(rc.document, rc.operationName, rc.queryHash, rc.source);
+      prepared = await this.planner.prepare(rc.document, rc.operationName, rc.queryHash, rc.source);
     } catch (err) {
       return { errors: [new GraphQLError(err instanceof Error ? err.message : String(err))] };
     }

@@ -55,7 +55,8 @@ export class OperationPlanner {
   readonly subgraphs: readonly SubgraphEndpoint[];
   private readonly planner: QueryPlanner;
   private readonly compiler: PlanCompiler;
-  private readonly prepared = new LRUCache<string, PreparedOperation>({ max: 2_000 });
+  private readonly prepared = new LRUCache<string, PreparedOperation | Error>({ max: 2_000 });
+  private readonly pending = new Map<string, Promise<PreparedOperation | Error>>();
 
   constructor(readonly supergraphSdl: string) {
     const supergraph = Supergraph.build(supergraphSdl);
@@ -69,36 +70,53 @@ export class OperationPlanner {
 
   /**
    * The prepared form of a validated operation. `key` identifies the document's text (its hash, or the text);
-   * `source` is the text itself when the caller has it. Throws when the operation cannot be planned.
+   * `source` is the text itself when the caller has it. Rejects when the operation cannot be planned (that answer
+   * is cached too). Planning runs off the event loop (the planner's own thread), one at a time per operation.
    */
-  prepare(
+  async prepare(
     document: DocumentNode,
     operationName: string | null | undefined,
     key: string,
     source?: string,
-  ): PreparedOperation {
+  ): Promise<PreparedOperation> {
     const cacheKey = `${operationName ?? ''}\u0000${key}`;
     let prepared = this.prepared.get(cacheKey);
     if (!prepared) {
-      prepared = this.build(document, operationName ?? undefined, source ?? print(document));
+      let pending = this.pending.get(cacheKey);
+      if (!pending) {
+        pending = this.build(document, operationName ?? undefined, source ?? print(document)).catch((err: unknown) =>
+          err instanceof Error ? err : new Error(String(err)),
+        );
+        this.pending.set(cacheKey, pending);
+      }
+      try {
+        prepared = await pending;
+      } finally {
+        this.pending.delete(cacheKey);
+      }
       this.prepared.set(cacheKey, prepared);
     }
+    if (prepared instanceof Error) throw prepared;
     return prepared;
   }
 
   /** Plans a validated subscription document (cached by its text and operation name). */
-  planSubscription(
+  async planSubscription(
     document: DocumentNode,
     operationName: string | null | undefined,
     key = print(document),
-  ): SubscriptionPlan {
-    const prepared = this.prepare(document, operationName, key, key);
+  ): Promise<SubscriptionPlan> {
+    const prepared = await this.prepare(document, operationName, key, key);
     const subscription = prepared.plan.subscription;
     if (!subscription) throw new Error('the operation is not a subscription');
     return { ...subscription, prepared };
   }
 
-  private build(document: DocumentNode, operationName: string | undefined, source: string): PreparedOperation {
+  private async build(
+    document: DocumentNode,
+    operationName: string | undefined,
+    source: string,
+  ): Promise<PreparedOperation> {
     const fragments = new Map<string, FragmentDefinitionNode>();
     let operation: OperationDefinitionNode | undefined;
     for (const d of document.definitions) {
@@ -111,7 +129,7 @@ export class OperationPlanner {
     // The planner plans data, not the schema: `__schema`/`__type` (only ever on the query root) become `__typename`
     // for it, and are answered from the API schema.
     const planned = shape.hasIntrospection ? print(withoutIntrospection(document)) : source;
-    const plan = this.compiler.compile(this.planner.plan(planned, operationName ?? null, new Set(), 0));
+    const plan = this.compiler.compile(await this.planner.planAsync(planned, operationName ?? null, new Set(), 0));
     return {
       operation,
       plan,

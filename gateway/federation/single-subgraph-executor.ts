@@ -50,8 +50,8 @@ export class SingleSubgraphExecutor {
 
   /** Wraps the federated executor: a routable operation runs here, every other one there. */
   wrap(fallback: GatewayExecutor): GatewayExecutor {
-    return (requestContext) => {
-      const route = this.enabled && this.route(requestContext as GatewayGraphQLRequestContext<GatewayContext>);
+    return async (requestContext) => {
+      const route = this.enabled && (await this.route(requestContext as GatewayGraphQLRequestContext<GatewayContext>));
       if (!route) {
         this.stats.planned++;
         return fallback(requestContext);
@@ -61,17 +61,17 @@ export class SingleSubgraphExecutor {
     };
   }
 
-  private route(rc: GatewayGraphQLRequestContext<GatewayContext>): Route | false {
+  private async route(rc: GatewayGraphQLRequestContext<GatewayContext>): Promise<Route | false> {
     const key = `${rc.operationName ?? ''}\u0000${rc.queryHash}`;
     let route = this.routes.get(key);
     if (route === undefined) {
-      route = this.findRoute(rc);
+      route = await this.findRoute(rc);
       this.routes.set(key, route);
     }
     return route;
   }
 
-  private findRoute(rc: GatewayGraphQLRequestContext<GatewayContext>): Route | false {
+  private async findRoute(rc: GatewayGraphQLRequestContext<GatewayContext>): Promise<Route | false> {
     const { document } = rc;
     const operationName = rc.operationName ?? null;
     const operation = document.definitions.find(
@@ -85,7 +85,7 @@ export class SingleSubgraphExecutor {
       return false;
     let node;
     try {
-      node = this.planner.prepare(document, operationName, rc.queryHash, rc.source).plan.root;
+      node = (await this.planner.prepare(document, operationName, rc.queryHash, rc.source)).plan.root;
     } catch {
       return false; // the federated executor reports it
     }

@@ -80,7 +80,7 @@ export class FederatedSubscriptions {
   async subscribe(request: SubscriptionRequest): Promise<Stream<FormattedExecutionResult> | FormattedExecutionResult> {
     let plan: SubscriptionPlan;
     try {
-      plan = this.options.planner.planSubscription(request.document, request.operationName, request.query);
+      plan = await this.options.planner.planSubscription(request.document, request.operationName, request.query);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       return {
