@@ -14,8 +14,6 @@ import type { Logger } from './logger';
 
 const METRICS_REQUEST = 'onegraph:metrics?';
 const METRICS_REPLY = 'onegraph:metrics';
-/** A worker that dies sooner than this after starting is not restarted again (it would crash in a loop). */
-const CRASH_LOOP_MS = 5_000;
 
 export function workerCount(config: Pick<Config, 'workers'>): number {
   return config.workers === 'auto' ? availableParallelism() : config.workers;
@@ -24,22 +22,25 @@ export function workerCount(config: Pick<Config, 'workers'>): number {
 /** Runs the primary: starts `count` workers, restarts one that dies, passes SIGTERM/SIGINT on and waits for all. */
 export function runPrimary(count: number, log: Logger, graceMs: number): void {
   const aggregator = new AggregatorRegistry();
-  const started = new Map<Worker, number>();
+  const started = new Set<Worker>();
+  /** Workers that got as far as listening: one that dies before is a start-up failure, not worth another try. */
+  const listening = new WeakSet<Worker>();
   let stopping = false;
+  let exitCode = 0;
   const fork = (): void => {
-    const worker = cluster.fork();
-    started.set(worker, Date.now());
+    started.add(cluster.fork());
   };
+  cluster.on('listening', (worker) => listening.add(worker));
   cluster.on('exit', (worker, code, signal) => {
-    const since = started.get(worker) ?? 0;
     started.delete(worker);
     if (stopping) {
-      if (started.size === 0) process.exit(0);
+      if (started.size === 0) process.exit(exitCode);
       return;
     }
-    if (Date.now() - since < CRASH_LOOP_MS) {
-      log.fatal({ pid: worker.process.pid, code, signal }, 'a gateway worker died right after starting: stopping');
-      stop('worker crash');
+    if (!listening.has(worker)) {
+      log.fatal({ pid: worker.process.pid, code, signal }, 'a gateway worker died before it could serve: stopping');
+      exitCode = 1;
+      stop('worker start-up failure');
       return;
     }
     log.error({ pid: worker.process.pid, code, signal }, 'a gateway worker died: starting another');
@@ -57,8 +58,8 @@ export function runPrimary(count: number, log: Logger, graceMs: number): void {
     if (stopping) return;
     stopping = true;
     log.info({ reason, workers: started.size }, 'stopping the gateway workers');
-    for (const worker of started.keys()) worker.process.kill('SIGTERM');
-    if (started.size === 0) process.exit(0);
+    for (const worker of started) worker.process.kill('SIGTERM');
+    if (started.size === 0) process.exit(exitCode);
     setTimeout(() => process.exit(1), graceMs + 10_000).unref();
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
