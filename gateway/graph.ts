@@ -131,7 +131,7 @@ export class Graph {
   readonly remote = new Map<string, string>();
   /** Every subgraph's data source as the gateway built it (subscriptions run the rest of their plans with them). */
   readonly dataSources = new Map<string, GraphQLDataSource<GatewayContext>>();
-  /** Runs operations one in-process subgraph answers whole, without Apollo's executor. */
+  /** Runs operations one in-process subgraph answers whole, without planning and shaping. */
   readonly direct: SingleSubgraphExecutor;
   /** Rules every operation is validated with beyond the specification's (limits; introspection when it is off). */
   readonly validationRules: ValidationRule[];

@@ -127,7 +127,7 @@ export class SingleSubgraphExecutor {
       return new GraphQLError(formatted.message, { path: formatted.path, extensions: formatted.extensions });
     });
     if (!errors?.length) return { data: response.data };
-    // A fetch that failed whole (timeout, subgraph down) has no data: complete the operation as Apollo's executor
+    // A fetch that failed whole (timeout, subgraph down) has no data: complete the operation as the federated executor
     // does, each root field null where its type allows it and null bubbling up where not. Without `data` at all,
     // Apollo Server would take the answer for a request error (HTTP 400).
     const data = response.data ?? this.nulledRootFields(rc);
