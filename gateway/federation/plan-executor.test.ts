@@ -1,6 +1,16 @@
+import type { GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
 import { buildSchema } from 'graphql';
-import { applyRewrites, collectEntities, deepMerge, RepresentationList, type DataObject } from './plan-executor';
-import { PlanCompiler, type PathStep } from './query-plan';
+import type { GatewayContext } from '../context';
+import {
+  applyRewrites,
+  collectEntities,
+  deepMerge,
+  RepresentationList,
+  runPlan,
+  type DataObject,
+  type PlanRun,
+} from './plan-executor';
+import { PlanCompiler, type FetchStep, type PathStep } from './query-plan';
 
 const schema = buildSchema(`
   type Query { items: [Item] }
@@ -116,5 +126,58 @@ describe('applyRewrites', () => {
     const entity: DataObject = { __typename: 'Book', reviews: [{ _alias_0: 'x' }, { _alias_0: 'y' }] };
     applyRewrites(entity, [{ kind: 'renameKey', path: [{ key: 'reviews' }, { key: '_alias_0' }], to: 'body' }]);
     expect(entity).toEqual({ __typename: 'Book', reviews: [{ body: 'x' }, { body: 'y' }] });
+  });
+});
+
+describe('an entity fetch answering several entities with one representation', () => {
+  test('each entity gets its own copy of the answer, so later fetches at one path never show at another', async () => {
+    const step: FetchStep = {
+      kind: 'fetch',
+      serviceName: 'reviews',
+      operation: 'query($r:[_Any!]!){_entities(representations:$r){...on Book{reviews{id}}}}',
+      operationKind: 'query',
+      variableUsages: [],
+      entities: [
+        {
+          responseKey: '_entities',
+          variableName: 'representations',
+          paths: [
+            [{ field: 'a' }, { list: true }],
+            [{ field: 'b' }, { list: true }],
+          ],
+          requires: [{ kind: 'field', name: 'id', responseName: 'id' }],
+        },
+      ],
+    };
+    const sent: unknown[] = [];
+    const source = {
+      process: async (options: { request: { variables?: Record<string, unknown> } }) => {
+        sent.push(options.request.variables?.representations);
+        return { data: { _entities: [{ reviews: [{ id: 'r1' }] }] } };
+      },
+    };
+    const data: DataObject = {
+      a: [{ __typename: 'Book', id: 'b1' }],
+      b: [
+        { __typename: 'Book', id: 'b1' },
+        { __typename: 'Book', id: 'b1' },
+      ],
+    };
+    const run: PlanRun = {
+      sources: new Map([['reviews', source]]),
+      requestContext: { context: {} } as GatewayGraphQLRequestContext<GatewayContext>,
+      variables: {},
+      conditions: {},
+      data,
+      errors: [],
+    };
+    await runPlan(step, run);
+    expect(sent).toEqual([[{ id: 'b1', __typename: 'Book' }]]); // one representation for the three entities
+    const [a] = data.a as DataObject[];
+    const [b0, b1] = data.b as DataObject[];
+    expect([a?.reviews, b0?.reviews, b1?.reviews]).toEqual([[{ id: 'r1' }], [{ id: 'r1' }], [{ id: 'r1' }]]);
+    expect(a?.reviews).not.toBe(b0?.reviews);
+    expect(b0?.reviews).not.toBe(b1?.reviews);
+    expect(run.errors).toEqual([]);
   });
 });

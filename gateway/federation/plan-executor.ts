@@ -163,12 +163,18 @@ async function fetchEntities(step: FetchStep, lookups: readonly EntityLookup[], 
         throw new Error(`Expected "data.${lookup.responseKey}" to contain ${expected} elements`);
       if (lookup.outputRewrites)
         for (const entity of received) if (isObject(entity)) applyRewrites(entity, lookup.outputRewrites);
+      // An answer standing for several entities goes whole to the first and as a copy to the others: entities that
+      // shared objects would see each other's later fetches (the same entity at two paths may be completed with
+      // different arguments under one response name).
+      const taken = new Uint8Array(received.length);
       for (let i = 0; i < entities.length; i++) {
         const target = entities[i] as DataObject;
-        const entity: unknown = received[representationOf[i] as number];
+        const index = representationOf[i] as number;
+        const entity: unknown = received[index];
         if (!isObject(entity)) continue;
         if (entity.__typename === undefined && target.__typename !== undefined) entity.__typename = target.__typename;
-        deepMerge(target, entity);
+        deepMerge(target, taken[index] ? (copyJson(entity) as DataObject) : entity);
+        taken[index] = 1;
       }
     }
   } catch (err) {
@@ -369,6 +375,15 @@ function rewriteAt(value: unknown, path: readonly RewriteStep[], i: number, rewr
     return;
   }
   rewriteAt(value[step.key], path, i + 1, rewrite);
+}
+
+/** A deep copy of parsed JSON (lists and plain objects; `__proto__` keys left out, as deepMerge does). */
+export function copyJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyJson);
+  if (!isObject(value)) return value;
+  const copy: DataObject = {};
+  for (const key in value) if (key !== '__proto__') copy[key] = copyJson(value[key]);
+  return copy;
 }
 
 export function isObject(value: unknown): value is DataObject {
