@@ -18,10 +18,13 @@ const QUERY = '{ restockNeeded { upc name price } }';
 let fixture: Fixture;
 let primary: ChildProcess;
 let base: string;
-let output = '';
+let output: () => string = () => '';
 
 /** How many workers have logged that they listen. */
-const listening = () => output.split('\n').filter((l) => l.includes('"msg":"gateway listening')).length;
+const listening = () =>
+  output()
+    .split('\n')
+    .filter((l) => l.includes('"msg":"gateway listening')).length;
 
 /** Pids of the primary's live child processes. */
 function workers(): number[] {
@@ -60,20 +63,21 @@ function post(body: string): Promise<{ status: number; text: string }> {
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms:\n${output.slice(-2000)}`);
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms:\n${output().slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
-beforeAll(async () => {
-  fixture = await startFixture();
+/** `npm start` as built, with two workers over `supergraphFile`, its output collected. */
+async function spawnGateway(
+  supergraphFile: string,
+): Promise<{ child: ChildProcess; port: number; output: () => string }> {
   const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  primary = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [MAIN], {
     env: {
       ...process.env,
       PORT: String(port),
-      SUPERGRAPH_FILE: fixture.supergraphFile,
+      SUPERGRAPH_FILE: supergraphFile,
       WORKERS: '2',
       DNS_PORT: '0',
       DNS_API_PORT: '0',
@@ -82,8 +86,18 @@ beforeAll(async () => {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  primary.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  primary.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  let text = '';
+  child.stdout?.on('data', (d: Buffer) => (text += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (text += d.toString()));
+  return { child, port, output: () => text };
+}
+
+beforeAll(async () => {
+  fixture = await startFixture();
+  const gateway = await spawnGateway(fixture.supergraphFile);
+  primary = gateway.child;
+  base = `http://127.0.0.1:${gateway.port}`;
+  output = gateway.output;
   await waitFor(
     () =>
       fetch(`${base}/healthz`).then(
@@ -143,25 +157,10 @@ test('a worker that dies after it listened is replaced; SIGTERM stops the primar
 }, 30_000);
 
 test('a worker that cannot start stops the whole gateway instead of restarting in a loop', async () => {
-  const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      SUPERGRAPH_FILE: join(PROJECT_ROOT, 'package.json'), // not a supergraph: every worker fails at start
-      WORKERS: '2',
-      DNS_PORT: '0',
-      DNS_API_PORT: '0',
-      LOG_LEVEL: 'info',
-      LOG_FORMAT: 'json',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let text = '';
-  child.stdout?.on('data', (d: Buffer) => (text += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (text += d.toString()));
+  // package.json is not a supergraph: every worker fails at start
+  const { child, output: text } = await spawnGateway(join(PROJECT_ROOT, 'package.json'));
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   expect(code).toBe(1);
-  expect(text).toContain('a gateway worker died before it could serve: stopping');
-  expect(text.split('"msg":"gateway: 2 worker processes').length).toBe(2); // started once, never again
+  expect(text()).toContain('a gateway worker died before it could serve: stopping');
+  expect(text().split('"msg":"gateway: 2 worker processes').length).toBe(2); // started once, never again
 }, 30_000);
