@@ -12,6 +12,12 @@ export function sharedMaxAge(header: string | null | undefined): number {
   return m ? Number(m[2]) : 0;
 }
 
+/** A subgraph's answer as received: its body and what its Cache-Control allows. */
+interface Answer {
+  text: string;
+  cacheControl?: string;
+}
+
 function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
@@ -25,6 +31,8 @@ function header(value: string | string[] | undefined): string | undefined {
 export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContext> {
   private readonly pool: Pool;
   private readonly path: string;
+  /** Queries in flight, by caller and request body. */
+  private readonly inFlight = new Map<string, Promise<Answer>>();
 
   constructor(readonly url: string) {
     const parsed = new URL(url);
@@ -46,6 +54,28 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
       variables: request.variables,
       extensions: request.extensions,
     });
+    // A query the same caller already has in flight with the same body shares that fetch's answer (its text: each
+    // request parses its own copy, since execution merges into what it parses). Mutations are never shared.
+    const shareable = !/^\s*mutation\b/.test(request.query);
+    const key = shareable ? `${headers.authorization ?? ''}\u0000${headers['x-forwarded-for'] ?? ''}\u0000${body}` : '';
+    let pending = shareable ? this.inFlight.get(key) : undefined;
+    if (!pending) {
+      pending = this.send(headers, body);
+      if (shareable) {
+        this.inFlight.set(key, pending);
+        const forget = () => this.inFlight.delete(key);
+        pending.then(forget, forget);
+      }
+    }
+    const answer = await pending;
+    const parsed: unknown = JSON.parse(answer.text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error(`Expected JSON response body, but received: ${answer.text.slice(0, 200)}`);
+    incoming?.cachePolicy.restrict(sharedMaxAge(answer.cacheControl));
+    return parsed;
+  }
+
+  private async send(headers: Record<string, string>, body: string): Promise<Answer> {
     const res = await this.pool.request({ path: this.path, method: 'POST', headers, body });
     const text = await res.body.text();
     if (res.statusCode < 200 || res.statusCode > 299)
@@ -53,11 +83,7 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
     const type = header(res.headers['content-type']) ?? '';
     if (!/^application\/(graphql-response\+)?json/i.test(type))
       throw new Error(`Expected JSON response body, but received: ${text.slice(0, 200)}`);
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-      throw new Error(`Expected JSON response body, but received: ${text.slice(0, 200)}`);
-    incoming?.cachePolicy.restrict(sharedMaxAge(header(res.headers['cache-control'])));
-    return parsed;
+    return { text, cacheControl: header(res.headers['cache-control']) };
   }
 
   async close(): Promise<void> {
