@@ -5,7 +5,7 @@ import type {
   GatewayExecutor,
   GatewayGraphQLRequestContext,
 } from '@apollo/server-gateway-interface';
-import { execute, GraphQLError, Kind, OperationTypeNode, validate, visit, type DocumentNode } from 'graphql';
+import { execute, GraphQLError, OperationTypeNode, validate } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { Subgraph } from '../../subgraphs/subgraph';
 import type { GatewayContext } from '../context';
@@ -15,17 +15,6 @@ import { withService } from './subgraph-errors';
 /** Where a whole operation can go at once: the in-process subgraph that owns all of it. */
 interface Route {
   subgraph: string;
-}
-
-/** Fields answered from the API schema by the gateway itself, never by a subgraph. */
-function hasIntrospection(document: DocumentNode): boolean {
-  let found = false;
-  visit(document, {
-    Field(node) {
-      if (node.name.value === '__schema' || node.name.value === '__type') found = true;
-    },
-  });
-  return found;
 }
 
 /**
@@ -72,28 +61,20 @@ export class SingleSubgraphExecutor {
   }
 
   private async findRoute(rc: GatewayGraphQLRequestContext<GatewayContext>): Promise<Route | false> {
-    const { document } = rc;
-    const operationName = rc.operationName ?? null;
-    const operation = document.definitions.find(
-      (d) => d.kind === Kind.OPERATION_DEFINITION && (operationName === null || d.name?.value === operationName),
-    );
-    if (
-      operation?.kind !== Kind.OPERATION_DEFINITION ||
-      operation.operation === OperationTypeNode.SUBSCRIPTION ||
-      hasIntrospection(document)
-    )
-      return false;
-    let node;
+    let prepared;
     try {
-      node = (await this.planner.prepare(document, operationName, rc.queryHash, rc.source)).plan.root;
+      prepared = await this.planner.prepare(rc.document, rc.operationName, rc.queryHash, rc.source);
     } catch {
       return false; // the federated executor reports it
     }
+    // Introspection is answered from the API schema by the gateway itself, never by a subgraph.
+    if (prepared.operation.operation === OperationTypeNode.SUBSCRIPTION || prepared.introspection) return false;
+    const node = prepared.plan.root;
     if (node?.kind !== 'fetch' || node.entities || node.outputRewrites) return false;
     const subgraph = this.local.get(node.serviceName);
     if (!subgraph || !this.dataSources.has(node.serviceName)) return false;
     // The client's document must mean the same on the subgraph's schema (it is valid on the API schema already).
-    if (validate(subgraph.schema, document).length > 0) return false;
+    if (validate(subgraph.schema, rc.document).length > 0) return false;
     return { subgraph: node.serviceName };
   }
 
