@@ -1,4 +1,4 @@
-import { Supergraph, type Schema } from '@apollo/federation-internals';
+import { Supergraph } from '@apollo/federation-internals';
 import { QueryPlanner } from '@graphql-hive/router-query-planner';
 import {
   Kind,
@@ -47,11 +47,8 @@ export interface SubgraphEndpoint {
  * (plan and response shape, cached by its text and name).
  */
 export class OperationPlanner {
-  /** The supergraph as GraphQL-js sees it. */
-  readonly supergraphSchema: GraphQLSchema;
   /** The client-facing schema (what operations are validated against). */
   readonly apiSchema: GraphQLSchema;
-  readonly api: Schema;
   readonly subgraphs: readonly SubgraphEndpoint[];
   private readonly planner: QueryPlanner;
   private readonly compiler: PlanCompiler;
@@ -60,12 +57,10 @@ export class OperationPlanner {
 
   constructor(readonly supergraphSdl: string) {
     const supergraph = Supergraph.build(supergraphSdl);
-    this.supergraphSchema = supergraph.schema.toGraphQLJSSchema();
-    this.api = supergraph.apiSchema();
-    this.apiSchema = this.api.toGraphQLJSSchema();
+    this.apiSchema = supergraph.apiSchema().toGraphQLJSSchema();
     this.subgraphs = [...supergraph.subgraphs()].map((s) => ({ name: s.name, url: s.url || undefined }));
     this.planner = new QueryPlanner(supergraphSdl);
-    this.compiler = new PlanCompiler(this.supergraphSchema);
+    this.compiler = new PlanCompiler(supergraph.schema.toGraphQLJSSchema());
   }
 
   /**

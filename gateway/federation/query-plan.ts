@@ -75,18 +75,13 @@ export class PlanCompiler {
     if (node.kind === 'Sequence' && node.nodes[0]?.kind === 'Subscription') {
       const [first, ...rest] = node.nodes;
       const primary = this.rootFetch(first.primary);
-      const restStep =
-        rest.length === 0
-          ? undefined
-          : rest.length === 1
-            ? this.step(rest[0] as Hive.PlanNode, [])
-            : this.sequence(rest);
-      return { subscription: { primary, rest: restStep } };
+      if (rest.length === 0) return { subscription: { primary } };
+      return { subscription: { primary, rest: { kind: 'sequence', nodes: rest.map((n) => this.step(n, [])) } } };
     }
     return { root: this.step(node, []) };
   }
 
-  /** The object type names a type condition (or several) covers. */
+  /** The type names a type condition (or several) covers: the names, and the object types of abstract ones. */
   types(names: string | readonly string[]): TypeSet {
     const list = typeof names === 'string' ? [names] : names;
     const key = list.join('|');
@@ -102,10 +97,6 @@ export class PlanCompiler {
       this.typeSets.set(key, set);
     }
     return set;
-  }
-
-  private sequence(nodes: readonly Hive.PlanNode[]): PlanStep {
-    return { kind: 'sequence', nodes: nodes.map((n) => this.step(n, [])) };
   }
 
   private step(node: Hive.PlanNode, at: PathStep[]): PlanStep {
