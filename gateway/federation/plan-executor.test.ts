@@ -1,4 +1,4 @@
-import type { GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
+import type { GatewayGraphQLRequestContext, GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import { buildSchema } from 'graphql';
 import type { GatewayContext } from '../context';
 import {
@@ -130,54 +130,74 @@ describe('applyRewrites', () => {
 });
 
 describe('an entity fetch answering several entities with one representation', () => {
-  test('each entity gets its own copy of the answer, so later fetches at one path never show at another', async () => {
-    const step: FetchStep = {
-      kind: 'fetch',
-      serviceName: 'reviews',
-      operation: 'query($r:[_Any!]!){_entities(representations:$r){...on Book{reviews{id}}}}',
-      operationKind: 'query',
-      variableUsages: [],
-      entities: [
-        {
-          responseKey: '_entities',
-          variableName: 'representations',
-          paths: [
-            [{ field: 'a' }, { list: true }],
-            [{ field: 'b' }, { list: true }],
-          ],
-          requires: [{ kind: 'field', name: 'id', responseName: 'id' }],
-        },
-      ],
-    };
+  const step: FetchStep = {
+    kind: 'fetch',
+    serviceName: 'reviews',
+    operation: 'query($r:[_Any!]!){_entities(representations:$r){...on Book{reviews{id}}}}',
+    operationKind: 'query',
+    variableUsages: [],
+    entities: [
+      {
+        responseKey: '_entities',
+        variableName: 'representations',
+        paths: [
+          [{ field: 'a' }, { list: true }],
+          [{ field: 'b' }, { list: true }],
+        ],
+        requires: [{ kind: 'field', name: 'id', responseName: 'id' }],
+      },
+    ],
+  };
+
+  /** Runs `step` over b1 at a[0], b[0] and b[1], the subgraph answering `answer`; returns what it was sent. */
+  async function fetchFor(answer: GatewayGraphQLResponse) {
     const sent: unknown[] = [];
     const source = {
       process: async (options: { request: { variables?: Record<string, unknown> } }) => {
         sent.push(options.request.variables?.representations);
-        return { data: { _entities: [{ reviews: [{ id: 'r1' }] }] } };
+        return answer;
       },
-    };
-    const data: DataObject = {
-      a: [{ __typename: 'Book', id: 'b1' }],
-      b: [
-        { __typename: 'Book', id: 'b1' },
-        { __typename: 'Book', id: 'b1' },
-      ],
     };
     const run: PlanRun = {
       sources: new Map([['reviews', source]]),
       requestContext: { context: {} } as GatewayGraphQLRequestContext<GatewayContext>,
       variables: {},
       conditions: {},
-      data,
+      data: {
+        a: [{ __typename: 'Book', id: 'b1' }],
+        b: [
+          { __typename: 'Book', id: 'b1' },
+          { __typename: 'Book', id: 'b1' },
+        ],
+      },
       errors: [],
     };
     await runPlan(step, run);
+    return { sent, run };
+  }
+
+  test('each entity gets its own copy of the answer, so later fetches at one path never show at another', async () => {
+    const { sent, run } = await fetchFor({ data: { _entities: [{ reviews: [{ id: 'r1' }] }] } });
     expect(sent).toEqual([[{ id: 'b1', __typename: 'Book' }]]); // one representation for the three entities
-    const [a] = data.a as DataObject[];
-    const [b0, b1] = data.b as DataObject[];
+    const [a] = run.data.a as DataObject[];
+    const [b0, b1] = run.data.b as DataObject[];
     expect([a?.reviews, b0?.reviews, b1?.reviews]).toEqual([[{ id: 'r1' }], [{ id: 'r1' }], [{ id: 'r1' }]]);
     expect(a?.reviews).not.toBe(b0?.reviews);
     expect(b0?.reviews).not.toBe(b1?.reviews);
     expect(run.errors).toEqual([]);
+  });
+
+  test("an error of the representation is placed at every entity it stands for, at the client's paths", async () => {
+    const { run } = await fetchFor({
+      data: { _entities: [null] },
+      errors: [{ message: 'no reviews', path: ['_entities', 0, 'reviews'], extensions: { code: 'E' } }],
+    });
+    expect(run.errors.map((e) => ({ message: e.message, path: e.path, extensions: e.extensions }))).toEqual(
+      [
+        ['a', 0, 'reviews'],
+        ['b', 0, 'reviews'],
+        ['b', 1, 'reviews'],
+      ].map((path) => ({ message: 'no reviews', path, extensions: { code: 'E', serviceName: 'reviews' } })),
+    );
   });
 });

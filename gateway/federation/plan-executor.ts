@@ -193,12 +193,11 @@ function entityErrors(error: GraphQLFormattedError, step: FetchStep, gathered: r
     const at = gathered[0]?.lookup.paths[0]?.flatMap((s) => ('field' in s ? [s.field] : [])) ?? [];
     return [downstreamError(error, step.serviceName, error.path ? [...at, ...error.path] : undefined)];
   }
+  // The walk of fetchEntities again, with paths: entities that produced a representation are those kept, in order.
   const paths: Path[] = [];
-  for (const path of hit.lookup.paths) collectEntityPaths(run.data, path, 0, [], paths);
-  // The same walk as collectEntities: entities that produced a representation are those kept, in order.
-  const kept = new Set(hit.entities);
   const found: DataObject[] = [];
-  for (const path of hit.lookup.paths) collectEntities(run.data, path, 0, found);
+  for (const path of hit.lookup.paths) collectEntities(run.data, path, 0, found, [], paths);
+  const kept = new Set(hit.entities);
   const errors: GraphQLError[] = [];
   let k = 0;
   found.forEach((entity, i) => {
@@ -254,45 +253,37 @@ export class RepresentationList {
   }
 }
 
-/** Every object at `path` (lists are walked through; null and non-objects are skipped). */
-export function collectEntities(value: unknown, path: readonly PathStep[], i: number, out: DataObject[]): void {
+/**
+ * Every object at `path` (lists are walked through; null and non-objects are skipped). With `paths`, the response
+ * path of each is pushed there too, in the same order (`at` is the path so far); without, no path is ever built.
+ */
+export function collectEntities(
+  value: unknown,
+  path: readonly PathStep[],
+  i: number,
+  out: DataObject[],
+  at?: Path,
+  paths?: Path[],
+): void {
   if (value === null || value === undefined) return;
   if (Array.isArray(value)) {
     const next = i < path.length && 'list' in (path[i] as PathStep) ? i + 1 : i;
-    for (const item of value) collectEntities(item, path, next, out);
+    for (let n = 0; n < value.length; n++)
+      collectEntities(value[n], path, next, out, paths && [...(at ?? []), n], paths);
     return;
   }
   if (typeof value !== 'object') return;
   const step = path[i];
   if (!step) {
     out.push(value as DataObject);
+    paths?.push(at ?? []);
     return;
   }
-  if ('field' in step) collectEntities((value as DataObject)[step.field], path, i + 1, out);
+  if ('field' in step)
+    collectEntities((value as DataObject)[step.field], path, i + 1, out, paths && [...(at ?? []), step.field], paths);
   else if ('types' in step) {
     const typename = (value as DataObject).__typename;
-    if (typeof typename !== 'string' || step.types.has(typename)) collectEntities(value, path, i + 1, out);
-  }
-}
-
-/** The response paths of the objects collectEntities finds, in the same order. */
-function collectEntityPaths(value: unknown, path: readonly PathStep[], i: number, at: Path, out: Path[]): void {
-  if (value === null || value === undefined) return;
-  if (Array.isArray(value)) {
-    const next = i < path.length && 'list' in (path[i] as PathStep) ? i + 1 : i;
-    value.forEach((item, n) => collectEntityPaths(item, path, next, [...at, n], out));
-    return;
-  }
-  if (typeof value !== 'object') return;
-  const step = path[i];
-  if (!step) {
-    out.push(at);
-    return;
-  }
-  if ('field' in step) collectEntityPaths((value as DataObject)[step.field], path, i + 1, [...at, step.field], out);
-  else if ('types' in step) {
-    const typename = (value as DataObject).__typename;
-    if (typeof typename !== 'string' || step.types.has(typename)) collectEntityPaths(value, path, i + 1, at, out);
+    if (typeof typename !== 'string' || step.types.has(typename)) collectEntities(value, path, i + 1, out, at, paths);
   }
 }
 
