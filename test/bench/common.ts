@@ -74,3 +74,17 @@ export function ratioLine(label: string, value: number, reference: number, goal?
   const verdict = goal === undefined ? '' : ratio >= goal ? `  (goal ≥ ${goal}: met)` : `  (goal ≥ ${goal}: NOT met)`;
   return `${label.padEnd(58)} ${value.toFixed(0).padStart(7)} req/s  ratio ${ratio.toFixed(3)}${verdict}`;
 }
+
+/** Runs a section on its own when its file is the one node was started with, printing its lines. */
+export function runWhenMain(mod: NodeModule, section: () => Promise<string[]>): void {
+  if (require.main !== mod) return;
+  section().then(
+    (lines) => {
+      for (const l of lines) console.log(l);
+    },
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { requireTool } from '../helpers/dns-peers';
-import { FIXED_ENV, GATEWAY, SECONDS } from './common';
+import { FIXED_ENV, GATEWAY, SECONDS, runWhenMain } from './common';
 import { cpuSeconds, dnsClient } from './dns-servers';
 import { startPdns, type Pdns } from './pdns';
 import { freePort, startNode, type Child } from './processes';
@@ -616,14 +616,4 @@ export async function dnsApiBenchmark(): Promise<string[]> {
   }
 }
 
-if (require.main === module) {
-  dnsApiBenchmark().then(
-    (lines) => {
-      for (const l of lines) console.log(l);
-    },
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(module, dnsApiBenchmark);

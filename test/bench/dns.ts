@@ -39,6 +39,7 @@ import {
   type PerfResult,
   type Server,
 } from './dns-servers';
+import { runWhenMain } from './common';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** `n` answer workers, in words. */
@@ -356,14 +357,4 @@ export async function dnsBenchmark(): Promise<string[]> {
   }
 }
 
-if (require.main === module) {
-  dnsBenchmark().then(
-    (lines) => {
-      for (const l of lines) console.log(l);
-    },
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(module, dnsBenchmark);

@@ -47,6 +47,7 @@ import {
   type PerfResult,
   type Server,
 } from './dns-servers';
+import { runWhenMain } from './common';
 
 const run = promisify(execFile);
 
@@ -506,14 +507,4 @@ export async function dnssecBenchmark(): Promise<string[]> {
   }
 }
 
-if (require.main === module) {
-  dnssecBenchmark().then(
-    (lines) => {
-      for (const l of lines) console.log(l);
-    },
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(module, dnssecBenchmark);
