@@ -61,6 +61,8 @@ export interface GraphOptions {
   limits: OperationLimits;
   /** Longest a subgraph fetch may take before the request goes on without it. */
   subgraphTimeoutMs: number;
+  /** Largest answer taken from a remote subgraph. */
+  subgraphMaxResponseBytes: number;
   introspection: boolean;
   metrics: GatewayMetrics;
   log: Logger;
@@ -153,7 +155,7 @@ export class Graph {
         const target = options.urls?.[name] ?? url;
         if (!target) throw new Error(`subgraph ${name} has no URL: give one with --subgraph ${name}=URL`);
         this.remote.set(name, target);
-        const remote = new RemoteSubgraphDataSource(target);
+        const remote = new RemoteSubgraphDataSource(target, options.subgraphMaxResponseBytes);
         this.connections.push(remote);
         inner = remote;
       }

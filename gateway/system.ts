@@ -108,6 +108,7 @@ export async function createSystem(
     },
     limits: { maxQueryDepth: config.maxQueryDepth, maxAliases: config.maxAliases, maxFields: config.maxFields },
     subgraphTimeoutMs: config.subgraphTimeoutMs,
+    subgraphMaxResponseBytes: config.subgraphMaxResponseBytes,
     introspection: config.introspection,
     metrics,
     log,

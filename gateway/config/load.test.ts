@@ -279,3 +279,20 @@ describe('workers (WORKERS)', () => {
     expect(load).toThrow(allowed);
   });
 });
+
+describe('SUBGRAPH_MAX_RESPONSE_BYTES', () => {
+  test('64 MiB by default; the environment sets it', () => {
+    expect(loadConfig({ env: {} }).subgraphMaxResponseBytes).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ env: { SUBGRAPH_MAX_RESPONSE_BYTES: '2048' } }).subgraphMaxResponseBytes).toBe(2048);
+  });
+
+  test.each([
+    ['1000', />=1024/],
+    ['2000000000', /<=1073741824/],
+    ['big', /number/],
+  ])('SUBGRAPH_MAX_RESPONSE_BYTES=%s is refused naming the key and the bound', (value, allowed) => {
+    const load = () => loadConfig({ env: { SUBGRAPH_MAX_RESPONSE_BYTES: value } });
+    expect(load).toThrow(/SUBGRAPH_MAX_RESPONSE_BYTES \(subgraphMaxResponseBytes\)/);
+    expect(load).toThrow(allowed);
+  });
+});

@@ -148,6 +148,13 @@ export const ConfigSchema = z
       .max(100 * 1024 * 1024)
       .default(1024 * 1024),
     subgraphTimeoutMs: z.coerce.number().int().min(10).max(600_000).default(10_000),
+    /** Largest answer taken from a remote subgraph; a larger one fails that fetch (the subgraph named). */
+    subgraphMaxResponseBytes: z.coerce
+      .number()
+      .int()
+      .min(1_024)
+      .max(1024 * 1024 * 1024)
+      .default(64 * 1024 * 1024),
     introspection: bool.default(true),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** `auto`: readable lines on a terminal, JSON lines otherwise. */
@@ -377,6 +384,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   httpRequestTimeoutMs: 'HTTP_REQUEST_TIMEOUT_MS',
   shutdownGraceMs: 'SHUTDOWN_GRACE_MS',
   subgraphTimeoutMs: 'SUBGRAPH_TIMEOUT_MS',
+  subgraphMaxResponseBytes: 'SUBGRAPH_MAX_RESPONSE_BYTES',
   introspection: 'INTROSPECTION',
   logLevel: 'LOG_LEVEL',
   logFormat: 'LOG_FORMAT',

@@ -5,12 +5,15 @@ import type { AddressInfo } from 'node:net';
 import { createGatewayContext } from '../context';
 import { createLogger } from '../logger';
 import { RemoteSubgraphDataSource, sharedMaxAge } from './remote-data-source';
+import { subgraphUnavailable } from './subgraph-errors';
 
 /** A subgraph that answers after 50 ms (so requests overlap), recording what it was sent. */
 let server: Server;
 let url: string;
 const seen: { headers: IncomingHttpHeaders; body: string }[] = [];
 let status = 200;
+/** Extra bytes of padding in every answer. */
+let answerPadding = 0;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -20,7 +23,8 @@ beforeAll(async () => {
       seen.push({ headers: req.headers, body });
       setTimeout(() => {
         res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'max-age=30' });
-        res.end(JSON.stringify({ data: { n: seen.length } }));
+        const pad = answerPadding ? { extensions: { pad: 'x'.repeat(answerPadding) } } : {};
+        res.end(JSON.stringify({ data: { n: seen.length }, ...pad }));
       }, 50);
     });
   });
@@ -33,6 +37,7 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 beforeEach(() => {
   seen.length = 0;
   status = 200;
+  answerPadding = 0;
 });
 
 const log = createLogger('silent');
@@ -104,6 +109,19 @@ describe('RemoteSubgraphDataSource', () => {
     status = 200;
     expect(await call(source, '{ a }').result).toEqual({ data: { n: 2 } });
     await source.close();
+  });
+
+  test('an answer larger than SUBGRAPH_MAX_RESPONSE_BYTES fails the fetch, naming the bound', async () => {
+    const small = new RemoteSubgraphDataSource(url, 1_024);
+    answerPadding = 900; // ~950 bytes in all: within
+    await expect(call(small, '{ a }').result).resolves.toMatchObject({ data: { n: 1 } });
+    answerPadding = 2_000;
+    const err: unknown = await call(small, '{ a }').result.catch((e: unknown) => e);
+    // as the client sees it (the timed source reports a failed fetch so)
+    expect(subgraphUnavailable('reviews', err).message).toBe(
+      'subgraph reviews is unavailable: its answer is larger than 1024 bytes (SUBGRAPH_MAX_RESPONSE_BYTES)',
+    );
+    await small.close();
   });
 
   test('sharedMaxAge: private, no-store and no-cache share nothing', () => {

@@ -34,9 +34,13 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
   /** Queries in flight, by caller and request body. */
   private readonly inFlight = new Map<string, Promise<Answer>>();
 
-  constructor(readonly url: string) {
+  constructor(
+    readonly url: string,
+    /** Largest answer taken (SUBGRAPH_MAX_RESPONSE_BYTES); undici stops reading past it. */
+    private readonly maxResponseBytes = 64 * 1024 * 1024,
+  ) {
     const parsed = new URL(url);
-    this.pool = new Pool(parsed.origin, { keepAliveTimeout: 10_000 });
+    this.pool = new Pool(parsed.origin, { keepAliveTimeout: 10_000, maxResponseSize: maxResponseBytes });
     this.path = `${parsed.pathname}${parsed.search}`;
   }
 
@@ -76,8 +80,18 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
   }
 
   private async send(headers: Record<string, string>, body: string): Promise<Answer> {
-    const res = await this.pool.request({ path: this.path, method: 'POST', headers, body });
-    const text = await res.body.text();
+    let text: string;
+    let res;
+    try {
+      res = await this.pool.request({ path: this.path, method: 'POST', headers, body });
+      text = await res.body.text();
+    } catch (err) {
+      if ((err as { code?: unknown }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE')
+        // No cause: clients see the deepest cause's message (errorReason), and this one names the bound.
+        // eslint-disable-next-line preserve-caught-error
+        throw new Error(`its answer is larger than ${this.maxResponseBytes} bytes (SUBGRAPH_MAX_RESPONSE_BYTES)`);
+      throw err;
+    }
     if (res.statusCode < 200 || res.statusCode > 299)
       throw new Error(`${res.statusCode}: ${STATUS_CODES[res.statusCode] ?? 'Unknown'}`);
     const type = header(res.headers['content-type']) ?? '';
