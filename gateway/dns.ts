@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DnsEngine } from '../dns/engine';
 import { autoWorkerCount } from '../dns/server/answer-workers';
 import { wireName } from '../dns/names';
 import type { NotifyTarget } from '../dns/server/notify';
-import { openZoneStore } from '../dns/store';
+import { openZoneStore, securePrivateDir } from '../dns/store';
 import { StoreError, type ZoneStore } from '../dns/store/types';
 import { parseKeySpec, readKeyFile, type TsigKey } from '../dns/tsig/keyfile';
 import { importZoneFile } from '../dns/zone-files';
@@ -86,7 +86,7 @@ export function ensureToolKey(dataDir: string, log: Logger): TsigKey {
     return key;
   }
   const secret = randomBytes(32);
-  mkdirSync(dataDir, { recursive: true });
+  securePrivateDir(dataDir);
   writeFileSync(
     file,
     `key "${TOOL_KEY_NAME}" {\n\talgorithm hmac-sha256;\n\tsecret "${secret.toString('base64')}";\n};\n`,
@@ -99,6 +99,15 @@ export function ensureToolKey(dataDir: string, log: Logger): TsigKey {
 /** Opens the zone store, loads `--zone` files and the demo zone on first start, and starts the DNS engine. */
 export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
   const dnsLog = log.child({ part: 'dns' });
+  let tightened;
+  try {
+    tightened = securePrivateDir(config.dataDir);
+  } catch (err) {
+    throw new ConfigError(`DATA_DIR: ${(err as Error).message}`);
+  }
+  // Said once: an older version (or a loose umask) left secrets readable by other local users.
+  for (const t of tightened)
+    dnsLog.warn(t, 'data directory: permissions tightened (it holds keys and password hashes)');
   const store = await openZoneStore({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,

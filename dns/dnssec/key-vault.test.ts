@@ -33,7 +33,19 @@ describe('KeyVault', () => {
     expect(() => vault.open([parts[0], parts[1], parts[2], body.toString('base64')].join(':'))).toThrow(
       /does not open/,
     );
-    expect(() => vault.open('not sealed')).toThrow(/not a sealed DNSSEC key/);
+    expect(() => vault.open('not sealed')).toThrow(/a DNSSEC private key is not sealed/);
+  });
+
+  test('a key sealed for one context opens only for that context (a row copied to another key does not open)', () => {
+    const vault = KeyVault.of(randomBytes(32));
+    const sealed = vault.seal(Buffer.from('jwk'), 'signing-key:a');
+    expect(vault.open(sealed, 'signing-key:a')).toEqual(Buffer.from('jwk'));
+    expect(() => vault.open(sealed, 'signing-key:b', 'the signing key')).toThrow(
+      /the signing key does not open with this master key/,
+    );
+    expect(() => vault.open(sealed)).toThrow(/does not open/);
+    expect(KeyVault.isSealed(sealed)).toBe(true);
+    expect(KeyVault.isSealed('{"kty":"OKP"}')).toBe(false);
   });
 
   test('a master key of the wrong size is refused', () => {

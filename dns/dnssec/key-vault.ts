@@ -1,11 +1,13 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { securePrivateDir } from '../store/private-files';
 
 /**
- * Private DNSSEC keys at rest: AES-256-GCM under one master key that never enters the store. The master key comes
- * from configuration (base64, 32 bytes) or from a file in the data directory, made on first use with mode 0600.
- * A key sealed under another master key (or altered) does not open: an error, never a wrong key.
+ * Private keys at rest (DNSSEC keys, the DNS API's token signing key): AES-256-GCM under one master key that never
+ * enters the store. The master key comes from configuration (base64, 32 bytes) or from a file in the data
+ * directory, made on first use with mode 0600. A key sealed under another master key (or altered, or moved to
+ * another row: `context` binds it to what it belongs to) does not open: an error, never a wrong key.
  */
 export class KeyVault {
   private constructor(private readonly master: Buffer) {}
@@ -26,7 +28,7 @@ export class KeyVault {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
     const master = randomBytes(32);
-    mkdirSync(dirname(file), { recursive: true });
+    securePrivateDir(dirname(file));
     const temporary = `${file}.${process.pid}.tmp`;
     writeFileSync(temporary, `${master.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
     chmodSync(temporary, 0o600);
@@ -40,28 +42,34 @@ export class KeyVault {
     return Buffer.from(this.master);
   }
 
-  seal(plain: Buffer): string {
+  /** `context` (e.g. the key's id) is authenticated, not stored: `open` must be given the same. */
+  seal(plain: Buffer, context?: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.master, iv);
+    if (context !== undefined) cipher.setAAD(Buffer.from(context, 'utf8'));
     const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
     return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), sealed.toString('base64')].join(
       ':',
     );
   }
 
-  open(text: string): Buffer {
+  open(text: string, context?: string, what = 'a DNSSEC private key'): Buffer {
     const [version, iv, tag, sealed] = text.split(':');
     if (version !== VERSION || iv === undefined || tag === undefined || sealed === undefined)
-      throw new Error('not a sealed DNSSEC key');
+      throw new Error(`${what} is not sealed`);
     const decipher = createDecipheriv('aes-256-gcm', this.master, Buffer.from(iv, 'base64'));
     decipher.setAuthTag(Buffer.from(tag, 'base64'));
+    if (context !== undefined) decipher.setAAD(Buffer.from(context, 'utf8'));
     try {
       return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64')), decipher.final()]);
     } catch {
-      throw new Error(
-        'a DNSSEC private key does not open with this master key (another data directory or DNSSEC_MASTER_KEY?)',
-      );
+      throw new Error(`${what} does not open with this master key (another data directory or DNSSEC_MASTER_KEY?)`);
     }
+  }
+
+  /** Whether `text` has the form `seal` gives (says nothing about which master key sealed it). */
+  static isSealed(text: string): boolean {
+    return text.startsWith(`${VERSION}:`) && text.split(':').length === 4;
   }
 }
 

@@ -2,11 +2,11 @@
  * Opens the zone store the configuration asks for: PostgreSQL when a database URL is given, else SQLite at
  * `<dataDir>/zones.sqlite` (the directory is created when missing).
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PostgresStoreOptions } from './postgres';
 import type { Clock } from './clock';
 import { openSqliteStore } from './sqlite';
+import { securePrivateDir } from './private-files';
 import { StoreError, type ZoneStore } from './types';
 
 export interface OpenZoneStoreOptions {
@@ -34,12 +34,9 @@ export async function openZoneStore(options: OpenZoneStoreOptions): Promise<Zone
       maxRecordsPerRrset: options.maxRecordsPerRrset,
     });
   try {
-    mkdirSync(options.dataDir, { recursive: true });
+    securePrivateDir(options.dataDir);
   } catch (err) {
-    throw new StoreError(
-      'UNAVAILABLE',
-      `cannot create the data directory ${options.dataDir}: ${(err as Error).message}`,
-    );
+    throw new StoreError('UNAVAILABLE', (err as Error).message);
   }
   return openSqliteStore({
     file: join(options.dataDir, SQLITE_FILE_NAME),
@@ -56,6 +53,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
 export type { PostgresStoreOptions } from './postgres';
 export { openSqliteStore, type SqliteStoreOptions } from './sqlite';
+export {
+  ensurePrivateDatabaseFile,
+  ensurePrivateFile,
+  securePrivateDir,
+  tightenIfPresent,
+  type Tightened,
+} from './private-files';
 export { type Clock } from './clock';
 export { DEFAULT_MAX_RECORDS_PER_RRSET, MAX_CHANGES_PER_CALL, MAX_VALUE_LENGTH } from './limits';
 export { nextSerial, initialSerial } from './serial-policy';

@@ -17,6 +17,7 @@ import { toZone, type ZoneRow } from './rows';
 import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
 import { systemClock, timestamp, type Clock } from './clock';
 import { closedError } from './errors';
+import { ensurePrivateDatabaseFile } from './private-files';
 import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
 import { SQLITE_DIALECT, appliedVersionsSql, migrationsTableSql, pendingStatements } from './migrations';
@@ -129,6 +130,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Zone
   const limits = storeLimits(options);
   let db: Database.Database;
   try {
+    ensurePrivateDatabaseFile(options.file);
     db = new Database(options.file);
   } catch (err) {
     throw new StoreError('UNAVAILABLE', `cannot open the zone database ${options.file}: ${(err as Error).message}`);

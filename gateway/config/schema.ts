@@ -209,6 +209,12 @@ export const ConfigSchema = z
     adminPassword: z.string().min(8).max(256).optional(),
     /** DNS API tokens: lifetime, issuer (`iss`) and audience (`aud`). */
     dnsApiTokenTtl: z.coerce.number().int().min(60).max(31_536_000).default(3_600),
+    /** Seconds a token signing key signs before a new one takes over (the old one verifies until its tokens expire); 0: only on request. */
+    dnsApiSigningKeyLifetime: z.coerce
+      .number()
+      .int()
+      .refine((v) => v === 0 || (v >= 3_600 && v <= 315_360_000), 'must be 0 or 3600 to 315360000 seconds')
+      .default(7_776_000),
     dnsApiIssuer: z.string().min(1).max(200).default('onegraph-dns-api'),
     dnsApiAudience: z.string().min(1).max(200).default('onegraph'),
     /** DNS API: most operations in one batch (413 beyond). */
@@ -397,6 +403,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   seedDemo: 'SEED_DEMO',
   adminPassword: 'ADMIN_PASSWORD',
   dnsApiTokenTtl: 'DNS_API_TOKEN_TTL',
+  dnsApiSigningKeyLifetime: 'DNS_API_SIGNING_KEY_LIFETIME',
   dnsApiIssuer: 'DNS_API_ISSUER',
   dnsApiAudience: 'DNS_API_AUDIENCE',
   dnsApiMaxBatch: 'DNS_API_MAX_BATCH',

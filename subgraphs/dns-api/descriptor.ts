@@ -20,6 +20,9 @@ export const dnsApiDescriptor: SubgraphDescriptor = {
     try {
       const identity = new Identity({
         store: users,
+        vault: dns.vault,
+        signingKeyLifetimeSeconds: config.dnsApiSigningKeyLifetime,
+        log,
         issuer: config.dnsApiIssuer,
         audience: config.dnsApiAudience,
         tokenLifetimeSeconds: config.dnsApiTokenTtl,

@@ -6,6 +6,7 @@ import {
   ChangeResolver,
   DnssecResolver,
   RecordResolver,
+  SigningKeyResolver,
   UserResolver,
   ZoneResolver,
 } from './graphql/resolvers';
@@ -17,7 +18,15 @@ let built: Promise<GraphQLSchema> | undefined;
 export function buildDnsApiSchema(): Promise<GraphQLSchema> {
   built ??= buildFederatedSchema(
     {
-      resolvers: [AuthResolver, ZoneResolver, RecordResolver, DnssecResolver, UserResolver, ChangeResolver],
+      resolvers: [
+        AuthResolver,
+        SigningKeyResolver,
+        ZoneResolver,
+        RecordResolver,
+        DnssecResolver,
+        UserResolver,
+        ChangeResolver,
+      ],
       validate: false,
     },
     {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { securePrivateDir } from '../../dns/store/private-files';
 import { join } from 'node:path';
 
 /** The token the all-in-one process makes when no token is configured: `admin_<40 hex>` (no `_` in the secret: logs show the user as the part before the last `_`), kept in DATA_DIR. */
@@ -17,7 +18,7 @@ export function ensureGeneratedToken(dataDir: string): { token: string; created:
     return { token, created: false, file };
   }
   const token = `admin_${randomBytes(20).toString('hex')}`;
-  mkdirSync(dataDir, { recursive: true });
+  securePrivateDir(dataDir);
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
   return { token, created: true, file };
 }

@@ -1,5 +1,6 @@
 import { openSqliteStore } from '../../dns/store';
 import { Identity, openSqliteUserStore } from '../../subgraphs/dns-api/identity';
+import { TEST_VAULT } from '../../subgraphs/dns-api/identity/testing';
 import type { ZoneStore } from '../../dns/store/types';
 import { ChangeFeed } from '../../subgraphs/dns-api/service/changes';
 import { RecordService } from '../../subgraphs/dns-api/service/records';
@@ -104,7 +105,7 @@ test('concurrent creates of one user: one is made, the others are CONFLICT', asy
         };
       },
     });
-    const identity = new Identity({ store: slowUsers, scrypt: { N: 1024, r: 8, p: 1 } });
+    const identity = new Identity({ vault: TEST_VAULT, store: slowUsers, scrypt: { N: 1024, r: 8, p: 1 } });
     const outcomes = await Promise.allSettled(
       [1, 2, 3].map(() =>
         identity.createUser({

@@ -287,6 +287,14 @@ describe('auth', () => {
     expect(answer.status).toBe(200);
     expect((b(answer).keys as unknown[]).length).toBeGreaterThan(0);
   });
+
+  it('signing keys: an admin lists and rotates them (200); a viewer 403; a rotation with a body field 422', async () => {
+    expect((await call('GET', '/auth/keys', { token: admin })).status).toBe(200);
+    expect((await call('GET', '/auth/keys', { token: viewer })).status).toBe(403);
+    expect((await call('POST', '/auth/keys/rotate', { token: viewer })).status).toBe(403);
+    expect((await call('POST', '/auth/keys/rotate', { token: admin, body: { key_type: 'KSK' } })).status).toBe(422);
+    expect((await call('POST', '/auth/keys/rotate', { token: admin })).status).toBe(200);
+  });
 });
 
 describe('zones', () => {

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { decodeProtectedHeader, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
+import type { KeyVault } from '../../dns/dnssec/key-vault';
 import { Identity, openUserStore, type UserStore } from '../../subgraphs/dns-api/identity';
 import { TEST_ADMIN_PASSWORD } from '../helpers/system';
 import { call, gql, login, startDnsApiSystem, userWithRole, type DnsApiSystem } from './api';
@@ -11,10 +12,15 @@ import { call, gql, login, startDnsApiSystem, userWithRole, type DnsApiSystem } 
  */
 let api: DnsApiSystem;
 let users: UserStore;
+/** The system's master key: a second Identity opens the same signing key with it. */
+let vault: KeyVault;
 
 beforeAll(async () => {
   api = await startDnsApiSystem({ DNS_PORT: '0', DNS_API_LOGIN_FAILURES_PER_USER: '3' });
   users = await openUserStore({ dataDir: api.sys.system.config.dataDir });
+  const dns = api.sys.system.dns;
+  if (!dns) throw new Error('the DNS API system runs without its DNS part');
+  vault = dns.vault;
 }, 60_000);
 afterAll(async () => {
   await users?.close();
@@ -135,19 +141,19 @@ describe('refused tokens (401)', () => {
   });
 
   test('expired (issued two hours ago with a one-hour lifetime)', async () => {
-    const past = new Identity({ store: users, now: () => new Date(Date.now() - 2 * 3_600_000) });
+    const past = new Identity({ vault, store: users, now: () => new Date(Date.now() - 2 * 3_600_000) });
     const { token } = await past.login('admin', TEST_ADMIN_PASSWORD, '192.0.2.200');
     expect(await refused(token)).toContain('expired');
   });
 
   test('issued by another issuer with our key', async () => {
-    const other = new Identity({ store: users, issuer: 'another-issuer' });
+    const other = new Identity({ vault, store: users, issuer: 'another-issuer' });
     const { token } = await other.login('admin', TEST_ADMIN_PASSWORD, '192.0.2.201');
     expect(await refused(token)).toContain('not issued by onegraph-dns-api');
   });
 
   test('meant for another audience', async () => {
-    const other = new Identity({ store: users, audience: 'another-service' });
+    const other = new Identity({ vault, store: users, audience: 'another-service' });
     const { token } = await other.login('admin', TEST_ADMIN_PASSWORD, '192.0.2.202');
     expect(await refused(token)).toContain('not meant for onegraph');
   });

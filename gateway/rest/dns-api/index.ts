@@ -29,6 +29,8 @@ import {
   recordCreated,
   recordSummary,
   recordUpdated,
+  signingKey,
+  signingKeyRotation,
   snakeCase,
   user,
   userCreated,
@@ -39,6 +41,7 @@ import {
   type GqlDnssecStatus,
   type GqlRecord,
   type GqlRecordSummary,
+  type GqlSigningKey,
   type GqlUser,
   type GqlZone,
 } from './render';
@@ -146,6 +149,18 @@ export function dnsApiRestInterface(graph: Graph, listings = new ListingCache())
       app.get('/.well-known/jwks.json', async (req, reply) => {
         const data = await run(req, Ops.jwks, {});
         return json(reply, 200, data.dnsApiJwks);
+      });
+
+      app.get('/auth/keys', async (req, reply) => {
+        const data = await run(req, Ops.signingKeys, {});
+        return json(reply, 200, { keys: (data.dnsApiSigningKeys as GqlSigningKey[]).map(signingKey) });
+      });
+
+      app.post('/auth/keys/rotate', async (req, reply) => {
+        if (req.body !== undefined) parseBody(RotateBody, req.body);
+        const data = await run(req, Ops.rotateSigningKey, {});
+        const rotation = data.rotateDnsApiSigningKey as { key: GqlSigningKey; previous: GqlSigningKey | null };
+        return json(reply, 200, signingKeyRotation(rotation));
       });
 
       app.post('/auth/login', async (req, reply) => {

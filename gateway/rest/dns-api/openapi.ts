@@ -236,6 +236,32 @@ const schemas: Record<string, Json> = {
     },
     'A ZSK rollover by pre-publication, started',
   ),
+  SigningKey: object(
+    {
+      kid: { type: 'string', description: 'The key id (RFC 7638 thumbprint), as in the JWKS' },
+      algorithm: { type: 'string', const: 'EdDSA' },
+      created_at: timestamp,
+      retired_at: { ...timestamp, type: ['string', 'null'], description: 'When a newer key took over; null in use' },
+      verifies_until: {
+        ...timestamp,
+        type: ['string', 'null'],
+        description: 'Until when it verifies the tokens it signed (then deleted); null in use',
+      },
+      signing: { type: 'boolean', description: 'Whether it signs new tokens' },
+    },
+    'A token signing key (public facts; the private key stays sealed in the store)',
+  ),
+  SigningKeyList: object({ keys: { type: 'array', items: ref('SigningKey') } }),
+  SigningKeyRotation: object(
+    {
+      success: { type: 'boolean' },
+      message: { type: 'string', description: 'What happens when, in words' },
+      old_key_id: { type: ['string', 'null'], description: 'The key that signed until now' },
+      new_key_id: { type: 'string', description: 'The key that signs from now on' },
+      old_key_verifies_until: { ...timestamp, type: ['string', 'null'], description: 'When the old key is deleted' },
+    },
+    'A signing key rotation: new tokens are signed by the new key; tokens of the old one stay valid until they expire',
+  ),
   UserCreated: object(userCreated, 'A user as created'),
   User: object(
     {
@@ -351,6 +377,37 @@ const paths: Record<string, PathItem> = {
       tags: ['auth'],
       security: [],
       responses: { ...ok('200', 'The key set', 'JsonWebKeySet'), ...serverErrors },
+    }),
+  },
+  '/auth/keys': {
+    get: op({
+      operationId: 'listSigningKeys',
+      summary: 'The keys that verify tokens, the one that signs last (admin)',
+      tags: ['auth'],
+      responses: {
+        ...ok('200', 'The keys', 'SigningKeyList'),
+        ...authErrors,
+        403: response('Forbidden'),
+        ...serverErrors,
+      },
+    }),
+  },
+  '/auth/keys/rotate': {
+    post: op({
+      operationId: 'rotateSigningKey',
+      summary: 'A new key signs tokens from now on; the old one verifies its tokens until they expire (admin)',
+      tags: ['auth'],
+      requestBody: {
+        required: false,
+        content: { 'application/json': { schema: ref('RotateRequest') } },
+      },
+      responses: {
+        ...ok('200', 'The rotation', 'SigningKeyRotation'),
+        ...bodyErrors,
+        ...authErrors,
+        403: response('Forbidden'),
+        ...serverErrors,
+      },
     }),
   },
   '/auth/login': {

@@ -10,6 +10,7 @@ const RECORD = 'id name type value ttl createdAt updatedAt etag';
 /** What a listing shows of each record: a 10 000-record zone is 10 000 × each field resolved (and each ETag hashed). */
 const RECORD_SUMMARY = 'id name type value ttl';
 const USER = 'id username email role disabled createdAt lastLogin';
+const SIGNING_KEY = 'kid algorithm createdAt retiredAt verifiesUntil signing';
 const DNSSEC_STATUS =
   'enabled keys { id algorithm keyType bits createdAt expiresAt keyTag state publishAt activateAt inactiveAt deleteAt } dsRecords { keyTag algorithm digestType digest }';
 
@@ -19,6 +20,14 @@ export const DnsApiOps = {
     'mutation RestDnsLogin($u: String!, $p: String!) { login(username: $u, password: $p) { token expiresAt } }',
   ),
   jwks: prepareOperation('RestDnsJwks', 'query RestDnsJwks { dnsApiJwks { keys { kty crv x kid alg use } } }'),
+  signingKeys: prepareOperation(
+    'RestDnsSigningKeys',
+    `query RestDnsSigningKeys { dnsApiSigningKeys { ${SIGNING_KEY} } }`,
+  ),
+  rotateSigningKey: prepareOperation(
+    'RestDnsRotateSigningKey',
+    `mutation RestDnsRotateSigningKey { rotateDnsApiSigningKey { key { ${SIGNING_KEY} } previous { ${SIGNING_KEY} } } }`,
+  ),
   zones: prepareOperation('RestDnsZones', `query RestDnsZones { zones { ${ZONE_SUMMARY} } }`),
   zone: prepareOperation('RestDnsZone', `query RestDnsZone($z: String!) { zone(name: $z) { ${ZONE_DETAILS} } }`),
   createZone: prepareOperation(

@@ -178,3 +178,35 @@ export const dnssecRollover = (r: GqlDnssecRollover) => ({
   new_key_id: r.newKeyId,
   rollover_completion_date: r.rolloverCompletionDate,
 });
+
+export interface GqlSigningKey {
+  kid: string;
+  algorithm: string;
+  createdAt: string;
+  retiredAt: string | null;
+  verifiesUntil: string | null;
+  signing: boolean;
+}
+
+export const signingKey = (k: GqlSigningKey) => ({
+  kid: k.kid,
+  algorithm: k.algorithm,
+  created_at: k.createdAt,
+  retired_at: k.retiredAt,
+  verifies_until: k.verifiesUntil,
+  signing: k.signing,
+});
+
+/** A signing key rotation as the DNSSEC rotate answers: what happened, the old and new key ids and the end date. */
+export function signingKeyRotation(r: { key: GqlSigningKey; previous: GqlSigningKey | null }) {
+  const until = r.previous?.verifiesUntil ?? null;
+  return {
+    success: true,
+    message: r.previous
+      ? `key ${r.key.kid} signs new tokens; ${r.previous.kid} verifies the tokens it signed until ${until ?? 'they expire'}, then it is deleted`
+      : `key ${r.key.kid} signs new tokens`,
+    old_key_id: r.previous?.kid ?? null,
+    new_key_id: r.key.kid,
+    old_key_verifies_until: until,
+  };
+}

@@ -24,6 +24,8 @@ import {
   JsonWebKeySet,
   LoginResult,
   RecordPage,
+  SigningKeyInfo,
+  SigningKeyRotation,
   UpdateRecordInput,
   UpdateUserInput,
   UpdateZoneInput,
@@ -96,6 +98,27 @@ export class AuthResolver {
         return { kty, crv, x, kid, alg, use };
       }),
     };
+  }
+}
+
+/** The keys tokens are signed with: listed and rotated by admins. */
+@Resolver()
+export class SigningKeyResolver {
+  @Query(() => [SigningKeyInfo], {
+    description: 'The keys that verify DNS API tokens, the one that signs last (admin).',
+  })
+  async dnsApiSigningKeys(@Ctx() ctx: DnsApiContext): Promise<SigningKeyInfo[]> {
+    await allowed(ctx, 'keys');
+    return asApi(() => ctx.api.identity.signingKeys());
+  }
+
+  @Mutation(() => SigningKeyRotation, {
+    description:
+      'A new key signs tokens from now on; the old one verifies the tokens it signed until they expire, then goes (admin).',
+  })
+  async rotateDnsApiSigningKey(@Ctx() ctx: DnsApiContext): Promise<SigningKeyRotation> {
+    await allowed(ctx, 'keys');
+    return asApi(() => ctx.api.identity.rotateSigningKey());
   }
 }
 

@@ -226,6 +226,32 @@ export class JsonWebKeySet {
   @Field(() => [JsonWebKey]) keys!: JsonWebKey[];
 }
 
+@ObjectType({
+  description:
+    'A key DNS API tokens are signed with (its public facts; the private key never leaves the store sealed).',
+})
+export class SigningKeyInfo {
+  @Field(() => String, { description: 'The key id (`kid`), its RFC 7638 thumbprint.' }) kid!: string;
+  @Field(() => String) algorithm!: string;
+  @Field(() => String, { description: 'ISO 8601 UTC.' }) createdAt!: string;
+  @Field(() => String, { nullable: true, description: 'When a newer key took over signing; null for the key in use.' })
+  retiredAt!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Until when it still verifies the tokens it signed (then it is deleted); null for the key in use.',
+  })
+  verifiesUntil!: string | null;
+  @Field(() => Boolean, { description: 'Whether it signs new tokens.' }) signing!: boolean;
+}
+
+@ObjectType({
+  description: 'A signing key rotation: the new key signs, the old one verifies its tokens until they expire.',
+})
+export class SigningKeyRotation {
+  @Field(() => SigningKeyInfo) key!: SigningKeyInfo;
+  @Field(() => SigningKeyInfo, { nullable: true }) previous!: SigningKeyInfo | null;
+}
+
 @InputType({ description: 'A new zone: defaults apply to the settings not given.' })
 export class CreateZoneInput {
   @Field(() => String) name!: string;

@@ -28,6 +28,7 @@ export type AuthFailure =
   | 'user_deleted'
   | 'user_disabled'
   | 'revoked'
+  | 'lifetime'
   | 'credentials';
 
 export interface FieldProblem {

@@ -10,7 +10,7 @@ import { dropSchemas } from '../../../dns/testing/postgres';
 import { Identity } from './identity';
 import { openPostgresUserStore } from './store/postgres';
 import type { UserStore } from './store/types';
-import { expectIdentityError } from './testing';
+import { expectIdentityError, TEST_VAULT } from './testing';
 
 const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `idp_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -34,8 +34,8 @@ afterAll(async () => {
 
 test('replicas share one key, one admin, and see revocations at once', async () => {
   const [a, b] = [
-    new Identity({ store: await open(), scrypt: FAST }),
-    new Identity({ store: await open(), scrypt: FAST }),
+    new Identity({ vault: TEST_VAULT, store: await open(), scrypt: FAST }),
+    new Identity({ vault: TEST_VAULT, store: await open(), scrypt: FAST }),
   ];
   const boots = await Promise.all([a.ensureAdmin('replica admin pw'), b.ensureAdmin('replica admin pw')]);
   expect(boots.filter((r) => r.created)).toHaveLength(1);

@@ -23,8 +23,8 @@ import { IdentityError } from './errors';
 import { Identity, MAX_AUTHORIZATION_LENGTH, type Caller, type IdentityOptions } from './identity';
 import * as passwords from './passwords';
 import { openSqliteUserStore } from './store/sqlite';
-import type { UserStore } from './store/types';
-import { TestClock, expectIdentityError } from './testing';
+import type { SigningKey, UserStore } from './store/types';
+import { TestClock, expectIdentityError, TEST_VAULT } from './testing';
 
 const FAST = { N: 2 ** 10, r: 8, p: 1 };
 const START = '2024-06-01T09:00:00.000Z';
@@ -56,7 +56,7 @@ interface Setup {
 async function setup(options: Partial<IdentityOptions> = {}): Promise<Setup> {
   const store = options.store ?? (await newStore());
   const clock = new TestClock(START);
-  const identity = new Identity({ store, now: clock.now, scrypt: FAST, ...options });
+  const identity = new Identity({ vault: TEST_VAULT, store, now: clock.now, scrypt: FAST, ...options });
   const adminPassword = 'root password 1';
   const user = await identity.createUser({
     username: 'root',
@@ -75,7 +75,12 @@ const ADDRESS = '192.0.2.10';
 async function storedPrivateKey(store: UserStore) {
   const [key] = await store.signingKeys();
   if (!key) throw new Error('no signing key stored yet');
-  return { kid: key.kid, key: createPrivateKey({ key: key.privateJwk as JsonWebKey, format: 'jwk' }) };
+  return { kid: key.kid, key: createPrivateKey({ key: openedJwk(key), format: 'jwk' }) };
+}
+
+/** A stored key's private JWK, opened with the test master key. */
+function openedJwk(key: SigningKey): JsonWebKey {
+  return JSON.parse(TEST_VAULT.open(key.privateKey, `dns-api-signing-key:${key.kid}`).toString('utf8')) as JsonWebKey;
 }
 
 describe('tokens', () => {
@@ -209,7 +214,13 @@ describe('tokens', () => {
     // the same claims re-signed are accepted: the refusals above are about iss and aud only
     expect((await identity.authenticate(bearer(await sign({})))).username).toBe('root');
     // and a provider of another issuer on the same store (same key) issues tokens this one refuses
-    const other = new Identity({ store, issuer: 'other-issuer', scrypt: FAST, now: () => new Date(START) });
+    const other = new Identity({
+      vault: TEST_VAULT,
+      store,
+      issuer: 'other-issuer',
+      scrypt: FAST,
+      now: () => new Date(START),
+    });
     const foreign = await other.login('root', adminPassword, ADDRESS);
     await expectIdentityError(identity.authenticate(bearer(foreign.token)), 'UNAUTHENTICATED', { reason: 'issuer' });
   });
@@ -371,7 +382,7 @@ describe('JWKS', () => {
     const { identity, store, adminPassword } = await setup();
     const first = await identity.jwks();
     const { token } = await identity.login('root', adminPassword, ADDRESS);
-    const second = new Identity({ store, scrypt: FAST, now: () => new Date(START) });
+    const second = new Identity({ vault: TEST_VAULT, store, scrypt: FAST, now: () => new Date(START) });
     expect(await second.jwks()).toEqual(first);
     expect((await second.authenticate(bearer(token))).username).toBe('root');
   });
@@ -424,7 +435,7 @@ describe('login', () => {
     const { identity, store, adminPassword } = await setup({ scrypt: { N: 2 ** 11, r: 8, p: 1 } });
     const before = await store.getUserByUsername('root');
     expect(before?.passwordHash.startsWith('scrypt$2048$')).toBe(true);
-    const upgraded = new Identity({ store, scrypt: FAST, now: () => new Date(START) });
+    const upgraded = new Identity({ vault: TEST_VAULT, store, scrypt: FAST, now: () => new Date(START) });
     const { token } = await upgraded.login('root', adminPassword, ADDRESS);
     const after = await store.getUserByUsername('root');
     expect(after?.passwordHash.startsWith('scrypt$1024$')).toBe(true);
@@ -435,7 +446,7 @@ describe('login', () => {
 
   test('the default parameters (N=2^15) end to end', async () => {
     const store = await newStore();
-    const identity = new Identity({ store });
+    const identity = new Identity({ vault: TEST_VAULT, store });
     const boot = await identity.ensureAdmin('default params pw');
     expect(boot.created).toBe(true);
     expect((await store.getUserByUsername('admin'))?.passwordHash.startsWith('scrypt$32768$8$1$')).toBe(true);
@@ -672,7 +683,7 @@ describe('users', () => {
 describe('bootstrap', () => {
   test('no user: admin is created with a random password, returned once; later starts do nothing', async () => {
     const store = await newStore();
-    const identity = new Identity({ store, scrypt: FAST });
+    const identity = new Identity({ vault: TEST_VAULT, store, scrypt: FAST });
     const log = jest.spyOn(console, 'log');
     const boot = await identity.ensureAdmin();
     expect(boot.created).toBe(true);
@@ -690,7 +701,12 @@ describe('bootstrap', () => {
   });
 
   test('with ADMIN_PASSWORD: that password, nothing returned; a bad one is INVALID naming ADMIN_PASSWORD', async () => {
-    const identity = new Identity({ store: await newStore(), scrypt: FAST, adminEmail: 'ops@example.com' });
+    const identity = new Identity({
+      vault: TEST_VAULT,
+      store: await newStore(),
+      scrypt: FAST,
+      adminEmail: 'ops@example.com',
+    });
     await expectIdentityError(identity.ensureAdmin('short'), 'INVALID', {
       field: 'ADMIN_PASSWORD',
       message: 'ADMIN_PASSWORD must be 8 to 256 characters long (got 5)',
@@ -714,7 +730,7 @@ describe('bootstrap', () => {
 
   test('several providers starting together: one admin', async () => {
     const store = await newStore();
-    const providers = [1, 2, 3].map(() => new Identity({ store, scrypt: FAST }));
+    const providers = [1, 2, 3].map(() => new Identity({ vault: TEST_VAULT, store, scrypt: FAST }));
     const results = await Promise.all(providers.map((p) => p.ensureAdmin()));
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(await store.countUsers()).toBe(1);
@@ -724,13 +740,13 @@ describe('bootstrap', () => {
 describe('secrets stay out of logs', () => {
   test('toJSON and inspect of tokens, bootstrap results, users, the provider and errors hold no secret', async () => {
     const store = await newStore();
-    const identity = new Identity({ store, scrypt: FAST });
+    const identity = new Identity({ vault: TEST_VAULT, store, scrypt: FAST });
     const boot = await identity.ensureAdmin();
     const password = boot.generatedPassword!;
     const issued = await identity.login('admin', password, ADDRESS);
     const stored = (await store.getUserByUsername('admin'))!;
     const [key] = await store.signingKeys();
-    const secrets = [password, issued.token, stored.passwordHash, String(key?.privateJwk.d)];
+    const secrets = [password, issued.token, stored.passwordHash, String(key && openedJwk(key).d)];
     expect(secrets.every((s) => s.length >= 20)).toBe(true);
     const errors: unknown[] = [];
     for (const attempt of [
@@ -781,7 +797,7 @@ describe('options', () => {
     const store = await newStore();
     let caught: unknown;
     try {
-      new Identity({ store, ...options });
+      new Identity({ vault: TEST_VAULT, store, ...options });
     } catch (err) {
       caught = err;
     }

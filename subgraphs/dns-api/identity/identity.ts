@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { IdentityError, invalid, throwIfInvalid, unauthenticated } from './errors';
-import { KeyRing, TOKEN_ALGORITHM, type Jwks } from './keys';
+import { KeyRing, TOKEN_ALGORITHM, type Jwks, type KeySealer, type Rotation, type SigningKeyInfo } from './keys';
 import {
   DEFAULT_SCRYPT,
   checkScryptParams,
@@ -20,6 +20,7 @@ import {
 } from './passwords';
 import type { Role } from './roles';
 import type { StoredUser, User, UserPatch, UserStore } from './store/types';
+import type { IdentityLog } from './log';
 import { LoginThrottle, type ThrottleOptions } from './throttle';
 import { bearerCredential } from '../../bearer';
 import {
@@ -36,6 +37,12 @@ import {
 
 export interface IdentityOptions {
   store: UserStore;
+  /** Seals the token signing keys at rest (the master-key vault of the DNSSEC keys). */
+  vault: KeySealer;
+  /** The longest a signing key signs before a new one takes over, seconds (default 90 days; 0: only on request). */
+  signingKeyLifetimeSeconds?: number;
+  /** Where key rotations are reported (never a secret). */
+  log?: IdentityLog;
   /** `iss` of the tokens (default `onegraph-dns-api`). */
   issuer?: string;
   /** `aud` of the tokens (default `onegraph`). */
@@ -55,6 +62,7 @@ export const IDENTITY_DEFAULTS = Object.freeze({
   issuer: 'onegraph-dns-api',
   audience: 'onegraph',
   tokenLifetimeSeconds: 3600,
+  signingKeyLifetimeSeconds: 7_776_000,
   adminEmail: 'admin@localhost',
 });
 
@@ -62,6 +70,8 @@ export const IDENTITY_DEFAULTS = Object.freeze({
 export const MAX_AUTHORIZATION_LENGTH = 4096;
 export const BOOTSTRAP_USERNAME = 'admin';
 const TOKEN_LIFETIME = { min: 60, max: 31_536_000 };
+/** Clocks of the processes that issue and check tokens may differ by this much (seconds). */
+const CLOCK_SKEW_S = 60;
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const REDACTED = '[redacted]';
 
@@ -158,6 +168,12 @@ export class Identity {
         `tokenLifetimeSeconds must be an integer from ${TOKEN_LIFETIME.min} to ${TOKEN_LIFETIME.max}`,
       );
     }
+    if (!Number.isSafeInteger(o.signingKeyLifetimeSeconds) || o.signingKeyLifetimeSeconds < 0) {
+      throw invalid(
+        'signingKeyLifetimeSeconds',
+        'signingKeyLifetimeSeconds must be a whole number of seconds, 0 or more',
+      );
+    }
     if (o.issuer.trim() === '') throw invalid('issuer', 'issuer must not be empty');
     if (o.audience.trim() === '') throw invalid('audience', 'audience must not be empty');
     const email = checkEmail(o.adminEmail, 'adminEmail');
@@ -171,7 +187,14 @@ export class Identity {
     this.now = o.now ?? (() => new Date());
     this.adminEmail = email.value;
     this.throttle = new LoginThrottle(o.throttle, this.now);
-    this.keys = new KeyRing(this.store, this.now);
+    this.keys = new KeyRing({
+      store: this.store,
+      vault: o.vault,
+      now: this.now,
+      tokenLifetimeSeconds: this.lifetime,
+      keyLifetimeSeconds: o.signingKeyLifetimeSeconds,
+      ...(o.log ? { log: o.log } : {}),
+    });
   }
 
   toJSON(): { issuer: string; audience: string; tokenLifetimeSeconds: number; store: string } {
@@ -197,6 +220,16 @@ export class Identity {
   /** The public keys that verify our tokens, as a JWKS document (`GET /.well-known/jwks.json`). */
   jwks(): Promise<Jwks> {
     return this.keys.jwks();
+  }
+
+  /** The signing keys that still verify tokens, the one that signs last (admin). */
+  signingKeys(): Promise<SigningKeyInfo[]> {
+    return this.keys.list();
+  }
+
+  /** A new key signs from now on; the old one verifies the tokens it signed until they expire (admin). */
+  rotateSigningKey(): Promise<Rotation> {
+    return this.keys.rotate();
   }
 
   private async issue(user: StoredUser): Promise<IssuedToken> {
@@ -261,6 +294,7 @@ export class Identity {
     } catch (err) {
       throw verificationError(err, this.issuer, this.audience);
     }
+    this.checkLifetime(claims);
     const ver = claims.ver;
     if (!isUuid(claims.sub) || typeof ver !== 'number' || !Number.isSafeInteger(ver) || ver < 0) {
       throw unauthenticated('claims', 'the token lacks a valid sub (user id) or ver (token version) claim');
@@ -275,6 +309,26 @@ export class Identity {
       );
     }
     return { id: user.id, username: user.username, role: user.role };
+  }
+
+  /**
+   * A token must not live longer than this server issues them for, nor claim to be issued in the future: a token
+   * signed with a stolen key, or by a server configured otherwise, cannot outlast the configured lifetime.
+   */
+  private checkLifetime(claims: TokenClaims): void {
+    const { iat, exp } = claims;
+    if (typeof iat !== 'number' || typeof exp !== 'number') {
+      throw unauthenticated('claims', 'the token lacks numeric iat and exp claims');
+    }
+    if (iat > this.now().getTime() / 1000 + CLOCK_SKEW_S) {
+      throw unauthenticated('claims', 'the token claims to be issued in the future (iat); check the clocks');
+    }
+    if (exp - iat > this.lifetime) {
+      throw unauthenticated(
+        'lifetime',
+        `the token lives ${exp - iat} s (exp − iat), longer than the ${this.lifetime} s this server issues; log in again`,
+      );
+    }
   }
 
   // -- login --------------------------------------------------------------------------------------------------

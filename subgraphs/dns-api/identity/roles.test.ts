@@ -3,9 +3,9 @@ import { IdentityError } from './errors';
 import { ACTIONS, ROLES, authorize, can, rolesAllowed, type Action, type Role } from './roles';
 
 const expected: Record<Role, Record<Action, boolean>> = {
-  admin: { read: true, write: true, users: true },
-  operator: { read: true, write: true, users: false },
-  viewer: { read: true, write: false, users: false },
+  admin: { read: true, write: true, users: true, keys: true },
+  operator: { read: true, write: true, users: false, keys: false },
+  viewer: { read: true, write: false, users: false, keys: false },
 };
 
 describe.each(ROLES)('role %s', (role) => {

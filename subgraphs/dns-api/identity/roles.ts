@@ -2,18 +2,19 @@
  * Roles and what each may do. Operations fall into three classes:
  * - `read`: zones, records, DNSSEC status, the caller's own user (`me`, own password);
  * - `write`: changes to zones, records and DNSSEC;
- * - `users`: user management (list, get, create, update, delete other users).
+ * - `users`: user management (list, get, create, update, delete other users);
+ * - `keys`: the token signing keys (list, rotate).
  */
 import { IdentityError } from './errors';
 
 export const ROLES = ['admin', 'operator', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
-export const ACTIONS = ['read', 'write', 'users'] as const;
+export const ACTIONS = ['read', 'write', 'users', 'keys'] as const;
 export type Action = (typeof ACTIONS)[number];
 
 const ALLOWED: Readonly<Record<Role, ReadonlySet<Action>>> = {
-  admin: new Set<Action>(['read', 'write', 'users']),
+  admin: new Set<Action>(['read', 'write', 'users', 'keys']),
   operator: new Set<Action>(['read', 'write']),
   viewer: new Set<Action>(['read']),
 };
@@ -22,6 +23,7 @@ const DESCRIBED: Readonly<Record<Action, string>> = {
   read: 'read zones, records and DNSSEC status',
   write: 'change zones, records or DNSSEC',
   users: 'manage users',
+  keys: 'manage the token signing keys',
 };
 
 export function isRole(value: unknown): value is Role {

@@ -1,5 +1,9 @@
 /** Test helpers for the identity library (used by its tests only). */
+import { KeyVault } from '../../../dns/dnssec/key-vault';
 import { IdentityError, type AuthFailure, type IdentityErrorCode } from './errors';
+
+/** One master key for every identity of a test (as replicas share theirs), so one opens what another sealed. */
+export const TEST_VAULT = KeyVault.of(Buffer.alloc(32, 7));
 
 /** A clock the test moves by hand. */
 export class TestClock {

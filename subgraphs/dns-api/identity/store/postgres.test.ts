@@ -90,7 +90,7 @@ describe('PostgreSQL user store specifics', () => {
     const stores = await Promise.all([1, 2, 3].map(() => openOrFail(schema)));
     try {
       const versions = await query<{ version: number }>(`SELECT version FROM "${schema}".api_schema_migrations`);
-      expect(versions).toEqual([{ version: 1 }]);
+      expect(versions).toEqual([{ version: 1 }, { version: 2 }]);
     } finally {
       for (const s of stores) await s.close();
     }
@@ -101,7 +101,7 @@ describe('PostgreSQL user store specifics', () => {
     await (await openOrFail(schema)).close();
     await query(`INSERT INTO "${schema}".api_schema_migrations (version, name) VALUES (99, 'future')`);
     await expectIdentityError(openPostgresUserStore({ url, schema }), 'UNAVAILABLE', {
-      message: 'the user tables have schema version 99, newer than this software knows (1)',
+      message: 'the user tables have schema version 99, newer than this software knows (2)',
     });
   });
 

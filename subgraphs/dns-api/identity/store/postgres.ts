@@ -12,6 +12,8 @@ import { redactUrl } from '../../../../dns/store/postgres';
 import { IdentityError } from '../errors';
 import {
   KEY_COLUMNS,
+  NEW_KEY_COLUMNS,
+  newKeyValues,
   MIGRATIONS,
   MIGRATIONS_TABLE,
   USER_COLUMNS,
@@ -287,24 +289,56 @@ class PostgresUserStore implements UserStore {
     );
   }
 
+  private async currentKey(c: pg.PoolClient, algorithm: string): Promise<SigningKey | null> {
+    const row = (
+      await c.query<KeyRowIn>(
+        `SELECT ${KEY_COLUMNS} FROM ${this.keys} WHERE algorithm = $1 AND retired_at IS NULL
+         ORDER BY created_at DESC, kid DESC LIMIT 1`,
+        [algorithm],
+      )
+    ).rows[0];
+    return row ? toSigningKey(row) : null;
+  }
+
+  private async insertKey(c: pg.PoolClient, key: SigningKey): Promise<void> {
+    await c.query(`INSERT INTO ${this.keys} (${NEW_KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5)`, newKeyValues(key));
+  }
+
   ensureSigningKey(candidate: SigningKey): Promise<SigningKey> {
     return this.locked('keys', async (c) => {
-      const existing = (
-        await c.query<KeyRowIn>(
-          `SELECT ${KEY_COLUMNS} FROM ${this.keys} WHERE algorithm = $1 ORDER BY created_at, kid LIMIT 1`,
-          [candidate.algorithm],
-        )
-      ).rows[0];
-      if (existing) return toSigningKey(existing);
-      await c.query(`INSERT INTO ${this.keys} (${KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5)`, [
-        candidate.kid,
-        candidate.algorithm,
-        JSON.stringify(candidate.privateJwk),
-        JSON.stringify(candidate.publicJwk),
-        candidate.createdAt,
-      ]);
+      const existing = await this.currentKey(c, candidate.algorithm);
+      if (existing) return existing;
+      await this.insertKey(c, candidate);
       return candidate;
     });
+  }
+
+  rotateSigningKey(expectedKid: string | null, candidate: SigningKey, at: string): Promise<SigningKey> {
+    return this.locked('keys', async (c) => {
+      const current = await this.currentKey(c, candidate.algorithm);
+      if ((current?.kid ?? null) !== expectedKid && current) return current;
+      await c.query(`UPDATE ${this.keys} SET retired_at = $1 WHERE algorithm = $2 AND retired_at IS NULL`, [
+        at,
+        candidate.algorithm,
+      ]);
+      await this.insertKey(c, candidate);
+      return candidate;
+    });
+  }
+
+  async replaceSigningKeyPrivate(kid: string, from: string, to: string): Promise<boolean> {
+    const rows = await this.query(
+      `UPDATE ${this.keys} SET private_jwk = $1 WHERE kid = $2 AND private_jwk = $3 RETURNING kid`,
+      [to, kid, from],
+    );
+    return rows.length === 1;
+  }
+
+  async deleteRetiredSigningKey(kid: string): Promise<boolean> {
+    const rows = await this.query(`DELETE FROM ${this.keys} WHERE kid = $1 AND retired_at IS NOT NULL RETURNING kid`, [
+      kid,
+    ]);
+    return rows.length === 1;
   }
 
   async close(): Promise<void> {

@@ -78,6 +78,12 @@ export const MIGRATIONS: readonly Migration[] = [
       )${d.tableSuffix}`,
     ],
   },
+  {
+    version: 2,
+    name: 'signing key rotation',
+    // private_jwk holds the sealed key from now on (sealed by the identity library at start; SQL cannot).
+    statements: (d) => [`ALTER TABLE ${d.table('api_signing_keys')} ADD COLUMN retired_at ${d.timestamp}`],
+  },
 ];
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
@@ -135,19 +141,32 @@ export interface KeyRowIn {
   private_jwk: string;
   public_jwk: string;
   created_at: string | Date;
+  retired_at: string | Date | null;
 }
 
-export const KEY_COLUMNS = 'kid, algorithm, private_jwk, public_jwk, created_at';
+export const KEY_COLUMNS = 'kid, algorithm, private_jwk, public_jwk, created_at, retired_at';
+/** The columns a new key is inserted with (not retired). */
+export const NEW_KEY_COLUMNS = 'kid, algorithm, private_jwk, public_jwk, created_at';
 
 export function toSigningKey(row: KeyRowIn): SigningKey {
   return new SigningKey({
     kid: row.kid,
     algorithm: row.algorithm,
-    privateJwk: JSON.parse(row.private_jwk) as JWK,
+    privateKey: row.private_jwk,
     publicJwk: JSON.parse(row.public_jwk) as JWK,
     createdAt: iso(row.created_at),
+    retiredAt: row.retired_at === null ? null : iso(row.retired_at),
   });
 }
+
+/** A new key's values in NEW_KEY_COLUMNS order. */
+export const newKeyValues = (k: SigningKey): string[] => [
+  k.kid,
+  k.algorithm,
+  k.privateKey,
+  JSON.stringify(k.publicJwk),
+  k.createdAt,
+];
 
 /** The user after `patch`, without writing it (for the last-admin check). */
 export function patched(user: StoredUser, patch: UserPatch): StoredUser {

@@ -53,6 +53,7 @@ describe('SQLite user store specifics', () => {
         expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
         expect(db.prepare('SELECT version, name FROM api_schema_migrations').all()).toEqual([
           { version: 1, name: 'users and signing keys' },
+          { version: 2, name: 'signing key rotation' },
         ]);
       } finally {
         db.close();
@@ -117,7 +118,7 @@ describe('SQLite user store specifics', () => {
     db.prepare("INSERT INTO api_schema_migrations (version, name, applied_at) VALUES (99, 'future', 'x')").run();
     db.close();
     await expectIdentityError(openSqliteUserStore({ file }), 'UNAVAILABLE', {
-      message: 'the user tables have schema version 99, newer than this software knows (1)',
+      message: 'the user tables have schema version 99, newer than this software knows (2)',
     });
   });
 

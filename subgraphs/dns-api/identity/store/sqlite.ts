@@ -5,10 +5,12 @@
  * last-admin rule and "first user only" hold against other processes on the same file.
  */
 import Database from 'better-sqlite3';
+import { ensurePrivateDatabaseFile } from '../../../../dns/store';
 import { IdentityError } from '../errors';
 import {
   KEY_COLUMNS,
   MIGRATIONS,
+  NEW_KEY_COLUMNS,
   MIGRATIONS_TABLE,
   SQLITE_DIALECT,
   USER_COLUMNS,
@@ -16,6 +18,7 @@ import {
   checkNotNewer,
   patchAssignments,
   patched,
+  newKeyValues,
   toSigningKey,
   toStoredUser,
   usernameTaken,
@@ -68,6 +71,7 @@ const isUniqueViolation = (err: unknown): boolean =>
 export async function openSqliteUserStore(options: SqliteUserStoreOptions): Promise<UserStore> {
   let db: Database.Database;
   try {
+    ensurePrivateDatabaseFile(options.file);
     db = new Database(options.file);
   } catch (err) {
     throw new IdentityError('UNAVAILABLE', `cannot open the user database ${options.file}: ${(err as Error).message}`);
@@ -76,6 +80,8 @@ export async function openSqliteUserStore(options: SqliteUserStoreOptions): Prom
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    // A key replaced or deleted (a clear key once sealed, a retired key) is overwritten on disk, not left in a free page.
+    db.pragma('secure_delete = ON');
     migrate(db);
   } catch (err) {
     db.close();
@@ -105,10 +111,14 @@ class SqliteUserStore implements UserStore {
       login: db.prepare(`UPDATE ${users} SET last_login = ? WHERE id = ?`),
       loginRehash: db.prepare(`UPDATE ${users} SET last_login = ?, password_hash = ? WHERE id = ?`),
       keys: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_signing_keys ORDER BY created_at, kid`),
-      firstKey: db.prepare(
-        `SELECT ${KEY_COLUMNS} FROM api_signing_keys WHERE algorithm = ? ORDER BY created_at, kid LIMIT 1`,
+      currentKey: db.prepare(
+        `SELECT ${KEY_COLUMNS} FROM api_signing_keys WHERE algorithm = ? AND retired_at IS NULL
+         ORDER BY created_at DESC, kid DESC LIMIT 1`,
       ),
-      insertKey: db.prepare(`INSERT INTO api_signing_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?)`),
+      insertKey: db.prepare(`INSERT INTO api_signing_keys (${NEW_KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?)`),
+      retireKeys: db.prepare('UPDATE api_signing_keys SET retired_at = ? WHERE algorithm = ? AND retired_at IS NULL'),
+      replacePrivate: db.prepare('UPDATE api_signing_keys SET private_jwk = ? WHERE kid = ? AND private_jwk = ?'),
+      deleteRetired: db.prepare('DELETE FROM api_signing_keys WHERE kid = ? AND retired_at IS NOT NULL'),
     };
   }
 
@@ -201,19 +211,36 @@ class SqliteUserStore implements UserStore {
     return this.run(() => (this.s.keys.all() as KeyRowIn[]).map(toSigningKey));
   }
 
+  private currentKey(algorithm: string): SigningKey | null {
+    const row = this.s.currentKey.get(algorithm) as KeyRowIn | undefined;
+    return row ? toSigningKey(row) : null;
+  }
+
   ensureSigningKey(candidate: SigningKey): Promise<SigningKey> {
     return this.run(() => {
-      const existing = this.s.firstKey.get(candidate.algorithm) as KeyRowIn | undefined;
-      if (existing) return toSigningKey(existing);
-      this.s.insertKey.run(
-        candidate.kid,
-        candidate.algorithm,
-        JSON.stringify(candidate.privateJwk),
-        JSON.stringify(candidate.publicJwk),
-        candidate.createdAt,
-      );
+      const existing = this.currentKey(candidate.algorithm);
+      if (existing) return existing;
+      this.s.insertKey.run(...newKeyValues(candidate));
       return candidate;
     }, true);
+  }
+
+  rotateSigningKey(expectedKid: string | null, candidate: SigningKey, at: string): Promise<SigningKey> {
+    return this.run(() => {
+      const current = this.currentKey(candidate.algorithm);
+      if ((current?.kid ?? null) !== expectedKid && current) return current;
+      this.s.retireKeys.run(at, candidate.algorithm);
+      this.s.insertKey.run(...newKeyValues(candidate));
+      return candidate;
+    }, true);
+  }
+
+  replaceSigningKeyPrivate(kid: string, from: string, to: string): Promise<boolean> {
+    return this.run(() => this.s.replacePrivate.run(to, kid, from).changes === 1, true);
+  }
+
+  deleteRetiredSigningKey(kid: string): Promise<boolean> {
+    return this.run(() => this.s.deleteRetired.run(kid).changes === 1, true);
   }
 
   async close(): Promise<void> {

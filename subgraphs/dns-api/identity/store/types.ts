@@ -99,29 +99,44 @@ export interface UserPatch {
   updatedAt: string;
 }
 
-/** A token signing key pair. `algorithm` is the JOSE name (`EdDSA`). */
+/**
+ * A token signing key pair. `algorithm` is the JOSE name (`EdDSA`). The private key is kept sealed under the master
+ * key (`v1:…`, opened by the identity library); rows written before sealing hold the JWK as JSON until the first
+ * start of this version seals them.
+ */
 export class SigningKey {
   readonly kid: string;
   readonly algorithm: string;
   readonly publicJwk: JWK;
   readonly createdAt: string;
-  readonly #privateJwk: JWK;
+  /** When a newer key took over signing (the key still verifies the tokens it signed); null while it signs. */
+  readonly retiredAt: string | null;
+  readonly #privateKey: string;
 
-  constructor(f: { kid: string; algorithm: string; privateJwk: JWK; publicJwk: JWK; createdAt: string }) {
+  constructor(f: {
+    kid: string;
+    algorithm: string;
+    privateKey: string;
+    publicJwk: JWK;
+    createdAt: string;
+    retiredAt?: string | null;
+  }) {
     this.kid = f.kid;
     this.algorithm = f.algorithm;
     this.publicJwk = f.publicJwk;
     this.createdAt = f.createdAt;
-    this.#privateJwk = f.privateJwk;
+    this.retiredAt = f.retiredAt ?? null;
+    this.#privateKey = f.privateKey;
   }
 
-  get privateJwk(): JWK {
-    return this.#privateJwk;
+  /** Sealed text (or, in a row from before sealing, the private JWK as JSON). */
+  get privateKey(): string {
+    return this.#privateKey;
   }
 
-  toJSON(): { kid: string; algorithm: string; publicJwk: JWK; createdAt: string } {
-    const { kid, algorithm, publicJwk, createdAt } = this;
-    return { kid, algorithm, publicJwk, createdAt };
+  toJSON(): { kid: string; algorithm: string; publicJwk: JWK; createdAt: string; retiredAt: string | null } {
+    const { kid, algorithm, publicJwk, createdAt, retiredAt } = this;
+    return { kid, algorithm, publicJwk, createdAt, retiredAt };
   }
 
   [inspect.custom](): string {
@@ -153,9 +168,19 @@ export interface UserStore {
   /** Every signing key, oldest first. */
   signingKeys(): Promise<SigningKey[]>;
   /**
-   * The signing key in use for `candidate.algorithm`: the oldest stored one, or `candidate` after storing it when
+   * The signing key in use for `candidate.algorithm` (the newest not retired), or `candidate` after storing it when
    * there is none (atomically, so processes starting together agree on one key).
    */
   ensureSigningKey(candidate: SigningKey): Promise<SigningKey>;
+  /**
+   * Rotation: when the key in use for `candidate.algorithm` is still `expectedKid` (null: none), retires it (and any
+   * other unretired key of the algorithm) at `at` and stores `candidate`, which then signs; returns `candidate`.
+   * When another process rotated first, changes nothing and returns the key in use (so replicas rotate once).
+   */
+  rotateSigningKey(expectedKid: string | null, candidate: SigningKey, at: string): Promise<SigningKey>;
+  /** Replaces the private key of `kid` when it still is `from` (sealing a clear one); false when it was not. */
+  replaceSigningKeyPrivate(kid: string, from: string, to: string): Promise<boolean>;
+  /** Deletes the retired key `kid` (a key in use is never deleted); false when there was none. */
+  deleteRetiredSigningKey(kid: string): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -29,12 +29,13 @@ const newUser = (username: string, role: Role = 'viewer', createdAt = '2024-03-0
   createdAt,
 });
 
+/** A key as the identity library stores it: the private part is opaque (sealed) text to the store. */
 function newKey(createdAt: string): SigningKey {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const { publicKey } = generateKeyPairSync('ed25519');
   return new SigningKey({
     kid: randomUUID(),
     algorithm: 'EdDSA',
-    privateJwk: privateKey.export({ format: 'jwk' }) as JWK,
+    privateKey: `v1:${randomUUID()}:sealed:${randomUUID()}`,
     publicJwk: publicKey.export({ format: 'jwk' }) as JWK,
     createdAt,
   });
@@ -228,14 +229,15 @@ export function describeUserStoreContract(
     });
 
     describe('signing keys', () => {
-      test('the first candidate is kept and returned to every later call; the private JWK round-trips', async () => {
+      test('the first candidate is kept and returned to every later call; the private key round-trips', async () => {
         const { store } = await fresh();
         const k1 = newKey('2024-03-05T10:00:00.000Z');
         const kept = await store.ensureSigningKey(k1);
         expect(kept.kid).toBe(k1.kid);
         const again = await store.ensureSigningKey(newKey('2024-03-05T11:00:00.000Z'));
         expect(again.kid).toBe(k1.kid);
-        expect(again.privateJwk).toEqual(k1.privateJwk);
+        expect(again.privateKey).toBe(k1.privateKey);
+        expect(again.retiredAt).toBeNull();
         expect(again.publicJwk).toEqual(k1.publicJwk);
         expect(again.createdAt).toBe('2024-03-05T10:00:00.000Z');
         expect((await store.signingKeys()).map((k) => k.kid)).toEqual([k1.kid]);
@@ -248,14 +250,56 @@ export function describeUserStoreContract(
         expect(new Set(keys.map((k) => k.kid)).size).toBe(1);
         expect(await store.signingKeys()).toHaveLength(1);
       });
+
+      test('rotation retires the key in use and stores the new one, which ensureSigningKey then returns', async () => {
+        const { store } = await fresh();
+        const k1 = await store.ensureSigningKey(newKey('2024-03-05T10:00:00.000Z'));
+        const k2 = newKey('2024-03-06T10:00:00.000Z');
+        expect((await store.rotateSigningKey(k1.kid, k2, '2024-03-06T10:00:00.000Z')).kid).toBe(k2.kid);
+        const keys = await store.signingKeys();
+        expect(keys.map((k) => [k.kid, k.retiredAt])).toEqual([
+          [k1.kid, '2024-03-06T10:00:00.000Z'],
+          [k2.kid, null],
+        ]);
+        expect((await store.ensureSigningKey(newKey('2024-03-07T10:00:00.000Z'))).kid).toBe(k2.kid);
+      });
+
+      test('a rotation that expects a key no longer in use changes nothing (replicas rotate once)', async () => {
+        const { store, another } = await fresh();
+        const k1 = await store.ensureSigningKey(newKey('2024-03-05T10:00:00.000Z'));
+        const stores = [store, await another(), await another()];
+        const results = await Promise.all(
+          stores.map((s) => s.rotateSigningKey(k1.kid, newKey('2024-03-06T10:00:00.000Z'), '2024-03-06T10:00:00.000Z')),
+        );
+        expect(new Set(results.map((k) => k.kid)).size).toBe(1);
+        expect(await store.signingKeys()).toHaveLength(2);
+      });
+
+      test('a private key is replaced only when it still is what the caller read', async () => {
+        const { store } = await fresh();
+        const k1 = await store.ensureSigningKey(newKey('2024-03-05T10:00:00.000Z'));
+        expect(await store.replaceSigningKeyPrivate(k1.kid, 'something else', 'v1:new')).toBe(false);
+        expect(await store.replaceSigningKeyPrivate(k1.kid, k1.privateKey, 'v1:new')).toBe(true);
+        expect((await store.signingKeys())[0]?.privateKey).toBe('v1:new');
+      });
+
+      test('only a retired key can be deleted', async () => {
+        const { store } = await fresh();
+        const k1 = await store.ensureSigningKey(newKey('2024-03-05T10:00:00.000Z'));
+        expect(await store.deleteRetiredSigningKey(k1.kid)).toBe(false);
+        const k2 = await store.rotateSigningKey(k1.kid, newKey('2024-03-06T10:00:00.000Z'), '2024-03-06T10:00:00.000Z');
+        expect(await store.deleteRetiredSigningKey(k2.kid)).toBe(false);
+        expect(await store.deleteRetiredSigningKey(k1.kid)).toBe(true);
+        expect((await store.signingKeys()).map((k) => k.kid)).toEqual([k2.kid]);
+      });
     });
 
     test('secrets stay out of toJSON and inspect: password hash, private key', async () => {
       const { store } = await fresh();
       const u = await store.createUser(newUser('harry'));
       const key = await store.ensureSigningKey(newKey('2024-03-05T10:00:00.000Z'));
-      const d = key.privateJwk.d;
-      expect(typeof d).toBe('string');
+      const d = key.privateKey;
+      expect(d.length).toBeGreaterThan(20);
       for (const shown of [JSON.stringify(u), inspect(u), JSON.stringify({ ...u }), JSON.stringify([u])]) {
         expect(shown).toContain('harry');
         expect(shown).not.toContain(u.passwordHash);
