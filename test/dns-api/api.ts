@@ -1,3 +1,4 @@
+import { Agent, fetch as undiciFetch } from 'undici';
 import { freeDnsPort, freePort } from '../bench/processes';
 import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
 
@@ -13,9 +14,23 @@ export interface Reply<T = Record<string, unknown>> {
 
 export interface CallOptions {
   token?: string;
+  /** Connect from this local address (127.0.0.2, …): another client as far as the server can tell. */
+  from?: string;
   /** A JSON value, or a string sent as it is (malformed JSON, other content types). */
   body?: unknown;
   headers?: Record<string, string>;
+}
+
+const agents = new Map<string, Agent>();
+
+/** A connection pool whose sockets are bound to `localAddress` (kept for the test file's life). */
+export function agentFrom(localAddress: string): Agent {
+  let agent = agents.get(localAddress);
+  if (!agent) {
+    agent = new Agent({ localAddress });
+    agents.set(localAddress, agent);
+  }
+  return agent;
 }
 
 /** One HTTP call to `base` + `path` (base ends with `/api/v1`). */
@@ -32,7 +47,10 @@ export async function call<T = Record<string, unknown>>(
     body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${base}${path}`, { method, headers, body });
+  const init = { method, headers, body };
+  const res = options.from
+    ? await undiciFetch(`${base}${path}`, { ...init, dispatcher: agentFrom(options.from) })
+    : await fetch(`${base}${path}`, init);
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -40,7 +58,7 @@ export async function call<T = Record<string, unknown>>(
   } catch {
     // not JSON: tests look at the text
   }
-  return { status: res.status, headers: res.headers, body: parsed as T, text };
+  return { status: res.status, headers: new Headers([...res.headers]), body: parsed as T, text };
 }
 
 /** A token for the user, or a failed test saying why login did not work. */

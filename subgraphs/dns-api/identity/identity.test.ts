@@ -456,28 +456,30 @@ describe('login', () => {
 });
 
 describe('login throttling', () => {
-  test('5 failures for a username: the next attempt, even with the right password, is THROTTLED with Retry-After; it ends with the window', async () => {
+  test('5 failures from one address: its next attempt, even with the right password, is THROTTLED with Retry-After until the window ends; other addresses get in', async () => {
     const { identity, clock, adminPassword } = await setup();
     for (let i = 0; i < 5; i++) {
-      await expectIdentityError(identity.login('root', `guess ${i}`, `198.51.100.${i}`), 'UNAUTHENTICATED');
+      await expectIdentityError(identity.login('root', `guess ${i}`, '198.51.100.7'), 'UNAUTHENTICATED');
       clock.tick(1000);
     }
-    const err = await expectIdentityError(identity.login('root', adminPassword, '203.0.113.1'), 'THROTTLED', {
-      message: 'too many failed logins for this username; try again in 895 seconds',
+    const err = await expectIdentityError(identity.login('root', adminPassword, '198.51.100.7'), 'THROTTLED', {
+      message: 'too many failed logins for this username from this address; try again in 895 seconds',
     });
     expect(err.retryAfterSeconds).toBe(895);
-    await expectIdentityError(identity.login('Root', adminPassword, '203.0.113.1'), 'THROTTLED'); // same name
-    clock.tick(895_000);
+    await expectIdentityError(identity.login('Root', adminPassword, '198.51.100.7'), 'THROTTLED'); // same name
+    // Nobody locks root out by failing on its behalf: the right password from elsewhere works.
     expect((await identity.login('root', adminPassword, '203.0.113.1')).token).toBeTruthy();
+    clock.tick(895_000);
+    expect((await identity.login('root', adminPassword, '198.51.100.7')).token).toBeTruthy();
   });
 
-  test('a success resets the username count', async () => {
+  test('a success resets the count of its username and address', async () => {
     const { identity, adminPassword } = await setup();
     for (let i = 0; i < 4; i++)
       await expectIdentityError(identity.login('root', 'nope nope', ADDRESS), 'UNAUTHENTICATED');
     await identity.login('root', adminPassword, ADDRESS);
     for (let i = 0; i < 5; i++)
-      await expectIdentityError(identity.login('root', 'nope nope', '198.51.100.1'), 'UNAUTHENTICATED');
+      await expectIdentityError(identity.login('root', 'nope nope', ADDRESS), 'UNAUTHENTICATED');
     await expectIdentityError(identity.login('root', adminPassword, ADDRESS), 'THROTTLED');
   });
 
@@ -487,7 +489,7 @@ describe('login throttling', () => {
       await expectIdentityError(identity.login(`user${i}`, 'nope nope', '203.0.113.50'), 'UNAUTHENTICATED');
     }
     const err = await expectIdentityError(identity.login('root', adminPassword, '203.0.113.50'), 'THROTTLED', {
-      message: 'too many failed logins for this address; try again in 900 seconds',
+      message: 'too many failed logins from this address; try again in 900 seconds',
     });
     expect(err.retryAfterSeconds).toBe(900);
     expect((await identity.login('root', adminPassword, '203.0.113.51')).token).toBeTruthy();
@@ -505,14 +507,25 @@ describe('login throttling', () => {
     await identity.login('root', adminPassword, ADDRESS);
   });
 
-  test('parallel guesses: no more than the limit get checked', async () => {
+  test('parallel guesses from one address: no more than the limit get checked', async () => {
     const { identity } = await setup();
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 12 }, (_, i) => identity.login('root', `parallel ${i}`, `198.51.100.${i}`)),
+      Array.from({ length: 12 }, (_, i) => identity.login('root', `parallel ${i}`, '198.51.100.99')),
     );
     const codes = outcomes.map((o) => (o.status === 'rejected' ? (o.reason as IdentityError).code : 'OK'));
     expect(codes.filter((c) => c === 'UNAUTHENTICATED')).toHaveLength(5);
     expect(codes.filter((c) => c === 'THROTTLED')).toHaveLength(7);
+  });
+
+  test('parallel guesses from many addresses: past the limit they wait their turn, and those too far back are refused', async () => {
+    const { identity } = await setup({ throttle: { slowdownBaseMs: 10, maxHoldMs: 100 } });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) => identity.login('root', `parallel ${i}`, `198.51.100.${i}`)),
+    );
+    const codes = outcomes.map((o) => (o.status === 'rejected' ? (o.reason as IdentityError).code : 'OK'));
+    // 5 at once, then turns 0, 10, 30 and 70 ms away; the next would be 150 ms away (over 100): refused.
+    expect(codes.filter((c) => c === 'UNAUTHENTICATED')).toHaveLength(9);
+    expect(codes.filter((c) => c === 'THROTTLED')).toHaveLength(3);
   });
 
   test('spraying usernames does not grow memory without bound', async () => {
@@ -523,7 +536,7 @@ describe('login throttling', () => {
         'UNAUTHENTICATED',
       );
     }
-    expect(identity.throttleSize).toEqual({ usernames: 50, addresses: 50 });
+    expect(identity.throttleSize).toEqual({ usernames: 50, addresses: 50, pairs: 50 });
   });
 });
 
@@ -670,13 +683,20 @@ describe('users', () => {
     await identity.login('root', 'brand new password', ADDRESS);
   });
 
-  test('wrong current passwords count against the username throttle', async () => {
+  test('wrong current passwords count against the login throttle (of that address), without locking the user out', async () => {
     const { identity, admin, adminPassword } = await setup();
     for (let i = 0; i < 5; i++) {
-      await expectIdentityError(identity.changeOwnPassword(admin, `guess ${i}`, 'brand new password'), 'INVALID');
+      await expectIdentityError(
+        identity.changeOwnPassword(admin, `guess ${i}`, 'brand new password', ADDRESS),
+        'INVALID',
+      );
     }
-    await expectIdentityError(identity.changeOwnPassword(admin, adminPassword, 'brand new password'), 'THROTTLED');
+    await expectIdentityError(
+      identity.changeOwnPassword(admin, adminPassword, 'brand new password', ADDRESS),
+      'THROTTLED',
+    );
     await expectIdentityError(identity.login('root', adminPassword, ADDRESS), 'THROTTLED');
+    expect((await identity.login('root', adminPassword, '203.0.113.9')).token).toBeTruthy();
   });
 });
 

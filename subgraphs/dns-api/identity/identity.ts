@@ -41,7 +41,7 @@ export interface IdentityOptions {
   vault: KeySealer;
   /** The longest a signing key signs before a new one takes over, seconds (default 90 days; 0: only on request). */
   signingKeyLifetimeSeconds?: number;
-  /** Where key rotations are reported (never a secret). */
+  /** Where key rotations and failed logins are reported (never a secret). */
   log?: IdentityLog;
   /** `iss` of the tokens (default `onegraph-dns-api`). */
   issuer?: string;
@@ -186,7 +186,12 @@ export class Identity {
     this.lifetime = o.tokenLifetimeSeconds;
     this.now = o.now ?? (() => new Date());
     this.adminEmail = email.value;
-    this.throttle = new LoginThrottle(o.throttle, this.now);
+    this.throttle = new LoginThrottle(o.throttle, {
+      refuse: ({ message, retryAfterSeconds }) => new IdentityError('THROTTLED', message, { retryAfterSeconds }),
+      now: this.now,
+      what: 'DNS API',
+      ...(o.log ? { log: o.log } : {}),
+    });
     this.keys = new KeyRing({
       store: this.store,
       vault: o.vault,
@@ -210,8 +215,8 @@ export class Identity {
     return `Identity ${inspect(this.toJSON())}`;
   }
 
-  /** Keys tracked by the login throttle (usernames, addresses). */
-  get throttleSize(): { usernames: number; addresses: number } {
+  /** Keys tracked by the login throttle (usernames, addresses, pairs of both). */
+  get throttleSize(): { usernames: number; addresses: number; pairs: number } {
     return this.throttle.tracked;
   }
 
@@ -348,7 +353,7 @@ export class Identity {
     }
     throwIfInvalid(problems);
     const name = username.toLowerCase();
-    const attempt = this.throttle.begin(name, clientAddress);
+    const attempt = await this.throttle.begin(name, clientAddress);
     // Started for every login, so the process's first one pays for it whoever logs in (no first-time oracle).
     const dummy = this.dummy();
     dummy.catch(() => {}); // awaited only for unknown users
@@ -473,7 +478,7 @@ export class Identity {
     const password = p.take(checkPassword(newPassword, user.username, 'newPassword'));
     throwIfInvalid(p.list);
     if (password === undefined) throw new Error('unreachable: newPassword passed its check');
-    const attempt = this.throttle.begin(user.username, clientAddress ?? `user:${user.id}`);
+    const attempt = await this.throttle.begin(user.username, clientAddress ?? `user:${user.id}`);
     try {
       if (!(await verifyPassword(currentPassword, user.passwordHash))) {
         throw invalid('currentPassword', 'currentPassword is not your password now');

@@ -1,27 +1,46 @@
 /**
- * Login throttling: failed logins are counted per username and per client address in a sliding window; a key at
- * its limit refuses further attempts (THROTTLED, with the seconds until the oldest counted failure leaves the
- * window) — even with the right password, else the limit would only slow guessing down.
+ * Login throttling (OWASP authentication guidance, NIST SP 800-63B §5.2.2), built so that nobody can lock a user
+ * out by failing on their behalf:
  *
- * - An attempt counts as a failure from the moment it starts (before the slow password check), so many attempts
- *   sent at once cannot all pass the check; a success takes its count back and clears the username's failures.
- * - State lives in memory, per process, in two maps of at most `maxTrackedKeys` keys each: spraying usernames or
- *   addresses evicts the least recently failed keys instead of growing memory (one address can spray at most
- *   `maxFailuresPerAddress` names per window, so evicting a targeted username takes many addresses).
- * - IPv6 clients are counted per /64 (one host usually holds a whole /64); IPv4-mapped IPv6 counts as IPv4.
+ * - **per (username, address)**: after `maxFailuresPerUsername` failures in the window, that address is refused for
+ *   that username (THROTTLED with the seconds to wait) — even with the right password, else it would only slow
+ *   guessing down. Other addresses are not affected.
+ * - **per address**: after `maxFailuresPerAddress` failures in the window (any usernames), the address is refused.
+ * - **per username, from all addresses together**: once the username has `maxFailuresPerUsername` failures in the
+ *   window, its password checks are spaced out — each attempt waits its turn, the spacing doubling with each further
+ *   failure up to `slowdownMaxMs` — so guessing from many addresses gets slower and slower; an attempt whose turn
+ *   would come later than `maxHoldMs` is refused with the wait. Never a hard lock: an address that has logged in
+ *   as the user before (within `trustSeconds`) skips the queue, and any other one is only ever delayed.
+ *
+ * An attempt counts as a failure from the moment it starts (before the slow password check), so attempts sent at once
+ * cannot all pass the check; a success takes its own count back and clears the failures of its (username, address).
+ * State lives in memory, per process, in maps of at most `maxTrackedKeys` keys each (least recently failed evicted).
+ * IPv6 clients are counted per /64 (one host usually holds a whole /64); IPv4-mapped IPv6 counts as IPv4.
  */
 import { isIPv4, isIPv6 } from 'node:net';
-import { IdentityError } from './errors';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { IdentityLog } from './log';
 
 export interface ThrottleOptions {
-  /** Failed logins of one username within the window before further attempts are refused (default 5). */
+  /**
+   * Failed logins of one username from one address within the window before that address is refused for it; from
+   * all addresses together, the failures after which the username's attempts are slowed down (default 5).
+   */
   maxFailuresPerUsername?: number;
   /** Failed logins from one client address within the window before further attempts are refused (default 20). */
   maxFailuresPerAddress?: number;
   /** The window, in seconds (default 900: 15 minutes). */
   windowSeconds?: number;
-  /** Most usernames, and most addresses, tracked at once (default 10 000 each). */
+  /** Most keys tracked at once in each map (default 10 000). */
   maxTrackedKeys?: number;
+  /** Spacing of a slowed username's attempts at its first failure over the limit, doubled with each more (250 ms). */
+  slowdownBaseMs?: number;
+  /** Largest spacing of a slowed username's attempts (default 30 000 ms). */
+  slowdownMaxMs?: number;
+  /** Longest an attempt waits for its turn; one that would wait longer is refused with the wait (default 5 000 ms). */
+  maxHoldMs?: number;
+  /** How long an address that logged in as a user skips that user's slow-down (default 30 days). */
+  trustSeconds?: number;
 }
 
 export const THROTTLE_DEFAULTS: Readonly<Required<ThrottleOptions>> = Object.freeze({
@@ -29,12 +48,34 @@ export const THROTTLE_DEFAULTS: Readonly<Required<ThrottleOptions>> = Object.fre
   maxFailuresPerAddress: 20,
   windowSeconds: 900,
   maxTrackedKeys: 10_000,
+  slowdownBaseMs: 250,
+  slowdownMaxMs: 30_000,
+  maxHoldMs: 5_000,
+  trustSeconds: 30 * 86_400,
 });
 
 /** One attempt in progress: report how it ended exactly once. */
 export interface LoginAttempt {
   succeeded(): void;
   failed(): void;
+}
+
+/** Why an attempt is refused, and for how long: the caller turns it into its own error (429 with Retry-After). */
+export interface ThrottleRefusal {
+  message: string;
+  retryAfterSeconds: number;
+}
+
+export interface ThrottleDeps {
+  /** Turns a refusal into the error thrown (e.g. the identity's THROTTLED, the DNS tool's `Login failed`). */
+  refuse: (refusal: ThrottleRefusal) => Error;
+  now?: () => Date;
+  /** Where failures and limits reached are reported (never a password). */
+  log?: IdentityLog;
+  /** Waits `ms` (tests replace it). */
+  wait?: (ms: number) => Promise<void>;
+  /** What the log calls the login (`DNS API`, `DNS tool token`…). */
+  what?: string;
 }
 
 /** Failure times (ms) per key, oldest first; the map's order is the order keys last failed. */
@@ -63,6 +104,10 @@ class FailureWindow {
     return times;
   }
 
+  count(key: string, now: number): number {
+    return this.live(key, now).length;
+  }
+
   /** Milliseconds until `key` may try again, or 0 when it may now. */
   waitMs(key: string, now: number): number {
     const times = this.live(key, now);
@@ -71,13 +116,15 @@ class FailureWindow {
     return Math.max(1, oldestCounted + this.windowMs - now);
   }
 
-  add(key: string, now: number): void {
+  /** Counts a failure; returns the failures of `key` now in the window. */
+  add(key: string, now: number): number {
     const times = this.live(key, now);
     this.keys.delete(key); // re-inserted last: the map stays ordered by most recent failure
     times.push(now);
     if (times.length > this.limit) times.splice(0, times.length - this.limit);
     this.evict();
     this.keys.set(key, times);
+    return times.length;
   }
 
   /** Takes back one failure counted at `at` (the provisional count of an attempt that succeeded). */
@@ -93,10 +140,7 @@ class FailureWindow {
     this.keys.delete(key);
   }
 
-  /**
-   * Makes room for one key by dropping the least recently failed keys; the map is ordered by last failure, so
-   * keys whose failures have all left the window go first.
-   */
+  /** Makes room for one key by dropping the least recently failed keys (those out of the window go first). */
   private evict(): void {
     for (const key of this.keys.keys()) {
       if (this.keys.size < this.maxKeys) return;
@@ -105,76 +149,164 @@ class FailureWindow {
   }
 }
 
+/** A map of at most `max` keys; setting a key makes it the newest, the oldest go first. */
+class BoundedMap<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+
+  get(key: string): V | undefined {
+    return this.map.get(key);
+  }
+
+  set(key: string, value: V): void {
+    this.map.delete(key);
+    for (const old of this.map.keys()) {
+      if (this.map.size < this.max) break;
+      this.map.delete(old);
+    }
+    this.map.set(key, value);
+  }
+
+  delete(key: string): void {
+    this.map.delete(key);
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
+
 function positiveInteger(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new Error(`login throttle ${name} must be a positive integer`);
   return value;
 }
 
+/** Failures of a username counted at most (its slow-down has reached its largest spacing long before). */
+const MAX_COUNTED_PER_USERNAME = 64;
+
 export class LoginThrottle {
-  private readonly usernames: FailureWindow;
+  private readonly o: Required<ThrottleOptions>;
+  /** Failures per (username, address). */
+  private readonly pairs: FailureWindow;
   private readonly addresses: FailureWindow;
+  /** Failures per username from every address. */
+  private readonly usernames: FailureWindow;
+  /** The earliest time (ms) the next password check of a slowed username may run. */
+  private readonly turns: BoundedMap<number>;
+  /** (username, address) pairs that logged in, and until when (ms) they skip the username's slow-down. */
+  private readonly trusted: BoundedMap<number>;
+  private readonly now: () => Date;
+  private readonly wait: (ms: number) => Promise<void>;
 
   constructor(
     options: ThrottleOptions = {},
-    private readonly now: () => Date = () => new Date(),
+    private readonly deps: ThrottleDeps,
   ) {
     const o = { ...THROTTLE_DEFAULTS, ...options };
-    const windowMs = positiveInteger(o.windowSeconds, 'windowSeconds') * 1000;
-    const maxKeys = positiveInteger(o.maxTrackedKeys, 'maxTrackedKeys');
-    this.usernames = new FailureWindow(
-      positiveInteger(o.maxFailuresPerUsername, 'maxFailuresPerUsername'),
-      windowMs,
-      maxKeys,
-    );
-    this.addresses = new FailureWindow(
-      positiveInteger(o.maxFailuresPerAddress, 'maxFailuresPerAddress'),
-      windowMs,
-      maxKeys,
-    );
+    for (const key of Object.keys(THROTTLE_DEFAULTS) as Array<keyof ThrottleOptions>) positiveInteger(o[key], key);
+    this.o = o;
+    const windowMs = o.windowSeconds * 1000;
+    this.pairs = new FailureWindow(o.maxFailuresPerUsername, windowMs, o.maxTrackedKeys);
+    this.addresses = new FailureWindow(o.maxFailuresPerAddress, windowMs, o.maxTrackedKeys);
+    this.usernames = new FailureWindow(MAX_COUNTED_PER_USERNAME, windowMs, o.maxTrackedKeys);
+    this.turns = new BoundedMap(o.maxTrackedKeys);
+    this.trusted = new BoundedMap(o.maxTrackedKeys);
+    this.now = deps.now ?? (() => new Date());
+    this.wait = deps.wait ?? ((ms) => sleep(ms).then(() => undefined));
   }
 
-  /** Keys tracked now (usernames, addresses): for tests and metrics. */
-  get tracked(): { usernames: number; addresses: number } {
-    return { usernames: this.usernames.size, addresses: this.addresses.size };
+  /** Keys tracked now: for tests and metrics. */
+  get tracked(): { usernames: number; addresses: number; pairs: number } {
+    return { usernames: this.usernames.size, addresses: this.addresses.size, pairs: this.pairs.size };
   }
 
   /**
-   * Starts an attempt for `username` (already lower-cased) from `clientAddress`: THROTTLED when either is at its
-   * limit, else the attempt is counted as a failure until `succeeded()` is called.
+   * Starts an attempt for `username` (already normalised) from `clientAddress`: refused (the error `deps.refuse`
+   * makes) when its address, or its address for this username, is at its limit, or when a slowed username's turn is
+   * too far away; else held until its turn, and counted as a failure until `succeeded()` is called.
    */
-  begin(username: string, clientAddress: string): LoginAttempt {
+  async begin(username: string, clientAddress: string): Promise<LoginAttempt> {
     const t = this.now().getTime();
     const address = addressKey(clientAddress);
-    const userWait = this.usernames.waitMs(username, t);
+    const pair = `${username}\n${address}`;
+    const pairWait = this.pairs.waitMs(pair, t);
     const addressWait = this.addresses.waitMs(address, t);
-    if (userWait > 0 || addressWait > 0) {
-      const retryAfterSeconds = Math.max(1, Math.ceil(Math.max(userWait, addressWait) / 1000));
+    if (pairWait > 0 || addressWait > 0) {
       const which =
-        userWait > 0 && addressWait > 0
-          ? 'this username and from this address'
-          : userWait > 0
-            ? 'this username'
-            : 'this address';
-      throw new IdentityError(
-        'THROTTLED',
-        `too many failed logins for ${which}; try again in ${retryAfterSeconds} seconds`,
-        { retryAfterSeconds },
-      );
+        pairWait > 0 && addressWait > 0
+          ? 'for this username and from this address'
+          : pairWait > 0
+            ? 'for this username from this address'
+            : 'from this address';
+      throw this.refusal(`too many failed logins ${which}`, Math.max(pairWait, addressWait));
     }
-    this.usernames.add(username, t);
+    const hold = this.takeTurn(username, pair, t);
+    this.pairs.add(pair, t);
     this.addresses.add(address, t);
+    this.usernames.add(username, t);
+    if (hold > 0) await this.wait(hold);
     let done = false;
     return {
       succeeded: () => {
         if (done) return;
         done = true;
-        this.usernames.clear(username);
+        this.pairs.clear(pair);
         this.addresses.remove(address, t);
+        this.usernames.remove(username, t);
+        this.trusted.set(pair, this.now().getTime() + this.o.trustSeconds * 1000);
       },
       failed: () => {
+        if (done) return;
         done = true;
+        this.reportFailure(username, address, pair, t);
       },
     };
+  }
+
+  /** How long this attempt waits for its turn (0 when the username is not slowed, or the address is trusted). */
+  private takeTurn(username: string, pair: string, t: number): number {
+    if ((this.trusted.get(pair) ?? 0) > t) return 0;
+    const over = this.usernames.count(username, t) - this.o.maxFailuresPerUsername;
+    if (over < 0) return 0;
+    const spacing = Math.min(this.o.slowdownBaseMs * 2 ** over, this.o.slowdownMaxMs);
+    const turn = Math.max(t, this.turns.get(username) ?? 0);
+    const hold = turn - t;
+    if (hold > this.o.maxHoldMs) {
+      throw this.refusal(
+        'too many failed logins for this username from many addresses: its attempts are slowed down',
+        hold,
+      );
+    }
+    this.turns.set(username, turn + spacing);
+    return hold;
+  }
+
+  private refusal(why: string, waitMs: number): Error {
+    const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+    return this.deps.refuse({ message: `${why}; try again in ${retryAfterSeconds} seconds`, retryAfterSeconds });
+  }
+
+  /** Logs a failure, and once each when a limit is reached (an attacker's refused attempts are not logged again). */
+  private reportFailure(username: string, address: string, pair: string, t: number): void {
+    const what = this.deps.what ?? 'login';
+    const log = this.deps.log;
+    if (!log) return;
+    const perPair = this.pairs.count(pair, t);
+    const perAddress = this.addresses.count(address, t);
+    const perUsername = this.usernames.count(username, t);
+    log.info({ username, address, perPair, perAddress, perUsername }, `${what}: failed login`);
+    if (perPair === this.o.maxFailuresPerUsername)
+      log.warn(
+        { username, address, failures: perPair },
+        `${what}: address refused for this username until failures leave the window`,
+      );
+    if (perAddress === this.o.maxFailuresPerAddress)
+      log.warn({ address, failures: perAddress }, `${what}: address refused until its failures leave the window`);
+    if (perUsername === this.o.maxFailuresPerUsername)
+      log.warn(
+        { username, failures: perUsername },
+        `${what}: logins of this username slowed down (failures from many addresses)`,
+      );
   }
 }
 
