@@ -3,12 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Subgraph } from '../subgraphs/subgraph';
 import type { Config } from './config/schema';
 import { startDns, type DnsPart } from './dns';
-import { formatError, Graph, prepareOperation } from './graph';
+import { formatError, Graph, prepareOperation, type PreparedOperation } from './graph';
 import { GatewayMetrics } from './metrics';
 import { probeRemoteSubgraph } from './federation/remote-health';
 import { buildSubgraph, type SystemOverrides } from './subgraphs';
 import { SUBGRAPH_DESCRIPTORS } from '../subgraphs';
-import type { Engines, GraphAccess } from '../subgraphs/descriptor';
+import { GraphAccessError, type Engines, type GraphAccess } from '../subgraphs/descriptor';
 
 export type { SystemOverrides };
 import { createLogger, type Logger } from './logger';
@@ -76,11 +76,23 @@ export async function createSystem(
     : {};
   // Subgraphs are built before the graph over them: their internal queries wait for it (they are made on requests).
   const started: { graph?: Graph } = {};
+  // Internal operations are few and fixed: each prepared once (some run on every request, e.g. a token's user).
+  const prepared = new Map<string, PreparedOperation>();
   const internal: GraphAccess = {
-    async query(name, source, variables = {}) {
+    async query(name, source, variables = {}, authorization) {
       if (!started.graph) throw new Error(`internal operation ${name} before the gateway started`);
-      const { result } = await started.graph.run(prepareOperation(name, source), variables, `internal-${name}`);
-      if (result.errors?.length) throw new Error(`internal operation ${name}: ${result.errors[0]?.message ?? ''}`);
+      let op = prepared.get(source);
+      if (!op) prepared.set(source, (op = prepareOperation(name, source)));
+      const caller = authorization === undefined ? undefined : { authorization };
+      const { result } = await started.graph.run(op, variables, `internal-${name}`, caller);
+      const [first] = result.errors ?? [];
+      if (first) {
+        const code = first.extensions?.code;
+        throw new GraphAccessError(
+          `internal operation ${name}: ${first.message}`,
+          typeof code === 'string' ? code : undefined,
+        );
+      }
       return result.data ?? {};
     },
   };

@@ -43,9 +43,28 @@ export interface SubgraphDeps {
   graph?: GraphAccess;
 }
 
-/** Runs one internal read-only operation through the gateway's graph, without any caller's credentials. */
+/**
+ * Runs one internal read-only operation through the gateway's graph: without any caller's credentials, or with the
+ * `authorization` given (e.g. to ask the DNS API who a token's user is now). Errors throw a GraphAccessError.
+ */
 export interface GraphAccess {
-  query(name: string, source: string, variables?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  query(
+    name: string,
+    source: string,
+    variables?: Record<string, unknown>,
+    authorization?: string,
+  ): Promise<Record<string, unknown>>;
+}
+
+/** An internal operation's first error, with its `extensions.code` (UNAUTHENTICATED, …). */
+export class GraphAccessError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'GraphAccessError';
+  }
 }
 
 export interface SubgraphLogger {

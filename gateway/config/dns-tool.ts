@@ -55,6 +55,11 @@ export const DnsToolSchema = z
     dnsApiRoles: z.record(z.string().min(1).max(100), z.array(roleName).max(100)).default({ admin: ['root'] }),
     /** Where the DNS API publishes its public keys, when the tool runs apart from the gateway (else: the graph). */
     dnsApiJwksUrl: z.string().url().optional(),
+    /**
+     * Where the tool asks the DNS API who a token's user is now (revoked? role?), with dnsApiJwksUrl; default: the
+     * `/users/me` beside the JWKS URL.
+     */
+    dnsApiUserUrl: z.string().url().optional(),
     /** A file the audit lines are appended to (they are always logged). */
     auditFile: z.string().min(1).optional(),
     /** How long one DNS exchange (query, UPDATE, transfer) may take, in milliseconds. */

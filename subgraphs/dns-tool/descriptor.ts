@@ -2,13 +2,13 @@ import { appendFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { createRemoteJWKSet } from 'jose';
 import type { JSONWebKeySet } from 'jose';
-import type { SubgraphDeps, SubgraphDescriptor } from '../descriptor';
+import { GraphAccessError, type SubgraphDeps, type SubgraphDescriptor } from '../descriptor';
 import { readKeyFile } from '../../dns/tsig/keyfile';
 import { VERSION } from '../../gateway/version';
 import { RedisLink } from '../market/redis-link';
 import { ToolAuth, type DirectoryLogin } from './auth';
 import { buildDnsToolSchema, createDnsToolSubgraph } from './index';
-import { DnsApiTokens } from './jwt-trust';
+import { DnsApiTokens, type DnsApiClaims, type DnsApiSource } from './jwt-trust';
 import { ensureGeneratedToken } from './token-file';
 import { auditLine, eventId } from './tool/audit';
 import { ldapLogin } from './tool/ldap-login';
@@ -19,19 +19,55 @@ import { parseUsersFile } from './tool/users-file';
 import { toolZones, type EmbeddedServer } from './zones';
 
 const JWKS_QUERY = 'query DnsToolJwks { dnsApiJwks { keys { kty crv x kid alg use } } }';
+/** The token's user as the DNS API sees it now (its own check: signature, expiry, user enabled, not revoked). */
+const TOKEN_USER_QUERY = 'query DnsToolTokenUser { me { username role } }';
 
-/** Where the DNS API's public keys come from: the graph in the all-in-one process, else dnsApiJwksUrl. */
-function dnsApiKeys({ config, graph }: SubgraphDeps): (() => Promise<JSONWebKeySet>) | undefined {
+/**
+ * Where the DNS API's public keys and its users' current state come from: the graph in the all-in-one process, else
+ * the DNS API's own URLs (`dnsApiJwksUrl`, and `dnsApiUserUrl` — by default its `/users/me` beside the JWKS).
+ */
+function dnsApiSource({ config, graph, log }: SubgraphDeps): DnsApiSource | undefined {
   const url = config.dnsTool.dnsApiJwksUrl;
   if (url) {
     const remote = createRemoteJWKSet(new URL(url));
-    return async () => {
-      await remote.reload();
-      return remote.jwks() ?? { keys: [] };
+    const userUrl = config.dnsTool.dnsApiUserUrl ?? url.replace(/\/\.well-known\/jwks\.json$/, '/users/me');
+    return {
+      jwks: async () => {
+        await remote.reload();
+        return remote.jwks() ?? { keys: [] };
+      },
+      currentUser: async (token) => {
+        try {
+          const res = await fetch(userUrl, { headers: { authorization: `Bearer ${token}` } });
+          if (res.status === 401) return null;
+          if (!res.ok) throw new Error(`${userUrl} answered ${res.status}`);
+          return userOf(await res.json());
+        } catch (err) {
+          log.warn({ err: (err as Error).message }, 'DNS tool: the DNS API could not say who a token is; refused');
+          return null;
+        }
+      },
     };
   }
   if (!graph) return undefined;
-  return async () => (await graph.query('DnsToolJwks', JWKS_QUERY)).dnsApiJwks as JSONWebKeySet;
+  return {
+    jwks: async () => (await graph.query('DnsToolJwks', JWKS_QUERY)).dnsApiJwks as JSONWebKeySet,
+    currentUser: async (token) => {
+      try {
+        return userOf((await graph.query('DnsToolTokenUser', TOKEN_USER_QUERY, {}, `Bearer ${token}`)).me);
+      } catch (err) {
+        if (!(err instanceof GraphAccessError && err.code === 'UNAUTHENTICATED'))
+          log.warn({ err: (err as Error).message }, 'DNS tool: the DNS API could not say who a token is; refused');
+        return null;
+      }
+    },
+  };
+}
+
+/** `{username, role}` out of a DNS API user, or null for anything else (GraphQL spells roles as `ADMIN`). */
+function userOf(value: unknown): DnsApiClaims | null {
+  const { username, role } = (value ?? {}) as { username?: unknown; role?: unknown };
+  return typeof username === 'string' && typeof role === 'string' ? { username, role: role.toLowerCase() } : null;
 }
 
 /** Sessions in memory, or in Redis with REDIS_URL (shared by replicas); `close` ends the Redis connection. */
@@ -131,7 +167,7 @@ export const dnsToolDescriptor: SubgraphDescriptor = {
     const usersFile = settings.usersFile
       ? parseUsersFile(readFileSync(settings.usersFile, 'utf8'), settings.usersFile)
       : undefined;
-    const jwks = settings.trustDnsApi ? dnsApiKeys(deps) : undefined;
+    const dnsApi = settings.trustDnsApi ? dnsApiSource(deps) : undefined;
     const ldap = settings.ldap;
     const directory: DirectoryLogin | undefined = ldap ? (u, p) => ldapLogin(ldap, u, p) : undefined;
     const { store: sessions, close: closeSessions } = sessionStore(deps);
@@ -141,8 +177,8 @@ export const dnsToolDescriptor: SubgraphDescriptor = {
       sessions,
       ...(usersFile ? { usersFile } : {}),
       ...(directory ? { directory } : {}),
-      ...(jwks
-        ? { dnsApi: new DnsApiTokens(jwks, { issuer: config.dnsApiIssuer, audience: config.dnsApiAudience }) }
+      ...(dnsApi
+        ? { dnsApi: new DnsApiTokens(dnsApi, { issuer: config.dnsApiIssuer, audience: config.dnsApiAudience }) }
         : {}),
       dnsApiRoles: settings.dnsApiRoles,
     });
