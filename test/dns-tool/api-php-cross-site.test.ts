@@ -134,6 +134,26 @@ describe('attacks: the cookie alone from another origin changes nothing', () => 
   });
 });
 
+describe('the session cookie', () => {
+  test('SameSite=Strict, Path=/, HttpOnly; no Secure over plain http (curl -c/-b over http keeps it)', async () => {
+    const reply = await api(t.url, { action: 'login_token', token: OPS });
+    const id = (reply.body as { session_id: string }).session_id;
+    expect(reply.headers.get('set-cookie')).toBe(`dnsphpadmin=${id}; Path=/; HttpOnly; SameSite=Strict`);
+    const out = await api(t.url, { action: 'logout' }, { cookie: id });
+    expect(out.headers.get('set-cookie')).toBe('dnsphpadmin=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0');
+  });
+
+  test('Secure when the request came over HTTPS to the proxy in front (X-Forwarded-Proto: https)', async () => {
+    const reply = await api(
+      t.url,
+      { action: 'login_token', token: OPS },
+      { headers: { 'x-forwarded-proto': 'https' } },
+    );
+    const id = (reply.body as { session_id: string }).session_id;
+    expect(reply.headers.get('set-cookie')).toBe(`dnsphpadmin=${id}; Path=/; HttpOnly; SameSite=Strict; Secure`);
+  });
+});
+
 describe('real clients keep working', () => {
   test('an Ansible-style script: form POSTs with the cookie and no browser headers create, replace, delete', async () => {
     const session = await loginToken(t.url, OPS);

@@ -102,6 +102,11 @@ function isTls(req: FastifyRequest): boolean {
   return 'encrypted' in req.socket && req.socket.encrypted === true;
 }
 
+/** Strict: never sent on a request another site starts; Secure only over HTTPS (an http client would lose it). */
+function cookieAttributes(scheme: 'http' | 'https'): string {
+  return `Path=/; HttpOnly; SameSite=Strict${scheme === 'https' ? '; Secure' : ''}`;
+}
+
 /** A form body as PHP's $_POST: each name once, the last value winning. */
 function formParams(text: string): Params {
   const out: Record<string, string> = {};
@@ -201,12 +206,12 @@ export function dnsToolRestInterface(graph: Graph, options: { apiEnabled: boolea
                 sessionId: string;
                 warnings: string[];
               });
-        void reply.header('set-cookie', `${SESSION_COOKIE}=${result.sessionId}; Path=/; HttpOnly; SameSite=Lax`);
+        void reply.header('set-cookie', `${SESSION_COOKIE}=${result.sessionId}; ${cookieAttributes(scheme)}`);
         return withWarnings({ result: 'success', session_id: result.sessionId }, result.warnings);
       }
       case 'logout': {
         const r = (await run(req, caller, Ops.logout)).toolLogout as { warnings: string[] };
-        void reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`);
+        void reply.header('set-cookie', `${SESSION_COOKIE}=; ${cookieAttributes(scheme)}; Max-Age=0`);
         return withWarnings({ result: 'success' }, r.warnings);
       }
       case 'list_zones': {
