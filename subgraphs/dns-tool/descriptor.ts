@@ -37,7 +37,8 @@ function dnsApiKeys({ config, graph }: SubgraphDeps): (() => Promise<JSONWebKeyS
 /** Sessions in memory, or in Redis with REDIS_URL (shared by replicas); `close` ends the Redis connection. */
 function sessionStore({ config, log }: SubgraphDeps): { store: SessionStore; close: () => Promise<void> } {
   const idleSeconds = config.dnsTool.sessionIdleS;
-  if (!config.redisUrl) return { store: new MemorySessionStore({ idleSeconds }), close: async () => undefined };
+  const bounds = { maxPerUser: config.dnsTool.maxSessionsPerUser, maxBytes: config.dnsTool.maxSessionBytes };
+  if (!config.redisUrl) return { store: new MemorySessionStore({ idleSeconds, bounds }), close: async () => undefined };
   const link = new RedisLink({
     url: config.redisUrl,
     purpose: 'DNS tool sessions',

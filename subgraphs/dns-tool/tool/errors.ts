@@ -40,6 +40,14 @@ export const toolErrors = {
   noToken: () => new ToolError('No token', 'You need to provide a token'),
   loginFailed: (reason: string) => new ToolError('Login failed', reason, 2, true),
   badToken: () => new ToolError('Login failed', 'Invalid username or password'),
+  // Ours (issue #23): the sessions' byte bound is full and the user's own sessions cannot make room.
+  sessionLimit: (maxBytes: number) =>
+    new ToolError(
+      'Session limit reached',
+      `The tool holds as many sessions as dnsTool.maxSessionBytes (${maxBytes} bytes) allows: log in again when sessions have ended, or send an API token as Authorization: Bearer instead of logging in`,
+      2,
+      true,
+    ),
   // Ours (issue #23): the session cookie alone carries no request from another origin, nor a change over GET.
   crossSite: () =>
     new ToolError(
