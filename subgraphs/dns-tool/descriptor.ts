@@ -48,7 +48,7 @@ function sessionStore({ config, log }: SubgraphDeps): { store: SessionStore; clo
     log,
   });
   return {
-    store: new RedisSessionStore(link, { prefix: config.redisPrefix, idleSeconds }),
+    store: new RedisSessionStore(link, { prefix: config.redisPrefix, idleSeconds, bounds }),
     close: () => link.close(),
   };
 }

@@ -1,3 +1,5 @@
+// @needs redis
+import { randomBytes } from 'node:crypto';
 import { sessionBytes } from '../../subgraphs/dns-tool/tool/sessions';
 import {
   api,
@@ -13,11 +15,14 @@ import {
 
 /**
  * Session floods (issue #23, item 9): one token opened 124 779 sessions and, past the store's bound, the oldest
- * sessions of other users ended. Over `/api.php`: a user's logins past dnsTool.maxSessionsPerUser end that user's
- * own least recently used session, and a login the byte bound (dnsTool.maxSessionBytes) has no room for is refused
- * — another user's session never ends.
+ * sessions of other users ended. Over `/api.php`, in memory and in Redis: a user's logins past
+ * dnsTool.maxSessionsPerUser end that user's own least recently used session, and a login the byte bound
+ * (dnsTool.maxSessionBytes) has no room for is refused — another user's session never ends.
  */
-const STORES: Array<[string, Record<string, string>]> = [['in memory', {}]];
+const STORES: Array<[string, Record<string, string>]> = [
+  ['in memory', {}],
+  ['in Redis', { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PREFIX: `test-bounds-${randomBytes(4).toString('hex')}:` }],
+];
 
 const isLogged = async (url: string, session: string): Promise<boolean> =>
   ((await api(url, { action: 'is_logged' }, { bearer: session })).body as { is_logged: boolean }).is_logged;
