@@ -87,10 +87,16 @@ const LOGINS: ReadonlySet<string> = new Set(['login', 'login_token']);
 /**
  * The one check against cross-site request forgery (issue #23). A browser sends the session cookie by itself, so a
  * request carried by the cookie alone must come from the tool's own origin (or from no browser at all: scripts send
- * neither Origin nor Sec-Fetch-Site), and a change must be a POST (a link is a GET, and SameSite=Lax sent the cookie
- * with it). A login from another origin would plant the sender's session in the victim's browser: refused too.
+ * neither Origin nor Sec-Fetch-Site), and a change must be a POST (a link is a GET, and a link on a same-site page,
+ * another port of the host, carries even a SameSite=Strict cookie). A login from another origin would plant the
+ * sender's session in the victim's browser: refused too.
  */
-function refuseCrossSite(req: FastifyRequest, spec: ActionSpec, source: CredentialSource, scheme: 'http' | 'https') {
+function refuseCrossSite(
+  req: FastifyRequest,
+  spec: ActionSpec,
+  source: CredentialSource,
+  scheme: 'http' | 'https',
+): void {
   const origin = requestOrigin(req.headers, scheme);
   if (LOGINS.has(spec.name) && origin === 'foreign') throw toolErrors.crossSiteLogin();
   if (source !== 'cookie') return;
