@@ -40,6 +40,8 @@ test('the issue example is read as written; defaults fill the rest', () => {
     dnsApiRoles: { admin: ['root'] },
     dnsTimeoutMs: 5000,
     sessionIdleS: 3600,
+    maxSessionsPerUser: 100,
+    maxSessionBytes: 64 * 1024 * 1024,
   });
 });
 
@@ -65,6 +67,8 @@ test.each([
   ['zones: { "x.test": { readonly: true } }', /dnsTool\.zones\.x\.test: unknown key\(s\) readonly/],
   ['sessionIdleS: 5', /dnsTool\.sessionIdleS/],
   ['dnsTimeoutMs: 10', /dnsTool\.dnsTimeoutMs/],
+  ['maxSessionsPerUser: 0', /dnsTool\.maxSessionsPerUser/],
+  ['maxSessionBytes: 100', /dnsTool\.maxSessionBytes/],
   ['dnsApiJwksUrl: not a url', /dnsTool\.dnsApiJwksUrl/],
   ['dnsApiRoles: { admin: [nosuchrole] }', /dnsTool\.dnsApiRoles\.admin: role "nosuchrole" is not defined/],
   ['tokenz: []', /dnsTool: unknown key\(s\) tokenz/],

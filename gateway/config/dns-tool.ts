@@ -71,6 +71,15 @@ export const DnsToolSchema = z
       .min(60)
       .max(86_400 * 30)
       .default(3600),
+    /** Sessions one user (a login name, or one API token) may hold; the next login ends its least recently used. */
+    maxSessionsPerUser: z.number().int().min(1).max(1_000_000).default(100),
+    /** Estimated bytes all sessions may hold; a login past it ends its own user's oldest sessions, or is refused. */
+    maxSessionBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 ** 3)
+      .default(64 * 1024 ** 2),
   })
   .superRefine((tool, ctx) => {
     // Every role named anywhere must be defined (or be the built-in root): a typo must not silently grant nothing.

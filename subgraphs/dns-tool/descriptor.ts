@@ -73,7 +73,8 @@ function userOf(value: unknown): DnsApiClaims | null {
 /** Sessions in memory, or in Redis with REDIS_URL (shared by replicas); `close` ends the Redis connection. */
 function sessionStore({ config, log }: SubgraphDeps): { store: SessionStore; close: () => Promise<void> } {
   const idleSeconds = config.dnsTool.sessionIdleS;
-  if (!config.redisUrl) return { store: new MemorySessionStore({ idleSeconds }), close: async () => undefined };
+  const bounds = { maxPerUser: config.dnsTool.maxSessionsPerUser, maxBytes: config.dnsTool.maxSessionBytes };
+  if (!config.redisUrl) return { store: new MemorySessionStore({ idleSeconds, bounds }), close: async () => undefined };
   const link = new RedisLink({
     url: config.redisUrl,
     purpose: 'DNS tool sessions',
@@ -83,7 +84,7 @@ function sessionStore({ config, log }: SubgraphDeps): { store: SessionStore; clo
     log,
   });
   return {
-    store: new RedisSessionStore(link, { prefix: config.redisPrefix, idleSeconds }),
+    store: new RedisSessionStore(link, { prefix: config.redisPrefix, idleSeconds, bounds }),
     close: () => link.close(),
   };
 }

@@ -12,7 +12,8 @@ export interface ToolErrorBody {
 }
 
 function codeOf(err: ToolError): ErrorCode {
-  if (err.error === 'Not authenticated' || err.error === 'Login failed') return 'UNAUTHENTICATED';
+  // A login refused for any reason (the session limit included) leaves the caller unauthenticated.
+  if (err.error === 'Not authenticated' || err.error === 'Login failed' || err.loginFailure) return 'UNAUTHENTICATED';
   if (err.error === 'Permission denied' || err.error.startsWith('Unable to write')) return 'FORBIDDEN';
   if (err.error === 'No such zone') return 'NOT_FOUND';
   if (err.error.startsWith('ERROR: ')) return 'UPSTREAM_UNAVAILABLE';

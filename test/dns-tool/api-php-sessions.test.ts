@@ -43,14 +43,14 @@ const NOT_AUTHENTICATED = [
 ] as const;
 
 describe('logins', () => {
-  test('login: result and session id, and the cookie (Path=/, HttpOnly, SameSite=Lax); a new id each time', async () => {
+  test('login: result and session id, and the cookie (Path=/, HttpOnly, SameSite=Strict); a new id each time', async () => {
     const a = await api(t.url, { action: 'login', loginUsername: 'alice', loginPassword: USERS.alice.password });
     expect(a.status).toBe(200);
     expect(a.headers.get('content-type')).toMatch(/^application\/json/);
     const id = (a.body as { session_id: string }).session_id;
     expect(id).toMatch(SESSION_ID);
     expect(a.text).toBe(`{\n    "result": "success",\n    "session_id": "${id}"\n}\n`);
-    expect(a.headers.get('set-cookie')).toBe(`dnsphpadmin=${id}; Path=/; HttpOnly; SameSite=Lax`);
+    expect(a.headers.get('set-cookie')).toBe(`dnsphpadmin=${id}; Path=/; HttpOnly; SameSite=Strict`);
     const again = await loginUser(t.url, 'alice', USERS.alice.password);
     expect(again).not.toBe(id);
     // Both sessions work.
@@ -63,7 +63,7 @@ describe('logins', () => {
     const id = (r.body as { session_id: string }).session_id;
     expect(id).toMatch(SESSION_ID);
     expectOk(r, { result: 'success', session_id: id });
-    expect(r.headers.get('set-cookie')).toBe(`dnsphpadmin=${id}; Path=/; HttpOnly; SameSite=Lax`);
+    expect(r.headers.get('set-cookie')).toBe(`dnsphpadmin=${id}; Path=/; HttpOnly; SameSite=Strict`);
   });
 
   test('a login while logged in succeeds with a warning (never a 500)', async () => {
@@ -251,7 +251,7 @@ describe('logout', () => {
     const id = await loginToken(t.url, OPS);
     const out = await api(t.url, { action: 'logout' }, { bearer: id, method: 'GET' });
     expectOk(out, { result: 'success' });
-    expect(out.headers.get('set-cookie')).toBe('dnsphpadmin=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0');
+    expect(out.headers.get('set-cookie')).toBe('dnsphpadmin=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0');
     expectOk(await api(t.url, { action: 'is_logged' }, { bearer: id }), { is_logged: false });
     expectOk(await api(t.url, { action: 'is_logged' }, { cookie: id }), { is_logged: false });
     expectError(await api(t.url, { action: 'list_zones' }, { bearer: id }), ...NOT_AUTHENTICATED);

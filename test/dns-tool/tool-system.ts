@@ -251,7 +251,10 @@ export const USERS = {
  * (signed with a key the server knows but does not let update them: REFUSED), badkey.test (signed with a key the
  * server does not know), dead.test (its update server a port where nothing listens).
  */
-export async function startEditorsSystem(dnsTool: Record<string, unknown> = {}): Promise<ToolSystem> {
+export async function startEditorsSystem(
+  dnsTool: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): Promise<ToolSystem> {
   const dir = mkdtempSync(join(tmpdir(), 'dns-tool-users-'));
   const usersFile = join(dir, 'users');
   writeFileSync(usersFile, await usersFileText(Object.values(USERS)));
@@ -271,6 +274,7 @@ export async function startEditorsSystem(dnsTool: Record<string, unknown> = {}):
       '2.0.192.in-addr.arpa': smallZone('2.0.192.in-addr.arpa'),
     },
     config: { dnsAccess: { updateKeys: { 'refused.test': ['dns-tool'], '2.0.192.in-addr.arpa': ['dns-tool'] } } },
+    env,
     dnsTool: (port) => {
       const server = `127.0.0.1 ${port}`;
       return {

@@ -12,6 +12,7 @@ import type { RequestCaller } from '../../context';
 import type { ErrorShape } from '../../error-shapes';
 import type { Graph, PreparedOperation } from '../../graph';
 import { statusText } from '../errors';
+import { requestOrigin, requestScheme } from './cross-site';
 import type { RestInterface } from '../interface';
 import { DnsToolOps as Ops } from './operations';
 import { phpPrettyJson, type PhpJson } from './php-json';
@@ -62,6 +63,54 @@ function sessionCookie(header: string | undefined): string | undefined {
     }
   }
   return undefined;
+}
+
+/** Where the credential of a request came from: only the cookie is sent by a browser on its own. */
+type CredentialSource = 'posted token' | 'authorization' | 'cookie' | 'none';
+
+/** The request's credential: a posted token first (as the original), then Authorization: Bearer, then the cookie. */
+function credentialOf(
+  req: FastifyRequest,
+  tool: ToolRequest,
+  spec: ActionSpec,
+): { credential?: string; source: CredentialSource } {
+  const posted = spec.name === 'login_token' ? undefined : tool.optional('token') || undefined;
+  if (posted) return { credential: posted, source: 'posted token' };
+  const bearer = bearerCredential(req.headers.authorization);
+  if (bearer) return { credential: bearer, source: 'authorization' };
+  const cookie = sessionCookie(req.headers.cookie);
+  return cookie ? { credential: cookie, source: 'cookie' } : { source: 'none' };
+}
+
+const LOGINS: ReadonlySet<string> = new Set(['login', 'login_token']);
+
+/**
+ * The one check against cross-site request forgery (issue #23). A browser sends the session cookie by itself, so a
+ * request carried by the cookie alone must come from the tool's own origin (or from no browser at all: scripts send
+ * neither Origin nor Sec-Fetch-Site), and a change must be a POST (a link is a GET, and a link on a same-site page,
+ * another port of the host, carries even a SameSite=Strict cookie). A login from another origin would plant the
+ * sender's session in the victim's browser: refused too.
+ */
+function refuseCrossSite(
+  req: FastifyRequest,
+  spec: ActionSpec,
+  source: CredentialSource,
+  scheme: 'http' | 'https',
+): void {
+  const origin = requestOrigin(req.headers, scheme);
+  if (LOGINS.has(spec.name) && origin === 'foreign') throw toolErrors.crossSiteLogin();
+  if (source !== 'cookie') return;
+  if (spec.changes && req.method !== 'POST') throw toolErrors.cookieOverGet();
+  if (origin === 'foreign') throw toolErrors.crossSite();
+}
+
+function isTls(req: FastifyRequest): boolean {
+  return 'encrypted' in req.socket && req.socket.encrypted === true;
+}
+
+/** Strict: never sent on a request another site starts; Secure only over HTTPS (an http client would lose it). */
+function cookieAttributes(scheme: 'http' | 'https'): string {
+  return `Path=/; HttpOnly; SameSite=Strict${scheme === 'https' ? '; Secure' : ''}`;
 }
 
 /** A form body as PHP's $_POST: each name once, the last value winning. */
@@ -119,8 +168,9 @@ export function dnsToolRestInterface(graph: Graph, options: { apiEnabled: boolea
   }
 
   async function act(req: FastifyRequest, reply: FastifyReply, tool: ToolRequest, spec: ActionSpec): Promise<PhpJson> {
-    const posted = spec.name === 'login_token' ? undefined : tool.optional('token') || undefined;
-    const credential = posted ?? bearerCredential(req.headers.authorization) ?? sessionCookie(req.headers.cookie);
+    const { credential, source } = credentialOf(req, tool, spec);
+    const scheme = requestScheme(isTls(req), req.headers['x-forwarded-proto']);
+    refuseCrossSite(req, spec, source, scheme);
     const caller: RequestCaller = {
       ...(credential ? { authorization: `Bearer ${credential}` } : {}),
       address: req.ip,
@@ -162,12 +212,12 @@ export function dnsToolRestInterface(graph: Graph, options: { apiEnabled: boolea
                 sessionId: string;
                 warnings: string[];
               });
-        void reply.header('set-cookie', `${SESSION_COOKIE}=${result.sessionId}; Path=/; HttpOnly; SameSite=Lax`);
+        void reply.header('set-cookie', `${SESSION_COOKIE}=${result.sessionId}; ${cookieAttributes(scheme)}`);
         return withWarnings({ result: 'success', session_id: result.sessionId }, result.warnings);
       }
       case 'logout': {
         const r = (await run(req, caller, Ops.logout)).toolLogout as { warnings: string[] };
-        void reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`);
+        void reply.header('set-cookie', `${SESSION_COOKIE}=; ${cookieAttributes(scheme)}; Max-Age=0`);
         return withWarnings({ result: 'success' }, r.warnings);
       }
       case 'list_zones': {

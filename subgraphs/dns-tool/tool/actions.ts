@@ -12,6 +12,8 @@ export interface ActionSpec {
   long: string;
   requiresLogin: boolean;
   postOnly: boolean;
+  /** Changes records or ends the session: the session cookie alone carries it only as a POST from the tool's origin. */
+  changes: boolean;
   required: readonly ActionParameter[];
   optional: readonly ActionParameter[];
   example: string;
@@ -34,6 +36,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     long: 'Returns is_logged, and for a logged-in session the user and the roles. A posted token logs in on the fly.',
     requiresLogin: false,
     postOnly: false,
+    changes: false,
     required: [],
     optional: [],
     example: '/api.php?action=is_logged',
@@ -44,6 +47,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     long: 'Works where file or directory login is configured. Returns a session id: send it as Authorization: Bearer <id> or keep the cookie.',
     requiresLogin: false,
     postOnly: true,
+    changes: false,
     required: [p('loginUsername', 'String', 'User name'), p('loginPassword', 'String', 'Password')],
     optional: [],
     example: '/api.php (POST action=login&loginUsername=alice&loginPassword=…)',
@@ -54,6 +58,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     long: 'The session id no longer works afterwards.',
     requiresLogin: true,
     postOnly: false,
+    changes: true,
     required: [],
     optional: [],
     example: '/api.php?action=logout',
@@ -64,6 +69,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     long: 'Tokens are shared secrets from the configuration; a token USER_SECRET is logged as USER.',
     requiresLogin: false,
     postOnly: true,
+    changes: false,
     required: [p('token', 'String', 'API token')],
     optional: [],
     example: '/api.php (POST action=login_token&token=…)',
@@ -74,6 +80,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     long: 'An object keyed by zone name with its update and transfer servers, notes and read-only flag.',
     requiresLogin: true,
     postOnly: false,
+    changes: false,
     required: [],
     optional: [],
     example: '/api.php?action=list_zones',
@@ -84,6 +91,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     long: 'Rows [name, ttl, class, type, data] as a zone transfer gives them, SOA first and last.',
     requiresLogin: true,
     postOnly: false,
+    changes: false,
     required: [p('zone', 'String', 'Zone name')],
     optional: [],
     example: '/api.php?action=list_records&zone=example.test',
@@ -94,6 +102,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     long: 'Sends one dynamic update adding the record to the zone.',
     requiresLogin: true,
     postOnly: false,
+    changes: true,
     required: [
       p('record', 'String', 'Record name: an FQDN, or relative to zone'),
       p('ttl', 'Number', 'Time to live in seconds'),
@@ -109,6 +118,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     long: 'With value, that record; without it, every record of that name and type.',
     requiresLogin: true,
     postOnly: false,
+    changes: true,
     required: [p('record', 'String', 'Record name: an FQDN, or relative to zone'), p('type', 'String', 'Record type')],
     optional: [p('value', 'String', 'Record data'), p('ttl', 'Number', 'Ignored'), ZONE, PTR, COMMENT],
     example: '/api.php?action=delete_record&record=www.example.test&type=A&value=192.0.2.1',
@@ -119,6 +129,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     long: 'One dynamic update deletes the old record and adds the new one: there is no moment without a record. Renaming works inside one zone.',
     requiresLogin: true,
     postOnly: false,
+    changes: true,
     required: [
       p('record', 'String', 'Record name: an FQDN, or relative to zone'),
       p('type', 'String', 'Record type'),
@@ -142,6 +153,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     long: 'The longest configured zone that the name belongs to.',
     requiresLogin: false,
     postOnly: false,
+    changes: false,
     required: [p('fqdn', 'String', 'Fully qualified name')],
     optional: [],
     example: '/api.php?action=get_zone_for_fqdn&fqdn=www.example.test',
@@ -152,6 +164,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     long: 'A DNS query to the zone’s transfer server; CNAME chains give several rows, nothing found gives [].',
     requiresLogin: true,
     postOnly: false,
+    changes: false,
     required: [p('record', 'String', 'Record name: an FQDN, or relative to zone')],
     optional: [p('type', 'String', 'Record type (default A)'), ZONE],
     example: '/api.php?action=get_record&record=www.example.test&type=A',
@@ -162,6 +175,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     long: 'Returns the version string.',
     requiresLogin: false,
     postOnly: false,
+    changes: false,
     required: [],
     optional: [],
     example: '/api.php?action=get_version',

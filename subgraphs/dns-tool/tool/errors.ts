@@ -40,5 +40,32 @@ export const toolErrors = {
   noToken: () => new ToolError('No token', 'You need to provide a token'),
   loginFailed: (reason: string) => new ToolError('Login failed', reason, 2, true),
   badToken: () => new ToolError('Login failed', 'Invalid username or password'),
+  // Ours (issue #23): the sessions' byte bound is full and the user's own sessions cannot make room.
+  sessionLimit: (maxBytes: number) =>
+    new ToolError(
+      'Session limit reached',
+      `The tool holds as many sessions as dnsTool.maxSessionBytes (${maxBytes} bytes) allows: log in again when sessions have ended, or send an API token as Authorization: Bearer instead of logging in`,
+      2,
+      true,
+    ),
+  // Ours (issue #23): the session cookie alone carries no request from another origin, nor a change over GET.
+  crossSite: () =>
+    new ToolError(
+      'Cross-site request refused',
+      "The session cookie alone does not carry a request from another origin: send the session id as Authorization: Bearer <session_id>, or POST from the tool's own origin",
+      403,
+    ),
+  cookieOverGet: () =>
+    new ToolError(
+      'Cross-site request refused',
+      "This call changes state: with only the session cookie it must be POSTed from the tool's own origin; or send the session id as Authorization: Bearer <session_id>",
+      403,
+    ),
+  crossSiteLogin: () =>
+    new ToolError(
+      'Cross-site request refused',
+      "A login from another origin is refused (it would set the session cookie there): log in from the tool's own origin, or without a browser",
+      403,
+    ),
   dns: (message: string) => new ToolError(`ERROR: ${message}`, message),
 };

@@ -32,6 +32,17 @@ test('the help page: title, headings, every action in the original order with it
   expect(section('create_record')).toContain('<b>ttl</b> (<code>Number</code>)');
   expect(section('create_record')).toContain('Parameters (optional)');
   expect(section('get_version')).toContain('Example: <code>/api.php?action=get_version</code>');
+  // What the session cookie alone may carry: changes (and logout) only POSTed from the tool's own origin.
+  const cookieNote = 'With only the session cookie, this action must be POSTed from the tool&#39;s own origin';
+  expect(ACTIONS.filter((a) => section(a.name).includes(cookieNote)).map((a) => a.name)).toEqual([
+    'logout',
+    'create_record',
+    'delete_record',
+    'replace_record',
+  ]);
+  expect(html.slice(html.indexOf('API documentation'), html.indexOf('Action APIs'))).toContain(
+    'A request carried by the cookie alone is refused when a browser says it comes from another origin (Origin, Sec-Fetch-Site), and so is a login from another origin.',
+  );
 });
 
 test('self-contained: no external script, style sheet, font or image', () => {

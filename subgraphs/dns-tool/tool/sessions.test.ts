@@ -1,4 +1,4 @@
-import { isSessionId, MemorySessionStore } from './sessions';
+import { isSessionId, MemorySessionStore, sessionBytes, type Session } from './sessions';
 import { matchToken, tokenUser } from './tokens';
 
 describe('sessions in memory', () => {
@@ -28,16 +28,92 @@ describe('sessions in memory', () => {
     expect(await store.touch('../../etc/passwd')).toBeNull();
     expect(await store.touch('')).toBeNull();
   });
+});
 
-  test('bounded: past maxSessions the least recently used session ends', async () => {
-    const store = new MemorySessionStore({ maxSessions: 3, now: clock });
-    const ids = [];
-    for (let i = 0; i < 3; i++) ids.push(await store.open({ user: `u${i}`, rolesKey: `u${i}`, via: 'token' }));
-    await store.touch(ids[0] as string); // u0 used again: u1 is now the least recent
-    await store.open({ user: 'u3', rolesKey: 'u3', via: 'token' });
-    expect(await store.touch(ids[1] as string)).toBeNull();
-    expect(await store.touch(ids[0] as string)).not.toBeNull();
-    expect(await store.touch(ids[2] as string)).not.toBeNull();
+describe('sessions in memory: bounded per user and in bytes (issue #23: one token flooded out other users)', () => {
+  let now = 1_000_000;
+  const clock = () => now;
+  const as = (user: string, via: Session['via'] = 'password'): Session => ({ user, rolesKey: user, via });
+  /** Opens a session a millisecond after the last one. */
+  const login = async (store: MemorySessionStore, session: Session) => {
+    now += 1;
+    return store.open(session);
+  };
+  const alive = async (store: MemorySessionStore, ids: readonly string[]) =>
+    Promise.all(ids.map(async (id) => (await store.touch(id)) !== null));
+
+  test("one user's flood ends that user's least recently used sessions, never another user's", async () => {
+    const store = new MemorySessionStore({ now: clock, bounds: { maxPerUser: 3, maxBytes: 1 << 30 } });
+    const bob = await login(store, as('bob'));
+    const alice = [await login(store, as('alice')), await login(store, as('alice')), await login(store, as('alice'))];
+    now += 1;
+    await store.touch(alice[0] as string); // alice's first is used again: her second is now the least recent
+    const fourth = await login(store, as('alice'));
+    expect(await alive(store, [...alice, fourth])).toEqual([true, false, true, true]);
+    for (let i = 0; i < 1000; i++) await login(store, as('alice'));
+    const last = await login(store, as('alice'));
+    expect(await alive(store, [bob, ...alice, fourth, last])).toEqual([true, false, false, false, false, true]);
+  });
+
+  test('a token and a user of the same name do not share a bound; two tokens of one USER part neither', async () => {
+    const store = new MemorySessionStore({ now: clock, bounds: { maxPerUser: 1, maxBytes: 1 << 30 } });
+    const user = await login(store, { user: 'ops_9f2c1e0a', rolesKey: 'ops_9f2c1e0a', via: 'password' });
+    const token = await login(store, { user: 'ops', rolesKey: 'ops_9f2c1e0a', via: 'token' });
+    const other = await login(store, { user: 'ops', rolesKey: 'ops_00000000', via: 'token' });
+    expect(await alive(store, [user, token, other])).toEqual([true, true, true]);
+    const again = await login(store, { user: 'ops', rolesKey: 'ops_9f2c1e0a', via: 'token' });
+    expect(await alive(store, [user, token, other, again])).toEqual([true, false, true, true]);
+  });
+
+  test("the byte bound: expired sessions go first, then the user's own oldest; else refused, others untouched", async () => {
+    const size = sessionBytes(as('alice'));
+    expect(sessionBytes(as('bobby'))).toBe(size);
+    const store = new MemorySessionStore({
+      now: clock,
+      idleSeconds: 60,
+      bounds: { maxPerUser: 100, maxBytes: 4 * size },
+    });
+    const bob = [await login(store, as('bobby')), await login(store, as('bobby'))];
+    const alice = [await login(store, as('alice')), await login(store, as('alice'))];
+    // Full: alice's next login ends her own oldest session.
+    const third = await login(store, as('alice'));
+    expect(await alive(store, [...bob, ...alice, third])).toEqual([true, true, false, true, true]);
+    // carol has no session to give up: refused, and nobody else's session ends.
+    await expect(login(store, as('carol'))).rejects.toMatchObject({
+      error: 'Session limit reached',
+      code: 2,
+      loginFailure: true,
+      message: expect.stringContaining(`dnsTool.maxSessionBytes (${4 * size} bytes)`),
+    });
+    expect(await alive(store, [...bob, alice[1] as string, third])).toEqual([true, true, true, true]);
+    // bob's sessions expire (alice's are used): carol's login takes their room.
+    now += 30_000;
+    await alive(store, [alice[1] as string, third]);
+    now += 31_000;
+    const carol = await login(store, as('carol'));
+    expect(await alive(store, [...bob, alice[1] as string, third, carol])).toEqual([false, false, true, true, true]);
+  });
+
+  test('a refused login ends none of its own sessions either, when ending them all would not make room', async () => {
+    const size = sessionBytes(as('alice'));
+    const store = new MemorySessionStore({ now: clock, bounds: { maxPerUser: 100, maxBytes: 2 * size } });
+    const bob = await login(store, as('bobby'));
+    const alice = await login(store, as('alice'));
+    await expect(
+      login(store, { ...as('alice'), fileRoles: ['a-role-name-that-makes-it-bigger'] }),
+    ).rejects.toMatchObject({ error: 'Session limit reached' });
+    expect(await alive(store, [bob, alice])).toEqual([true, true]);
+  });
+
+  test('ended and expired sessions give their bytes back', async () => {
+    const size = sessionBytes(as('alice'));
+    const store = new MemorySessionStore({ now: clock, idleSeconds: 60, bounds: { maxPerUser: 100, maxBytes: size } });
+    const first = await login(store, as('bobby'));
+    await store.end(first);
+    const second = await login(store, as('carol'));
+    now += 61_000;
+    expect(await store.touch(second)).toBeNull();
+    await expect(login(store, as('alice'))).resolves.toMatch(/^[0-9a-f]{32}$/);
   });
 });
 
