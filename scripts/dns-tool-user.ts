@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { hashPassword } from '../subgraphs/dns-api/identity/passwords';
+import { checkPassword } from '../subgraphs/dns-api/identity/validation';
 import {
   addUser,
   checkUserName,
@@ -16,9 +17,15 @@ import { PasswordInputError, readNewPassword } from './read-password';
 /** `npm run` starts commands in the project's folder: a relative FILE is meant from where npm was run. */
 const fromCaller = (file: string): string => resolve(process.env.INIT_CWD ?? process.cwd(), file);
 
-/** Reads the password (only once the edit's checks passed) and hashes it with the login's default cost. */
-const newHash = (prompt: string) => async (): Promise<string> =>
-  hashPassword(await readNewPassword(process.stdin, prompt));
+/**
+ * Reads the password (only once the edit's checks passed), refuses a weak one as the DNS API does (too short, the
+ * user name, white space, too few different characters, a common password), and hashes it with the login's cost.
+ */
+const newHash = (prompt: string, user: string) => async (): Promise<string> => {
+  const checked = checkPassword(await readNewPassword(process.stdin, prompt), user);
+  if (!checked.ok) throw new PasswordInputError(checked.problem.message);
+  return hashPassword(checked.value);
+};
 
 /**
  * `npm run dns-tool-user -- add|passwd|remove FILE USERNAME`: keeps the DNS tool's users file (file login,
@@ -45,7 +52,13 @@ function program(): Command {
       checkUserName(user);
       const roles = parseRoles(opts.roles ?? '');
       const options = { roles, enabled: opts.disabled !== true };
-      const text = await addUser(readUsersFile(file, true), user, options, newHash(`Password for ${user}: `), file);
+      const text = await addUser(
+        readUsersFile(file, true),
+        user,
+        options,
+        newHash(`Password for ${user}: `, user),
+        file,
+      );
       writeUsersFileAtomically(file, text);
       console.log(`added ${user} to ${file}`);
     });
@@ -56,7 +69,12 @@ function program(): Command {
     .argument('<username>', 'the user')
     .action(async (fileArg: string, user: string) => {
       const file = fromCaller(fileArg);
-      const text = await setPassword(readUsersFile(file, false), user, newHash(`New password for ${user}: `), file);
+      const text = await setPassword(
+        readUsersFile(file, false),
+        user,
+        newHash(`New password for ${user}: `, user),
+        file,
+      );
       writeUsersFileAtomically(file, text);
       console.log(`changed the password of ${user} in ${file}`);
     });

@@ -42,7 +42,7 @@ test('add, passwd and remove: a file the login reads, mode 0600, the password ne
     status: 0,
     stdout: `added alice to ${file}\n`,
   });
-  expect(await run(['add', file, 'bob', '--disabled'], 'bob-pw')).toMatchObject({ status: 0 });
+  expect(await run(['add', file, 'bob', '--disabled'], 'bob-pw-1234')).toMatchObject({ status: 0 });
   expect(statSync(file).mode & 0o777).toBe(0o600);
   expect(readFileSync(file, 'utf8')).not.toContain('alice-pw');
   let users = parseUsersFile(readFileSync(file, 'utf8'));
@@ -52,11 +52,11 @@ test('add, passwd and remove: a file the login reads, mode 0600, the password ne
     user: 'alice',
     fileRoles: ['editors', 'readers'],
   });
-  await expect(fileLogin(users, 'bob', 'bob-pw')).rejects.toThrow('This user is disabled');
+  await expect(fileLogin(users, 'bob', 'bob-pw-1234')).rejects.toThrow('This user is disabled');
 
-  expect(await run(['passwd', file, 'alice'], 'new-pw\r\n')).toMatchObject({ status: 0 });
+  expect(await run(['passwd', file, 'alice'], 'new-pw-5678\r\n')).toMatchObject({ status: 0 });
   users = parseUsersFile(readFileSync(file, 'utf8'));
-  await expect(fileLogin(users, 'alice', 'new-pw')).resolves.toMatchObject({ user: 'alice' });
+  await expect(fileLogin(users, 'alice', 'new-pw-5678')).resolves.toMatchObject({ user: 'alice' });
   await expect(fileLogin(users, 'alice', 'alice-pw')).rejects.toThrow("Invalid password for user 'alice'");
   expect(users.get('alice')?.roles).toEqual(['editors', 'readers']);
 
@@ -87,6 +87,25 @@ describe('refusals: exit 1, a message naming the problem, the file unchanged', (
       'standard input must hold the password on one line and nothing else',
     ],
     ['passwd of an unknown user', ['passwd', '{file}', 'carol'], 'pw\n', 'user carol is not in {file}'],
+    ['a short password', ['add', '{file}', 'carol'], 'pw\n', 'password must be 8 to 256 characters long (got 2)'],
+    [
+      'a common password',
+      ['add', '{file}', 'carol'],
+      'iloveyou\n',
+      'password is one of the 49,233 most common passwords, which attackers try first; choose another',
+    ],
+    [
+      'a password of too few characters',
+      ['passwd', '{file}', 'alice'],
+      'aaaaaaaaaa\n',
+      'password must have at least 3 different characters',
+    ],
+    [
+      'the user name as password',
+      ['add', '{file}', 'carol.smith'],
+      'Carol.Smith\n',
+      'password must not be the username',
+    ],
     ['passwd with an empty password', ['passwd', '{file}', 'alice'], '', 'empty password refused'],
     ['remove of an unknown user', ['remove', '{file}', 'carol'], '', 'user carol is not in {file}'],
     ['a missing file for passwd', ['passwd', '{file}.missing', 'alice'], 'pw\n', 'cannot read {file}.missing: ENOENT'],

@@ -95,15 +95,29 @@ describe('role', () => {
 });
 
 describe('password', () => {
-  test.each(['12345678', 'x'.repeat(256), 'correct horse battery staple', '🔑🔑🔑🔑🔑🔑🔑🔑'])('accepts %j', (pw) => {
+  test.each(['w7#kQ2!m', 'xyz'.repeat(85), 'correct horse battery staple', '🔑🚪🔒🔑🚪🔒🔑🚪'])('accepts %j', (pw) => {
     expect(value(checkPassword(pw, 'alice'))).toBe(pw);
   });
 
   test('counts characters, not UTF-16 units: 256 emoji pass, 7 emoji (14 units) do not', () => {
-    expect(value(checkPassword('😀'.repeat(256), 'alice'))).toHaveLength(512);
-    expect(problem(checkPassword('😀'.repeat(7), 'alice')).message).toBe(
+    expect(value(checkPassword('😀😃😄😁'.repeat(64), 'alice'))).toHaveLength(512);
+    expect(problem(checkPassword('😀😃😄😁😀😃😄', 'alice')).message).toBe(
       'password must be 8 to 256 characters long (got 7)',
     );
+  });
+
+  test.each([
+    ['12345678', 'password is one of the 49,233 most common passwords, which attackers try first; choose another'],
+    ['password', 'password is one of the 49,233 most common passwords, which attackers try first; choose another'],
+    ['Password1', 'password is one of the 49,233 most common passwords, which attackers try first; choose another'],
+    ['  qwertyuiop ', 'password is one of the 49,233 most common passwords, which attackers try first; choose another'],
+    ['aaaaaaaa', 'password must have at least 3 different characters (it is too easy to guess)'],
+    ['abababab', 'password must have at least 3 different characters (it is too easy to guess)'],
+    ['AaAaAaAa', 'password must have at least 3 different characters (it is too easy to guess)'],
+    ['        ', 'password must not be only white space'],
+    ['\t\t \n    ', 'password must not be only white space'],
+  ])('refuses the weak password %j, saying why', (pw, message) => {
+    expect(problem(checkPassword(pw, 'alice'))).toEqual({ field: 'password', message });
   });
 
   test('is normalised to NFC (the same password typed as composed or decomposed characters)', () => {
@@ -122,6 +136,7 @@ describe('password', () => {
   test.each([
     ['alice.smith', 'alice.smith'],
     ['Alice.Smith', 'alice.smith'],
+    [' alice.smith ', 'alice.smith'],
   ])('refuses the username as password (%j for %j)', (pw, username) => {
     expect(problem(checkPassword(pw, username))).toEqual({
       field: 'password',

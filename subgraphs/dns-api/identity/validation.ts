@@ -2,6 +2,7 @@
  * Input rules for users. Each check returns the problem (field + one sentence saying what is allowed) or the
  * normalised value; callers collect the problems of a whole call and throw them together (errors.ts).
  */
+import { commonPasswordCount, isCommonPassword } from './common-passwords';
 import type { FieldProblem } from './errors';
 import { ROLES, isRole, type Role } from './roles';
 
@@ -67,9 +68,14 @@ export function checkRole(value: unknown, field = 'role'): Checked<Role> {
 /** Length in characters (code points, so an emoji counts once). */
 const charCount = (s: string): number => [...s].length;
 
+/** Fewer different characters than this is a pattern, not a password (`aaaaaaaa`, `abababab`). */
+export const PASSWORD_MIN_DISTINCT = 3;
+
 /**
- * Passwords: 8 to 256 characters, not the username (compared case-insensitively). Unicode is normalised to NFC
- * before hashing (RFC 8265's OpaqueString), so the same password typed on different systems matches.
+ * Passwords: 8 to 256 characters, not the username (compared case-insensitively), not only white space, at least
+ * 3 different characters, and not on the list of common passwords (NIST SP 800-63B §5.1.1.2: compare against values
+ * known to be commonly used or compromised). Unicode is normalised to NFC before hashing (RFC 8265's OpaqueString),
+ * so the same password typed on different systems matches.
  */
 export function checkPassword(value: unknown, username: string | undefined, field = 'password'): Checked<string> {
   if (typeof value !== 'string') return bad(field, `${field} must be a string`);
@@ -82,8 +88,21 @@ export function checkPassword(value: unknown, username: string | undefined, fiel
   if (n < PASSWORD_MIN || n > PASSWORD_MAX) {
     return bad(field, `${field} must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long (got ${n})`);
   }
-  if (username !== undefined && normalised.toLowerCase() === username.toLowerCase()) {
+  if (normalised.trim() === '') return bad(field, `${field} must not be only white space`);
+  if (username !== undefined && normalised.trim().toLowerCase() === username.toLowerCase()) {
     return bad(field, `${field} must not be the username`);
+  }
+  if (new Set(normalised.toLowerCase()).size < PASSWORD_MIN_DISTINCT) {
+    return bad(
+      field,
+      `${field} must have at least ${PASSWORD_MIN_DISTINCT} different characters (it is too easy to guess)`,
+    );
+  }
+  if (isCommonPassword(normalised)) {
+    return bad(
+      field,
+      `${field} is one of the ${commonPasswordCount().toLocaleString('en-US')} most common passwords, which attackers try first; choose another`,
+    );
   }
   return ok(normalised);
 }
