@@ -11,9 +11,9 @@ function configFile(text: string, name = 'config.yaml'): string {
 
 const ISSUE_EXAMPLE = `
 dnsTool:
-  tokens: ["ops_9f2c1e"]
+  tokens: ["ops_9f2c1e0a4b3c2d1e0f9a8b7c6d5e4f3a"]
   roles: { editors: { "example.test": rw, "2.0.192.in-addr.arpa": rw } }
-  usersRoles: { alice: [editors], "ops_9f2c1e": [editors] }
+  usersRoles: { alice: [editors], "ops_9f2c1e0a4b3c2d1e0f9a8b7c6d5e4f3a": [editors] }
   defaultRole: null
   zones:
     "example.test": { updateServer: "127.0.0.1 5353", transferServer: "127.0.0.1 5353", tsigKey: tool, readOnly: false, note: "…" }
@@ -23,9 +23,9 @@ test('the issue example is read as written; defaults fill the rest', () => {
   const { dnsTool } = loadConfig({ env: {}, file: configFile(ISSUE_EXAMPLE) });
   expect(dnsTool).toEqual({
     apiEnabled: true,
-    tokens: ['ops_9f2c1e'],
+    tokens: ['ops_9f2c1e0a4b3c2d1e0f9a8b7c6d5e4f3a'],
     roles: { editors: { 'example.test': 'rw', '2.0.192.in-addr.arpa': 'rw' } },
-    usersRoles: { alice: ['editors'], ops_9f2c1e: ['editors'] },
+    usersRoles: { alice: ['editors'], ops_9f2c1e0a4b3c2d1e0f9a8b7c6d5e4f3a: ['editors'] },
     defaultRole: null,
     zones: {
       'example.test': {
@@ -56,6 +56,18 @@ test.each([
   ['defaultRole: ghosts', /dnsTool\.defaultRole: role "ghosts" is not defined/],
   ['roles: { r1: { "example.test": write } }', /dnsTool\.roles\.r1\.example\.test must be one of: r, rw/],
   ['tokens: ["short"]', /dnsTool\.tokens\.0: a token must have at least 8 characters/],
+  [
+    'tokens: ["weak_1234"]',
+    /dnsTool\.tokens\.0: the token of weak has a secret part worth about 8 bits \(4 characters of 0-9\); tokens must carry at least 128: make one with USER_\$\(openssl rand -hex 16\)/,
+  ],
+  [
+    'tokens: ["ops_0123456789abcdef0123456789abcdef", "ops_9f2c1e0a"]',
+    /dnsTool\.tokens\.1: the token of ops has a secret part worth about 32 bits \(8 characters of 0-9a-f\)/,
+  ],
+  [
+    'tokens: ["root_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"]',
+    /dnsTool\.tokens\.0: the token of root .* about 0 bits/,
+  ],
   [
     'zones: { "x.test": { updateServer: "dns.example.com" } }',
     /dnsTool\.zones\.x\.test\.updateServer: .*IPv4 or IPv6 address/,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseServerAddress } from '../../dns/client/server-address';
 import { LdapSchema } from './dns-tool-ldap';
+import { MIN_TOKEN_BITS, tokenSecretBits, tokenUser } from '../../subgraphs/dns-tool/tool/tokens';
 
 /**
  * The DNS tool's settings: the `dnsTool` section of the configuration file (reference/dns-tool.md). Keys as the
@@ -82,6 +83,17 @@ export const DnsToolSchema = z
       .default(64 * 1024 ** 2),
   })
   .superRefine((tool, ctx) => {
+    // A guessable token is a door left open: /api.php's throttle slows guessing, it does not make 1234 safe.
+    tool.tokens.forEach((token, i) => {
+      const { bits, length, alphabet } = tokenSecretBits(token);
+      if (bits < MIN_TOKEN_BITS)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tokens', i],
+          // Never the token itself: this message is printed and logged.
+          message: `the token of ${tokenUser(token)} has a secret part worth about ${bits} bits (${length} characters of ${alphabet}); tokens must carry at least ${MIN_TOKEN_BITS}: make one with USER_$(openssl rand -hex 16)`,
+        });
+    });
     // Every role named anywhere must be defined (or be the built-in root): a typo must not silently grant nothing.
     const lists: Array<[string[], readonly string[]]> = [
       ...Object.entries(tool.usersRoles).map(([user, roles]): [string[], string[]] => [['usersRoles', user], roles]),

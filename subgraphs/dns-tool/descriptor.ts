@@ -182,6 +182,13 @@ export const dnsToolDescriptor: SubgraphDescriptor = {
         ? { dnsApi: new DnsApiTokens(dnsApi, { issuer: config.dnsApiIssuer, audience: config.dnsApiAudience }) }
         : {}),
       dnsApiRoles: settings.dnsApiRoles,
+      // The same limits as the DNS API's login: one policy for every password and token of the system.
+      throttle: {
+        maxFailuresPerUsername: config.dnsApiLoginFailuresPerUser,
+        maxFailuresPerAddress: config.dnsApiLoginFailuresPerAddress,
+        windowSeconds: config.dnsApiLoginWindowS,
+      },
+      log: log.child({ part: 'login' }),
     });
     return createDnsToolSubgraph({
       tool,

@@ -32,7 +32,7 @@ beforeAll(async () => {
     file,
     JSON.stringify({
       dnsTool: {
-        tokens: ['unused_0123456789'],
+        tokens: ['unused_0123456789abcdef0123456789abcdef'],
         roles: { editors: { 'example.test': 'rw' } },
         // dave is in the group but has no place in the map (and there is no default role)
         usersRoles: { alice: ['editors'], bob: ['editors'] },

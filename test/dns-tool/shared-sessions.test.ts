@@ -9,7 +9,7 @@ import { startSystem, type RunningSystem } from '../helpers/system';
  * Sessions in Redis (REDIS_URL): two gateway replicas share them — a session opened on one works on the other,
  * and a logout on either ends it for both. Without Redis each replica keeps its own (the memory store).
  */
-const TOKEN = `ops_${randomBytes(8).toString('hex')}`;
+const TOKEN = `ops_${randomBytes(16).toString('hex')}`;
 const PREFIX = `test-tool-${randomBytes(4).toString('hex')}:`;
 
 function configFile(): string {

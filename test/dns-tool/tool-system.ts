@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { hashPassword } from '../../subgraphs/dns-api/identity/passwords';
+import { fetch as undiciFetch } from 'undici';
+import { agentFrom } from '../dns-api/api';
 import { freeDnsPort, freePort } from '../bench/processes';
 import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
 import { loadConfig } from '../../gateway/config/load';
@@ -149,6 +151,8 @@ export interface ToolCall {
   headers?: Record<string, string>;
   /** A raw body (with its content type in headers) instead of the form. */
   rawBody?: string;
+  /** Connect from this local address (127.0.0.2, …): another client as far as the server can tell. */
+  from?: string;
 }
 
 /**
@@ -169,7 +173,10 @@ export async function api(url: string, params: Record<string, string>, call: Too
     headers['content-type'] ??= 'application/x-www-form-urlencoded';
   }
   const qs = query.toString();
-  const res = await fetch(`${url}/api.php${qs ? `?${qs}` : ''}`, { method, headers, body });
+  const target = `${url}/api.php${qs ? `?${qs}` : ''}`;
+  const res = call.from
+    ? await undiciFetch(target, { method, headers, body, dispatcher: agentFrom(call.from) })
+    : await fetch(target, { method, headers, body });
   const text = await res.text();
   let parsed: unknown;
   try {
@@ -177,7 +184,7 @@ export async function api(url: string, params: Record<string, string>, call: Too
   } catch {
     parsed = undefined;
   }
-  return { status: res.status, headers: res.headers, text, body: parsed };
+  return { status: res.status, headers: new Headers([...res.headers]), text, body: parsed };
 }
 
 /** PHP's json_encode(…, JSON_PRETTY_PRINT) of a value, as the tool writes bodies (with the newline after it). */
@@ -226,12 +233,12 @@ export async function loginUser(url: string, user: string, password: string): Pr
 }
 
 /** API tokens of the editors system: `ops` edits example.test, `reader` reads it, `nobody` has no role, `root` all. */
-export const OPS = 'ops_9f2c1e0a';
-export const READER = 'reader_5b7d3c2e';
-export const NOBODY = 'nobody_0c0ffee1';
-export const ROOT = 'root_7e1d2c3b4a';
+export const OPS = 'ops_9f2c1e0a4b3c2d1e0f9a8b7c6d5e4f3a';
+export const READER = 'reader_5b7d3c2e1f0a9b8c7d6e5f4a3b2c1d0e';
+export const NOBODY = 'nobody_0c0ffee1d2e3f4a5b6c7d8e9f0a1b2c3';
+export const ROOT = 'root_7e1d2c3b4a5f6e7d8c9b0a1f2e3d4c5b';
 /** Edits example.test but not its reverse zone. */
-export const WEB = 'web_4d5e6f70';
+export const WEB = 'web_4d5e6f708192a3b4c5d6e7f8091a2b3c';
 
 /** File login users of the editors system. */
 export const USERS = {

@@ -31,7 +31,7 @@ const KEY_TEXT = `key "tool-key" { algorithm hmac-sha256; secret "${SECRET}"; };
 const STRANGER_TEXT = `key "stranger" { algorithm hmac-sha256; secret "${STRANGER_SECRET}"; };\n`;
 /** A key both servers know but allow neither to update nor to transfer any zone. */
 const READER_TEXT = `key "reader" { algorithm hmac-sha256; secret "${STRANGER_SECRET}"; };\n`;
-const TOKEN = 'twin_0123456789abcdef';
+const TOKEN = 'twin_0123456789abcdef0f1e2d3c4b5a6978';
 
 const FWD = 'twin.test';
 const REV4 = '2.0.192.in-addr.arpa';

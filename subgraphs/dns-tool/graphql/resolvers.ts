@@ -112,7 +112,7 @@ export class ToolMutationResolver {
   ): Promise<ToolLoginResult> {
     const before = await ctx.caller().catch(() => null);
     const sessionId = await audited(ctx, username ?? '', () =>
-      ctx.dnsTool.auth.loginPassword(username ?? undefined, password ?? undefined),
+      ctx.dnsTool.auth.loginPassword(username ?? undefined, password ?? undefined, ctx.clientAddress),
     );
     return { sessionId, warnings: before ? [alreadyLoggedIn(before.user)] : [] };
   }
@@ -123,7 +123,9 @@ export class ToolMutationResolver {
     @Ctx() ctx: DnsToolContext,
   ): Promise<ToolLoginResult> {
     const before = await ctx.caller().catch(() => null);
-    const sessionId = await audited(ctx, tokenUser(token ?? ''), () => ctx.dnsTool.auth.loginToken(token ?? undefined));
+    const sessionId = await audited(ctx, tokenUser(token ?? ''), () =>
+      ctx.dnsTool.auth.loginToken(token ?? undefined, ctx.clientAddress),
+    );
     return { sessionId, warnings: before ? [alreadyLoggedIn(before.user)] : [] };
   }
 

@@ -22,3 +22,36 @@ export function tokenUser(token: string): string {
   const cut = token.lastIndexOf('_');
   return cut > 0 ? token.slice(0, cut) : 'token';
 }
+
+/** API tokens must be at least this hard to guess (NIST SP 800-63B's minimum for a look-up secret is 64 bits). */
+export const MIN_TOKEN_BITS = 128;
+
+/** A token's secret part: after the last `_` (the USER part before it is no secret: logs show it). */
+export function tokenSecret(token: string): string {
+  const cut = token.lastIndexOf('_');
+  return cut > 0 ? token.slice(cut + 1) : token;
+}
+
+/**
+ * About how many bits of guessing a token's secret part is worth: its length times the bits of the smallest
+ * alphabet its characters come from (lower-case hex 4, digits 3.3, letters and digits 5.2–5.95, with other
+ * printable characters 6.55); a secret of at most 4 different characters counts only those (`aaaa…` is no secret).
+ */
+export function tokenSecretBits(token: string): { bits: number; length: number; alphabet: string } {
+  const secret = [...tokenSecret(token)];
+  const classes: Array<[RegExp, number, string]> = [
+    [/^[0-9]$/, 10, '0-9'],
+    [/^[0-9a-f]$/, 16, '0-9a-f'],
+    [/^[0-9A-F]$/, 16, '0-9A-F'],
+    [/^[a-z]$/, 26, 'a-z'],
+    [/^[0-9a-z]$/, 36, '0-9a-z'],
+    [/^[A-Za-z]$/, 52, 'A-Za-z'],
+    [/^[0-9A-Za-z]$/, 62, '0-9A-Za-z'],
+    [/^[0-9A-Za-z_-]$/, 64, 'base64url'],
+  ];
+  const fit = classes.find(([re]) => secret.every((c) => re.test(c)));
+  const [size, alphabet] = fit ? [fit[1], fit[2]] : [95, 'printable'];
+  const distinct = new Set(secret).size;
+  const used = distinct <= 4 ? Math.max(1, distinct) : size;
+  return { bits: Math.floor(secret.length * Math.log2(used)), length: secret.length, alphabet };
+}
