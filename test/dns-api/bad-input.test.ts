@@ -10,6 +10,8 @@ let cnameId: string;
 const ZONE = 'bad.example.test';
 const NO_ID = '00000000-0000-4000-8000-000000000000';
 const OTHER = 'other.example.test';
+/** The longest zone name the default SOA names leave room for: hostmaster.<zone> in 253 characters. */
+const LONGEST_ZONE_NAME = `${`${'z'.repeat(62)}.`.repeat(3)}${'z'.repeat(48)}.test`;
 let foreignId: string;
 
 beforeAll(async () => {
@@ -272,6 +274,87 @@ const CASES: Case[] = [
     status: 422,
     error: 'name',
     fields: ['name'],
+  },
+  {
+    name: 'a zone name that is a wildcard (never served)',
+    method: 'POST',
+    path: '/zones',
+    body: { name: '*.test' },
+    status: 422,
+    error: 'name cannot be used: a zone name must not have a "*" label',
+    fields: ['name'],
+  },
+  {
+    name: 'a zone name with a wildcard label in it',
+    method: 'POST',
+    path: '/zones',
+    body: { name: 'a.*.test' },
+    status: 422,
+    error: 'name is not a valid domain name',
+    fields: ['name'],
+  },
+  {
+    name: 'a zone name of 253 characters (no room left for the SOA names hostmaster.<zone> and ns1.<zone>)',
+    method: 'POST',
+    path: '/zones',
+    body: { name: `${`${'a'.repeat(63)}.`.repeat(3)}${'b'.repeat(56)}.test` },
+    status: 422,
+    error: 'the zone name may have at most 242 characters',
+    fields: ['name'],
+  },
+  {
+    name: 'a zone name one character longer than hostmaster.<zone> leaves room for',
+    method: 'POST',
+    path: '/zones',
+    body: { name: `a${LONGEST_ZONE_NAME}` },
+    status: 422,
+    error: "the SOA's mailbox hostmaster.<zone> would be 254 octets long",
+    fields: ['name'],
+  },
+  {
+    name: 'an admin_email whose SOA mailbox would be over 255 octets',
+    method: 'POST',
+    path: '/zones',
+    body: { name: 'mailbox.test', admin_email: `${'x'.repeat(60)}@${`${'d'.repeat(62)}.`.repeat(3)}test` },
+    status: 422,
+    error: 'admin_email is not a valid e-mail address',
+    fields: ['admin_email'],
+  },
+  {
+    name: 'an admin_email in a long zone that leaves its mailbox no room',
+    method: 'POST',
+    path: '/zones',
+    body: { name: LONGEST_ZONE_NAME, admin_email: `${'x'.repeat(20)}@${LONGEST_ZONE_NAME}` },
+    status: 422,
+    error: 'admin_email',
+    fields: ['admin_email'],
+  },
+  {
+    name: 'a zone_file imported under a wildcard zone name',
+    method: 'POST',
+    path: '/zones',
+    body: { name: '*.test', zone_file: '$TTL 60\n@ SOA ns1 hostmaster 1 2 3 4 5\n@ NS ns1\n' },
+    status: 422,
+    error: 'must not have a "*" label',
+    fields: ['name'],
+  },
+  {
+    name: 'a zone_file whose SOA names do not fit under a long zone name',
+    method: 'POST',
+    path: '/zones',
+    body: { name: `a${LONGEST_ZONE_NAME}`, zone_file: '$TTL 60\n@ SOA ns1 hostmaster 1 2 3 4 5\n@ NS ns1\n' },
+    status: 422,
+    error: 'zone_file could not be read',
+    fields: ['zone_file'],
+  },
+  {
+    name: 'a zone_file whose SOA mailbox is no e-mail address (a single label)',
+    method: 'POST',
+    path: '/zones',
+    body: { name: 'rootmail.test', zone_file: '$TTL 60\n@ SOA ns1 hostmaster. 1 2 3 4 5\n@ NS ns1\n' },
+    status: 422,
+    error: 'zone_file could not be read: Invalid name "hostmaster": the SOA\'s mailbox',
+    fields: ['zone_file'],
   },
   {
     name: 'an admin_email that is no address',
@@ -865,6 +948,24 @@ describe('the same rules on the GraphQL fields', () => {
         field: 'name',
       },
       {
+        name: 'a wildcard zone name',
+        query: 'mutation { createZone(input: { name: "*.test" }) { name } }',
+        code: 'BAD_USER_INPUT',
+        field: 'name',
+      },
+      {
+        name: 'a zone name that leaves the SOA names no room',
+        query: `mutation { createZone(input: { name: "a${LONGEST_ZONE_NAME}" }) { name } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'name',
+      },
+      {
+        name: 'an admin email whose SOA mailbox would not fit',
+        query: `mutation { createZone(input: { name: "${LONGEST_ZONE_NAME}", adminEmail: "${'x'.repeat(20)}@${LONGEST_ZONE_NAME}" }) { name } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'adminEmail',
+      },
+      {
         name: 'a TTL out of range',
         query: `mutation { createRecord(zone: "${ZONE}", input: { name: "t", type: "A", value: "192.0.2.1", ttl: -5 }) { id } }`,
         code: 'BAD_USER_INPUT',
@@ -928,5 +1029,40 @@ describe('the same rules on the GraphQL fields', () => {
       expect(error?.extensions?.field).toBe(c.field);
       expect((error?.extensions?.errors as Array<{ field: string }> | undefined)?.[0]?.field).toBe(c.field);
     }
+  });
+});
+
+describe('a zone stored before zone names were checked (written to the store directly)', () => {
+  const LEGACY = '*.legacy.test';
+  beforeAll(async () => {
+    const store = api.sys.system.dns?.store;
+    if (!store) throw new Error('the test system has no zone store');
+    const settings = { refresh: 10800, retry: 3600, expire: 604800, minimum: 3600, defaultTtl: 3600 };
+    await store.createZone(LEGACY, { ...settings, adminEmail: `hostmaster@${LEGACY}`, primaryNs: `ns1.${LEGACY}` }, [
+      { name: LEGACY, type: 'NS', ttl: 3600, value: `ns1.${LEGACY}.` },
+    ]);
+  });
+
+  test('its export is a 409 saying why, not a 500', async () => {
+    const res = await call(api.gateway, 'GET', `/zones/${LEGACY}/export`, { token: api.adminToken });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 409,
+      body: { error: expect.stringContaining(`zone ${LEGACY} cannot be exported`) as unknown },
+    });
+    expect(res.body).toEqual({ error: expect.stringContaining('delete it and create it anew') as unknown });
+  });
+
+  test('record adds below it are a 422 naming the field, never a 500', async () => {
+    const res = await call(api.gateway, 'POST', `/zones/${LEGACY}/records`, {
+      token: api.adminToken,
+      body: { name: 'www', type: 'A', value: '192.0.2.1' },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ errors: [{ field: 'name' }] });
+  });
+
+  test('it can be deleted', async () => {
+    const res = await call(api.gateway, 'DELETE', `/zones/${LEGACY}`, { token: api.adminToken });
+    expect(res.status).toBe(200);
   });
 });

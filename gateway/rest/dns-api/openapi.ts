@@ -131,7 +131,8 @@ const schemas: Record<string, Json> = {
   ),
   CreateZoneRequest: fromZod(
     CreateZoneBody,
-    'A new zone (defaults for the settings not given), or with zone_file an RFC 1035 master file to import',
+    'A new zone (defaults for the settings not given), or with zone_file an RFC 1035 master file to import. The name ' +
+      'has no `*` label and leaves room for its SOA names (ns1.<zone>, hostmaster.<zone>) in 255 octets',
     { name: 'shop.test', admin_email: 'dns@shop.test', default_ttl: 600 },
   ),
   UpdateZoneRequest: fromZod(UpdateZoneBody, 'Zone settings to change (at least one)'),
@@ -273,6 +274,9 @@ const responses: Record<string, Json> = {
   DnssecConflict: errorResponse(
     'Not in this state: DNSSEC already on (enable) or off (disable, rotate), or a ZSK rollover in progress ' +
       '(disable, rotate; the message says what it waits for)',
+  ),
+  ExportConflict: errorResponse(
+    "The zone's SOA cannot be written (a zone stored before zone names were checked): delete it and create it anew",
   ),
   PreconditionFailed: errorResponse('If-Match no longer matches: nothing changed'),
   PayloadTooLarge: errorResponse('The body or the batch is over its limit'),
@@ -448,6 +452,7 @@ const paths: Record<string, PathItem> = {
         200: { description: 'The master file', content: { 'text/dns': { schema: { type: 'string' } } } },
         ...authErrors,
         404: response('NotFound'),
+        409: response('ExportConflict'),
         ...serverErrors,
       },
     }),
