@@ -86,6 +86,93 @@ const CASES: Case[] = [
     error: 'application/json',
   },
   {
+    name: 'a JSON body with a __proto__ key (valid JSON, a forbidden key)',
+    method: 'POST',
+    path: '/zones',
+    body: '{"name": "proto.test", "__proto__": {"admin": true}}',
+    status: 400,
+    error: 'the request body has the key "__proto__", which is not allowed (a forbidden key)',
+  },
+  {
+    name: 'a __proto__ key deep in a batch',
+    method: 'POST',
+    path: `${records}/batch`,
+    body: '{"operations": [{"operation": "delete", "id": "x", "__proto__": {}}]}',
+    status: 400,
+    error: 'the key "__proto__", which is not allowed',
+  },
+  {
+    name: 'a JSON body with constructor.prototype',
+    method: 'PUT',
+    path: `/zones/${ZONE}`,
+    body: '{"refresh": 60, "constructor": {"prototype": {"admin": true}}}',
+    status: 400,
+    error: 'the key "constructor" with "prototype", which is not allowed (a forbidden key)',
+  },
+  {
+    name: 'a text/plain body (JSON in it or not)',
+    method: 'POST',
+    path: '/zones',
+    body: '{"name": "plain.test"}',
+    headers: { 'content-type': 'text/plain' },
+    status: 415,
+    error: 'unsupported content-type: send the body as application/json',
+  },
+  {
+    name: 'a text/plain body on a record update',
+    method: 'PUT',
+    path: () => `${records}/${recordId}`,
+    body: '{"ttl": 60}',
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+    status: 415,
+    error: 'unsupported content-type: send the body as application/json',
+  },
+  {
+    name: 'an XML body',
+    method: 'POST',
+    path: '/auth/login',
+    body: '<login/>',
+    headers: { 'content-type': 'application/xml' },
+    status: 415,
+    error: 'unsupported content-type',
+  },
+  {
+    name: 'application/json with a charset is JSON (the body is read: its unknown field named)',
+    method: 'POST',
+    path: '/zones',
+    body: '{"name": "charset.test", "serial": 1}',
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    status: 422,
+    error: 'unknown field "serial"',
+    fields: ['serial'],
+  },
+  {
+    name: 'a +json type is JSON (the body is read: its bad value named)',
+    method: 'PUT',
+    path: `/zones/${ZONE}`,
+    body: '{"refresh": -1}',
+    headers: { 'content-type': 'application/merge-patch+json' },
+    status: 422,
+    error: 'refresh must be at least 0',
+    fields: ['refresh'],
+  },
+  {
+    name: 'no body at all where one is needed',
+    method: 'POST',
+    path: '/users',
+    status: 400,
+    error: 'the request body is empty',
+  },
+  {
+    name: 'a text/plain body over the size limit (the limit first)',
+    method: 'POST',
+    path: '/zones',
+    body: 'x'.repeat(70_000),
+    headers: { 'content-type': 'text/plain' },
+    status: 413,
+    error: 'exceeds the limit of 65536 bytes',
+  },
+  {
     name: 'a body over the size limit',
     method: 'POST',
     path: '/zones',
@@ -1029,6 +1116,58 @@ describe('the same rules on the GraphQL fields', () => {
       expect(error?.extensions?.field).toBe(c.field);
       expect((error?.extensions?.errors as Array<{ field: string }> | undefined)?.[0]?.field).toBe(c.field);
     }
+  });
+});
+
+describe('an empty body with a JSON content-type (as common clients send) where a route takes none', () => {
+  test('DELETE of a record, a zone and a user: 200', async () => {
+    const token = api.adminToken;
+    const opts = { token, body: '' };
+    const zone = await call(api.gateway, 'POST', '/zones', { token, body: { name: 'empty-delete.test' } });
+    expect(zone.status).toBe(201);
+    const rec = await call<{ id: string }>(api.gateway, 'POST', '/zones/empty-delete.test/records', {
+      token,
+      body: { name: 'a', type: 'A', value: '192.0.2.1' },
+    });
+    const user = await call<{ id: string }>(api.gateway, 'POST', '/users', {
+      token,
+      body: { username: 'empty-body', email: 'e@example.test', password: 'long-enough-1', role: 'viewer' },
+    });
+    const paths = [
+      `/zones/empty-delete.test/records/${rec.body.id}`,
+      '/zones/empty-delete.test',
+      `/users/${user.body.id}`,
+    ];
+    for (const path of paths) {
+      const res = await call(api.own, 'DELETE', path, opts);
+      expect({ path, status: res.status, body: res.body }).toMatchObject({
+        path,
+        status: 200,
+        body: { success: true },
+      });
+    }
+  });
+
+  test('POST dnssec/rotate with an empty JSON body reaches the rotation (409: DNSSEC is off), not a 400', async () => {
+    const res = await call(api.gateway, 'POST', `/zones/${ZONE}/dnssec/rotate`, { token: api.adminToken, body: '' });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ error: expect.stringContaining('DNSSEC') as unknown });
+  });
+
+  test('/graphql and /api.php keep their own parsers', async () => {
+    const gqlText = await fetch(`${api.sys.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: '{"query": "{ __typename }"}',
+    });
+    expect(gqlText.status).toBe(400);
+    expect(await gqlText.text()).toContain('Cross-Site Request Forgery');
+    const tool = await fetch(`${api.sys.url}/api.php`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'action=get_version',
+    });
+    expect(tool.status).toBe(200);
   });
 });
 

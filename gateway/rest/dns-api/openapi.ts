@@ -264,7 +264,10 @@ const errorResponse = (description: string, headers?: Json): Json => ({
 });
 
 const responses: Record<string, Json> = {
-  BadRequest: errorResponse('Malformed JSON, a body that is not an object, or a malformed query'),
+  BadRequest: errorResponse(
+    'Malformed JSON, a forbidden key (`__proto__`, `constructor` with `prototype`), an empty body where one is ' +
+      'needed, a body that is not an object, or a malformed query',
+  ),
   Unauthorized: errorResponse('Missing, invalid or expired token, or wrong credentials', {
     'WWW-Authenticate': { required: true, schema: { type: 'string' } },
   }),
@@ -280,7 +283,9 @@ const responses: Record<string, Json> = {
   ),
   PreconditionFailed: errorResponse('If-Match no longer matches: nothing changed'),
   PayloadTooLarge: errorResponse('The body or the batch is over its limit'),
-  UnsupportedMediaType: errorResponse('The body is not application/json'),
+  UnsupportedMediaType: errorResponse(
+    'The body is not JSON: its content-type is neither application/json nor a +json type (an empty body counts as none)',
+  ),
   Unprocessable: errorResponse('A value does not validate: `errors` names each field'),
   TooManyRequests: errorResponse('Too many failed logins for this user name or address', {
     'Retry-After': { required: true, description: 'Seconds to wait', schema: { type: 'string', pattern: '^\\d+$' } },
