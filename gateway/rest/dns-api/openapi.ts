@@ -292,7 +292,10 @@ const responses: Record<string, Json> = {
   }),
   InternalError: errorResponse('A bug: the log has the details'),
   Unavailable: errorResponse('The store or a subgraph is not reachable'),
-  Timeout: errorResponse('A subgraph did not answer in time'),
+  Timeout: errorResponse(
+    'A subgraph did not answer in time. For a write the outcome is unknown (the message says so): the change may ' +
+      'still be applied, so read the zone or record back before retrying',
+  ),
 };
 
 const etagHeader = { ETag: { required: true, description: 'Pass as If-Match', schema: { type: 'string' } } };
