@@ -1,8 +1,9 @@
 import type { Zone } from './model';
-import { emailToRname, rnameToEmail } from './records';
+import { rnameToEmail } from './records';
 import type { ZoneStore } from './store/types';
 import { formatZoneFile, parseZoneFile } from './zonefile';
 import { wireName } from './names';
+import { soaNames } from './zone-names';
 
 /**
  * Moving zones in and out of the store as RFC 1035 master files, so a BIND zone comes in and goes out unchanged.
@@ -13,32 +14,32 @@ export async function importZoneFile(store: ZoneStore, name: string, text: strin
   const parsed = parseZoneFile(text, { origin: name });
   if (!parsed.soa) throw new Error(`zone file for ${name || '.'} has no SOA record`);
   const { soa } = parsed;
-  return store.createZone(
-    wireName(name),
-    {
-      adminEmail: rnameToEmail(soa.rname),
-      primaryNs: soa.mname,
-      refresh: soa.refresh,
-      retry: soa.retry,
-      expire: soa.expire,
-      minimum: soa.minimum,
-      defaultTtl: soa.ttl,
-    },
-    parsed.records,
-    { serial: soa.serial },
-  );
+  const settings = {
+    adminEmail: rnameToEmail(soa.rname),
+    primaryNs: soa.mname,
+    refresh: soa.refresh,
+    retry: soa.retry,
+    expire: soa.expire,
+    minimum: soa.minimum,
+    defaultTtl: soa.ttl,
+  };
+  // The SOA is written back from the settings (answers, exports): they must make it again.
+  soaNames(wireName(name), settings);
+  return store.createZone(wireName(name), settings, parsed.records, { serial: soa.serial });
 }
 
 export async function exportZoneFile(store: ZoneStore, name: string): Promise<string> {
   const zone = await store.getZone(name);
   if (!zone) throw new Error(`no zone ${name}`);
   const records = await store.listRecords(name);
+  // ZoneNameError for a zone stored before its names were checked: its SOA cannot be written.
+  const { rname } = soaNames(zone.name, zone);
   return formatZoneFile({
     origin: zone.name,
     ttl: zone.defaultTtl,
     soa: {
       mname: zone.primaryNs,
-      rname: emailToRname(zone.adminEmail).replace(/\.$/, ''),
+      rname,
       serial: zone.serial,
       refresh: zone.refresh,
       retry: zone.retry,

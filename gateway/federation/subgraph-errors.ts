@@ -29,6 +29,21 @@ export function subgraphUnavailable(serviceName: string, err: unknown): GraphQLF
 }
 
 /**
+ * A subgraph fetch that went past the subgraph timeout. The gateway stops waiting, but the subgraph goes on: a
+ * mutation may still be applied, so its message says the outcome is unknown rather than that it failed (issue #23).
+ */
+export function subgraphTimeout(serviceName: string, timeoutMs: number, mutation: boolean): GraphQLFormattedError {
+  const late = `subgraph ${serviceName} did not answer within ${timeoutMs} ms (subgraphTimeoutMs)`;
+  return {
+    message: mutation
+      ? `${late}: the outcome of the mutation is unknown, its change may still be applied; ` +
+        'read what it changes back before retrying'
+      : late,
+    extensions: { code: 'SUBGRAPH_TIMEOUT', serviceName },
+  };
+}
+
+/**
  * A subgraph's error as Apollo's gateway passes it on: the subgraph named in `extensions.serviceName`, and
  * DOWNSTREAM_SERVICE_ERROR as its code when the subgraph gave none.
  */

@@ -1,13 +1,35 @@
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/types';
 import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
+import { getOperationAST, OperationTypeNode, parse, type DocumentNode } from 'graphql';
 import type { GatewayContext } from '../context';
 import type { GatewayMetrics } from '../metrics';
-import { subgraphUnavailable } from './subgraph-errors';
+import { subgraphTimeout, subgraphUnavailable } from './subgraph-errors';
+
+type ProcessOptions = GraphQLDataSourceProcessOptions<GatewayContext>;
+
+/**
+ * Whether the operation sent to the subgraph is a mutation: its own document (the client's on the direct path, a
+ * plan's fetch otherwise, parsed only when a fetch times out), else the client's operation.
+ */
+export function sendsMutation(options: ProcessOptions): boolean {
+  const { query, operationName } = options.request;
+  const incoming = options.kind === GraphQLDataSourceRequestKind.INCOMING_OPERATION ? options : undefined;
+  let document: DocumentNode | undefined = incoming?.document;
+  try {
+    document ??= query === undefined ? undefined : parse(query);
+  } catch {
+    document = undefined; // not ours to report: the subgraph would have
+  }
+  const operation = document && getOperationAST(document, operationName);
+  const kind = operation?.operation ?? incoming?.incomingRequestContext.operation?.operation;
+  return kind === OperationTypeNode.MUTATION;
+}
 
 /**
  * Wraps a subgraph data source: bounds each fetch by the subgraph timeout (the request goes on with the other
- * subgraphs' data and an error naming this one), and records the fetch in the metrics and the request's log line.
+ * subgraphs' data and an error naming this one; a mutation's says its outcome is unknown), and records the fetch in
+ * the metrics and the request's log line.
  */
 export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
   constructor(
@@ -22,20 +44,12 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
     return { errors: [subgraphUnavailable(this.name, err)] };
   }
 
-  async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {
+  async process(options: ProcessOptions): Promise<GatewayGraphQLResponse> {
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<GatewayGraphQLResponse>((resolve) => {
       timer = setTimeout(
-        () =>
-          resolve({
-            errors: [
-              {
-                message: `subgraph ${this.name} did not answer within ${this.timeoutMs} ms (subgraphTimeoutMs)`,
-                extensions: { code: 'SUBGRAPH_TIMEOUT', serviceName: this.name },
-              },
-            ],
-          }),
+        () => resolve({ errors: [subgraphTimeout(this.name, this.timeoutMs, sendsMutation(options))] }),
         this.timeoutMs,
       );
     });

@@ -10,6 +10,8 @@ let cnameId: string;
 const ZONE = 'bad.example.test';
 const NO_ID = '00000000-0000-4000-8000-000000000000';
 const OTHER = 'other.example.test';
+/** The longest zone name the default SOA names leave room for: hostmaster.<zone> in 253 characters. */
+const LONGEST_ZONE_NAME = `${`${'z'.repeat(62)}.`.repeat(3)}${'z'.repeat(48)}.test`;
 let foreignId: string;
 
 beforeAll(async () => {
@@ -82,6 +84,93 @@ const CASES: Case[] = [
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     status: 415,
     error: 'application/json',
+  },
+  {
+    name: 'a JSON body with a __proto__ key (valid JSON, a forbidden key)',
+    method: 'POST',
+    path: '/zones',
+    body: '{"name": "proto.test", "__proto__": {"admin": true}}',
+    status: 400,
+    error: 'the request body has the key "__proto__", which is not allowed (a forbidden key)',
+  },
+  {
+    name: 'a __proto__ key deep in a batch',
+    method: 'POST',
+    path: `${records}/batch`,
+    body: '{"operations": [{"operation": "delete", "id": "x", "__proto__": {}}]}',
+    status: 400,
+    error: 'the key "__proto__", which is not allowed',
+  },
+  {
+    name: 'a JSON body with constructor.prototype',
+    method: 'PUT',
+    path: `/zones/${ZONE}`,
+    body: '{"refresh": 60, "constructor": {"prototype": {"admin": true}}}',
+    status: 400,
+    error: 'the key "constructor" with "prototype", which is not allowed (a forbidden key)',
+  },
+  {
+    name: 'a text/plain body (JSON in it or not)',
+    method: 'POST',
+    path: '/zones',
+    body: '{"name": "plain.test"}',
+    headers: { 'content-type': 'text/plain' },
+    status: 415,
+    error: 'unsupported content-type: send the body as application/json',
+  },
+  {
+    name: 'a text/plain body on a record update',
+    method: 'PUT',
+    path: () => `${records}/${recordId}`,
+    body: '{"ttl": 60}',
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+    status: 415,
+    error: 'unsupported content-type: send the body as application/json',
+  },
+  {
+    name: 'an XML body',
+    method: 'POST',
+    path: '/auth/login',
+    body: '<login/>',
+    headers: { 'content-type': 'application/xml' },
+    status: 415,
+    error: 'unsupported content-type',
+  },
+  {
+    name: 'application/json with a charset is JSON (the body is read: its unknown field named)',
+    method: 'POST',
+    path: '/zones',
+    body: '{"name": "charset.test", "serial": 1}',
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    status: 422,
+    error: 'unknown field "serial"',
+    fields: ['serial'],
+  },
+  {
+    name: 'a +json type is JSON (the body is read: its bad value named)',
+    method: 'PUT',
+    path: `/zones/${ZONE}`,
+    body: '{"refresh": -1}',
+    headers: { 'content-type': 'application/merge-patch+json' },
+    status: 422,
+    error: 'refresh must be at least 0',
+    fields: ['refresh'],
+  },
+  {
+    name: 'no body at all where one is needed',
+    method: 'POST',
+    path: '/users',
+    status: 400,
+    error: 'the request body is empty',
+  },
+  {
+    name: 'a text/plain body over the size limit (the limit first)',
+    method: 'POST',
+    path: '/zones',
+    body: 'x'.repeat(70_000),
+    headers: { 'content-type': 'text/plain' },
+    status: 413,
+    error: 'exceeds the limit of 65536 bytes',
   },
   {
     name: 'a body over the size limit',
@@ -272,6 +361,87 @@ const CASES: Case[] = [
     status: 422,
     error: 'name',
     fields: ['name'],
+  },
+  {
+    name: 'a zone name that is a wildcard (never served)',
+    method: 'POST',
+    path: '/zones',
+    body: { name: '*.test' },
+    status: 422,
+    error: 'name cannot be used: a zone name must not have a "*" label',
+    fields: ['name'],
+  },
+  {
+    name: 'a zone name with a wildcard label in it',
+    method: 'POST',
+    path: '/zones',
+    body: { name: 'a.*.test' },
+    status: 422,
+    error: 'name is not a valid domain name',
+    fields: ['name'],
+  },
+  {
+    name: 'a zone name of 253 characters (no room left for the SOA names hostmaster.<zone> and ns1.<zone>)',
+    method: 'POST',
+    path: '/zones',
+    body: { name: `${`${'a'.repeat(63)}.`.repeat(3)}${'b'.repeat(56)}.test` },
+    status: 422,
+    error: 'the zone name may have at most 242 characters',
+    fields: ['name'],
+  },
+  {
+    name: 'a zone name one character longer than hostmaster.<zone> leaves room for',
+    method: 'POST',
+    path: '/zones',
+    body: { name: `a${LONGEST_ZONE_NAME}` },
+    status: 422,
+    error: "the SOA's mailbox hostmaster.<zone> would be 254 octets long",
+    fields: ['name'],
+  },
+  {
+    name: 'an admin_email whose SOA mailbox would be over 255 octets',
+    method: 'POST',
+    path: '/zones',
+    body: { name: 'mailbox.test', admin_email: `${'x'.repeat(60)}@${`${'d'.repeat(62)}.`.repeat(3)}test` },
+    status: 422,
+    error: 'admin_email is not a valid e-mail address',
+    fields: ['admin_email'],
+  },
+  {
+    name: 'an admin_email in a long zone that leaves its mailbox no room',
+    method: 'POST',
+    path: '/zones',
+    body: { name: LONGEST_ZONE_NAME, admin_email: `${'x'.repeat(20)}@${LONGEST_ZONE_NAME}` },
+    status: 422,
+    error: 'admin_email',
+    fields: ['admin_email'],
+  },
+  {
+    name: 'a zone_file imported under a wildcard zone name',
+    method: 'POST',
+    path: '/zones',
+    body: { name: '*.test', zone_file: '$TTL 60\n@ SOA ns1 hostmaster 1 2 3 4 5\n@ NS ns1\n' },
+    status: 422,
+    error: 'must not have a "*" label',
+    fields: ['name'],
+  },
+  {
+    name: 'a zone_file whose SOA names do not fit under a long zone name',
+    method: 'POST',
+    path: '/zones',
+    body: { name: `a${LONGEST_ZONE_NAME}`, zone_file: '$TTL 60\n@ SOA ns1 hostmaster 1 2 3 4 5\n@ NS ns1\n' },
+    status: 422,
+    error: 'zone_file could not be read',
+    fields: ['zone_file'],
+  },
+  {
+    name: 'a zone_file whose SOA mailbox is no e-mail address (a single label)',
+    method: 'POST',
+    path: '/zones',
+    body: { name: 'rootmail.test', zone_file: '$TTL 60\n@ SOA ns1 hostmaster. 1 2 3 4 5\n@ NS ns1\n' },
+    status: 422,
+    error: 'zone_file could not be read: Invalid name "hostmaster": the SOA\'s mailbox',
+    fields: ['zone_file'],
   },
   {
     name: 'an admin_email that is no address',
@@ -865,6 +1035,24 @@ describe('the same rules on the GraphQL fields', () => {
         field: 'name',
       },
       {
+        name: 'a wildcard zone name',
+        query: 'mutation { createZone(input: { name: "*.test" }) { name } }',
+        code: 'BAD_USER_INPUT',
+        field: 'name',
+      },
+      {
+        name: 'a zone name that leaves the SOA names no room',
+        query: `mutation { createZone(input: { name: "a${LONGEST_ZONE_NAME}" }) { name } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'name',
+      },
+      {
+        name: 'an admin email whose SOA mailbox would not fit',
+        query: `mutation { createZone(input: { name: "${LONGEST_ZONE_NAME}", adminEmail: "${'x'.repeat(20)}@${LONGEST_ZONE_NAME}" }) { name } }`,
+        code: 'BAD_USER_INPUT',
+        field: 'adminEmail',
+      },
+      {
         name: 'a TTL out of range',
         query: `mutation { createRecord(zone: "${ZONE}", input: { name: "t", type: "A", value: "192.0.2.1", ttl: -5 }) { id } }`,
         code: 'BAD_USER_INPUT',
@@ -928,5 +1116,92 @@ describe('the same rules on the GraphQL fields', () => {
       expect(error?.extensions?.field).toBe(c.field);
       expect((error?.extensions?.errors as Array<{ field: string }> | undefined)?.[0]?.field).toBe(c.field);
     }
+  });
+});
+
+describe('an empty body with a JSON content-type (as common clients send) where a route takes none', () => {
+  test('DELETE of a record, a zone and a user: 200', async () => {
+    const token = api.adminToken;
+    const opts = { token, body: '' };
+    const zone = await call(api.gateway, 'POST', '/zones', { token, body: { name: 'empty-delete.test' } });
+    expect(zone.status).toBe(201);
+    const rec = await call<{ id: string }>(api.gateway, 'POST', '/zones/empty-delete.test/records', {
+      token,
+      body: { name: 'a', type: 'A', value: '192.0.2.1' },
+    });
+    const user = await call<{ id: string }>(api.gateway, 'POST', '/users', {
+      token,
+      body: { username: 'empty-body', email: 'e@example.test', password: 'long-enough-1', role: 'viewer' },
+    });
+    const paths = [
+      `/zones/empty-delete.test/records/${rec.body.id}`,
+      '/zones/empty-delete.test',
+      `/users/${user.body.id}`,
+    ];
+    for (const path of paths) {
+      const res = await call(api.own, 'DELETE', path, opts);
+      expect({ path, status: res.status, body: res.body }).toMatchObject({
+        path,
+        status: 200,
+        body: { success: true },
+      });
+    }
+  });
+
+  test('POST dnssec/rotate with an empty JSON body reaches the rotation (409: DNSSEC is off), not a 400', async () => {
+    const res = await call(api.gateway, 'POST', `/zones/${ZONE}/dnssec/rotate`, { token: api.adminToken, body: '' });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ error: expect.stringContaining('DNSSEC') as unknown });
+  });
+
+  test('/graphql and /api.php keep their own parsers', async () => {
+    const gqlText = await fetch(`${api.sys.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: '{"query": "{ __typename }"}',
+    });
+    expect(gqlText.status).toBe(400);
+    expect(await gqlText.text()).toContain('Cross-Site Request Forgery');
+    const tool = await fetch(`${api.sys.url}/api.php`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'action=get_version',
+    });
+    expect(tool.status).toBe(200);
+  });
+});
+
+describe('a zone stored before zone names were checked (written to the store directly)', () => {
+  const LEGACY = '*.legacy.test';
+  beforeAll(async () => {
+    const store = api.sys.system.dns?.store;
+    if (!store) throw new Error('the test system has no zone store');
+    const settings = { refresh: 10800, retry: 3600, expire: 604800, minimum: 3600, defaultTtl: 3600 };
+    await store.createZone(LEGACY, { ...settings, adminEmail: `hostmaster@${LEGACY}`, primaryNs: `ns1.${LEGACY}` }, [
+      { name: LEGACY, type: 'NS', ttl: 3600, value: `ns1.${LEGACY}.` },
+    ]);
+  });
+
+  test('its export is a 409 saying why, not a 500', async () => {
+    const res = await call(api.gateway, 'GET', `/zones/${LEGACY}/export`, { token: api.adminToken });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 409,
+      body: { error: expect.stringContaining(`zone ${LEGACY} cannot be exported`) as unknown },
+    });
+    expect(res.body).toEqual({ error: expect.stringContaining('delete it and create it anew') as unknown });
+  });
+
+  test('record adds below it are a 422 naming the field, never a 500', async () => {
+    const res = await call(api.gateway, 'POST', `/zones/${LEGACY}/records`, {
+      token: api.adminToken,
+      body: { name: 'www', type: 'A', value: '192.0.2.1' },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ errors: [{ field: 'name' }] });
+  });
+
+  test('it can be deleted', async () => {
+    const res = await call(api.gateway, 'DELETE', `/zones/${LEGACY}`, { token: api.adminToken });
+    expect(res.status).toBe(200);
   });
 });

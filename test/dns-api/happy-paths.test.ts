@@ -545,6 +545,18 @@ describe('both listeners', () => {
     expect((await ask(zone, 'NS')).answer).toEqual([`${zone}. 600 IN NS ns1.${zone}.`]);
   });
 
+  test('the longest zone name its SOA names leave room for (242 characters): created, served, exported', async () => {
+    const zone = `${`${'z'.repeat(62)}.`.repeat(3)}${'z'.repeat(48)}.test`;
+    expect(zone).toHaveLength(242);
+    const token = api.adminToken;
+    expect((await call(api.gateway, 'POST', '/zones', { token, body: { name: zone } })).status).toBe(201);
+    expect(await soaOf(zone)).toMatchObject({ mname: `ns1.${zone}.`, rname: `hostmaster.${zone}.` });
+    const exported = await call(api.gateway, 'GET', `/zones/${zone}/export`, { token });
+    expect(exported.status).toBe(200);
+    expect(exported.text).toContain(`$ORIGIN ${zone}.\n`);
+    expect(exported.text).toMatch(/\tSOA\tns1 hostmaster \d+ /);
+  });
+
   test('what one listener writes, the other reads at once', async () => {
     const zone = 'shared.example.test';
     const token = api.adminToken;

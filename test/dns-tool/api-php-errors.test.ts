@@ -446,12 +446,15 @@ describe('zones and rights', () => {
     expect((await dig(t.dns, ['www.example.test', 'A'])).answer).toEqual(['www.example.test. 3600 IN A 192.0.2.10']);
   });
 
-  test('get_record without a read right; list_records of such a zone is [] (as the original)', async () => {
+  test('get_record and list_records without a read right: Permission denied (the original listed [], issue #23)', async () => {
     const cannot = ['Permission denied', "You don't have access to read data from this zone"] as const;
     expectError(await api(t.url, { action: 'get_record', record: 'www.other.test' }, { bearer: reader }), ...cannot);
     expectError(await api(t.url, { action: 'get_record', record: 'www', zone: 'ro.test' }, { bearer: ops }), ...cannot);
     expectError(await api(t.url, { action: 'get_record', record: 'www.example.test' }, { bearer: nobody }), ...cannot);
-    expectOk(await api(t.url, { action: 'list_records', zone: 'ro.test' }, { bearer: ops }), []);
+    expectError(await api(t.url, { action: 'list_records', zone: 'ro.test' }, { bearer: ops }), ...cannot);
+    expectError(await api(t.url, { action: 'list_records', zone: 'example.test' }, { bearer: nobody }), ...cannot);
+    // An empty listing stays what it was for a zone the caller may read.
+    expect((await api(t.url, { action: 'list_records', zone: 'ro.test' }, { bearer: root })).status).toBe(200);
     // Checks run name → type → zone → right: an invalid type is reported before the missing right.
     expectError(
       await api(t.url, { action: 'get_record', record: 'www.other.test', type: 'SOA' }, { bearer: reader }),

@@ -211,6 +211,18 @@ describe('errors: the graph code in extensions.code, the original body in extens
       },
     ],
     [
+      'no read right on the zone listed (not [] as for an empty zone)',
+      'query { toolRecords(zone: "ro.test") { name } }',
+      OPS,
+      'FORBIDDEN',
+      {
+        error: 'Permission denied',
+        message: "You don't have access to read data from this zone",
+        code: -1,
+        loginFailure: false,
+      },
+    ],
+    [
       'an unknown zone',
       'query { toolRecords(zone: "nope.test") { name } }',
       OPS,

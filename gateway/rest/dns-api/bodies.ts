@@ -143,8 +143,11 @@ function problemsOf(issue: z.core.$ZodIssue, body: unknown): Array<{ field: stri
   }
 }
 
-/** The body as `schema` describes it, or a 400 (not a JSON object) / 422 (fields that do not validate). */
+/** The body as `schema` describes it, or a 400 (none, or not a JSON object) / 422 (fields that do not validate). */
 export function parseBody<T>(schema: ZodType<T>, body: unknown): T {
+  // No body, or an empty one (json-body.ts leaves it to the route whether it takes one).
+  if (body === undefined)
+    throw new RestError(400, 'the request body is empty: send a JSON object (content-type application/json)');
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw new RestError(400, 'the request body must be a JSON object');
   const result = schema.safeParse(body);

@@ -19,6 +19,7 @@ import {
   UpdateUserBody,
   UpdateZoneBody,
 } from './bodies';
+import { registerJsonBodyParser } from './json-body';
 import { ListingCache } from './listing-cache';
 import { OPENAPI } from './openapi';
 import { DnsApiOps as Ops } from './operations';
@@ -144,6 +145,7 @@ export function dnsApiRestInterface(graph: Graph, listings = new ListingCache())
     prefix: '/api/v1',
     shape: dnsApiErrorShape,
     routes(app: FastifyInstance) {
+      registerJsonBodyParser(app);
       app.get('/openapi.json', async (_req, reply) => json(reply, 200, OPENAPI));
 
       app.get('/.well-known/jwks.json', async (req, reply) => {

@@ -131,7 +131,8 @@ const schemas: Record<string, Json> = {
   ),
   CreateZoneRequest: fromZod(
     CreateZoneBody,
-    'A new zone (defaults for the settings not given), or with zone_file an RFC 1035 master file to import',
+    'A new zone (defaults for the settings not given), or with zone_file an RFC 1035 master file to import. The name ' +
+      'has no `*` label and leaves room for its SOA names (ns1.<zone>, hostmaster.<zone>) in 255 octets',
     { name: 'shop.test', admin_email: 'dns@shop.test', default_ttl: 600 },
   ),
   UpdateZoneRequest: fromZod(UpdateZoneBody, 'Zone settings to change (at least one)'),
@@ -289,7 +290,10 @@ const errorResponse = (description: string, headers?: Json): Json => ({
 });
 
 const responses: Record<string, Json> = {
-  BadRequest: errorResponse('Malformed JSON, a body that is not an object, or a malformed query'),
+  BadRequest: errorResponse(
+    'Malformed JSON, a forbidden key (`__proto__`, `constructor` with `prototype`), an empty body where one is ' +
+      'needed, a body that is not an object, or a malformed query',
+  ),
   Unauthorized: errorResponse('Missing, invalid or expired token, or wrong credentials', {
     'WWW-Authenticate': { required: true, schema: { type: 'string' } },
   }),
@@ -300,16 +304,24 @@ const responses: Record<string, Json> = {
     'Not in this state: DNSSEC already on (enable) or off (disable, rotate), or a ZSK rollover in progress ' +
       '(disable, rotate; the message says what it waits for)',
   ),
+  ExportConflict: errorResponse(
+    "The zone's SOA cannot be written (a zone stored before zone names were checked): delete it and create it anew",
+  ),
   PreconditionFailed: errorResponse('If-Match no longer matches: nothing changed'),
   PayloadTooLarge: errorResponse('The body or the batch is over its limit'),
-  UnsupportedMediaType: errorResponse('The body is not application/json'),
+  UnsupportedMediaType: errorResponse(
+    'The body is not JSON: its content-type is neither application/json nor a +json type (an empty body counts as none)',
+  ),
   Unprocessable: errorResponse('A value does not validate: `errors` names each field'),
   TooManyRequests: errorResponse('Too many failed logins for this user name or address', {
     'Retry-After': { required: true, description: 'Seconds to wait', schema: { type: 'string', pattern: '^\\d+$' } },
   }),
   InternalError: errorResponse('A bug: the log has the details'),
   Unavailable: errorResponse('The store or a subgraph is not reachable'),
-  Timeout: errorResponse('A subgraph did not answer in time'),
+  Timeout: errorResponse(
+    'A subgraph did not answer in time. For a write the outcome is unknown (the message says so): the change may ' +
+      'still be applied, so read the zone or record back before retrying',
+  ),
 };
 
 const etagHeader = { ETag: { required: true, description: 'Pass as If-Match', schema: { type: 'string' } } };
@@ -505,6 +517,7 @@ const paths: Record<string, PathItem> = {
         200: { description: 'The master file', content: { 'text/dns': { schema: { type: 'string' } } } },
         ...authErrors,
         404: response('NotFound'),
+        409: response('ExportConflict'),
         ...serverErrors,
       },
     }),

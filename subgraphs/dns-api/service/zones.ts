@@ -4,6 +4,7 @@ import { emailToRname } from '../../../dns/records';
 import { MAX_TTL, type RecordData, type Zone, type ZoneSettings } from '../../../dns/model';
 import type { ZoneStore } from '../../../dns/store/types';
 import { exportZoneFile, importZoneFile } from '../../../dns/zone-files';
+import { checkZoneName, soaNames, ZoneNameError } from '../../../dns/zone-names';
 import { apiError, apiErrorOf, asApi, invalid, invalidFields, type FieldError } from '../errors';
 import type { ChangeFeed } from './changes';
 import { KeyedQueue, type DnsServing } from './serving';
@@ -124,6 +125,21 @@ function settingsProblems(input: ZoneSettingsInput, field: (name: string) => str
   return problems;
 }
 
+/**
+ * A new zone's name and SOA names as the server needs them (dns/zone-names.ts): a 422 on the field to change — the
+ * zone name, or admin_email when the client gave it. (With a zone file the file's own SOA is checked on import.)
+ */
+function checkSoaNames(name: string, settings: ZoneSettings, input: CreateZoneInput): void {
+  try {
+    if (input.zoneFile) checkZoneName(name);
+    else soaNames(name, settings);
+  } catch (err) {
+    if (!(err instanceof ZoneNameError)) throw err;
+    const field = err.part === 'rname' && input.adminEmail ? 'adminEmail' : 'name';
+    throw invalid(field, `${field} cannot be used: ${err.reason}`);
+  }
+}
+
 /** Zones: list, read, create (with defaults or from a master file), change settings, delete, export. */
 export class ZoneService {
   constructor(
@@ -175,10 +191,12 @@ export class ZoneService {
         throw apiError('PAYLOAD_TOO_LARGE', `zoneFile is larger than ${MAX_ZONE_FILE_BYTES} bytes`);
     }
     if (problems.length) throw invalidFields(problems);
+    const settings = this.newSettings(name, input);
+    checkSoaNames(name, settings, input);
     if (await asApi(() => this.store.getZone(name))) throw apiError('CONFLICT', `zone ${name} already exists`);
     const zone = input.zoneFile
       ? await this.importZone(name, input.zoneFile)
-      : await asApi(() => this.store.createZone(name, this.newSettings(name, input), this.newRecords(name, input)));
+      : await asApi(() => this.store.createZone(name, settings, this.newRecords(name, input)));
     this.feed.attribute(name, zone.serial, by);
     await this.serving.served(name, zone.serial);
     return this.view(zone);
@@ -259,7 +277,14 @@ export class ZoneService {
 
   async export(name: string): Promise<string> {
     const zoneName = zoneRef(name);
-    return asApi(() => exportZoneFile(this.store, zoneName));
+    try {
+      return await asApi(() => exportZoneFile(this.store, zoneName));
+    } catch (err) {
+      // A zone stored before its names were checked: its SOA cannot be written, which is no server fault.
+      if (err instanceof ZoneNameError)
+        throw apiError('CONFLICT', `zone ${zoneName} cannot be exported: ${err.message}; delete it and create it anew`);
+      throw err;
+    }
   }
 
   /** The zone, after checking an If-Match against its ETag (412 when it changed since). */

@@ -54,7 +54,8 @@ export class ToolQueryResolver {
 
   @Query(() => [ToolRecord], {
     description:
-      'DNS tool: every record of a zone by zone transfer, SOA first and last; [] for a zone the caller may not read.',
+      'DNS tool: every record of a zone by zone transfer, SOA first and last; a zone the caller may not read is ' +
+      'a "Permission denied" error.',
   })
   async toolRecords(
     @Arg('zone', () => String, { nullable: true }) zone: string | null,

@@ -88,7 +88,9 @@ export const ACTIONS: readonly ActionSpec[] = [
   {
     name: 'list_records',
     short: 'Lists every record of a zone',
-    long: 'Rows [name, ttl, class, type, data] as a zone transfer gives them, SOA first and last.',
+    long:
+      'Rows [name, ttl, class, type, data] as a zone transfer gives them, SOA first and last. A zone you may not ' +
+      'read is a "Permission denied" error, as for get_record.',
     requiresLogin: true,
     postOnly: false,
     changes: false,

@@ -157,6 +157,12 @@ test.each([
     'This zone is not in configuration file',
   ],
   [
+    'list_records of a zone the caller may not read (not [] as for an empty zone)',
+    () => service.listRecords(reader, 'frozen.test'),
+    'Permission denied',
+    "You don't have access to read data from this zone",
+  ],
+  [
     'list_records without a zone',
     () => service.listRecords(editor, ''),
     'No zone',

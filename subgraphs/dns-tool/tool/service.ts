@@ -110,12 +110,15 @@ export class ToolService {
     return [...this.zones.values()].filter((z) => canRead(this.roles, caller.grant, z.name));
   }
 
-  /** Every record by zone transfer, SOA first and last; a zone the caller may not read lists nothing. */
+  /**
+   * Every record by zone transfer, SOA first and last. A zone the caller may not read is "Permission denied", as
+   * get_record says (the original answered [], which a client cannot tell from an empty zone: issue #23).
+   */
   async listRecords(caller: ToolCaller, zoneName: string | undefined): Promise<ToolRow[]> {
     if (!zoneName) throw toolErrors.noZone();
     const zone = this.zones.get(wireName(zoneName));
     if (!zone) throw toolErrors.zoneNotConfigured();
-    if (!canRead(this.roles, caller.grant, zone.name)) return [];
+    if (!canRead(this.roles, caller.grant, zone.name)) throw toolErrors.cannotRead();
     const transfer = await this.dns(
       () => this.client(zone, 'transfer').transfer(zone.name),
       (why) => `Unable to retrieve SOA record for ${zone.name}: ${why}`,
