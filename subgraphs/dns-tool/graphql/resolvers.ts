@@ -67,7 +67,7 @@ export class ToolQueryResolver {
     @Ctx() ctx: DnsToolContext,
   ): Promise<ToolRecord[]> {
     const caller = await loggedIn(ctx);
-    return (await asTool(() => ctx.dnsTool.tool.listRecords(caller, zone ?? undefined))).map(recordOf);
+    return (await asTool(() => ctx.dnsTool.tool.listRecords(caller, zone ?? undefined, ctx.signal))).map(recordOf);
   }
 
   // Bounded by one DNS answer (one RRset, or a CNAME chain): the cost limit's default list size.
@@ -107,7 +107,7 @@ export class ToolZoneResolver {
   async transferRecords(@Root() zone: Zone, @Ctx() ctx: DnsToolContext): Promise<ToolRecord[] | null> {
     const caller = await loggedIn(ctx);
     if (!ctx.dnsTool.tool.zone(caller, zone.name)) return null;
-    return (await asTool(() => ctx.dnsTool.tool.listRecords(caller, zone.name))).map(recordOf);
+    return (await asTool(() => ctx.dnsTool.tool.listRecords(caller, zone.name, ctx.signal))).map(recordOf);
   }
 }
 

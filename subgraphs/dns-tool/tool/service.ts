@@ -110,14 +110,17 @@ export class ToolService {
     return [...this.zones.values()].filter((z) => canRead(this.roles, caller.grant, z.name));
   }
 
-  /** Every record by zone transfer, SOA first and last; a zone the caller may not read lists nothing. */
-  async listRecords(caller: ToolCaller, zoneName: string | undefined): Promise<ToolRow[]> {
+  /**
+   * Every record by zone transfer, SOA first and last; a zone the caller may not read lists nothing. The transfer
+   * stops (its connection closed) when `signal` fires: nobody awaits the zone any more.
+   */
+  async listRecords(caller: ToolCaller, zoneName: string | undefined, signal?: AbortSignal): Promise<ToolRow[]> {
     if (!zoneName) throw toolErrors.noZone();
     const zone = this.zones.get(wireName(zoneName));
     if (!zone) throw toolErrors.zoneNotConfigured();
     if (!canRead(this.roles, caller.grant, zone.name)) return [];
     const transfer = await this.dns(
-      () => this.client(zone, 'transfer').transfer(zone.name),
+      () => this.client(zone, 'transfer').transfer(zone.name, signal ? { signal } : {}),
       (why) => `Unable to retrieve SOA record for ${zone.name}: ${why}`,
     );
     return [transfer.soa, ...transfer.records, transfer.soa].map(toolRow);
