@@ -207,6 +207,7 @@ export class ZoneResolver {
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
   ): Promise<RecordPage> {
     await allowed(ctx, 'read');
+    ctx.signal?.throwIfAborted(); // one page is one read; a listing of many pages stops between them
     return ctx.api.records.list(zone.name, { type, limit: limit ?? DEFAULT_RECORD_PAGE, cursor });
   }
 
@@ -230,7 +231,7 @@ export class ZoneResolver {
   @FieldResolver(() => String, { description: 'The zone as an RFC 1035 master file (what BIND reads).' })
   async zoneFile(@Root() zone: StoredZone, @Ctx() ctx: DnsApiContext): Promise<string> {
     await allowed(ctx, 'read');
-    return ctx.api.zones.export(zone.name);
+    return ctx.api.zones.export(zone.name, ctx.signal);
   }
 }
 

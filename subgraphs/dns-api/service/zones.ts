@@ -257,9 +257,10 @@ export class ZoneService {
     });
   }
 
-  async export(name: string): Promise<string> {
+  /** The zone as a master file, made in steps that stop once `signal` fires (nobody awaits the file any more). */
+  async export(name: string, signal?: AbortSignal): Promise<string> {
     const zoneName = zoneRef(name);
-    return asApi(() => exportZoneFile(this.store, zoneName));
+    return asApi(() => exportZoneFile(this.store, zoneName, signal));
   }
 
   /** The zone, after checking an If-Match against its ETag (412 when it changed since). */
