@@ -134,7 +134,12 @@ class Walk {
   }
 }
 
-/** Estimates what operations of one schema cost, from its cost directives (see {@link Walk} for the rules). */
+/**
+ * Estimates what operations of one schema cost, from its cost directives (see {@link Walk} for the rules). Not
+ * graphql-query-complexity: it reads its own `@complexity` rather than the spec'd `@cost`/`@listSize` the subgraphs
+ * and routers share, and measures a fragment again at each spread (a document of doubling fragments takes it
+ * exponential time; our measurers are memoised per fragment).
+ */
 export class CostEstimator {
   constructor(
     private readonly schema: GraphQLSchema,
