@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from './logger';
 import { CacheHint } from '../subgraphs/subgraph';
+import { clientSignal } from './request-signal';
 
 /** Context of one incoming request at the gateway. */
 export interface GatewayContext {
@@ -21,6 +23,8 @@ export interface GatewayContext {
   fromCache?: boolean;
   /** Subgraph fetches made for this request (for the request log line). */
   fetches: SubgraphFetch[];
+  /** Fires when the request's client goes away: its subgraph fetches stop (each also stops at its deadline). */
+  signal?: AbortSignal;
 }
 
 export interface SubgraphFetch {
@@ -38,15 +42,22 @@ export function cacheScopeOf(authorization: string | undefined): string {
 export interface RequestCaller {
   authorization?: string;
   address?: string;
+  /** Fires when the caller goes away (its HTTP connection closed before the answer): nobody awaits the work then. */
+  signal?: AbortSignal;
 }
 
 /** The caller of an HTTP request. */
-export function callerOf(req: { headers: { authorization?: string }; ip: string }): RequestCaller {
-  return { authorization: req.headers.authorization, address: req.ip };
+export function callerOf(req: {
+  headers: { authorization?: string };
+  ip: string;
+  raw?: IncomingMessage;
+}): RequestCaller {
+  const signal = req.raw && clientSignal(req.raw);
+  return { authorization: req.headers.authorization, address: req.ip, ...(signal ? { signal } : {}) };
 }
 
 export function createGatewayContext(requestId: string, log: Logger, caller: RequestCaller = {}): GatewayContext {
-  const { authorization, address } = caller;
+  const { authorization, address, signal } = caller;
   return {
     requestId,
     log,
@@ -55,5 +66,6 @@ export function createGatewayContext(requestId: string, log: Logger, caller: Req
     cacheScope: cacheScopeOf(authorization),
     cachePolicy: new CacheHint(),
     fetches: [],
+    ...(signal ? { signal } : {}),
   };
 }

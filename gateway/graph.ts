@@ -22,7 +22,9 @@ import type { OperationPlanner } from './federation/operation-planner';
 import { SingleSubgraphExecutor } from './federation/single-subgraph-executor';
 import { RemoteSubgraphDataSource } from './federation/remote-data-source';
 import { TimedDataSource } from './federation/timed-data-source';
-import { operationLimitsRule, type OperationLimits } from './limits';
+import { costDirectives } from './cost-directives';
+import { CostEstimator } from './cost';
+import { OperationCostLimit, operationLimitsRule, type OperationLimits } from './limits';
 import type { GatewayMetrics } from './metrics';
 import { observabilityPlugin } from './observability';
 import type { Logger } from './logger';
@@ -59,6 +61,8 @@ export interface GraphOptions {
   urls?: Readonly<Record<string, string>>;
   responseCache: Omit<ResponseCacheOptions, 'now'>;
   limits: OperationLimits;
+  /** Largest estimated cost of one operation (its page sizes and weights from the supergraph's cost directives). */
+  maxQueryCost: number;
   /** Longest a subgraph fetch may take before the request goes on without it. */
   subgraphTimeoutMs: number;
   /** Largest answer taken from a remote subgraph. */
@@ -108,6 +112,27 @@ function operationChecksPlugin(): ApolloServerPlugin<GatewayContext> {
   };
 }
 
+/**
+ * Refuses an operation whose estimated cost is over the limit before anything runs (Apollo Server answers 400). It
+ * runs after the operation checks: an operation that names none, or a subscription, gets their error first.
+ */
+function costLimitPlugin(limit: OperationCostLimit): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation, document, request }) {
+          const refused = operation && limit.check(document, operation, request.variables);
+          if (refused)
+            throw new GraphQLError(refused.message, {
+              nodes: refused.nodes,
+              extensions: { ...refused.extensions, http: { status: 400 } },
+            });
+        },
+      };
+    },
+  };
+}
+
 /** Only what a client should see of an error: message, location, path and the documented extensions. */
 export function formatError(formatted: GraphQLFormattedError): GraphQLFormattedError {
   const ext = formatted.extensions ?? {};
@@ -137,6 +162,8 @@ export class Graph {
   readonly direct: SingleSubgraphExecutor;
   /** Rules every operation is validated with beyond the specification's (limits; introspection when it is off). */
   readonly validationRules: ValidationRule[];
+  /** The bound of an operation's estimated cost, checked for each request with its variables (subscriptions too). */
+  readonly costLimit: OperationCostLimit;
 
   constructor(private readonly options: GraphOptions) {
     this.cache = new ResponseCache(options.responseCache);
@@ -161,6 +188,10 @@ export class Graph {
       }
       this.dataSources.set(name, new TimedDataSource(name, inner, options.subgraphTimeoutMs, options.metrics));
     }
+    this.costLimit = new OperationCostLimit(
+      new CostEstimator(options.planner.apiSchema, costDirectives(options.supergraphSdl)),
+      options.maxQueryCost,
+    );
     this.executor = new FederatedExecutor(options.planner, this.dataSources);
     const direct = new SingleSubgraphExecutor(options.planner, inProcess, this.dataSources);
     this.direct = direct;
@@ -191,6 +222,7 @@ export class Graph {
         this.cache.plugin(),
         observabilityPlugin(options.metrics),
         operationChecksPlugin(),
+        costLimitPlugin(this.costLimit),
       ],
     });
   }

@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { LogController, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import type { Logger } from './logger';
+import { watchClient } from './request-signal';
 
 /** Bounds on HTTP connections and requests, shared by the gateway and subgraphs served alone. */
 export interface HttpLimits {
@@ -49,6 +50,8 @@ export function httpServerOptions(log: Logger, limits: HttpLimits): FastifyHttpO
  */
 export function applyHttpLifecycle(app: FastifyInstance, limits: HttpLimits): void {
   app.server.maxConnections = limits.maxConnections;
+  // Before any handler runs: each request's work may stop when its client goes away (request-signal.ts).
+  app.addHook('onRequest', async (req, reply) => watchClient(req.raw, reply.raw));
   const inFlight = new Map<Socket, number>();
   let closing = false;
   let grace: NodeJS.Timeout | undefined;

@@ -1,4 +1,14 @@
-import { GraphQLError, Kind, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  type ASTNode,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationRule,
+} from 'graphql';
+import type { CostEstimator } from './cost';
 
 export interface OperationLimits {
   /** Deepest field nesting allowed (the root fields are depth 1). */
@@ -62,6 +72,15 @@ class Measurer {
   }
 }
 
+/** A limit's error: it names the limit's key, its value and the measured figure (a figure may be beyond counting). */
+function overLimit(what: string, figure: number, limit: number, key: string, node: ASTNode): GraphQLError {
+  const shown = Number.isFinite(figure) ? String(figure) : 'beyond counting';
+  return new GraphQLError(`${what} ${shown} exceeds the limit of ${limit} (${key})`, {
+    nodes: [node],
+    extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: key },
+  });
+}
+
 /**
  * A validation rule bounding what one operation may ask for. Over a limit, the request is refused before any
  * subgraph is asked, with an error that names the limit, its value and the measured figure.
@@ -79,15 +98,7 @@ export function operationLimitsRule(limits: OperationLimits): ValidationRule {
       OperationDefinition(node) {
         const measured = measurer.selectionSet(node.selectionSet);
         const over = (figure: number, limit: number, key: keyof OperationLimits, what: string): void => {
-          if (figure > limit) {
-            const shown = Number.isFinite(figure) ? String(figure) : 'beyond counting';
-            context.reportError(
-              new GraphQLError(`${what} ${shown} exceeds the limit of ${limit} (${key})`, {
-                nodes: [node],
-                extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: key },
-              }),
-            );
-          }
+          if (figure > limit) context.reportError(overLimit(what, figure, limit, key, node));
         };
         over(measured.depth, limits.maxQueryDepth, 'maxQueryDepth', 'query depth');
         over(measured.aliases, limits.maxAliases, 'maxAliases', 'number of aliases');
@@ -95,4 +106,37 @@ export function operationLimitsRule(limits: OperationLimits): ValidationRule {
       },
     };
   };
+}
+
+/**
+ * The bound of an operation's estimated cost (cost.ts: each field 1, lists by their page or assumed size, weights
+ * from the schema's cost directives). Not a validation rule: a page size may come from the variables, which
+ * validation (cached per document) never sees, so it is checked for each request after validation. An estimate that
+ * does not depend on variables is kept per operation.
+ */
+export class OperationCostLimit {
+  private readonly known = new WeakMap<OperationDefinitionNode, number>();
+
+  constructor(
+    private readonly estimator: CostEstimator,
+    /** Largest estimated cost of one operation (maxQueryCost). */
+    readonly maxQueryCost: number,
+  ) {}
+
+  /** The error refusing the operation, or undefined when it is within the limit. */
+  check(
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables?: Readonly<Record<string, unknown>> | null,
+  ): GraphQLError | undefined {
+    let cost = this.known.get(operation);
+    if (cost === undefined) {
+      const estimate = this.estimator.estimate(document, operation, variables ?? {});
+      cost = estimate.cost;
+      if (!estimate.usesVariables) this.known.set(operation, cost);
+    }
+    return cost > this.maxQueryCost
+      ? overLimit('estimated cost', cost, this.maxQueryCost, 'maxQueryCost', operation)
+      : undefined;
+  }
 }

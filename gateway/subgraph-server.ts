@@ -5,11 +5,12 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { print } from 'graphql';
+import { OperationTypeNode, print } from 'graphql';
 import { CacheHint, type Subgraph, type SubgraphContext } from '../subgraphs/subgraph';
 import { applyHttpLifecycle, DEFAULT_HTTP_LIMITS, httpServerOptions, type HttpLimits } from './http-server';
 import { LOOPBACK_PROXIES, type Config } from './config/schema';
 import type { Logger } from './logger';
+import { clientSignal } from './request-signal';
 import { ConnectionLimiter } from './subscriptions/connection-limits';
 import { InProcessSubscriptions } from './subscriptions/in-process-stream';
 import { createSubscriptionStream, STREAM_PATH } from './subscriptions/sse-endpoint';
@@ -24,6 +25,22 @@ function cacheHeaderPlugin(): ApolloServerPlugin<SubgraphContext> {
           const maxAge = rc.contextValue.cacheHint.maxAge ?? 0;
           const ok = rc.response.body.kind === 'single' && !rc.response.body.singleResult.errors?.length;
           rc.response.http.headers.set('cache-control', ok && maxAge > 0 ? `public, max-age=${maxAge}` : 'no-store');
+        },
+      };
+    },
+  };
+}
+
+/**
+ * A mutation runs to its end even when its gateway stops waiting (a write is all or nothing): its context keeps no
+ * signal. Queries keep theirs, which fires when the gateway closes the connection (its deadline, its client gone).
+ */
+function mutationsRunToTheEnd(): ApolloServerPlugin<SubgraphContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation, contextValue }) {
+          if (operation?.operation === OperationTypeNode.MUTATION) delete contextValue.signal;
         },
       };
     },
@@ -96,7 +113,12 @@ export async function buildSubgraphServer(
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false, // shutdown is subgraph-main's, in order (Apollo's handlers re-raise the signal)
     logger: log.child({ part: 'apollo' }),
-    plugins: [ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled(), cacheHeaderPlugin()],
+    plugins: [
+      ApolloServerPluginCacheControlDisabled(),
+      ApolloServerPluginLandingPageDisabled(),
+      cacheHeaderPlugin(),
+      mutationsRunToTheEnd(),
+    ],
   });
   await server.start();
   const limits = options.http ?? DEFAULT_HTTP_LIMITS;
@@ -113,6 +135,7 @@ export async function buildSubgraphServer(
           req.headers['x-forwarded-for'],
           options.trustedProxies ?? LOOPBACK_PROXIES,
         ),
+        signal: clientSignal(req.raw),
       }),
   });
   const subscriptions = new InProcessSubscriptions(subgraph);

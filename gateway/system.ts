@@ -119,6 +119,7 @@ export async function createSystem(
       maxEntryBytes: config.responseCacheMaxEntryBytes,
     },
     limits: { maxQueryDepth: config.maxQueryDepth, maxAliases: config.maxAliases, maxFields: config.maxFields },
+    maxQueryCost: config.maxQueryCost,
     subgraphTimeoutMs: config.subgraphTimeoutMs,
     subgraphMaxResponseBytes: config.subgraphMaxResponseBytes,
     introspection: config.introspection,
@@ -137,6 +138,7 @@ export async function createSystem(
     log: log.child({ part: 'subscriptions' }),
     onActive: (delta) => metrics.subscriptions.inc(delta),
     onEvent: () => metrics.subscriptionEvents.inc(),
+    costLimit: graph.costLimit,
   });
   const liveLimits = {
     maxConnections: config.liveMaxConnections,

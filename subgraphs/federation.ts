@@ -4,10 +4,15 @@ import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { getNamedType, isEnumType, isInputObjectType, isObjectType, parse, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, type BuildSchemaOptions, type PubSub } from 'type-graphql';
 
-/** Federation 2 directives a subgraph may use; imported once here so every subgraph links the same spec. */
+/**
+ * Federation 2 directives a subgraph may use; imported once here so every subgraph links the same spec. `@cost` and
+ * `@listSize` (IBM's GraphQL Cost Directives, federation 2.9) compose into the supergraph, where the gateway's cost
+ * limit reads them: what a field weighs and how long a list is assumed to be, told by the subgraph that knows.
+ */
 const FEDERATION_LINK =
-  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", ' +
-  'import: ["@key", "@shareable", "@external", "@requires", "@provides", "@override", "@inaccessible", "@interfaceObject"])';
+  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.9", ' +
+  'import: ["@key", "@shareable", "@external", "@requires", "@provides", "@override", "@inaccessible", ' +
+  '"@interfaceObject", "@cost", "@listSize"])';
 
 export type ReferenceResolvers = GraphQLResolverMap<unknown>;
 

@@ -25,6 +25,11 @@ export interface SubgraphContext {
   authorization?: string;
   /** The caller's network address as the gateway saw it (login throttling), when known. */
   clientAddress?: string;
+  /**
+   * Fires when nobody awaits the answer any more: the fetch's deadline passed or the caller went away. Long reads
+   * (listings, exports, zone transfers) stop at their next check. Never given to a mutation: a write runs to its end.
+   */
+  signal?: AbortSignal;
 }
 
 export interface SubgraphHealth {

@@ -4,7 +4,7 @@ import { DnsClientError, rcodeName, tsigErrorName } from './errors';
 import { queryMessage, updateMessage, type Prerequisite, type UpdateOperation } from './messages';
 import { decodeResponse, type ClientRecord, type DecodedResponse } from './records';
 import { formatServerAddress, parseServerAddress, type ServerAddress } from './server-address';
-import { TcpConnection, tcpExchange, udpExchange } from './transport';
+import { abortedError, TcpConnection, tcpExchange, udpExchange } from './transport';
 
 export interface DnsClientOptions {
   /** The server: an address object or `"127.0.0.1 5353"` (see parseServerAddress). */
@@ -99,13 +99,21 @@ export class DnsClient {
       );
   }
 
-  /** The whole zone by AXFR over TCP (RFC 5936). */
-  async transfer(zone: string): Promise<Transfer> {
+  /**
+   * The whole zone by AXFR over TCP (RFC 5936). When `signal` fires the connection is closed at once (the server
+   * stops sending) and the transfer fails with a DnsClientError of kind `aborted`.
+   */
+  async transfer(zone: string, options: { signal?: AbortSignal } = {}): Promise<Transfer> {
     const what = `transfer of ${zone || '.'}`;
     const request = this.sign(buildRequest(() => queryMessage(zone, 'AXFR')));
     const id = request.wire.readUInt16BE(0);
     const limit = this.options.maxTransferRecords ?? 2_000_000;
-    const connection = await TcpConnection.open(this.server, this.timeoutMs);
+    const { signal } = options;
+    const connection = await TcpConnection.open(this.server, this.timeoutMs, signal);
+    const abort = (): void => {
+      if (signal) connection.abort(signal);
+    };
+    signal?.addEventListener('abort', abort, { once: true });
     try {
       connection.send(request.wire);
       let soa: ClientRecord | undefined;
@@ -113,6 +121,8 @@ export class DnsClient {
       let prior = request.mac;
       let unsigned: Buffer[] = [];
       for (let messages = 0; messages <= limit; messages++) {
+        // Messages already received come without a turn of the event loop: the signal is looked at between them.
+        if (signal?.aborted) throw abortedError(this.where, signal);
         const raw = await connection.next(this.timeoutMs);
         if (raw.length < 12 || raw.readUInt16BE(0) !== id) throw this.formatError(what, 'an answer with another ID');
         if (messages === 0) this.check(raw, request.mac, what);
@@ -154,6 +164,7 @@ export class DnsClient {
       }
       throw this.formatError(what, `more than ${limit} messages`);
     } finally {
+      signal?.removeEventListener('abort', abort);
       connection.close();
     }
   }

@@ -11,7 +11,9 @@ export type DnsClientErrorKind =
   /** The answer cannot be decoded or does not belong to the question. */
   | 'format'
   /** The request cannot be written: a value that is no RDATA of its type, a name that is no DNS name. Nothing sent. */
-  | 'value';
+  | 'value'
+  /** The caller stopped waiting (its signal fired): the connection was closed. */
+  | 'aborted';
 
 export class DnsClientError extends Error {
   constructor(

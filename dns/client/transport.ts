@@ -79,20 +79,30 @@ export class TcpConnection {
     socket.on('close', () => this.fail(new DnsClientError('connection', `${where} (TCP) closed the connection`)));
   }
 
-  static open(server: ServerAddress, timeoutMs: number): Promise<TcpConnection> {
+  /** Connects; `signal` firing on the way closes the socket and rejects with a DnsClientError (kind `aborted`). */
+  static open(server: ServerAddress, timeoutMs: number, signal?: AbortSignal): Promise<TcpConnection> {
     const where = formatServerAddress(server);
     return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(abortedError(where, signal));
       const socket = new Socket();
-      const timer = setTimeout(() => {
-        socket.destroy();
-        reject(new DnsClientError('timeout', `could not connect to ${where} within ${timeoutMs} ms (TCP)`));
-      }, timeoutMs);
-      socket.once('error', (err: NodeJS.ErrnoException) => {
+      const fail = (err: Error) => {
         clearTimeout(timer);
-        reject(new DnsClientError('connection', `${where} (TCP): ${err.code ?? err.message}`));
-      });
+        signal?.removeEventListener('abort', abort);
+        socket.destroy();
+        reject(err);
+      };
+      const abort = () => fail(abortedError(where, signal));
+      const timer = setTimeout(
+        () => fail(new DnsClientError('timeout', `could not connect to ${where} within ${timeoutMs} ms (TCP)`)),
+        timeoutMs,
+      );
+      signal?.addEventListener('abort', abort, { once: true });
+      socket.once('error', (err: NodeJS.ErrnoException) =>
+        fail(new DnsClientError('connection', `${where} (TCP): ${err.code ?? err.message}`)),
+      );
       socket.connect(server.port, server.host, () => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', abort);
         socket.removeAllListeners('error');
         socket.setNoDelay(true);
         resolve(new TcpConnection(socket, where));
@@ -128,6 +138,12 @@ export class TcpConnection {
     this.socket.destroy();
   }
 
+  /** Closes the connection because its caller stopped waiting: a pending `next` rejects with why. */
+  abort(signal: AbortSignal): void {
+    this.fail(abortedError(this.where, signal));
+    this.socket.destroy();
+  }
+
   private receive(chunk: Buffer): void {
     const { messages, rest } = splitFrames(this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk);
     for (const message of messages) this.frames.push(Buffer.from(message)); // copies: a message kept does not pin the whole chunk
@@ -139,6 +155,12 @@ export class TcpConnection {
     this.failure ??= err;
     this.waiter?.();
   }
+}
+
+/** Why a caller stopped an exchange with `where`, as a DnsClientError saying so (and the signal's reason). */
+export function abortedError(where: string, signal: AbortSignal | undefined): DnsClientError {
+  const reason = signal?.reason instanceof Error ? `: ${signal.reason.message}` : '';
+  return new DnsClientError('aborted', `the exchange with ${where} (TCP) was abandoned${reason}`);
 }
 
 /** One exchange over a fresh TCP connection. */

@@ -3,6 +3,7 @@ import type { RecordData } from '../model';
 import { isInZone, normalizeName, relativeName, toFqdn } from '../names';
 import { RecordValueError, formatSoa, formatValueRelative, validateRecord, validateTtl } from '../records';
 import type { ZoneSoa } from './parse';
+import { nextTurn } from '../turn';
 
 export interface ZoneFileInput {
   origin: string;
@@ -59,16 +60,44 @@ function mostCommonTtl(records: readonly RecordData[]): number | undefined {
   return best;
 }
 
+/** Records formatted between two steps of {@link formatZoneFileInSteps}: tens of milliseconds of work. */
+const STEP_RECORDS = 2_000;
+
 /**
  * Writes a master file: `$ORIGIN`, `$TTL`, the SOA, then the records sorted by {@link compareRecords}, names
  * relative to the origin where they are inside it, TTLs only where they differ from `$TTL`, a blank owner when it
  * repeats. Records are validated (a record outside the zone, or an SOA among them, is a {@link RecordValueError}).
  */
 export function formatZoneFile(input: ZoneFileInput): string {
+  const steps = formatSteps(input, 0);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * {@link formatZoneFile} in steps of STEP_RECORDS records, each on its own turn of the event loop (a zone of 100 000
+ * records is most of a second of work), stopping between them once `signal` fires (with its reason).
+ */
+export async function formatZoneFileInSteps(input: ZoneFileInput, signal?: AbortSignal): Promise<string> {
+  const steps = formatSteps(input, STEP_RECORDS);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await nextTurn();
+    signal?.throwIfAborted();
+  }
+}
+
+/** The formatting, pausing (a `yield`) after every `every` records of each pass; 0: never. */
+function* formatSteps(input: ZoneFileInput, every: number): Generator<void, string> {
   const origin = normalizeName(
     input.origin.endsWith('.') || input.origin === '' ? input.origin || '.' : `${input.origin}.`,
   );
-  const records = input.records.map((r) => {
+  const pause = (i: number) => every > 0 && (i + 1) % every === 0;
+  const records: RecordData[] = [];
+  for (const [i, r] of input.records.entries()) {
     if (r.type === 'SOA') throw new RecordValueError('An SOA record goes into `soa`, not among the records', 'type');
     if (!isInZone(r.name, origin)) {
       throw new RecordValueError(
@@ -76,8 +105,9 @@ export function formatZoneFile(input: ZoneFileInput): string {
         'name',
       );
     }
-    return validateRecord({ ...r, name: toFqdn(r.name) }, origin, { syntax: 'master' });
-  });
+    records.push(validateRecord({ ...r, name: toFqdn(r.name) }, origin, { syntax: 'master' }));
+    if (pause(i)) yield;
+  }
   records.sort(compareRecords);
   const ttl = validateTtl(input.ttl ?? mostCommonTtl(records) ?? input.soa?.ttl ?? 3600);
   const lines = [`$ORIGIN ${toFqdn(origin)}`, `$TTL ${ttl}`];
@@ -88,10 +118,11 @@ export function formatZoneFile(input: ZoneFileInput): string {
     lines.push(line('@', soaTtl, 'SOA', formatValueRelative('SOA', formatSoa(input.soa), origin)));
   }
   let previous: string | undefined = input.soa ? origin : undefined;
-  for (const r of records) {
+  for (const [i, r] of records.entries()) {
     const owner = r.name === previous ? '' : relativeName(r.name, origin);
     previous = r.name;
     lines.push(line(owner, r.ttl, r.type, formatValueRelative(r.type, r.value, origin)));
+    if (pause(i)) yield;
   }
   return `${lines.join('\n')}\n`;
 }

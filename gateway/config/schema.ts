@@ -133,6 +133,12 @@ export const ConfigSchema = z
     maxQueryDepth: z.coerce.number().int().min(1).max(1_000).default(15),
     maxAliases: z.coerce.number().int().min(0).max(10_000).default(50),
     maxFields: z.coerce.number().int().min(1).max(100_000).default(500),
+    /**
+     * Largest estimated cost of one operation: each field 1, a list its page size (or assumed size) times its items,
+     * a field's own weight from the schema's @cost. 100 000: two full pages of records (10 000 × 5 fields) or one
+     * zone transfer with every column, not fifty of them.
+     */
+    maxQueryCost: z.coerce.number().int().min(1).max(1_000_000_000).default(100_000),
     /** Open HTTP connections at once (every stream is one); beyond it new connections are closed at once. */
     httpMaxConnections: z.coerce.number().int().min(1).max(1_000_000).default(15_000),
     /** Longest an HTTP request may take to arrive in full (headers and body); then 408 and the connection closes. */
@@ -384,6 +390,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   maxQueryDepth: 'MAX_QUERY_DEPTH',
   maxAliases: 'MAX_ALIASES',
   maxFields: 'MAX_FIELDS',
+  maxQueryCost: 'MAX_QUERY_COST',
   maxBodyBytes: 'MAX_BODY_BYTES',
   maxVariablesDepth: 'MAX_VARIABLES_DEPTH',
   httpMaxConnections: 'HTTP_MAX_CONNECTIONS',

@@ -1,9 +1,10 @@
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/types';
 import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
-import { execute } from 'graphql';
+import { execute, getOperationAST, OperationTypeNode, type DocumentNode } from 'graphql';
 import { CacheHint, type Subgraph, type SubgraphContext } from '../../subgraphs/subgraph';
 import type { GatewayContext } from '../context';
+import { fetchSignal } from './fetch-signal';
 import { PreparedDocuments } from './prepared-documents';
 
 /**
@@ -32,11 +33,28 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
       document: prepared.document,
       variableValues: request.variables,
       operationName: request.operationName,
-      contextValue: context,
+      contextValue: this.withSignal(context, prepared.document, request.operationName, fetchSignal(options)),
     });
     // Whatever did not declare itself cacheable makes the whole response uncacheable.
     incoming?.cachePolicy.restrict(context.cacheHint.maxAge ?? 0);
     return result;
+  }
+
+  /**
+   * The request's context as this fetch sees it: with the fetch's signal (its deadline, its client), so reads stop
+   * when nobody awaits them. The request's context itself is shared by its fetches (loaders batch across them).
+   * A mutation gets no signal: its writes run to their end whoever waits.
+   */
+  private withSignal(
+    context: SubgraphContext,
+    document: DocumentNode,
+    operationName: string | undefined,
+    signal: AbortSignal | undefined,
+  ): SubgraphContext {
+    if (!signal || getOperationAST(document, operationName)?.operation === OperationTypeNode.MUTATION) return context;
+    const view = Object.create(context) as SubgraphContext;
+    view.signal = signal;
+    return view;
   }
 
   private contextFor(incoming: GatewayContext): SubgraphContext {

@@ -4,6 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGatewayContext } from '../context';
 import { createLogger } from '../logger';
+import { withSignal } from './fetch-signal';
 import { RemoteSubgraphDataSource, sharedMaxAge } from './remote-data-source';
 import { subgraphUnavailable } from './subgraph-errors';
 
@@ -14,6 +15,13 @@ const seen: { headers: IncomingHttpHeaders; body: string }[] = [];
 let status = 200;
 /** Extra bytes of padding in every answer. */
 let answerPadding = 0;
+/** When set, answers wait for `releaseHeld()`; requests whose client left before are counted in `abandoned`. */
+let hold = false;
+let held: Array<() => void> = [];
+let abandoned = 0;
+const releaseHeld = () => {
+  for (const answer of held.splice(0)) answer();
+};
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -21,11 +29,17 @@ beforeAll(async () => {
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
       seen.push({ headers: req.headers, body });
-      setTimeout(() => {
+      const answer = () => {
+        if (res.destroyed) return;
         res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'max-age=30' });
         const pad = answerPadding ? { extensions: { pad: 'x'.repeat(answerPadding) } } : {};
         res.end(JSON.stringify({ data: { n: seen.length }, ...pad }));
-      }, 50);
+      };
+      res.once('close', () => {
+        if (!res.writableFinished) abandoned++;
+      });
+      if (hold) held.push(answer);
+      else setTimeout(answer, 50);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -38,11 +52,19 @@ beforeEach(() => {
   seen.length = 0;
   status = 200;
   answerPadding = 0;
+  hold = false;
+  held = [];
+  abandoned = 0;
 });
+
+/** Resolves once `condition` holds (checked on each turn of the event loop). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}
 
 const log = createLogger('silent');
 
-function call(source: RemoteSubgraphDataSource, query: string, authorization?: string) {
+function call(source: RemoteSubgraphDataSource, query: string, authorization?: string, signal?: AbortSignal) {
   const context = createGatewayContext('req-1', log, { authorization, address: '10.0.0.1' });
   const options = {
     kind: GraphQLDataSourceRequestKind.INCOMING_OPERATION,
@@ -50,7 +72,7 @@ function call(source: RemoteSubgraphDataSource, query: string, authorization?: s
     incomingRequestContext: { context },
     context,
   } as unknown as GraphQLDataSourceProcessOptions<typeof context>;
-  return { context, result: source.process(options) };
+  return { context, result: source.process(signal ? withSignal(options, signal) : options) };
 }
 
 describe('RemoteSubgraphDataSource', () => {
@@ -122,6 +144,42 @@ describe('RemoteSubgraphDataSource', () => {
       'subgraph reviews is unavailable: its answer is larger than 1024 bytes (SUBGRAPH_MAX_RESPONSE_BYTES)',
     );
     await small.close();
+  });
+
+  test('a shared query is abandoned (its connection closed) once every caller waiting for it has stopped', async () => {
+    const source = new RemoteSubgraphDataSource(url);
+    hold = true;
+    const callers = [new AbortController(), new AbortController(), new AbortController()];
+    const calls = callers.map((c) => call(source, '{ a }', 'Bearer t1', c.signal).result.catch((e: unknown) => e));
+    await until(() => seen.length === 1);
+    callers[0]?.abort(new Error('gone 0'));
+    callers[1]?.abort(new Error('gone 1'));
+    expect(await calls[0]).toMatchObject({ message: 'gone 0' });
+    expect(await calls[1]).toMatchObject({ message: 'gone 1' });
+    releaseHeld(); // one still waits: the fetch went on
+    expect(await calls[2]).toEqual({ data: { n: 1 } });
+    expect(abandoned).toBe(0);
+
+    const last = [new AbortController(), new AbortController()];
+    const more = last.map((c) => call(source, '{ a }', 'Bearer t1', c.signal).result.catch((e: unknown) => e));
+    await until(() => seen.length === 2);
+    for (const c of last) c.abort(new Error('gone'));
+    await Promise.all(more);
+    await until(() => abandoned === 1); // the subgraph saw the connection closed before its answer
+    await source.close();
+  });
+
+  test('a mutation is never abandoned: its answer is awaited whoever stopped waiting', async () => {
+    const source = new RemoteSubgraphDataSource(url);
+    hold = true;
+    const caller = new AbortController();
+    caller.abort(new Error('gone'));
+    const result = call(source, 'mutation { m }', 'Bearer t1', caller.signal).result;
+    await until(() => seen.length === 1);
+    releaseHeld();
+    expect(await result).toEqual({ data: { n: 1 } });
+    expect(abandoned).toBe(0);
+    await source.close();
   });
 
   test('sharedMaxAge: private, no-store and no-cache share nothing', () => {

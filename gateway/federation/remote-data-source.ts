@@ -4,6 +4,7 @@ import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import { STATUS_CODES } from 'node:http';
 import { Pool } from 'undici';
 import type { GatewayContext } from '../context';
+import { fetchSignal } from './fetch-signal';
 
 /** `max-age` of a Cache-Control header; private, no-store, no-cache or none at all mean 0 (not shareable). */
 export function sharedMaxAge(header: string | null | undefined): number {
@@ -16,6 +17,25 @@ export function sharedMaxAge(header: string | null | undefined): number {
 interface Answer {
   text: string;
   cacheControl?: string;
+}
+
+/** A query in flight, shared by the callers waiting for it; abandoned when the last of them stops waiting. */
+interface Shared {
+  answer: Promise<Answer>;
+  waiting: number;
+  settled: boolean;
+  abandon: AbortController;
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as it fires. */
+function awaited<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', stop, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
 }
 
 function header(value: string | string[] | undefined): string | undefined {
@@ -32,7 +52,7 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
   private readonly pool: Pool;
   private readonly path: string;
   /** Queries in flight, by caller and request body. */
-  private readonly inFlight = new Map<string, Promise<Answer>>();
+  private readonly inFlight = new Map<string, Shared>();
 
   constructor(
     readonly url: string,
@@ -59,19 +79,12 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
       extensions: request.extensions,
     });
     // A query the same caller already has in flight with the same body shares that fetch's answer (its text: each
-    // request parses its own copy, since execution merges into what it parses). Mutations are never shared.
-    const shareable = !/^\s*mutation\b/.test(request.query);
-    const key = shareable ? `${headers.authorization ?? ''}\u0000${headers['x-forwarded-for'] ?? ''}\u0000${body}` : '';
-    let pending = shareable ? this.inFlight.get(key) : undefined;
-    if (!pending) {
-      pending = this.send(headers, body);
-      if (shareable) {
-        this.inFlight.set(key, pending);
-        const forget = () => this.inFlight.delete(key);
-        pending.then(forget, forget);
-      }
-    }
-    const answer = await pending;
+    // request parses its own copy, since execution merges into what it parses). Mutations are never shared, and
+    // never abandoned: the subgraph writes all or nothing, whoever still waits.
+    const key = `${headers.authorization ?? ''}\u0000${headers['x-forwarded-for'] ?? ''}\u0000${body}`;
+    const answer = /^\s*mutation\b/.test(request.query)
+      ? await this.send(headers, body)
+      : await this.shared(key, headers, body, fetchSignal(options));
     const parsed: unknown = JSON.parse(answer.text);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
       throw new Error(`Expected JSON response body, but received: ${answer.text.slice(0, 200)}`);
@@ -79,11 +92,43 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
     return parsed;
   }
 
-  private async send(headers: Record<string, string>, body: string): Promise<Answer> {
+  /**
+   * The answer to a query, fetched once for every caller asking the same at the same time. A caller whose signal
+   * fires stops waiting; when the last one has, the fetch is abandoned (its connection closed: a subgraph served
+   * alone stops its work on it, as the gateway does when its own client goes away).
+   */
+  private shared(
+    key: string,
+    headers: Record<string, string>,
+    body: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Answer> {
+    let entry = this.inFlight.get(key);
+    if (!entry) {
+      const abandon = new AbortController();
+      const fresh: Shared = { answer: this.send(headers, body, abandon.signal), waiting: 0, settled: false, abandon };
+      const forget = () => {
+        fresh.settled = true;
+        if (this.inFlight.get(key) === fresh) this.inFlight.delete(key);
+      };
+      fresh.answer.then(forget, forget);
+      this.inFlight.set(key, fresh);
+      entry = fresh;
+    }
+    const shared = entry;
+    shared.waiting++;
+    return awaited(shared.answer, signal).finally(() => {
+      if (--shared.waiting > 0 || shared.settled) return;
+      if (this.inFlight.get(key) === shared) this.inFlight.delete(key);
+      shared.abandon.abort(signal?.reason);
+    });
+  }
+
+  private async send(headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<Answer> {
     let text: string;
     let res;
     try {
-      res = await this.pool.request({ path: this.path, method: 'POST', headers, body });
+      res = await this.pool.request({ path: this.path, method: 'POST', headers, body, signal });
       text = await res.body.text();
     } catch (err) {
       if ((err as { code?: unknown }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE')

@@ -4,6 +4,7 @@ import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import { getOperationAST, OperationTypeNode, parse, type DocumentNode } from 'graphql';
 import type { GatewayContext } from '../context';
 import type { GatewayMetrics } from '../metrics';
+import { FetchStop, withSignal } from './fetch-signal';
 import { subgraphTimeout, subgraphUnavailable } from './subgraph-errors';
 
 type ProcessOptions = GraphQLDataSourceProcessOptions<GatewayContext>;
@@ -53,16 +54,20 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
         this.timeoutMs,
       );
     });
+    // The subgraph's work on it stops at the deadline too, or sooner when the request's client goes away.
+    const stop = new FetchStop(options);
+    void timeout.then(() => stop.expire(new Error(`no answer from subgraph ${this.name} is awaited any more`)));
     let ok = false;
     try {
       const result = await Promise.race([
-        this.inner.process(options).catch((err: unknown) => this.unavailable(err)),
+        this.inner.process(withSignal(options, stop.signal)).catch((err: unknown) => this.unavailable(err)),
         timeout,
       ]);
       ok = !result.errors?.length;
       return result;
     } finally {
       clearTimeout(timer);
+      stop.release();
       const ms = performance.now() - started;
       this.metrics?.subgraphFetch.observe({ subgraph: this.name, outcome: ok ? 'ok' : 'error' }, ms / 1000);
       if (options.kind === GraphQLDataSourceRequestKind.INCOMING_OPERATION) {

@@ -9,6 +9,7 @@ import {
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { createGatewayContext, type GatewayContext } from '../context';
+import type { OperationCostLimit } from '../limits';
 import type { Logger } from '../logger';
 import { mapStream, type Stream } from '../../subgraphs/async-streams';
 import type { InProcessSubscriptions } from './in-process-stream';
@@ -55,6 +56,8 @@ export interface FederatedSubscriptionsOptions {
   remoteQueueBytes?: number;
   formatError: (error: GraphQLFormattedError) => GraphQLFormattedError;
   log: Logger;
+  /** Bounds the estimated cost of each subscription as it bounds queries' (the same limit, with its variables). */
+  costLimit?: OperationCostLimit;
   /** Told when a subscription starts (+1) and ends (-1), and of every event delivered. */
   onActive?: (delta: 1 | -1) => void;
   onEvent?: () => void;
@@ -93,6 +96,11 @@ export class FederatedSubscriptions {
       };
     }
     const variables = request.variables ?? {};
+    const refused = this.options.costLimit?.check(request.document, plan.prepared.operation, variables);
+    if (refused)
+      return {
+        errors: [this.options.formatError({ message: refused.message, extensions: refused.extensions })],
+      };
     const { primary } = plan;
     const fetchVariables: Record<string, unknown> = {};
     for (const name of primary.variableUsages ?? [])

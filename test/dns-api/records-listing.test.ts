@@ -46,9 +46,12 @@ test('the listing shows id, name, type, value and ttl of every record, whole and
   expect(typeof page.body.next_cursor).toBe('string');
 });
 
-test('the operation behind the listing selects exactly the fields the listing shows', () => {
+test.each([
+  ['a page', DnsApiOps.records],
+  ['the whole listing, walked in pages', DnsApiOps.recordPage],
+])('the operation behind %s selects exactly the fields the listing shows', (_what, op) => {
   let selected: string[] = [];
-  visit(parse(DnsApiOps.records.query), {
+  visit(parse(op.query), {
     Field(node) {
       const fields = node.selectionSet?.selections ?? [];
       // the record list: `records { records { <leaf fields> } }`

@@ -1,4 +1,5 @@
-import { call, login } from './api';
+import { RECORDS_PAGE_MAX } from '../../gateway/rest/dns-api/operations';
+import { call, gql, login } from './api';
 import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
 
 /**
@@ -8,6 +9,9 @@ import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers
 let sys: RunningSystem;
 let token: string | undefined;
 const ZONE = 'paging.test';
+/** A zone of more than two of the graph's largest pages. */
+const LARGE = 'large.test';
+const LARGE_RECORDS = 2 * RECORDS_PAGE_MAX + 1_234;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads whatever JSON came back
 type Body = any;
@@ -25,15 +29,18 @@ beforeAll(async () => {
     value: i % 3 === 0 ? `"t${i}"` : `192.0.2.${i}`,
   }));
   expect((await api('POST', `/zones/${ZONE}/records/batch`, { operations })).status).toBe(200);
+  const lines = Array.from({ length: LARGE_RECORDS }, (_, i) => `h${i} A 10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`);
+  const zoneFile = `$ORIGIN ${LARGE}.\n$TTL 300\n@ SOA ns1 hostmaster 1 3600 600 86400 300\n@ NS ns1\n${lines.join('\n')}\n`;
+  expect((await api('POST', '/zones', { name: LARGE, zone_file: zoneFile })).status).toBe(201);
 }, 60_000);
 
 afterAll(async () => sys?.close());
 
-async function walk(query: string, limit: number): Promise<unknown[]> {
+async function walk(query: string, limit: number, zone = ZONE): Promise<unknown[]> {
   const seen: unknown[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 100; pages++) {
-    const page = await api('GET', `/zones/${ZONE}/records?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ''}`);
+    const page = await api('GET', `/zones/${zone}/records?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ''}`);
     expect(page.status).toBe(200);
     expect(page.body.records.length).toBeLessThanOrEqual(limit);
     seen.push(...page.body.records);
@@ -78,3 +85,42 @@ test.each([
   expect(JSON.stringify(res.body)).toContain(field);
   expect(typeof res.body.error).toBe('string');
 });
+
+test('a zone larger than the largest page is listed whole without limit: the pages the graph gives, joined', async () => {
+  const whole = await api('GET', `/zones/${LARGE}/records`);
+  expect(whole.status).toBe(200);
+  const records = whole.body.records as Array<{ id: string; name: string }>;
+  expect(records).toHaveLength(LARGE_RECORDS + 1); // and the NS
+  expect(new Set(records.map((r) => r.id)).size).toBe(records.length);
+  // byte for byte what the pages at the largest size give, in the listing's shape
+  const walked = await walk('', RECORDS_PAGE_MAX, LARGE);
+  expect(whole.text === JSON.stringify({ zone: LARGE, records: walked })).toBe(true); // (millions of characters)
+  // from the listing cache the second time: the same bytes
+  expect((await api('GET', `/zones/${LARGE}/records`)).text === whole.text).toBe(true);
+  const fromCursor = await api(
+    'GET',
+    `/zones/${LARGE}/records?cursor=${(await api('GET', `/zones/${LARGE}/records?limit=3`)).body.next_cursor as string}`,
+  );
+  expect(fromCursor.body.records).toEqual(records.slice(3));
+}, 60_000);
+
+test('over GraphQL a page has a default size and a maximum (BAD_USER_INPUT naming limit and the maximum)', async () => {
+  const page = (args: string) =>
+    gql<{ zone: { records: { nextCursor: string | null; records: Array<{ id: string }> } } }>(
+      sys.url,
+      `{ zone(name: "${LARGE}") { records${args} { nextCursor records { id } } } }`,
+      {},
+      token,
+    );
+  const first = await page('');
+  expect(first.body.errors).toBeUndefined();
+  expect(first.body.data?.zone.records.records).toHaveLength(1_000);
+  expect(first.body.data?.zone.records.nextCursor).toEqual(expect.any(String));
+  const largest = await page(`(limit: ${RECORDS_PAGE_MAX})`);
+  expect(largest.body.data?.zone.records.records).toHaveLength(RECORDS_PAGE_MAX);
+  const over = await page(`(limit: ${RECORDS_PAGE_MAX + 1})`);
+  expect(over.body.errors?.[0]).toMatchObject({
+    message: `limit must be an integer from 1 to ${RECORDS_PAGE_MAX} (got ${RECORDS_PAGE_MAX + 1})`,
+    extensions: { code: 'BAD_USER_INPUT', field: 'limit' },
+  });
+}, 60_000);

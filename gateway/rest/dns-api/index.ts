@@ -21,8 +21,9 @@ import {
 } from './bodies';
 import { registerJsonBodyParser } from './json-body';
 import { ListingCache } from './listing-cache';
+import { wholeListing, type ListingPage } from './whole-listing';
 import { OPENAPI } from './openapi';
-import { DnsApiOps as Ops } from './operations';
+import { DnsApiOps as Ops, RECORDS_PAGE_MAX } from './operations';
 import {
   dnssecRollover,
   dnssecStatus,
@@ -235,28 +236,39 @@ export function dnsApiRestInterface(graph: Graph, listings = new ListingCache())
         const limitText = queryParam(req, 'limit');
         if (limitText !== undefined && !/^\d{1,9}$/.test(limitText))
           throw new RestError(400, `limit must be a whole number (got ${JSON.stringify(limitText.slice(0, 40))})`);
+        const limit = limitText === undefined ? undefined : Number(limitText);
+        if (limit !== undefined && (limit < 1 || limit > RECORDS_PAGE_MAX))
+          throw new RestError(400, `limit must be an integer from 1 to ${RECORDS_PAGE_MAX} (got ${limit})`);
         const type = queryParam(req, 'type');
         const cursor = queryParam(req, 'cursor');
         // The caller's right to read the zone is checked here (and 404 for no zone), before the cache is asked.
         const { etag } = await zoneOf<{ etag: string }>(req, Ops.zoneVersion, {});
-        const key = ListingCache.key(etag, { type, limit: limitText, cursor });
-        const cached = listings.get(key);
+        const page = { type, limit: limitText, cursor };
+        const cached = listings.get(ListingCache.key(etag, page));
         if (cached !== undefined) return json(reply, 200, cached);
+        if (limit === undefined) {
+          // The whole zone, as the seed has it: walked page by page, each page the graph's largest.
+          const whole = await wholeListing(async (after) => {
+            const zone = await zoneOf<{ etag: string; records: Omit<ListingPage, 'etag'> }>(req, Ops.recordPage, {
+              t: type ?? null,
+              c: after ?? cursor ?? null,
+            });
+            return { etag: zone.etag, ...zone.records };
+          }, callerOf(req).signal);
+          // Kept under the version it shows, which it was read with.
+          if (whole.etag !== null) listings.set(ListingCache.key(whole.etag, page), whole.body);
+          return json(reply, 200, whole.body);
+        }
         const zone = await zoneOf<{
           records: { zone: string; nextCursor: string | null; records: GqlRecordSummary[] };
-        }>(req, Ops.records, {
-          t: type ?? null,
-          l: limitText === undefined ? null : Number(limitText),
-          c: cursor ?? null,
-        });
-        const page = zone.records;
+        }>(req, Ops.records, { t: type ?? null, l: limit, c: cursor ?? null });
         const body = JSON.stringify({
-          zone: page.zone,
-          records: page.records.map(recordSummary),
-          ...(limitText === undefined ? {} : { next_cursor: page.nextCursor }),
+          zone: zone.records.zone,
+          records: zone.records.records.map(recordSummary),
+          next_cursor: zone.records.nextCursor,
         });
         // Read after the version: never older than the ETag it is kept under.
-        listings.set(key, body);
+        listings.set(ListingCache.key(etag, page), body);
         return json(reply, 200, body);
       });
 

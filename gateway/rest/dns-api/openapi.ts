@@ -12,6 +12,7 @@ import {
   UpdateUserBody,
   UpdateZoneBody,
 } from './bodies';
+import { RECORDS_PAGE_MAX } from './operations';
 
 /**
  * The DNS API's machine-readable contract (OpenAPI 3.1), served at /api/v1/openapi.json. Request bodies come from
@@ -533,7 +534,7 @@ const paths: Record<string, PathItem> = {
         {
           name: 'limit',
           in: 'query',
-          description: 'Page size; the answer then has next_cursor',
+          description: `Page size, 1 to ${RECORDS_PAGE_MAX}; the answer then has next_cursor (without it: every record)`,
           schema: { type: 'string', pattern: '^\\d{1,9}$' },
         },
         { name: 'cursor', in: 'query', description: 'next_cursor of the page before', schema: { type: 'string' } },

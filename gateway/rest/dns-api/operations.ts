@@ -14,6 +14,12 @@ const SIGNING_KEY = 'kid algorithm createdAt retiredAt verifiesUntil signing';
 const DNSSEC_STATUS =
   'enabled keys { id algorithm keyType bits createdAt expiresAt keyTag state publishAt activateAt inactiveAt deleteAt } dsRecords { keyTag algorithm digestType digest }';
 
+/**
+ * The largest page of `Zone.records` the graph gives (the dns-api subgraph's maximum; a test holds them equal): the
+ * most `?limit=` may ask for, and the page size a whole listing is walked in.
+ */
+export const RECORDS_PAGE_MAX = 10_000;
+
 export const DnsApiOps = {
   login: prepareOperation(
     'RestDnsLogin',
@@ -54,6 +60,11 @@ export const DnsApiOps = {
   records: prepareOperation(
     'RestDnsRecords',
     `query RestDnsRecords($z: String!, $t: String, $l: Int, $c: String) { zone(name: $z) { records(type: $t, limit: $l, cursor: $c) { zone nextCursor records { ${RECORD_SUMMARY} } } } }`,
+  ),
+  /** A page of the whole listing, with the zone's version at that moment (a walk sees whether the zone changed). */
+  recordPage: prepareOperation(
+    'RestDnsRecordPage',
+    `query RestDnsRecordPage($z: String!, $t: String, $c: String) { zone(name: $z) { etag records(type: $t, limit: ${RECORDS_PAGE_MAX}, cursor: $c) { zone nextCursor records { ${RECORD_SUMMARY} } } } }`,
   ),
   record: prepareOperation(
     'RestDnsRecord',

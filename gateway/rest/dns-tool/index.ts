@@ -8,7 +8,7 @@ import { helpPage } from '../../../subgraphs/dns-tool/tool/help';
 import { editableType, ptrWanted, ttlOf } from '../../../subgraphs/dns-tool/tool/params';
 import { ToolRequest, type Params } from '../../../subgraphs/dns-tool/tool/request';
 import { isSessionId } from '../../../subgraphs/dns-tool/tool/sessions';
-import type { RequestCaller } from '../../context';
+import { callerOf, type RequestCaller } from '../../context';
 import type { ErrorShape } from '../../error-shapes';
 import type { Graph, PreparedOperation } from '../../graph';
 import { statusText } from '../errors';
@@ -174,6 +174,7 @@ export function dnsToolRestInterface(graph: Graph, options: { apiEnabled: boolea
     const caller: RequestCaller = {
       ...(credential ? { authorization: `Bearer ${credential}` } : {}),
       address: req.ip,
+      signal: callerOf(req).signal, // the client going away stops what its request started (a zone transfer)
     };
     await preflight(req, caller, tool, spec);
     const withWarnings = (value: Record<string, PhpJson>, warnings: readonly string[]): PhpJson =>

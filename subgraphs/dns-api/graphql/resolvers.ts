@@ -1,8 +1,20 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import {
+  Arg,
+  Ctx,
+  Directive,
+  FieldResolver,
+  ID,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+  Subscription,
+} from 'type-graphql';
 import { asApi } from '../errors';
 import { allowed, type DnsApiContext } from '../context';
 import type { User as StoredUser } from '../identity';
-import type { BatchOperation } from '../service/records';
+import { DEFAULT_RECORD_PAGE, MAX_RECORD_PAGE, type BatchOperation } from '../service/records';
 import type { ZoneChange as FeedChange } from '../service/changes';
 import type { DnssecStatus as StatusView } from '../service/dnssec';
 import { zoneEtag, zoneNameArg, zoneRef, type ZoneView } from '../service/zones';
@@ -125,6 +137,10 @@ export class SigningKeyResolver {
 /** Zones: read, create (or import), change settings, delete; the Zone entity's own fields. */
 @Resolver(() => Zone)
 export class ZoneResolver {
+  // Not paged, unlike a zone's records: zones are made one at a time by admins and operators only, each is one small
+  // row, and the seed's GET /zones lists them all. What grows without bound is inside a zone (records, its file, its
+  // transfer): paged or weighed by the cost limit, per zone listed — assumed to be a hundred zones.
+  @Directive('@listSize(assumedSize: 100)')
   @Query(() => [Zone], { description: 'Every zone.' })
   async zones(@Ctx() ctx: DnsApiContext): Promise<StoredZone[]> {
     await allowed(ctx, 'read');
@@ -170,6 +186,7 @@ export class ZoneResolver {
     return { success: true, message: `zone ${zoneRef(name)} deleted` };
   }
 
+  // Bounded: one RRset, at most DNS_MAX_RECORDS_PER_RRSET records.
   @FieldResolver(() => [String], { description: 'Its name servers (NS records at the apex), without trailing dots.' })
   async nameservers(@Root() zone: StoredZone | ZoneView, @Ctx() ctx: DnsApiContext): Promise<string[]> {
     return (isView(zone) ? zone : await ctx.api.zones.view(zone)).nameservers;
@@ -193,18 +210,28 @@ export class ZoneResolver {
     return dnssecOf(await ctx.api.dnssec.status(zone.name));
   }
 
+  // The cost limit counts a page's records by its limit (or the default when none is given).
+  @Directive('@listSize(slicingArguments: ["limit"], sizedFields: ["records"], requireOneSlicingArgument: false)')
   @FieldResolver(() => RecordPage, {
-    description: 'Its records (SOA excluded), optionally of one type, whole or a page at a time (limit, cursor).',
+    description:
+      'Its records (SOA excluded), optionally of one type, a page at a time: `limit` records from `cursor` (the ' +
+      'previous page’s nextCursor), in name order. A zone can hold millions: a page has a maximum.',
   })
   async records(
     @Root() zone: StoredZone,
     @Ctx() ctx: DnsApiContext,
     @Arg('type', () => String, { nullable: true }) type: string | null,
-    @Arg('limit', () => Int, { nullable: true }) limit: number | null,
+    @Arg('limit', () => Int, {
+      nullable: true,
+      defaultValue: DEFAULT_RECORD_PAGE,
+      description: `Records per page, 1 to ${MAX_RECORD_PAGE} (BAD_USER_INPUT beyond).`,
+    })
+    limit: number | null,
     @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
   ): Promise<RecordPage> {
     await allowed(ctx, 'read');
-    return ctx.api.records.list(zone.name, { type, limit, cursor });
+    ctx.signal?.throwIfAborted(); // one page is one read; a listing of many pages stops between them
+    return ctx.api.records.list(zone.name, { type, limit: limit ?? DEFAULT_RECORD_PAGE, cursor });
   }
 
   @FieldResolver(() => DnsRecordType, { nullable: true, description: 'One record, by id.' })
@@ -222,10 +249,12 @@ export class ZoneResolver {
     }
   }
 
+  // The whole zone read and written out: weighs what a page of the largest size does (its 10 000 records, 5 fields).
+  @Directive('@cost(weight: 50000)')
   @FieldResolver(() => String, { description: 'The zone as an RFC 1035 master file (what BIND reads).' })
   async zoneFile(@Root() zone: StoredZone, @Ctx() ctx: DnsApiContext): Promise<string> {
     await allowed(ctx, 'read');
-    return ctx.api.zones.export(zone.name);
+    return ctx.api.zones.export(zone.name, ctx.signal);
   }
 }
 
@@ -312,6 +341,8 @@ export class DnssecResolver {
 /** Users (admin only), each with a role. */
 @Resolver()
 export class UserResolver {
+  // Not paged: users are made one at a time by admins only, each one small row (the seed's GET /users lists all).
+  @Directive('@listSize(assumedSize: 100)')
   @Query(() => [User])
   async users(@Ctx() ctx: DnsApiContext): Promise<User[]> {
     await allowed(ctx, 'users');

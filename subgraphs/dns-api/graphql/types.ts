@@ -136,6 +136,7 @@ export class DsRecord {
 @ObjectType({ description: 'The DNSSEC state of a zone: its keys and the DS records for its parent.' })
 export class DnssecStatus {
   @Field(() => Boolean, { description: 'Whether the zone is signed (it has keys).' }) enabled!: boolean;
+  // Bounded lists: a KSK and a ZSK, one more ZSK during a rollover; two DS records per KSK.
   @Field(() => [DnssecKey], { description: 'Its keys still published, oldest first; empty when not signed.' })
   keys!: DnssecKey[];
   @Field(() => [DsRecord], { description: 'Two per KSK: SHA-256 and SHA-384 digests.' })

@@ -275,10 +275,11 @@ export class ZoneService {
     });
   }
 
-  async export(name: string): Promise<string> {
+  /** The zone as a master file, made in steps that stop once `signal` fires (nobody awaits the file any more). */
+  async export(name: string, signal?: AbortSignal): Promise<string> {
     const zoneName = zoneRef(name);
     try {
-      return await asApi(() => exportZoneFile(this.store, zoneName));
+      return await asApi(() => exportZoneFile(this.store, zoneName, signal));
     } catch (err) {
       // A zone stored before its names were checked: its SOA cannot be written, which is no server fault.
       if (err instanceof ZoneNameError)

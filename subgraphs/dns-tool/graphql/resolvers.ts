@@ -1,4 +1,4 @@
-import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, Directive, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { shownRoles } from '../auth';
 import { loggedIn, type DnsToolContext } from '../context';
 import { asTool } from '../errors';
@@ -46,12 +46,18 @@ export class ToolQueryResolver {
     return { loggedIn: true, user: caller.user, roles: shownRoles(caller.grant) };
   }
 
+  // Not paged: the zones come from the configuration or the embedded server's zones (made by its admins).
+  @Directive('@listSize(assumedSize: 100)')
   @Query(() => [Zone], { description: 'DNS tool: the zones it manages that the caller may read.' })
   async toolZones(@Ctx() ctx: DnsToolContext): Promise<Zone[]> {
     const caller = await loggedIn(ctx);
     return ctx.dnsTool.tool.readableZones(caller).map(zoneOf);
   }
 
+  // A zone transfer cannot be paged (AXFR sends the whole zone): weighed as one, a zone assumed to be 10 000 records
+  // read whatever is asked of each, plus what is asked; its time is bounded by the request's deadline.
+  @Directive('@cost(weight: 10000)')
+  @Directive('@listSize(assumedSize: 10000)')
   @Query(() => [ToolRecord], {
     description:
       'DNS tool: every record of a zone by zone transfer, SOA first and last; a zone the caller may not read is ' +
@@ -62,9 +68,10 @@ export class ToolQueryResolver {
     @Ctx() ctx: DnsToolContext,
   ): Promise<ToolRecord[]> {
     const caller = await loggedIn(ctx);
-    return (await asTool(() => ctx.dnsTool.tool.listRecords(caller, zone ?? undefined))).map(recordOf);
+    return (await asTool(() => ctx.dnsTool.tool.listRecords(caller, zone ?? undefined, ctx.signal))).map(recordOf);
   }
 
+  // Bounded by one DNS answer (one RRset, or a CNAME chain): the cost limit's default list size.
   @Query(() => [ToolRecord], {
     description:
       "DNS tool: a DNS query of `type` at the name, sent to the zone's transfer server (CNAME chains give several rows).",
@@ -91,6 +98,9 @@ export class ToolQueryResolver {
 /** The DNS tool's fields of the Zone entity. */
 @Resolver(() => Zone)
 export class ToolZoneResolver {
+  // A zone transfer, weighed as toolRecords is.
+  @Directive('@cost(weight: 10000)')
+  @Directive('@listSize(assumedSize: 10000)')
   @FieldResolver(() => [ToolRecord], {
     nullable: true,
     description: 'DNS tool: every record by zone transfer (null when the tool does not manage the zone).',
@@ -98,7 +108,7 @@ export class ToolZoneResolver {
   async transferRecords(@Root() zone: Zone, @Ctx() ctx: DnsToolContext): Promise<ToolRecord[] | null> {
     const caller = await loggedIn(ctx);
     if (!ctx.dnsTool.tool.zone(caller, zone.name)) return null;
-    return (await asTool(() => ctx.dnsTool.tool.listRecords(caller, zone.name))).map(recordOf);
+    return (await asTool(() => ctx.dnsTool.tool.listRecords(caller, zone.name, ctx.signal))).map(recordOf);
   }
 }
 

@@ -112,15 +112,16 @@ export class ToolService {
 
   /**
    * Every record by zone transfer, SOA first and last. A zone the caller may not read is "Permission denied", as
-   * get_record says (the original answered [], which a client cannot tell from an empty zone: issue #23).
+   * get_record says (the original answered [], which a client cannot tell from an empty zone: issue #23). The
+   * transfer stops (its connection closed) when `signal` fires: nobody awaits the zone any more.
    */
-  async listRecords(caller: ToolCaller, zoneName: string | undefined): Promise<ToolRow[]> {
+  async listRecords(caller: ToolCaller, zoneName: string | undefined, signal?: AbortSignal): Promise<ToolRow[]> {
     if (!zoneName) throw toolErrors.noZone();
     const zone = this.zones.get(wireName(zoneName));
     if (!zone) throw toolErrors.zoneNotConfigured();
     if (!canRead(this.roles, caller.grant, zone.name)) throw toolErrors.cannotRead();
     const transfer = await this.dns(
-      () => this.client(zone, 'transfer').transfer(zone.name),
+      () => this.client(zone, 'transfer').transfer(zone.name, signal ? { signal } : {}),
       (why) => `Unable to retrieve SOA record for ${zone.name}: ${why}`,
     );
     return [transfer.soa, ...transfer.records, transfer.soa].map(toolRow);
