@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from './logger';
 import { CacheHint } from '../subgraphs/subgraph';
-import { clientSignal } from './request-signal';
+import { clientStop, type Stop } from './request-signal';
 
 /** Context of one incoming request at the gateway. */
 export interface GatewayContext {
@@ -24,7 +24,7 @@ export interface GatewayContext {
   /** Subgraph fetches made for this request (for the request log line). */
   fetches: SubgraphFetch[];
   /** Fires when the request's client goes away: its subgraph fetches stop (each also stops at its deadline). */
-  signal?: AbortSignal;
+  stop?: Stop;
 }
 
 export interface SubgraphFetch {
@@ -43,7 +43,7 @@ export interface RequestCaller {
   authorization?: string;
   address?: string;
   /** Fires when the caller goes away (its HTTP connection closed before the answer): nobody awaits the work then. */
-  signal?: AbortSignal;
+  stop?: Stop;
 }
 
 /** The caller of an HTTP request. */
@@ -52,12 +52,12 @@ export function callerOf(req: {
   ip: string;
   raw?: IncomingMessage;
 }): RequestCaller {
-  const signal = req.raw && clientSignal(req.raw);
-  return { authorization: req.headers.authorization, address: req.ip, ...(signal ? { signal } : {}) };
+  const stop = req.raw && clientStop(req.raw);
+  return { authorization: req.headers.authorization, address: req.ip, ...(stop ? { stop } : {}) };
 }
 
 export function createGatewayContext(requestId: string, log: Logger, caller: RequestCaller = {}): GatewayContext {
-  const { authorization, address, signal } = caller;
+  const { authorization, address, stop } = caller;
   return {
     requestId,
     log,
@@ -66,6 +66,6 @@ export function createGatewayContext(requestId: string, log: Logger, caller: Req
     cacheScope: cacheScopeOf(authorization),
     cachePolicy: new CacheHint(),
     fetches: [],
-    ...(signal ? { signal } : {}),
+    ...(stop ? { stop } : {}),
   };
 }

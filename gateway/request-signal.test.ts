@@ -1,6 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { clientSignal, ClientGoneError, watchClient } from './request-signal';
+import { clientStop, ClientGoneError, StopSource, watchClient } from './request-signal';
 
 /** A request's signal fires when its client closes the connection before the answer; never after an answer. */
 test('fires when the client goes away before its answer, not once it was answered', async () => {
@@ -9,7 +9,7 @@ test('fires when the client goes away before its answer, not once it was answere
   let arrived = () => {};
   const server = createServer((req, res) => {
     watchClient(req, res);
-    const signal = clientSignal(req);
+    const signal = clientStop(req)?.signal;
     if (signal) signals.push(signal);
     if (req.url === '/answer') res.end('ok');
     else waiting.push(res); // answered never: its client leaves
@@ -34,4 +34,27 @@ test('fires when the client goes away before its answer, not once it was answere
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
+});
+
+test('a stop makes its AbortSignal only when asked, already aborted when it came later; followers are called once', () => {
+  const early = new StopSource();
+  const calls: unknown[] = [];
+  const unfollow = early.onStop((reason) => calls.push(reason));
+  early.onStop((reason) => calls.push(['second', reason]))();
+  const signal = early.signal;
+  expect(signal.aborted).toBe(false);
+  early.stop('gone');
+  early.stop('again');
+  unfollow();
+  expect(signal.aborted).toBe(true);
+  expect(signal.reason).toBe('gone');
+  expect(calls).toEqual(['gone']);
+
+  const late = new StopSource();
+  late.stop('late');
+  expect(late.stopped).toBe(true);
+  expect(late.signal.aborted).toBe(true); // made after the stop: aborted from the start
+  const seen: unknown[] = [];
+  late.onStop((reason) => seen.push(reason));
+  expect(seen).toEqual(['late']);
 });

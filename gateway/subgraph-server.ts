@@ -10,7 +10,7 @@ import { CacheHint, type Subgraph, type SubgraphContext } from '../subgraphs/sub
 import { applyHttpLifecycle, DEFAULT_HTTP_LIMITS, httpServerOptions, type HttpLimits } from './http-server';
 import { LOOPBACK_PROXIES, type Config } from './config/schema';
 import type { Logger } from './logger';
-import { clientSignal } from './request-signal';
+import { clientStop } from './request-signal';
 import { ConnectionLimiter } from './subscriptions/connection-limits';
 import { InProcessSubscriptions } from './subscriptions/in-process-stream';
 import { createSubscriptionStream, STREAM_PATH } from './subscriptions/sse-endpoint';
@@ -135,7 +135,7 @@ export async function buildSubgraphServer(
           req.headers['x-forwarded-for'],
           options.trustedProxies ?? LOOPBACK_PROXIES,
         ),
-        signal: clientSignal(req.raw),
+        signal: clientStop(req.raw)?.signal,
       }),
   });
   const subscriptions = new InProcessSubscriptions(subgraph);

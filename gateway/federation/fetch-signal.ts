@@ -1,47 +1,41 @@
 import type { GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/types';
 import type { GatewayContext } from '../context';
+import { StopSource, type Stop } from '../request-signal';
 
 type FetchOptions = GraphQLDataSourceProcessOptions<GatewayContext>;
 
-/** A subgraph fetch with the signal that ends its work: its deadline or its request's client gone. */
-export type SignalledFetch = FetchOptions & { signal?: AbortSignal };
+/** A subgraph fetch with what ends its work: its deadline or its request's client gone. */
+export type StoppableFetch = FetchOptions & { stop?: Stop };
 
-export function withSignal(options: FetchOptions, signal: AbortSignal): SignalledFetch {
-  return { ...options, signal };
+export function withStop(options: FetchOptions, stop: Stop): StoppableFetch {
+  return { ...options, stop };
 }
 
-/** When the fetch's answer is no longer awaited: its own signal, else its request's. */
-export function fetchSignal(options: FetchOptions): AbortSignal | undefined {
-  const own = (options as SignalledFetch).signal;
+/** What stops the fetch's work (its answer no longer awaited): its own stop, else its request's. */
+export function fetchStop(options: FetchOptions): Stop | undefined {
+  const own = (options as StoppableFetch).stop;
   if (own) return own;
-  return options.kind === GraphQLDataSourceRequestKind.INCOMING_OPERATION ? options.context.signal : undefined;
+  return options.kind === GraphQLDataSourceRequestKind.INCOMING_OPERATION ? options.context.stop : undefined;
 }
 
 /**
- * The signal of one fetch: it fires when the fetch expires (its deadline) or when its request's signal fires. A
- * listener rather than AbortSignal.any: one fetch of many per request, released as soon as the fetch ends.
+ * The stop of one fetch: when the fetch expires (its deadline) or when its request's stop fires. Its AbortSignal is
+ * made only when the fetch's work asks for one; released as soon as the fetch ends.
  */
-export class FetchStop {
-  private readonly controller = new AbortController();
-  private readonly request: AbortSignal | undefined;
-  private readonly follow = (): void => this.controller.abort(this.request?.reason);
+export class FetchStop extends StopSource {
+  private readonly unfollow: () => void;
 
   constructor(options: FetchOptions) {
-    this.request = fetchSignal(options);
-    if (this.request?.aborted) this.follow();
-    else this.request?.addEventListener('abort', this.follow, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
+    super();
+    this.unfollow = fetchStop(options)?.onStop((reason) => this.stop(reason)) ?? (() => {});
   }
 
   expire(reason: Error): void {
-    this.controller.abort(reason);
+    this.stop(reason);
   }
 
   release(): void {
-    this.request?.removeEventListener('abort', this.follow);
+    this.unfollow();
   }
 }

@@ -4,7 +4,8 @@ import { buildSchema, type GraphQLSchema } from 'graphql';
 import type { Subgraph, SubgraphContext } from '../../subgraphs/subgraph';
 import { createGatewayContext, type GatewayContext } from '../context';
 import { createLogger } from '../logger';
-import { withSignal } from './fetch-signal';
+import { stopOf } from '../request-signal';
+import { withStop } from './fetch-signal';
 import { InProcessDataSource } from './in-process-data-source';
 
 /** What each resolver saw of its context: the signal it was given, and the request's own context object. */
@@ -35,7 +36,7 @@ function fetch(source: InProcessDataSource, context: GatewayContext, query: stri
     incomingRequestContext: { context },
     context,
   } as unknown as GraphQLDataSourceProcessOptions<GatewayContext>;
-  return source.process(withSignal(options, signal));
+  return source.process(withStop(options, stopOf(signal)));
 }
 
 test('a query’s resolvers get the fetch’s signal; a mutation’s get none, so its writes run to their end', async () => {

@@ -4,7 +4,8 @@ import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import { execute, getOperationAST, OperationTypeNode, type DocumentNode } from 'graphql';
 import { CacheHint, type Subgraph, type SubgraphContext } from '../../subgraphs/subgraph';
 import type { GatewayContext } from '../context';
-import { fetchSignal } from './fetch-signal';
+import type { Stop } from '../request-signal';
+import { fetchStop } from './fetch-signal';
 import { PreparedDocuments } from './prepared-documents';
 
 /**
@@ -33,7 +34,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
       document: prepared.document,
       variableValues: request.variables,
       operationName: request.operationName,
-      contextValue: this.withSignal(context, prepared.document, request.operationName, fetchSignal(options)),
+      contextValue: this.withStop(context, prepared.document, request.operationName, fetchStop(options)),
     });
     // Whatever did not declare itself cacheable makes the whole response uncacheable.
     incoming?.cachePolicy.restrict(context.cacheHint.maxAge ?? 0);
@@ -45,15 +46,16 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
    * when nobody awaits them. The request's context itself is shared by its fetches (loaders batch across them).
    * A mutation gets no signal: its writes run to their end whoever waits.
    */
-  private withSignal(
+  private withStop(
     context: SubgraphContext,
     document: DocumentNode,
     operationName: string | undefined,
-    signal: AbortSignal | undefined,
+    stop: Stop | undefined,
   ): SubgraphContext {
-    if (!signal || getOperationAST(document, operationName)?.operation === OperationTypeNode.MUTATION) return context;
+    if (!stop || getOperationAST(document, operationName)?.operation === OperationTypeNode.MUTATION) return context;
     const view = Object.create(context) as SubgraphContext;
-    view.signal = signal;
+    // A getter: the AbortSignal is made only by a resolver that reads it (most never do).
+    Object.defineProperty(view, 'signal', { get: () => stop.signal, enumerable: true });
     return view;
   }
 

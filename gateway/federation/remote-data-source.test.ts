@@ -4,7 +4,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGatewayContext } from '../context';
 import { createLogger } from '../logger';
-import { withSignal } from './fetch-signal';
+import { stopOf } from '../request-signal';
+import { withStop } from './fetch-signal';
 import { RemoteSubgraphDataSource, sharedMaxAge } from './remote-data-source';
 import { subgraphUnavailable } from './subgraph-errors';
 
@@ -72,7 +73,7 @@ function call(source: RemoteSubgraphDataSource, query: string, authorization?: s
     incomingRequestContext: { context },
     context,
   } as unknown as GraphQLDataSourceProcessOptions<typeof context>;
-  return { context, result: source.process(signal ? withSignal(options, signal) : options) };
+  return { context, result: source.process(signal ? withStop(options, stopOf(signal)) : options) };
 }
 
 describe('RemoteSubgraphDataSource', () => {

@@ -4,7 +4,8 @@ import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import { STATUS_CODES } from 'node:http';
 import { Pool } from 'undici';
 import type { GatewayContext } from '../context';
-import { fetchSignal } from './fetch-signal';
+import type { Stop } from '../request-signal';
+import { fetchStop } from './fetch-signal';
 
 /** `max-age` of a Cache-Control header; private, no-store, no-cache or none at all mean 0 (not shareable). */
 export function sharedMaxAge(header: string | null | undefined): number {
@@ -27,14 +28,14 @@ interface Shared {
   abandon: AbortController;
 }
 
-/** `promise`, or a rejection with the signal's reason as soon as it fires. */
-function awaited<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
+/** `promise`, or a rejection with the stop's reason as soon as it fires. */
+function awaited<T>(promise: Promise<T>, stop: Stop | undefined): Promise<T> {
+  if (!stop) return promise;
   return new Promise<T>((resolve, reject) => {
-    const stop = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', stop, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+    const unfollow = stop.onStop((reason) =>
+      reject(reason instanceof Error ? reason : new Error('the answer is no longer awaited', { cause: reason })),
+    );
+    promise.then(resolve, reject).finally(unfollow);
   });
 }
 
@@ -84,7 +85,7 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
     const key = `${headers.authorization ?? ''}\u0000${headers['x-forwarded-for'] ?? ''}\u0000${body}`;
     const answer = /^\s*mutation\b/.test(request.query)
       ? await this.send(headers, body)
-      : await this.shared(key, headers, body, fetchSignal(options));
+      : await this.shared(key, headers, body, fetchStop(options));
     const parsed: unknown = JSON.parse(answer.text);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
       throw new Error(`Expected JSON response body, but received: ${answer.text.slice(0, 200)}`);
@@ -93,16 +94,11 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
   }
 
   /**
-   * The answer to a query, fetched once for every caller asking the same at the same time. A caller whose signal
+   * The answer to a query, fetched once for every caller asking the same at the same time. A caller whose stop
    * fires stops waiting; when the last one has, the fetch is abandoned (its connection closed: a subgraph served
    * alone stops its work on it, as the gateway does when its own client goes away).
    */
-  private shared(
-    key: string,
-    headers: Record<string, string>,
-    body: string,
-    signal: AbortSignal | undefined,
-  ): Promise<Answer> {
+  private shared(key: string, headers: Record<string, string>, body: string, stop: Stop | undefined): Promise<Answer> {
     let entry = this.inFlight.get(key);
     if (!entry) {
       const abandon = new AbortController();
@@ -117,11 +113,17 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
     }
     const shared = entry;
     shared.waiting++;
-    return awaited(shared.answer, signal).finally(() => {
-      if (--shared.waiting > 0 || shared.settled) return;
-      if (this.inFlight.get(key) === shared) this.inFlight.delete(key);
-      shared.abandon.abort(signal?.reason);
-    });
+    let reason: unknown;
+    return awaited(shared.answer, stop)
+      .catch((err: unknown) => {
+        reason = err;
+        throw err;
+      })
+      .finally(() => {
+        if (--shared.waiting > 0 || shared.settled) return;
+        if (this.inFlight.get(key) === shared) this.inFlight.delete(key);
+        shared.abandon.abort(reason);
+      });
   }
 
   private async send(headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<Answer> {

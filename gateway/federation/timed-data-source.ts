@@ -4,7 +4,7 @@ import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import { getOperationAST, OperationTypeNode, parse, type DocumentNode } from 'graphql';
 import type { GatewayContext } from '../context';
 import type { GatewayMetrics } from '../metrics';
-import { FetchStop, withSignal } from './fetch-signal';
+import { FetchStop, withStop } from './fetch-signal';
 import { subgraphTimeout, subgraphUnavailable } from './subgraph-errors';
 
 type ProcessOptions = GraphQLDataSourceProcessOptions<GatewayContext>;
@@ -60,7 +60,7 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
     let ok = false;
     try {
       const result = await Promise.race([
-        this.inner.process(withSignal(options, stop.signal)).catch((err: unknown) => this.unavailable(err)),
+        this.inner.process(withStop(options, stop)).catch((err: unknown) => this.unavailable(err)),
         timeout,
       ]);
       ok = !result.errors?.length;

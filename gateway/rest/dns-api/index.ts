@@ -254,7 +254,7 @@ export function dnsApiRestInterface(graph: Graph, listings = new ListingCache())
               c: after ?? cursor ?? null,
             });
             return { etag: zone.etag, ...zone.records };
-          }, callerOf(req).signal);
+          }, callerOf(req).stop?.signal);
           // Kept under the version it shows, which it was read with.
           if (whole.etag !== null) listings.set(ListingCache.key(whole.etag, page), whole.body);
           return json(reply, 200, whole.body);

@@ -174,7 +174,7 @@ export function dnsToolRestInterface(graph: Graph, options: { apiEnabled: boolea
     const caller: RequestCaller = {
       ...(credential ? { authorization: `Bearer ${credential}` } : {}),
       address: req.ip,
-      signal: callerOf(req).signal, // the client going away stops what its request started (a zone transfer)
+      stop: callerOf(req).stop, // the client going away stops what its request started (a zone transfer)
     };
     await preflight(req, caller, tool, spec);
     const withWarnings = (value: Record<string, PhpJson>, warnings: readonly string[]): PhpJson =>
