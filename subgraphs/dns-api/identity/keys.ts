@@ -191,34 +191,39 @@ export class KeyRing {
   private async load(): Promise<Ring> {
     const { store, vault } = this.o;
     let keys = await this.keysOfAlgorithm();
+    // What load writes (a key sealed, deleted, made or rotated in) is read back once at the end; else the first read serves.
+    let wrote = false;
     const clear = keys.filter((k) => !KeyVault.isSealed(k.privateKey));
     for (const k of clear) {
-      await store.replaceSigningKeyPrivate(
-        k.kid,
-        k.privateKey,
-        vault.seal(Buffer.from(k.privateKey), sealContext(k.kid)),
-      );
+      const sealed = vault.seal(Buffer.from(k.privateKey), sealContext(k.kid));
+      wrote = (await store.replaceSigningKeyPrivate(k.kid, k.privateKey, sealed)) || wrote;
     }
     const now = this.o.now().getTime();
     for (const k of keys) {
       if (k.retiredAt !== null && Date.parse(k.retiredAt) + this.retiredLifeMs < now) {
-        if (await store.deleteRetiredSigningKey(k.kid))
+        if (await store.deleteRetiredSigningKey(k.kid)) {
+          wrote = true;
           this.o.log?.info({ kid: k.kid }, 'retired DNS API signing key deleted');
+        }
       }
     }
-    keys = await this.keysOfAlgorithm();
-    let signer = newestUnretired(keys) ?? (await store.ensureSigningKey(await generate(this.o.now(), vault)));
+    let signer = newestUnretired(keys);
+    if (!signer) {
+      signer = await store.ensureSigningKey(await generate(this.o.now(), vault));
+      wrote = true;
+    }
     const why = this.rotationDue(signer, clear.length > 0);
     if (why) {
       const candidate = await generate(this.o.now(), vault);
       signer = await store.rotateSigningKey(signer.kid, candidate, this.o.now().toISOString());
+      wrote = true;
       if (signer.kid === candidate.kid && why === 'stored in clear') {
         this.o.log?.warn({ kid: signer.kid, reason: why }, 'DNS API token signing key rotated');
       } else if (signer.kid === candidate.kid) {
         this.o.log?.info({ kid: signer.kid, reason: why }, 'DNS API token signing key rotated');
       }
     }
-    keys = await this.keysOfAlgorithm();
+    if (wrote) keys = await this.keysOfAlgorithm();
     const ring: Ring = { signer, verifiers: new Map(), keys: [] };
     for (const k of keys) {
       const until = k.retiredAt === null ? Infinity : Date.parse(k.retiredAt) + this.retiredLifeMs;
