@@ -14,13 +14,18 @@ export function matchToken(tokens: readonly string[], given: string): string | n
   return found;
 }
 
+/** `<USER>_<SECRET>` cut at the last `_`; a token without a USER part is all secret. */
+function splitToken(token: string): { user: string | undefined; secret: string } {
+  const cut = token.lastIndexOf('_');
+  return cut > 0 ? { user: token.slice(0, cut), secret: token.slice(cut + 1) } : { user: undefined, secret: token };
+}
+
 /**
- * The user a token stands for in logs and `is_logged`: `<USER>_<SECRET>` → `USER` (cut at the last `_`). A token
- * without a USER part is shown as `token`: the original showed it whole, but a secret never goes into a log.
+ * The user a token stands for in logs and `is_logged`: `<USER>_<SECRET>` → `USER`. A token without a USER part is
+ * shown as `token`: the original showed it whole, but a secret never goes into a log.
  */
 export function tokenUser(token: string): string {
-  const cut = token.lastIndexOf('_');
-  return cut > 0 ? token.slice(0, cut) : 'token';
+  return splitToken(token).user ?? 'token';
 }
 
 /** API tokens must be at least this hard to guess (NIST SP 800-63B's minimum for a look-up secret is 64 bits). */
@@ -28,8 +33,7 @@ export const MIN_TOKEN_BITS = 128;
 
 /** A token's secret part: after the last `_` (the USER part before it is no secret: logs show it). */
 export function tokenSecret(token: string): string {
-  const cut = token.lastIndexOf('_');
-  return cut > 0 ? token.slice(cut + 1) : token;
+  return splitToken(token).secret;
 }
 
 /**
