@@ -19,6 +19,8 @@ import { parseUsersFile } from './tool/users-file';
 import { toolZones, type EmbeddedServer } from './zones';
 
 const JWKS_QUERY = 'query DnsToolJwks { dnsApiJwks { keys { kty crv x kid alg use } } }';
+/** Longest the tool waits for a DNS API run apart to say who a token's user is. */
+const USER_CHECK_TIMEOUT_MS = 5_000;
 /** The token's user as the DNS API sees it now (its own check: signature, expiry, user enabled, not revoked). */
 const TOKEN_USER_QUERY = 'query DnsToolTokenUser { me { username role } }';
 
@@ -38,7 +40,11 @@ function dnsApiSource({ config, graph, log }: SubgraphDeps): DnsApiSource | unde
       },
       currentUser: async (token) => {
         try {
-          const res = await fetch(userUrl, { headers: { authorization: `Bearer ${token}` } });
+          const res = await fetch(userUrl, {
+            headers: { authorization: `Bearer ${token}` },
+            // A DNS API that does not answer must not hold the tool's request: refused (fail closed) instead.
+            signal: AbortSignal.timeout(USER_CHECK_TIMEOUT_MS),
+          });
           if (res.status === 401) return null;
           if (!res.ok) throw new Error(`${userUrl} answered ${res.status}`);
           return userOf(await res.json());
