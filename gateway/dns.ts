@@ -5,7 +5,7 @@ import { DnsEngine } from '../dns/engine';
 import { autoWorkerCount } from '../dns/server/answer-workers';
 import { wireName } from '../dns/names';
 import type { NotifyTarget } from '../dns/server/notify';
-import { openZoneStore, securePrivateDir } from '../dns/store';
+import { openZoneStore, securePrivateDir, type Tightened } from '../dns/store';
 import { StoreError, type ZoneStore } from '../dns/store/types';
 import { parseKeySpec, readKeyFile, type TsigKey } from '../dns/tsig/keyfile';
 import { importZoneFile } from '../dns/zone-files';
@@ -96,17 +96,20 @@ export function ensureToolKey(dataDir: string, log: Logger): TsigKey {
   return { name: TOOL_KEY_NAME, algorithm: 'hmac-sha256', secret };
 }
 
-/** Opens the zone store, loads `--zone` files and the demo zone on first start, and starts the DNS engine. */
-export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
-  const dnsLog = log.child({ part: 'dns' });
-  let tightened;
+/** DATA_DIR made private (0700, its files 0600): what was tightened; a directory that cannot be made is a setting to fix. */
+function securedDataDir(dataDir: string): Tightened[] {
   try {
-    tightened = securePrivateDir(config.dataDir);
+    return securePrivateDir(dataDir);
   } catch (err) {
     throw new ConfigError(`DATA_DIR: ${(err as Error).message}`);
   }
+}
+
+/** Opens the zone store, loads `--zone` files and the demo zone on first start, and starts the DNS engine. */
+export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
+  const dnsLog = log.child({ part: 'dns' });
   // Said once: an older version (or a loose umask) left secrets readable by other local users.
-  for (const t of tightened)
+  for (const t of securedDataDir(config.dataDir))
     dnsLog.warn(t, 'data directory: permissions tightened (it holds keys and password hashes)');
   const store = await openZoneStore({
     dataDir: config.dataDir,
