@@ -139,10 +139,11 @@ export class ToolAuth {
     const { usersFile, directory } = this.options;
     if (!usersFile && !directory) throw toolErrors.loginFailed('Unsupported authentication mechanism');
     if (password === '') throw toolErrors.loginFailed('Empty password is not allowed');
-    return this.guarded(`user:${username.slice(0, 256)}`, address, async () => {
+    // Only the credential check counts against the throttle; a session the store then refuses is no failed login.
+    const session = await this.guarded(`user:${username.slice(0, 256)}`, address, async (): Promise<Session> => {
       if (usersFile && (usersFile.has(username) || !directory)) {
         const { user, fileRoles } = await this.checks.run(() => fileLogin(usersFile, username, password));
-        return this.options.sessions.open({ user, rolesKey: user, via: 'password', fileRoles });
+        return { user, rolesKey: user, via: 'password', fileRoles };
       }
       if (!directory) throw toolErrors.loginFailed('Unsupported authentication mechanism');
       const { user } = await directory(username, password);
@@ -151,8 +152,9 @@ export class ToolAuth {
         throw toolErrors.loginFailed(
           'This user is not allowed to login to this tool (username not present in config.php)',
         );
-      return this.options.sessions.open({ user, rolesKey: user, via: 'password' });
+      return { user, rolesKey: user, via: 'password' };
     });
+    return this.options.sessions.open(session);
   }
 
   /**
@@ -161,11 +163,12 @@ export class ToolAuth {
    */
   async loginToken(token: string | undefined, address?: string): Promise<string> {
     if (!token) throw toolErrors.noToken();
-    return this.guarded(tokenKey(token), address, async () => {
-      const found = matchToken(this.options.tokens, token);
-      if (found === null) throw toolErrors.loginFailed('Invalid username or password');
-      return this.options.sessions.open({ user: tokenUser(found), rolesKey: found, via: 'token' });
+    const found = await this.guarded(tokenKey(token), address, async () => {
+      const match = matchToken(this.options.tokens, token);
+      if (match === null) throw toolErrors.loginFailed('Invalid username or password');
+      return match;
     });
+    return this.options.sessions.open({ user: tokenUser(found), rolesKey: found, via: 'token' });
   }
 
   /** Ends the caller's session (its id stops working); token and DNS API callers have none to end. */
