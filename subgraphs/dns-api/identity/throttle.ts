@@ -18,6 +18,7 @@
  * IPv6 clients are counted per /64 (one host usually holds a whole /64); IPv4-mapped IPv6 counts as IPv4.
  */
 import { isIPv4, isIPv6 } from 'node:net';
+import { LRUCache } from 'lru-cache';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IdentityLog } from './log';
 
@@ -149,33 +150,6 @@ class FailureWindow {
   }
 }
 
-/** A map of at most `max` keys; setting a key makes it the newest, the oldest go first. */
-class BoundedMap<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-
-  get(key: string): V | undefined {
-    return this.map.get(key);
-  }
-
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    for (const old of this.map.keys()) {
-      if (this.map.size < this.max) break;
-      this.map.delete(old);
-    }
-    this.map.set(key, value);
-  }
-
-  delete(key: string): void {
-    this.map.delete(key);
-  }
-
-  get size(): number {
-    return this.map.size;
-  }
-}
-
 function positiveInteger(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new Error(`login throttle ${name} must be a positive integer`);
   return value;
@@ -192,9 +166,9 @@ export class LoginThrottle {
   /** Failures per username from every address. */
   private readonly usernames: FailureWindow;
   /** The earliest time (ms) the next password check of a slowed username may run. */
-  private readonly turns: BoundedMap<number>;
+  private readonly turns: LRUCache<string, number>;
   /** (username, address) pairs that logged in, and until when (ms) they skip the username's slow-down. */
-  private readonly trusted: BoundedMap<number>;
+  private readonly trusted: LRUCache<string, number>;
   private readonly now: () => Date;
   private readonly wait: (ms: number) => Promise<void>;
 
@@ -209,8 +183,8 @@ export class LoginThrottle {
     this.pairs = new FailureWindow(o.maxFailuresPerUsername, windowMs, o.maxTrackedKeys);
     this.addresses = new FailureWindow(o.maxFailuresPerAddress, windowMs, o.maxTrackedKeys);
     this.usernames = new FailureWindow(MAX_COUNTED_PER_USERNAME, windowMs, o.maxTrackedKeys);
-    this.turns = new BoundedMap(o.maxTrackedKeys);
-    this.trusted = new BoundedMap(o.maxTrackedKeys);
+    this.turns = new LRUCache({ max: o.maxTrackedKeys });
+    this.trusted = new LRUCache({ max: o.maxTrackedKeys });
     this.now = deps.now ?? (() => new Date());
     this.wait = deps.wait ?? ((ms) => sleep(ms).then(() => undefined));
   }
