@@ -13,7 +13,7 @@ import { RCODE } from './server/wire';
 import { ZoneIndex } from './server/zone-index';
 import { AnswerWorkers, type AnswerWorkersOptions } from './server/answer-workers';
 import { ServerCookies } from './server/cookies';
-import { KeyedQueue } from './keyed-queue';
+import { KeyedQueue } from '../platform/async/keyed-queue';
 import { wireName } from './names';
 import type { ZoneStore } from './store/types';
 import type { TsigKey } from './tsig/keyfile';

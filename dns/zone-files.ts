@@ -2,7 +2,7 @@ import type { StoredRecord, Zone } from './model';
 import { rnameToEmail } from './records';
 import type { RecordPosition } from './store/page';
 import type { ZoneStore } from './store/types';
-import { nextTurn } from './turn';
+import { nextTurn } from '../platform/async/next-turn';
 import { formatZoneFileInSteps, parseZoneFile } from './zonefile';
 import { wireName } from './names';
 import { soaNames } from './zone-names';

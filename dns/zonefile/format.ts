@@ -3,7 +3,7 @@ import type { RecordData } from '../model';
 import { isInZone, normalizeName, relativeName, toFqdn } from '../names';
 import { RecordValueError, formatSoa, formatValueRelative, validateRecord, validateTtl } from '../records';
 import type { ZoneSoa } from './parse';
-import { nextTurn } from '../turn';
+import { nextTurn } from '../../platform/async/next-turn';
 
 export interface ZoneFileInput {
   origin: string;

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { KeyVault } from '../../dns/dnssec/key-vault';
 import { DnsEngine } from '../../dns/engine';
-import { KeyedQueue } from '../../dns/keyed-queue';
+import { KeyedQueue } from '../../platform/async/keyed-queue';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { importZoneFile } from '../../dns/zone-files';
