@@ -1,13 +1,13 @@
-import './production-defaults';
+import './host/production-defaults';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { Command, Option } from 'commander';
 import { StoreError } from '../dns/store/types';
-import { runPrimary, workerCount } from './cluster';
-import { ConfigError, loadConfig } from './config/load';
-import type { Config } from './config/schema';
-import { createLogger, resolveLogFormat } from './logger';
-import { createSystem } from './system';
+import { runPrimary, workerCount } from './host/cluster';
+import { ConfigError, loadConfig } from './host/config/load';
+import type { Config } from './host/config/schema';
+import { createLogger, resolveLogFormat } from '../platform/log';
+import { createSystem } from './host/system';
 import { VERSION } from './version';
 
 function pairs(flag: string, what: string) {

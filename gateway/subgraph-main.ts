@@ -1,12 +1,12 @@
-import './production-defaults';
+import './host/production-defaults';
 import 'reflect-metadata';
 import { Command, Option } from 'commander';
-import { ConfigError, loadConfig } from './config/load';
-import { createLogger, resolveLogFormat } from './logger';
-import { buildSubgraphServer, subgraphServerOptions } from './subgraph-server';
-import { buildSubgraph } from './subgraphs';
+import { ConfigError, loadConfig } from './host/config/load';
+import { createLogger, resolveLogFormat } from '../platform/log';
+import { buildSubgraphServer, subgraphServerOptions } from './host/subgraph-server';
+import { buildSubgraph } from './host/subgraphs';
 import { descriptorOf, SUBGRAPH_DESCRIPTORS } from '../subgraphs';
-import { startDns } from './dns';
+import { startDns } from './host/dns';
 
 /** `npm run subgraph -- NAME --port N`: one subgraph alone as an HTTP service (GraphQL at /graphql). */
 async function main(): Promise<void> {

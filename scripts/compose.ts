@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { composeSupergraph, CompositionError } from '../gateway/federation/compose';
+import { composeSupergraph, CompositionError } from '../gateway/graph';
 import { subgraphDefinitions } from '../subgraphs';
-import { SCHEMA_DIR, SUPERGRAPH_FILE } from '../gateway/paths';
+import { SCHEMA_DIR, SUPERGRAPH_FILE } from '../gateway/host/paths';
 
 /** `npm run compose`: writes each subgraph's SDL and the composed supergraph into schema/. */
 async function main(): Promise<void> {

@@ -4,7 +4,7 @@ import type { DnsEngine } from '../dns/engine';
 import type { TsigKey } from '../dns/tsig/keyfile';
 import type { KeyVault } from '../dns/dnssec/key-vault';
 // The descriptor is where the product's one configuration meets a subgraph: it reads the settings it needs.
-import type { Config } from '../gateway/config/schema';
+import type { Config } from '../gateway/host/config/schema';
 import type { Subgraph } from './subgraph';
 
 /** A subgraph as composition sees it. */

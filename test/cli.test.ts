@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../gateway/paths';
+import { PROJECT_ROOT } from '../gateway/host/paths';
 import { freePort } from './bench/processes';
 import { startFakeUpstream } from './fakes/google-upstream';
 import { dataFrames, openStream, waitFor } from './helpers/sse';

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../gateway/paths';
+import { PROJECT_ROOT } from '../gateway/host/paths';
 
 // The markers `npm run test:unit` goes by (scripts/jest-unit-filter.js): a test file that uses a real peer, a service
 // or the built program must say so on its first lines, or the inner loop would fail on a machine without them.

@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
-import { composeSupergraph, CompositionError } from '../gateway/federation/compose';
+import { composeSupergraph, CompositionError } from '../gateway/graph/federation/compose';
 import { subgraphDefinitions } from '../subgraphs';
-import { SCHEMA_DIR, SUPERGRAPH_FILE } from '../gateway/paths';
+import { SCHEMA_DIR, SUPERGRAPH_FILE } from '../gateway/host/paths';
 
 test('schema/ matches what `npm run compose` writes now (run it after changing a GraphQL type)', async () => {
   const composed = composeSupergraph(await subgraphDefinitions());

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PROJECT_ROOT } from '../paths';
+import { PROJECT_ROOT } from '../host/paths';
 
 /**
  * The offline GraphQL playground: GraphiQL bundled from npm at build time (scripts/build-playground.mjs writes

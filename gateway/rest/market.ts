@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Graph, PreparedOperation } from '../graph';
-import { callerOf } from '../context';
+import { callerOf, type Graph, type PreparedOperation } from '../graph';
 import { marketErrorShape } from '../error-shapes';
 import { RestError, restErrorFromGraphQL } from './errors';
 import type { RestInterface } from './interface';

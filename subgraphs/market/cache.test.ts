@@ -1,6 +1,6 @@
 // @needs redis
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../../gateway/config/load';
+import { loadConfig } from '../../gateway/host/config/load';
 import { freePort } from '../../test/bench/processes';
 import { startTestRedis, type TestRedis } from '../../test/helpers/redis-server';
 import { closeMarketCache, createMarketCache, marketCacheHealth, type MarketCache } from './cache';

@@ -1,6 +1,6 @@
 // @needs redis
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../../gateway/config/load';
+import { loadConfig } from '../../gateway/host/config/load';
 import { closeMarketCache, createMarketCache, marketCacheHealth, type MarketCache } from './cache';
 import { MarketData } from './market-data';
 import { UpstreamError, type MarketProvider, type MarketRequest, type MarketResult } from './providers/provider';

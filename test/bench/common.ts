@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../gateway/paths';
+import { PROJECT_ROOT } from '../../gateway/host/paths';
 import type { Child } from './processes';
 
 /** Shared settings and helpers of `npm run bench` (every figure a ratio against a reference in the same run). */

@@ -8,7 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DnsClient, rcodeName, type DecodedResponse } from '../../dns/client';
-import { PROJECT_ROOT } from '../../gateway/paths';
+import { PROJECT_ROOT } from '../../gateway/host/paths';
 import type { TsigKey } from '../../dns/tsig/keyfile';
 import { freePort } from './processes';
 

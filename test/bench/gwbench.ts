@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../gateway/paths';
+import { PROJECT_ROOT } from '../../gateway/host/paths';
 import { CONNECTIONS, DIST, FIXED_ENV, GATEWAY, ratioLine, SECONDS } from './common';
 import { buildGwbenchSubgraphs } from './gwbench-schema';
 import { type Child, startNode } from './processes';

@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { createMarketSubgraph } from '../../subgraphs/market';
 import { createMarketCache } from '../../subgraphs/market/cache';
 import { createMarketProvider } from '../../subgraphs/market/providers';
-import { loadConfig } from '../../gateway/config/load';
-import { SUPERGRAPH_FILE } from '../../gateway/paths';
+import { loadConfig } from '../../gateway/host/config/load';
+import { SUPERGRAPH_FILE } from '../../gateway/host/paths';
 import { CacheHint } from '../../subgraphs/subgraph';
 
 /**

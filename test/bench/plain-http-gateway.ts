@@ -2,7 +2,7 @@ import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { readFileSync } from 'node:fs';
-import { SUPERGRAPH_FILE } from '../../gateway/paths';
+import { SUPERGRAPH_FILE } from '../../gateway/host/paths';
 
 /**
  * Reference for the gateway benchmark: plain @apollo/gateway (default RemoteGraphQLDataSource) over HTTP subgraphs,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { PLAYGROUND_CSP, prefersHtml, registerPlayground } from '../../gateway/playground';
-import { PROJECT_ROOT } from '../../gateway/paths';
+import { PROJECT_ROOT } from '../../gateway/host/paths';
 import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
 import { defined } from '../helpers/defined';
 import { freeDnsPort } from '../bench/processes';

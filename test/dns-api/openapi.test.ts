@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { PROJECT_ROOT } from '../../gateway/paths';
+import { PROJECT_ROOT } from '../../gateway/host/paths';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { OPENAPI, type PathItem } from '../../gateway/rest/dns-api/openapi';

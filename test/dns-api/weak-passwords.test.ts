@@ -2,9 +2,9 @@
  * Weak passwords are refused wherever a DNS API password is set — a new user, an admin's change, a user's own
  * change, over REST and GraphQL, and ADMIN_PASSWORD at first start — with a 422 naming the field and saying why.
  */
-import { loadConfig } from '../../gateway/config/load';
-import { createLogger } from '../../gateway/logger';
-import { createSystem } from '../../gateway/system';
+import { loadConfig } from '../../gateway/host/config/load';
+import { createLogger } from '../../platform/log';
+import { createSystem } from '../../gateway/host/system';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -8,17 +8,17 @@ import { fetch as undiciFetch } from 'undici';
 import { agentFrom } from '../dns-api/api';
 import { freeDnsPort, freePort } from '../bench/processes';
 import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
-import { loadConfig } from '../../gateway/config/load';
-import { DEMO_ZONE, startDns } from '../../gateway/dns';
-import { createLogger } from '../../gateway/logger';
-import type { SystemOverrides } from '../../gateway/system';
+import { loadConfig } from '../../gateway/host/config/load';
+import { DEMO_ZONE, startDns } from '../../gateway/host/dns';
+import { createLogger } from '../../platform/log';
+import type { SystemOverrides } from '../../gateway/host/system';
 
 /**
  * Helpers of the DNS tool's integration tests: a whole system with the embedded DNS server listening and a CONFIG
  * file with a `dnsTool` section, and `/api.php` calls that keep the exact bytes of each answer.
  */
 
-/** The demo zone's records (as gateway/dns.ts seeds it), loaded from a master file where tests configure zones. */
+/** The demo zone's records (as gateway/host/dns.ts seeds it), loaded from a master file where tests configure zones. */
 export const EXAMPLE_ZONE = DEMO_ZONE;
 
 /** A small zone of its own: SOA, NS and one A record. */

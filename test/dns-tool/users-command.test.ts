@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../gateway/paths';
+import { PROJECT_ROOT } from '../../gateway/host/paths';
 import { fileLogin, parseUsersFile } from '../../subgraphs/dns-tool/tool/users-file';
 
 // `npm run dns-tool-user` as users run it: the built command, the password on standard input.

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { sendNotify } from '../../dns/server/notify';
-import { loadConfig } from '../../gateway/config/load';
-import { startDns, type DnsPart } from '../../gateway/dns';
-import { createLogger } from '../../gateway/logger';
+import { loadConfig } from '../../gateway/host/config/load';
+import { startDns, type DnsPart } from '../../gateway/host/dns';
+import { createLogger } from '../../platform/log';
 import { freePort } from '../bench/processes';
 import { dig, requireTool, startNamed, type Named } from '../helpers/dns-peers';
 

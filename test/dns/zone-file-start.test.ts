@@ -1,9 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../gateway/config/load';
-import { startDns } from '../../gateway/dns';
-import { createLogger } from '../../gateway/logger';
+import { ConfigError, loadConfig } from '../../gateway/host/config/load';
+import { startDns } from '../../gateway/host/dns';
+import { createLogger } from '../../platform/log';
 
 /** A bad `--zone` file stops the start with a message naming the file, the line and the problem — never a crash. */
 function startWith(zoneText: string | null): Promise<unknown> {

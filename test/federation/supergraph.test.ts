@@ -1,5 +1,5 @@
 import { graphql, startSystem, type RunningSystem } from '../helpers/system';
-import { composeSupergraph, CompositionError } from '../../gateway/federation/compose';
+import { composeSupergraph, CompositionError } from '../../gateway/graph/federation/compose';
 import { startFixture, subgraphSchema, type Fixture } from './fixture';
 import * as products from './fixture/products';
 

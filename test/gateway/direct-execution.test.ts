@@ -3,7 +3,7 @@ import { quoteExtensionSubgraph, supergraphWithExtension } from '../fixtures/quo
 import { startSystem, SUBGRAPH_MODE, type RunningSystem } from '../helpers/system';
 
 /**
- * Operations one in-process subgraph answers whole run directly on it (gateway/federation/single-subgraph-executor):
+ * Operations one in-process subgraph answers whole run directly on it (gateway/graph/federation/single-subgraph-executor):
  * every such response must be byte for byte what the federated executor gives for the same request, and operations that
  * need another subgraph, introspection or a remote subgraph must still go through the federated executor.
  */

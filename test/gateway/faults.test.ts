@@ -1,12 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../gateway/config/load';
-import { createLogger } from '../../gateway/logger';
-import { buildSubgraphServer } from '../../gateway/subgraph-server';
-import { buildSubgraph } from '../../gateway/subgraphs';
+import { loadConfig } from '../../gateway/host/config/load';
+import { createLogger } from '../../platform/log';
+import { buildSubgraphServer } from '../../gateway/host/subgraph-server';
+import { buildSubgraph } from '../../gateway/host/subgraphs';
 import { marketDescriptor } from '../../subgraphs/market/descriptor';
-import { createSystem } from '../../gateway/system';
+import { createSystem } from '../../gateway/host/system';
 import type { MarketProvider } from '../../subgraphs/market/providers/provider';
 import { freePort } from '../bench/processes';
 import { StaticProvider } from '../fixtures/static-provider';

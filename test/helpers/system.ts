@@ -2,14 +2,14 @@ import 'reflect-metadata';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../gateway/config/load';
-import { createLogger } from '../../gateway/logger';
-import { buildSubgraphServer, subgraphServerOptions } from '../../gateway/subgraph-server';
-import { buildSubgraph } from '../../gateway/subgraphs';
-import { createSystem, type System, type SystemOverrides } from '../../gateway/system';
+import { loadConfig } from '../../gateway/host/config/load';
+import { createLogger } from '../../platform/log';
+import { buildSubgraphServer, subgraphServerOptions } from '../../gateway/host/subgraph-server';
+import { buildSubgraph } from '../../gateway/host/subgraphs';
+import { createSystem, type System, type SystemOverrides } from '../../gateway/host/system';
 import { SUBGRAPH_DESCRIPTORS } from '../../subgraphs';
 import type { Engines } from '../../subgraphs/descriptor';
-import { startDns } from '../../gateway/dns';
+import { startDns } from '../../gateway/host/dns';
 import type { Subgraph } from '../../subgraphs/subgraph';
 
 /**

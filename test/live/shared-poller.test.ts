@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@redis/client';
-import { PROJECT_ROOT } from '../../gateway/paths';
+import { PROJECT_ROOT } from '../../gateway/host/paths';
 import { freePort, startNode, type Child } from '../bench/processes';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server';
 import { dataFrames, openStream, waitFor, type OpenStream } from '../helpers/sse';

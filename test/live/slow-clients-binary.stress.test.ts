@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../gateway/paths';
+import { PROJECT_ROOT } from '../../gateway/host/paths';
 import { SIMULATED_TICKERS } from '../../subgraphs/market/providers/simulated/catalog';
 import { freePort } from '../bench/processes';
 import { neverReading, sleep } from '../helpers/slow-clients';

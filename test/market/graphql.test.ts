@@ -2,7 +2,7 @@ import { execute, parse } from 'graphql';
 import { createMarketSubgraph } from '../../subgraphs/market';
 import { createMarketCache } from '../../subgraphs/market/cache';
 import { CacheHint } from '../../subgraphs/subgraph';
-import { loadConfig } from '../../gateway/config/load';
+import { loadConfig } from '../../gateway/host/config/load';
 import { StaticProvider, STATIC_QUOTES } from '../fixtures/static-provider';
 import { graphql, startSystem, type RunningSystem } from '../helpers/system';
 

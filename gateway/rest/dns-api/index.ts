@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError } from 'graphql';
-import { callerOf } from '../../context';
+import { callerOf, type Graph, type PreparedOperation } from '../../graph';
 import type { ErrorShape } from '../../error-shapes';
-import type { Graph, PreparedOperation } from '../../graph';
 import { RestError } from '../errors';
 import type { RestInterface } from '../interface';
 import {

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../../gateway/config/load';
+import { loadConfig } from '../../../gateway/host/config/load';
 import { createMarketCache } from '../cache';
 import { MarketData } from '../market-data';
 import type { Quote } from '../model';

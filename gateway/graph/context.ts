@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Logger } from './logger';
-import { CacheHint } from '../subgraphs/subgraph';
+import type { Logger } from '../../platform/log';
+import { CacheHint } from '../../subgraphs/subgraph';
 import { clientStop, type Stop } from './request-signal';
 
 /** Context of one incoming request at the gateway. */

@@ -1,8 +1,8 @@
-import type { SubgraphDescriptor, Engines, GraphAccess } from '../subgraphs/descriptor';
-import type { Subgraph } from '../subgraphs/subgraph';
+import type { SubgraphDescriptor, Engines, GraphAccess } from '../../subgraphs/descriptor';
+import type { Subgraph } from '../../subgraphs/subgraph';
 import type { Config } from './config/schema';
 import type { DnsPart } from './dns';
-import type { Logger } from './logger';
+import type { Logger } from '../../platform/log';
 
 /** Parts a test or an embedding program may supply instead of building them from the configuration. */
 export interface SystemOverrides {

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Logger } from '../logger';
+import type { Logger } from '../../../platform/log';
 
 /** Bounds on the bytes outgoing event streams hold for clients that read slower than events come. */
 export interface StreamBufferLimits {

@@ -2,7 +2,7 @@ import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo
 import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/types';
 import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import { execute, getOperationAST, OperationTypeNode, type DocumentNode } from 'graphql';
-import { CacheHint, type Subgraph, type SubgraphContext } from '../../subgraphs/subgraph';
+import { CacheHint, type Subgraph, type SubgraphContext } from '../../../subgraphs/subgraph';
 import type { GatewayContext } from '../context';
 import type { Stop } from '../request-signal';
 import { fetchStop } from './fetch-signal';

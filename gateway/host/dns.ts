@@ -1,20 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DnsEngine } from '../dns/engine';
-import { autoWorkerCount } from '../dns/server/answer-workers';
-import { wireName } from '../dns/names';
-import type { NotifyTarget } from '../dns/server/notify';
-import { openZoneStore, securePrivateDir, type Tightened } from '../dns/store';
-import { StoreError, type ZoneStore } from '../dns/store/types';
-import { parseKeySpec, readKeyFile, type TsigKey } from '../dns/tsig/keyfile';
-import { importZoneFile } from '../dns/zone-files';
-import type { SubgraphHealth } from '../subgraphs/subgraph';
+import { DnsEngine } from '../../dns/engine';
+import { autoWorkerCount } from '../../dns/server/answer-workers';
+import { wireName } from '../../dns/names';
+import type { NotifyTarget } from '../../dns/server/notify';
+import { openZoneStore, securePrivateDir, type Tightened } from '../../dns/store';
+import { StoreError, type ZoneStore } from '../../dns/store/types';
+import { parseKeySpec, readKeyFile, type TsigKey } from '../../dns/tsig/keyfile';
+import { importZoneFile } from '../../dns/zone-files';
+import type { SubgraphHealth } from '../../subgraphs/subgraph';
 import { ConfigError } from './config/load';
 import type { Config } from './config/schema';
-import type { Zone } from '../dns/model';
-import type { Logger } from './logger';
-import { KeyVault } from '../dns/dnssec/key-vault';
+import type { Zone } from '../../dns/model';
+import type { Logger } from '../../platform/log';
+import { KeyVault } from '../../dns/dnssec/key-vault';
 
 export interface DnsPart {
   store: ZoneStore;

@@ -1,6 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import { createClient } from 'graphql-sse';
-import { PushStream, type Stream } from '../../subgraphs/async-streams';
+import { PushStream, type Stream } from '../../../subgraphs/async-streams';
 import { subgraphUnavailable } from '../federation/subgraph-errors';
 
 /** What a failed connection to a remote subgraph looks like to the subscriber: an error naming the subgraph. */

@@ -3,7 +3,7 @@ import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/t
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGatewayContext } from '../context';
-import { createLogger } from '../logger';
+import { createLogger } from '../../../platform/log';
 import { stopOf } from '../request-signal';
 import { withStop } from './fetch-signal';
 import { RemoteSubgraphDataSource, sharedMaxAge } from './remote-data-source';

@@ -1,26 +1,31 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import type { Subgraph } from '../subgraphs/subgraph';
+import type { Subgraph } from '../../subgraphs/subgraph';
 import type { Config } from './config/schema';
 import { startDns, type DnsPart } from './dns';
-import { formatError, Graph, prepareOperation, type PreparedOperation } from './graph';
-import { GatewayMetrics } from './metrics';
-import { probeRemoteSubgraph } from './federation/remote-health';
+import {
+  ConnectionLimiter,
+  FederatedSubscriptions,
+  formatError,
+  GatewayMetrics,
+  Graph,
+  InProcessSubscriptions,
+  OperationPlanner,
+  type PreparedOperation,
+  prepareOperation,
+  probeRemoteSubgraph,
+  StreamBuffers,
+} from '../graph';
 import { buildSubgraph, type SystemOverrides } from './subgraphs';
-import { SUBGRAPH_DESCRIPTORS } from '../subgraphs';
-import { GraphAccessError, type Engines, type GraphAccess } from '../subgraphs/descriptor';
+import { SUBGRAPH_DESCRIPTORS } from '../../subgraphs';
+import { GraphAccessError, type Engines, type GraphAccess } from '../../subgraphs/descriptor';
 
 export type { SystemOverrides };
-import { createLogger, type Logger } from './logger';
+import { createLogger, type Logger } from '../../platform/log';
 import { SUPERGRAPH_FILE } from './paths';
 import { buildApiServer, buildServer, type LiveOptions } from './server';
-import { dnsApiRestInterface } from './rest/dns-api';
-import { dnsToolRestInterface } from './rest/dns-tool';
-import { ConnectionLimiter } from './subscriptions/connection-limits';
-import { FederatedSubscriptions } from './subscriptions/federated-subscriptions';
-import { InProcessSubscriptions } from './subscriptions/in-process-stream';
-import { StreamBuffers } from './subscriptions/stream-buffers';
-import { OperationPlanner } from './federation/operation-planner';
+import { dnsApiRestInterface } from '../rest/dns-api';
+import { dnsToolRestInterface } from '../rest/dns-tool';
 
 export interface System {
   config: Config;

@@ -6,15 +6,20 @@ import {
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { OperationTypeNode, print } from 'graphql';
-import { CacheHint, type Subgraph, type SubgraphContext } from '../subgraphs/subgraph';
+import { CacheHint, type Subgraph, type SubgraphContext } from '../../subgraphs/subgraph';
 import { applyHttpLifecycle, DEFAULT_HTTP_LIMITS, httpServerOptions, type HttpLimits } from './http-server';
 import { LOOPBACK_PROXIES, type Config } from './config/schema';
-import type { Logger } from './logger';
-import { clientStop } from './request-signal';
-import { ConnectionLimiter } from './subscriptions/connection-limits';
-import { InProcessSubscriptions } from './subscriptions/in-process-stream';
-import { createSubscriptionStream, STREAM_PATH } from './subscriptions/sse-endpoint';
-import { DEFAULT_STREAM_BUFFER_LIMITS, StreamBuffers, type StreamBufferLimits } from './subscriptions/stream-buffers';
+import type { Logger } from '../../platform/log';
+import {
+  clientStop,
+  ConnectionLimiter,
+  createSubscriptionStream,
+  DEFAULT_STREAM_BUFFER_LIMITS,
+  InProcessSubscriptions,
+  STREAM_PATH,
+  type StreamBufferLimits,
+  StreamBuffers,
+} from '../graph';
 
 /** Sends the subgraph's cache hint as Cache-Control, which the gateway's remote data source reads back. */
 function cacheHeaderPlugin(): ApolloServerPlugin<SubgraphContext> {

@@ -10,8 +10,8 @@ import {
 import { LRUCache } from 'lru-cache';
 import { createGatewayContext, type GatewayContext } from '../context';
 import type { OperationCostLimit } from '../limits';
-import type { Logger } from '../logger';
-import { mapStream, type Stream } from '../../subgraphs/async-streams';
+import type { Logger } from '../../../platform/log';
+import { mapStream, type Stream } from '../../../subgraphs/async-streams';
 import type { InProcessSubscriptions } from './in-process-stream';
 import type { FederatedExecutor } from '../federation/federated-executor';
 import type { OperationPlanner, SubscriptionPlan } from '../federation/operation-planner';

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import { createLogger } from '../logger';
+import { createLogger } from '../../../platform/log';
 import { StreamBuffers, type SlowClientDisconnect } from './stream-buffers';
 
 /** A response whose socket flushes only when the test says so (a client that does not read). */

@@ -1,22 +1,28 @@
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Subgraph, SubgraphHealth } from '../subgraphs/subgraph';
+import type { Subgraph, SubgraphHealth } from '../../subgraphs/subgraph';
 import { metricsText, shareMetrics } from './cluster';
-import { callerOf, type GatewayContext } from './context';
-import type { Graph } from './graph';
-import type { Logger } from './logger';
-import type { GatewayMetrics } from './metrics';
-import { registerPlayground } from './playground';
-import type { RestInterface } from './rest/interface';
+import {
+  callerOf,
+  type ConnectionLimiter,
+  createSubscriptionStream,
+  type FederatedSubscriptions,
+  type GatewayContext,
+  type GatewayMetrics,
+  type Graph,
+  STREAM_PATH,
+  type StreamBuffers,
+  type StreamLimits,
+  type SubscriptionStreamEndpoint,
+} from '../graph';
+import type { Logger } from '../../platform/log';
+import { registerPlayground } from '../playground';
+import type { RestInterface } from '../rest/interface';
 import { createHttpApp, mountRestInterfaces } from './http-app';
-import { marketRestInterface } from './rest/market';
-import { VERSION } from './version';
-import type { ConnectionLimiter, StreamLimits } from './subscriptions/connection-limits';
-import type { FederatedSubscriptions } from './subscriptions/federated-subscriptions';
-import { createSubscriptionStream, STREAM_PATH, type SubscriptionStreamEndpoint } from './subscriptions/sse-endpoint';
-import type { StreamBuffers } from './subscriptions/stream-buffers';
+import { marketRestInterface } from '../rest/market';
+import { VERSION } from '../version';
 import type { GraphQLSchema } from 'graphql';
-import { ErrorShapes, graphqlErrorShape, marketErrorShape } from './error-shapes';
+import { ErrorShapes, graphqlErrorShape, marketErrorShape } from '../error-shapes';
 import { nestingDepth } from './request-bounds';
 import type { HttpLimits } from './http-server';
 

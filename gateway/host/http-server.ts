@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { LogController, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
-import type { Logger } from './logger';
-import { watchClient } from './request-signal';
+import type { Logger } from '../../platform/log';
+import { watchClient } from '../graph';
 
 /** Bounds on HTTP connections and requests, shared by the gateway and subgraphs served alone. */
 export interface HttpLimits {

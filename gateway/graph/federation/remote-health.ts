@@ -1,4 +1,4 @@
-import type { SubgraphHealth } from '../../subgraphs/subgraph';
+import type { SubgraphHealth } from '../../../subgraphs/subgraph';
 
 /** Liveness of a subgraph over HTTP: it must answer `{ __typename }` within the timeout. */
 export async function probeRemoteSubgraph(url: string, timeoutMs = 2_000): Promise<SubgraphHealth> {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { parseServerAddress } from '../../dns/client/server-address';
+import { parseServerAddress } from '../../../dns/client/server-address';
 import { LdapSchema } from './dns-tool-ldap';
-import { MIN_TOKEN_BITS, tokenSecretBits, tokenUser } from '../../subgraphs/dns-tool/tool/tokens';
+import { MIN_TOKEN_BITS, tokenSecretBits, tokenUser } from '../../../subgraphs/dns-tool/tool/tokens';
 
 /**
  * The DNS tool's settings: the `dnsTool` section of the configuration file (reference/dns-tool.md). Keys as the

@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Config } from './config/schema';
-import type { Logger } from './logger';
+import type { Logger } from '../../platform/log';
 
 /**
  * Several gateway processes behind one port (node:cluster): the primary accepts connections and hands each to a

@@ -1,7 +1,7 @@
 import { composeServices } from '@apollo/composition';
 import { printSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
-import type { SubgraphDefinition } from '../../subgraphs/descriptor';
+import type { SubgraphDefinition } from '../../../subgraphs/descriptor';
 
 export type { SubgraphDefinition };
 

@@ -7,7 +7,7 @@ import type {
 } from '@apollo/server-gateway-interface';
 import { execute, GraphQLError, OperationTypeNode, validate } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import type { Subgraph } from '../../subgraphs/subgraph';
+import type { Subgraph } from '../../../subgraphs/subgraph';
 import type { GatewayContext } from '../context';
 import type { OperationPlanner } from './operation-planner';
 import { withService } from './subgraph-errors';

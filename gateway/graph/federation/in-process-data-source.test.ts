@@ -1,9 +1,9 @@
 import type { GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/types';
 import { buildSchema, type GraphQLSchema } from 'graphql';
-import type { Subgraph, SubgraphContext } from '../../subgraphs/subgraph';
+import type { Subgraph, SubgraphContext } from '../../../subgraphs/subgraph';
 import { createGatewayContext, type GatewayContext } from '../context';
-import { createLogger } from '../logger';
+import { createLogger } from '../../../platform/log';
 import { stopOf } from '../request-signal';
 import { withStop } from './fetch-signal';
 import { InProcessDataSource } from './in-process-data-source';

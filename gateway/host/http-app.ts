@@ -1,10 +1,10 @@
 import fastifyCors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import { allowedOrigin, type ErrorShapes } from './error-shapes';
+import { allowedOrigin, type ErrorShapes } from '../error-shapes';
 import { applyHttpLifecycle, DEFAULT_HTTP_LIMITS, httpServerOptions, type HttpLimits } from './http-server';
-import type { Logger } from './logger';
-import type { GatewayMetrics } from './metrics';
-import { mountRestInterface, type RestInterface } from './rest/interface';
+import type { Logger } from '../../platform/log';
+import type { GatewayMetrics } from '../graph';
+import { mountRestInterface, type RestInterface } from '../rest/interface';
 
 export interface HttpAppOptions {
   log: Logger;

@@ -1,55 +1,27 @@
 import { createHash } from 'node:crypto';
 import type { GraphQLDataSource } from '@apollo/gateway';
-import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
+import { ApolloServer, type GraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import {
-  getOperationAST,
-  GraphQLError,
-  Kind,
-  NoSchemaIntrospectionCustomRule,
-  OperationTypeNode,
-  parse,
-  type FormattedExecutionResult,
-  type GraphQLFormattedError,
-  type ValidationRule,
-} from 'graphql';
-import type { Subgraph } from '../subgraphs/subgraph';
+import { NoSchemaIntrospectionCustomRule, type FormattedExecutionResult, type ValidationRule } from 'graphql';
+import type { Subgraph } from '../../subgraphs/subgraph';
+import type { Logger } from '../../platform/log';
 import { cacheScopeOf, createGatewayContext, type GatewayContext, type RequestCaller } from './context';
+import { costDirectives } from './cost-directives';
+import { CostEstimator } from './cost';
 import { FederatedExecutor } from './federation/federated-executor';
 import { InProcessDataSource } from './federation/in-process-data-source';
 import type { OperationPlanner } from './federation/operation-planner';
-import { SingleSubgraphExecutor } from './federation/single-subgraph-executor';
 import { RemoteSubgraphDataSource } from './federation/remote-data-source';
+import { SingleSubgraphExecutor } from './federation/single-subgraph-executor';
 import { TimedDataSource } from './federation/timed-data-source';
-import { costDirectives } from './cost-directives';
-import { CostEstimator } from './cost';
+import { formatError } from './format-error';
 import { OperationCostLimit, operationLimitsRule, type OperationLimits } from './limits';
 import type { GatewayMetrics } from './metrics';
 import { observabilityPlugin } from './observability';
-import type { Logger } from './logger';
-import { declaredVariables, ResponseCache, type CachedResponse, type ResponseCacheOptions } from './response-cache';
-import { STREAM_PATH } from './subscriptions/sse-endpoint';
-
-/** A fixed operation (as the REST adapters run them), hashed once. */
-export interface PreparedOperation {
-  name: string;
-  query: string;
-  hash: string;
-  /** The variables the operation declares (the response cache keys on them). */
-  variables: readonly string[];
-}
-
-export function prepareOperation(name: string, query: string): PreparedOperation {
-  const operation = getOperationAST(parse(query), name);
-  if (!operation) throw new Error(`fixed operation ${name} is not in its own document`);
-  return {
-    name,
-    query,
-    hash: createHash('sha256').update(query).digest('hex'),
-    variables: declaredVariables(operation),
-  };
-}
+import type { PreparedOperation } from './prepared-operation';
+import { costLimitPlugin, operationChecksPlugin } from './request-checks';
+import { ResponseCache, type CachedResponse, type ResponseCacheOptions } from './response-cache';
 
 export interface GraphOptions {
   supergraphSdl: string;
@@ -76,71 +48,6 @@ export interface RunResult {
   result: FormattedExecutionResult;
   /** The cache entry holding `result`, when the response is cacheable. */
   cached?: CachedResponse;
-}
-
-/**
- * Operations Apollo Server must not hand to the executor: an operation name that names no operation (or several
- * unnamed operations) is a 400 with graphql-js's own message, and a subscription POSTed to /graphql gets a 400 that
- * says where subscriptions are served (Apollo cannot run them).
- */
-function operationChecksPlugin(): ApolloServerPlugin<GatewayContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ operation, document, request }) {
-          if (!operation) {
-            const named = document?.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION) ?? [];
-            const message = request.operationName
-              ? `Unknown operation named "${request.operationName}".`
-              : named.length > 1
-                ? 'Must provide operation name if query contains multiple operations.'
-                : 'Must provide an operation.';
-            throw new GraphQLError(message, {
-              extensions: { code: 'OPERATION_RESOLUTION_FAILURE', http: { status: 400 } },
-            });
-          }
-          if (operation.operation !== OperationTypeNode.SUBSCRIPTION) return;
-          throw new GraphQLError(
-            `subscriptions are served over graphql-sse at ${STREAM_PATH} (POST the operation there with Accept: text/event-stream)`,
-            {
-              extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-            },
-          );
-        },
-      };
-    },
-  };
-}
-
-/**
- * Refuses an operation whose estimated cost is over the limit before anything runs (Apollo Server answers 400). It
- * runs after the operation checks: an operation that names none, or a subscription, gets their error first.
- */
-function costLimitPlugin(limit: OperationCostLimit): ApolloServerPlugin<GatewayContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ operation, document, request }) {
-          const refused = operation && limit.check(document, operation, request.variables);
-          if (refused)
-            throw new GraphQLError(refused.message, {
-              nodes: refused.nodes,
-              extensions: { ...refused.extensions, http: { status: 400 } },
-            });
-        },
-      };
-    },
-  };
-}
-
-/** Only what a client should see of an error: message, location, path and the documented extensions. */
-export function formatError(formatted: GraphQLFormattedError): GraphQLFormattedError {
-  const ext = formatted.extensions ?? {};
-  const extensions: Record<string, unknown> = { code: ext.code ?? 'INTERNAL_SERVER_ERROR' };
-  // `tool`: the DNS tool's own error, message and code, which /api.php answers with exactly.
-  for (const k of ['field', 'serviceName', 'limit', 'errors', 'retryAfter', 'tool'])
-    if (ext[k] !== undefined) extensions[k] = ext[k];
-  return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions };
 }
 
 /**

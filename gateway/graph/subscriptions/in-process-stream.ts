@@ -1,6 +1,6 @@
 import { createSourceEventStream, execute, type DocumentNode, type ExecutionResult } from 'graphql';
-import { CacheHint, type Subgraph } from '../../subgraphs/subgraph';
-import { mapStream, type Stream } from '../../subgraphs/async-streams';
+import { CacheHint, type Subgraph } from '../../../subgraphs/subgraph';
+import { mapStream, type Stream } from '../../../subgraphs/async-streams';
 import { PreparedDocuments } from '../federation/prepared-documents';
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

@@ -20,8 +20,8 @@ import {
   type Response as SseResponse,
 } from 'graphql-sse';
 import { cacheScopeOf } from '../context';
-import type { Logger } from '../logger';
-import { mapStream, type Stream } from '../../subgraphs/async-streams';
+import type { Logger } from '../../../platform/log';
+import { mapStream, type Stream } from '../../../subgraphs/async-streams';
 import type { ConnectionLimiter, Refusal, StreamLimits } from './connection-limits';
 import type { SubscriptionRequest } from './federated-subscriptions';
 import { nextMessageBytes } from './sse-message-size';

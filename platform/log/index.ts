@@ -1,0 +1,1 @@
+export { createLogger, resolveLogFormat, type LogFormat, type Logger } from './logger';
