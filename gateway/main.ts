@@ -2,7 +2,7 @@ import './host/production-defaults';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { Command, Option } from 'commander';
-import { StoreError } from '../dns/store/types';
+import { StoreError } from '../dns/store';
 import { runPrimary, workerCount } from './host/cluster';
 import { ConfigError, loadConfig } from './host/config/load';
 import type { Config } from './host/config/schema';

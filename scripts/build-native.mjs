@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds the native addon of batched UDP for the DNS server (dns/server/udp-batch, C with Node-API) with node-gyp:
+// Builds the native addon of batched UDP for the DNS server (dns/server/transport/udp-batch, C with Node-API) with node-gyp:
 // npm hands its own node-gyp to scripts (npm_config_node_gyp) and the Node headers' place (npm_config_nodedir), so
 // nothing is downloaded. Skipped when the built addon is newer than its sources. Run by `npm run build`; a failure
 // stops the build (g++ and make are needed, as for better-sqlite3).
@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dir = join(root, 'dns', 'server', 'udp-batch');
+const dir = join(root, 'dns', 'server', 'transport', 'udp-batch');
 const built = join(dir, 'build', 'Release', 'udp_batch.node');
 const sources = ['udp_batch.c', 'binding.gyp'].map((f) => join(dir, f));
 

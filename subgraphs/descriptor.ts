@@ -1,8 +1,8 @@
 import type { GraphQLSchema } from 'graphql';
-import type { ZoneStore } from '../dns/store/types';
+import type { ZoneStore } from '../dns/store';
 import type { DnsEngine } from '../dns/engine';
-import type { TsigKey } from '../dns/tsig/keyfile';
-import type { KeyVault } from '../dns/dnssec/key-vault';
+import type { TsigKey } from '../dns/tsig';
+import type { KeyVault } from '../dns/dnssec';
 // The descriptor is where the product's one configuration meets a subgraph: it reads the settings it needs.
 import type { Config } from '../gateway/host/config/schema';
 import type { Subgraph } from './subgraph';

@@ -1,5 +1,4 @@
-import type { TsigKey } from '../tsig/keyfile';
-import { parseTsig, signMessage, verifyMessage, verifyStreamMessage } from '../tsig/tsig';
+import { parseTsig, signMessage, type TsigKey, verifyMessage, verifyStreamMessage } from '../tsig';
 import { DnsClientError, rcodeName, tsigErrorName } from './errors';
 import { queryMessage, updateMessage, type Prerequisite, type UpdateOperation } from './messages';
 import { decodeResponse, type ClientRecord, type DecodedResponse } from './records';

@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
 import * as packet from 'dns-packet';
 import { isRecordType, TYPE_CODES, toPacketAnswer } from '../records';
-import { nameToWire } from '../tsig/wire-walk';
-import { u16, u32 } from '../wire/integers';
+import { nameToWire } from '../tsig';
+import { u16, u32 } from '../wire';
 
 /** Type codes beyond our record types that queries and UPDATE name (ANY for "every type", AXFR, IXFR). */
 const META_TYPES: Record<string, number> = { ANY: 255, AXFR: 252, IXFR: 251 };

@@ -1,7 +1,7 @@
-import type { RrsigFields } from '../dnssec/canonical';
+import type { RrsigFields } from '../dnssec';
 import { TYPE_CODES, fromPacketAnswer } from '../records';
-import { readName, recordOffsets, skipName } from '../tsig/wire-walk';
-import { decodeMessage, type Message } from '../wire/message';
+import { readName, recordOffsets, skipName } from '../tsig';
+import { decodeMessage, type Message } from '../wire';
 
 /**
  * A record as the client hands it out: owner name lower-case without trailing dot, type mnemonic and value in

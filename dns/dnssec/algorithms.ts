@@ -7,24 +7,13 @@ import {
   verify,
   type KeyObject,
 } from 'node:crypto';
+import type { Algorithm, AlgorithmName } from '../zone';
 
 /**
  * The DNSSEC signing algorithms we sign with (RFC 8624 §3.1: the ones to implement and use), with node:crypto:
  * key generation, the public key as DNSKEY RDATA writes it, and RRSIG signatures in DNSSEC's wire format.
  */
-export type AlgorithmName = 'RSASHA256' | 'ECDSAP256SHA256' | 'ECDSAP384SHA384' | 'ED25519';
-
-export interface Algorithm {
-  name: AlgorithmName;
-  /** IANA number (DNSKEY, RRSIG and DS fields). */
-  number: number;
-  /** Key sizes allowed, in bits: a range for RSA, the curve's size otherwise. */
-  minBits: number;
-  maxBits: number;
-  defaultBits: number;
-  /** Digest node:crypto signs with (null: Ed25519 hashes itself). */
-  digest: 'sha256' | 'sha384' | null;
-}
+export type { Algorithm, AlgorithmName } from '../zone';
 
 export const ALGORITHMS: readonly Algorithm[] = [
   { name: 'RSASHA256', number: 8, minBits: 1024, maxBits: 4096, defaultBits: 2048, digest: 'sha256' },

@@ -1,6 +1,5 @@
-import type { AnswerSigner } from '../server/answer';
-import { closestEncloser, ORIGIN, wildcardAt, type Resolution } from '../server/resolve';
-import type { RR, ZoneData } from '../server/zone-index';
+import type { AnswerSigner } from '../server';
+import { closestEncloser, ORIGIN, type Resolution, type RR, wildcardAt, type ZoneData } from '../zone';
 import { canonicalKey, covered } from './canonical';
 import { search } from './zone-signer';
 

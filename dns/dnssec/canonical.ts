@@ -1,5 +1,5 @@
-import type { RR } from '../server/zone-index';
-import { encodeAnswer, typeNumber } from '../wire/packet';
+import type { RR } from '../zone';
+import { encodeAnswer, typeNumber } from '../wire';
 import { canonicalName } from './keys';
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { encodeName } from '../wire/packet';
+import { encodeName } from '../wire';
 
 /** DNSKEY flags: Zone Key (every DNSSEC key), Secure Entry Point (a KSK). */
 export const ZONE_KEY = 0x0100;

@@ -2,7 +2,7 @@
  * The signing scheduler asks for a zone to be signed afresh when a key event comes (published, signing, retired,
  * removed) or half the signature validity has passed — by the engine's clock, which a test moves.
  */
-import type { ZoneData } from '../server/zone-index';
+import type { ZoneData } from '../zone/zone-index';
 import { SigningScheduler } from './scheduler';
 import { DEFAULT_SIGNING_POLICY, type SignedState, type ZoneKey } from './zone-signer';
 

@@ -1,4 +1,4 @@
-import type { ZoneData } from '../server/zone-index';
+import type { ZoneData } from '../zone';
 import { nextKeyEvent } from './zone-signer';
 
 export interface SchedulerLogger {

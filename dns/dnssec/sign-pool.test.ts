@@ -4,7 +4,7 @@
  * RRSIG they make verifies, and the zone is the one signZone makes on this thread alone.
  */
 import type { SoaAnswer } from 'dns-packet';
-import { ZoneBuilder } from '../server/zone-index';
+import { ZoneBuilder } from '../zone/zone-index';
 import { algorithmByNumber, verifyData } from './algorithms';
 import { signedData } from './canonical';
 import { SignPool } from './sign-pool';

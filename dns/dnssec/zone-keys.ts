@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RR } from '../server/zone-index';
+import type { RR } from '../zone';
 import {
   algorithmByNumber,
   dnskeyPublicKey,

@@ -4,9 +4,9 @@
  * says, and a change re-signed incrementally gives the chain and signatures a zone signed whole would have.
  */
 import type { SoaAnswer } from 'dns-packet';
-import type { RecordData } from '../model';
+import type { RecordData } from '../model/model';
 import { toPacketAnswer } from '../records';
-import { ZoneBuilder, type RR, type ZoneData } from '../server/zone-index';
+import { ZoneBuilder, type RR, type ZoneData } from '../zone/zone-index';
 import { algorithmByNumber, verifyData } from './algorithms';
 import { canonicalCompare, signedData } from './canonical';
 import { freshKeys } from './zone-keys';

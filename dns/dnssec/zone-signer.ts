@@ -1,10 +1,12 @@
-import type { KeyObject } from 'node:crypto';
 import type { SoaAnswer } from 'dns-packet';
-import { parentOf, type Node, type RR, type ZoneData } from '../server/zone-index';
-import { signData, type Algorithm } from './algorithms';
+import { type Node, parentOf, type RR, type SigningPolicy, type ZoneData, type ZoneKey } from '../zone';
+import { signData } from './algorithms';
+
 import { canonicalKey, covered, labelCount, signedData } from './canonical';
 import { KSK_FLAGS } from './keys';
 import { SignPool } from './sign-pool';
+
+export type { SignedState, SigningPolicy, ZoneKey } from '../zone';
 
 /**
  * Signs a zone in memory (RFC 4035 §2): DNSKEY at the apex, an RRSIG per authoritative RRset, an NSEC chain in
@@ -13,49 +15,11 @@ import { SignPool } from './sign-pool';
  * names it touched and their neighbours in the chain (`signPatch`).
  */
 
-/** A key ready to sign with, and when it is published and signs (seconds since the epoch). */
-export interface ZoneKey {
-  id: string;
-  flags: number;
-  algorithm: Algorithm;
-  tag: number;
-  /** The DNSKEY record (owner: the zone's apex). */
-  dnskey: RR;
-  privateKey: KeyObject;
-  publishAt: number;
-  activateAt: number;
-  inactiveAt: number | null;
-  deleteAt: number | null;
-}
-
-export interface SigningPolicy {
-  /** Seconds a signature is valid from its inception. */
-  signatureValidity: number;
-  /** Seconds before now that inception is set (clocks of validators run behind). */
-  inceptionOffset: number;
-  /** TTL of the DNSKEY RRset. */
-  dnskeyTtl: number;
-}
-
 export const DEFAULT_SIGNING_POLICY: SigningPolicy = {
   signatureValidity: 14 * 86_400,
   inceptionOffset: 3600,
   dnskeyTtl: 3600,
 };
-
-/** What a signed zone copy knows of its signing, for the next change and for answers. */
-export interface SignedState {
-  keys: readonly ZoneKey[];
-  policy: SigningPolicy;
-  /** Authoritative owner names (index keys) in canonical order: the NSEC chain. */
-  chain: readonly string[];
-  /** canonicalKey of each name of `chain`, for binary search. */
-  chainKeys: readonly string[];
-  /** Earliest expiration of the signatures made (seconds): the zone must be signed afresh well before. */
-  expiresAt: number;
-  /** When the zone was signed whole (seconds). */
-  signedAt: number;
-}
 
 const published = (k: ZoneKey, now: number): boolean => k.publishAt <= now && (k.deleteAt === null || now < k.deleteAt);
 const signing = (k: ZoneKey, now: number): boolean =>

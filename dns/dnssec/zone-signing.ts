@@ -3,7 +3,7 @@ import { algorithmByNumber, type Algorithm } from './algorithms';
 import type { KeyVault } from './key-vault';
 import { describeKey, newKeyMaterial, zoneKey, type KeyMaterial } from './zone-keys';
 import { DEFAULT_SIGNING_POLICY, type SigningPolicy, type ZoneKey } from './zone-signer';
-import type { DnssecKey, ZoneStore } from '../store/types';
+import type { DnssecKey, ZoneStore } from '../store';
 
 /** What the zone loader needs to keep signed zones signed: their keys, the policy, the time. */
 export interface ZoneSigning {

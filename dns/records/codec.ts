@@ -3,8 +3,7 @@
  * tokens, numbers, names inside values, wire names.
  */
 import type { Answer } from 'dns-packet';
-import type { RecordType } from '../model';
-import { NameError, normalizeName, type NameSyntax } from '../names';
+import { NameError, type NameSyntax, normalizeName, type RecordType } from '../model';
 import { RecordValueError, show } from './errors';
 
 /** One presentation token: its text as written (quotes removed for quoted strings) and its decoded octets. */

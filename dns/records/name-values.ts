@@ -3,8 +3,7 @@
  * Names inside values are read relative to the origin (see `NameSyntax`) and written FQDN with a trailing dot.
  */
 import type { Answer } from 'dns-packet';
-import type { RecordType } from '../model';
-import { NameError, normalizeName, type NameOptions } from '../names';
+import { NameError, type NameOptions, normalizeName, type RecordType } from '../model';
 import {
   dataObject,
   expectTokens,

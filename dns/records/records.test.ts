@@ -1,4 +1,4 @@
-import { MAX_TTL, RECORD_TYPES } from '../model';
+import { MAX_TTL, RECORD_TYPES } from '../model/model';
 import {
   RecordValueError,
   emailToRname,

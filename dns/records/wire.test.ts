@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import * as packet from 'dns-packet';
 import type { Answer } from 'dns-packet';
-import { MAX_TTL, RECORD_TYPES, type RecordData } from '../model';
+import { MAX_TTL, RECORD_TYPES, type RecordData } from '../model/model';
 import {
   RecordValueError,
   TYPE_CODES,

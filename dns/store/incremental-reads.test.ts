@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RecordData } from '../model';
+import type { RecordData } from '../model/model';
 import type { Clock } from './clock';
 import { openPostgresStore } from './postgres';
 import { openSqliteStore } from './sqlite';

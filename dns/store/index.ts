@@ -64,3 +64,7 @@ export { type Clock } from './clock';
 export { DEFAULT_MAX_RECORDS_PER_RRSET, MAX_CHANGES_PER_CALL, MAX_VALUE_LENGTH } from './limits';
 export { nextSerial, initialSerial } from './serial-policy';
 export * from './types';
+export { cmp } from './order';
+export { type RecordPosition } from './page';
+export { redactUrl } from './postgres';
+export { type DnssecKey, type RecordChange, type ZoneChangeDetail, type ZoneChangeEvent } from './types';

@@ -3,7 +3,7 @@
  * same records as adds (same code, index and message).
  */
 import fc from 'fast-check';
-import type { RecordData, RecordType } from '../model';
+import type { RecordData, RecordType } from '../model/model';
 import { planChanges, planCreate } from './plan';
 import { StoreError, type RecordChange } from './types';
 

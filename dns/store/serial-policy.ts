@@ -1,5 +1,5 @@
 /** The SOA serial the store gives a zone when it is created and after each change. */
-import { serialAdd, serialGreater } from '../serial';
+import { serialAdd, serialGreater } from '../model';
 
 /** `YYYYMMDD00` of the clock's UTC date. */
 export function dateSerial(now: Date): number {

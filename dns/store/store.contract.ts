@@ -6,7 +6,7 @@
  * their own, so they do not see each other. Every store `open` returned is closed before `cleanup` runs.
  */
 import { randomUUID } from 'node:crypto';
-import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
+import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model/model';
 import {
   StoreError,
   type DnssecKey,

@@ -2,7 +2,7 @@
  * Input validation both zone stores share, so that they accept and refuse exactly the same inputs with the same
  * codes, messages and indexes.
  */
-import { MAX_TTL, RECORD_TYPES, type RecordData, type RecordType, type ZoneSettings } from '../model';
+import { isInZone, MAX_TTL, RECORD_TYPES, type RecordData, type RecordType, type ZoneSettings } from '../model';
 import { invalid, show } from './errors';
 import {
   DEFAULT_STORE_LIMITS,
@@ -17,7 +17,6 @@ import {
   type StoreLimits,
 } from './limits';
 import type { DnssecKey, DnssecKeyChange, DnssecKeyTimings, RecordChange } from './types';
-import { isInZone } from '../names';
 
 /** A store's limits from its options: defaults for what is not given; a bad value is INVALID, naming it. */
 export function storeLimits(options: Partial<StoreLimits>): StoreLimits {

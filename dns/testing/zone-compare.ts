@@ -4,9 +4,9 @@
  */
 import * as packet from 'dns-packet';
 import type { DecodedPacket, Question } from 'dns-packet';
-import { resolve } from '../server/resolve';
-import { zoneTransfer } from '../server/transfer';
-import { ZoneIndex, type ZoneData } from '../server/zone-index';
+import { resolve } from '../zone/resolve';
+import { zoneTransfer } from '../server/operations/transfer';
+import { ZoneIndex, type ZoneData } from '../zone/zone-index';
 import { cmp } from '../store/order';
 
 const byKey = <T>(a: [string, T], b: [string, T]): number => cmp(a[0], b[0]);

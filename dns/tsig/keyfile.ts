@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { wireName } from '../names';
+import { wireName } from '../model';
 
 /** TSIG algorithms we sign and verify with (RFC 8945 §6); names as on the wire, without trailing dot. */
 export const TSIG_ALGORITHMS = {

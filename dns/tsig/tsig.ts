@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { u16, u48 } from '../wire/integers';
+import { u16, u48 } from '../wire';
 import { TSIG_ALGORITHMS, type TsigAlgorithm, type TsigKey } from './keyfile';
 import { nameToWire, readName, recordOffsets, skipName, WireError } from './wire-walk';
 

@@ -1,9 +1,8 @@
 /** SOA + records → an RFC 1035 master file that BIND's named-checkzone accepts. */
-import type { RecordData } from '../model';
-import { isInZone, normalizeName, relativeName, toFqdn } from '../names';
+import { isInZone, normalizeName, type RecordData, relativeName, toFqdn } from '../model';
 import { RecordValueError, formatSoa, formatValueRelative, validateRecord, validateTtl } from '../records';
 import type { ZoneSoa } from './parse';
-import { nextTurn } from '../../platform/async/next-turn';
+import { nextTurn } from '../../platform/async';
 
 export interface ZoneFileInput {
   origin: string;

@@ -2,3 +2,4 @@
 export { parseZoneFile, type ParsedZone, type ParseZoneOptions, type ZoneSoa } from './parse';
 export { formatZoneFile, formatZoneFileInSteps, compareRecords, compareNames, type ZoneFileInput } from './format';
 export { ZoneFileError } from './lexer';
+export { exportZoneFile, importZoneFile } from './zone-files';

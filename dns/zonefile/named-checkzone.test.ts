@@ -9,8 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import fc from 'fast-check';
-import type { RecordData } from '../model';
-import { isInZone } from '../names';
+import type { RecordData } from '../model/model';
+import { isInZone } from '../model/names';
 import { parseSoa } from '../records';
 import { recordArb, recordOfTypeArb, ttlArb, zoneArb } from '../records/testing/arbitraries';
 import { compareRecords, formatZoneFile, parseZoneFile, type ParsedZone } from './index';

@@ -1,6 +1,5 @@
 /** RFC 1035 master files → SOA + validated records. */
-import { RECORD_TYPES, type RecordData } from '../model';
-import { NameError, normalizeName, toFqdn } from '../names';
+import { NameError, normalizeName, RECORD_TYPES, type RecordData, toFqdn } from '../model';
 import {
   RecordValueError,
   parseSoa,

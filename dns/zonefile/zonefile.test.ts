@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { RECORD_TYPES, type RecordData } from '../model';
+import { RECORD_TYPES, type RecordData } from '../model/model';
 import { parseSoa } from '../records';
 import { recordArb, recordOfTypeArb, ttlArb, zoneArb } from '../records/testing/arbitraries';
 import { ZoneFileError, compareNames, compareRecords, formatZoneFile, parseZoneFile, type ZoneSoa } from './index';

@@ -1,20 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DnsEngine } from '../../dns/engine';
-import { autoWorkerCount } from '../../dns/server/answer-workers';
-import { wireName } from '../../dns/names';
-import type { NotifyTarget } from '../../dns/server/notify';
-import { openZoneStore, securePrivateDir, type Tightened } from '../../dns/store';
-import { StoreError, type ZoneStore } from '../../dns/store/types';
-import { parseKeySpec, readKeyFile, type TsigKey } from '../../dns/tsig/keyfile';
-import { importZoneFile } from '../../dns/zone-files';
+import { autoWorkerCount, DnsEngine } from '../../dns/engine';
+import { wireName, type Zone } from '../../dns/model';
+import type { NotifyTarget } from '../../dns/server';
+import { openZoneStore, securePrivateDir, StoreError, type Tightened, type ZoneStore } from '../../dns/store';
+import { parseKeySpec, readKeyFile, type TsigKey } from '../../dns/tsig';
+import { importZoneFile } from '../../dns/zonefile';
 import type { SubgraphHealth } from '../../subgraphs/subgraph';
 import { ConfigError } from './config/load';
 import type { Config } from './config/schema';
-import type { Zone } from '../../dns/model';
 import type { Logger } from '../../platform/log';
-import { KeyVault } from '../../dns/dnssec/key-vault';
+import { KeyVault } from '../../dns/dnssec';
 
 export interface DnsPart {
   store: ZoneStore;

@@ -1,7 +1,7 @@
 import type { SubgraphDescriptor } from '../descriptor';
 import { Identity, openUserStore } from './identity';
 import { buildDnsApiSchema, createDnsApiSubgraph } from './index';
-import { wireName } from '../../dns/names';
+import { wireName } from '../../dns/model';
 
 /**
  * The DNS server API: zones, records, users and tokens over the embedded DNS server's zone store. Its users live

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { RecordValueError } from '../../dns/records';
-import { StoreError } from '../../dns/store/types';
+import { StoreError } from '../../dns/store';
 import { IdentityError } from './identity';
 
 /**

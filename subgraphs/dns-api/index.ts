@@ -1,6 +1,6 @@
-import type { KeyVault } from '../../dns/dnssec/key-vault';
+import type { KeyVault } from '../../dns/dnssec';
 import type { DnsEngine } from '../../dns/engine';
-import type { ZoneStore } from '../../dns/store/types';
+import type { ZoneStore } from '../../dns/store';
 import type { Subgraph, SubgraphContext } from '../subgraph';
 import { createDnsApiContext, type DnsApiContext, type DnsApiServices } from './context';
 import type { Identity, UserStore } from './identity';

@@ -1,9 +1,8 @@
 import { appendFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { createRemoteJWKSet } from 'jose';
-import type { JSONWebKeySet } from 'jose';
+import { createRemoteJWKSet, type JSONWebKeySet } from 'jose';
 import { GraphAccessError, type SubgraphDeps, type SubgraphDescriptor } from '../descriptor';
-import { readKeyFile } from '../../dns/tsig/keyfile';
+import { readKeyFile } from '../../dns/tsig';
 import { VERSION } from '../../gateway/version';
 import { RedisLink } from '../market/redis-link';
 import { ToolAuth, type DirectoryLogin } from './auth';

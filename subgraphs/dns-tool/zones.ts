@@ -1,6 +1,6 @@
 import { parseServerAddress, type ServerAddress } from '../../dns/client';
-import { wireName } from '../../dns/names';
-import type { TsigKey } from '../../dns/tsig/keyfile';
+import { wireName } from '../../dns/model';
+import type { TsigKey } from '../../dns/tsig';
 import type { DnsToolSettings } from '../../gateway/host/config/dns-tool';
 import type { ToolZone } from './tool/service';
 

@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { prng } from '../../dns/testing/prng';
 import { defined } from '../helpers/defined';
-import { autoWorkerCount } from '../../dns/server/answer-workers';
+import { autoWorkerCount } from '../../dns/engine/workers/answer-workers';
 import {
   compareAnswers,
   dnsperf,

@@ -21,11 +21,11 @@ import { algorithmByName } from '../../dns/dnssec/algorithms';
 import { KeyVault } from '../../dns/dnssec/key-vault';
 import { KSK_FLAGS, ZSK_FLAGS } from '../../dns/dnssec/keys';
 import { newStoredKey } from '../../dns/dnssec/zone-signing';
-import { DnsEngine } from '../../dns/engine';
-import { autoWorkerCount } from '../../dns/server/answer-workers';
+import { DnsEngine } from '../../dns/engine/engine';
+import { autoWorkerCount } from '../../dns/engine/workers/answer-workers';
 import { openSqliteStore } from '../../dns/store';
 import { readKeyFile } from '../../dns/tsig/keyfile';
-import { importZoneFile } from '../../dns/zone-files';
+import { importZoneFile } from '../../dns/zonefile/zone-files';
 
 function report(event: string, fields: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`);

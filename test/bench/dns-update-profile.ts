@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DnsClient } from '../../dns/client';
-import { DnsEngine } from '../../dns/engine';
+import { DnsEngine } from '../../dns/engine/engine';
 import { openSqliteStore } from '../../dns/store';
 import { parseKeyFile } from '../../dns/tsig/keyfile';
-import { importZoneFile } from '../../dns/zone-files';
+import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { benchZone } from './dns';
 import { defined } from '../helpers/defined';
 

@@ -22,7 +22,7 @@ import { requireTool } from '../helpers/dns-peers';
 import { prng } from '../../dns/testing/prng';
 import { defined } from '../helpers/defined';
 import { realisticThroughput } from './dns-realistic';
-import { autoWorkerCount } from '../../dns/server/answer-workers';
+import { autoWorkerCount } from '../../dns/engine/workers/answer-workers';
 import {
   compareAnswers,
   dnsClient,

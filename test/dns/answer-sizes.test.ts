@@ -5,10 +5,10 @@ import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import * as packet from 'dns-packet';
 import { frameMessage, splitFrames } from '../../dns/client';
-import { DnsEngine } from '../../dns/engine';
+import { DnsEngine } from '../../dns/engine/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
-import { importZoneFile } from '../../dns/zone-files';
+import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { requireTool, startNamed, type Named } from '../helpers/dns-peers';
 
 /**

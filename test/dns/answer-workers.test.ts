@@ -21,13 +21,13 @@ import { algorithmByName } from '../../dns/dnssec/algorithms';
 import { KeyVault } from '../../dns/dnssec/key-vault';
 import { dnskeyRdata, keyTag, KSK_FLAGS, ZSK_FLAGS } from '../../dns/dnssec/keys';
 import { newStoredKey } from '../../dns/dnssec/zone-signing';
-import { DnsEngine } from '../../dns/engine';
+import { DnsEngine } from '../../dns/engine/engine';
 import { openZoneStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { parseKeySpec } from '../../dns/tsig/keyfile';
 import { signMessage } from '../../dns/tsig/tsig';
-import { importZoneFile } from '../../dns/zone-files';
-import { udpBatchAddon } from '../../dns/server/udp-batch';
+import { importZoneFile } from '../../dns/zonefile/zone-files';
+import { udpBatchAddon } from '../../dns/server/transport/udp-batch';
 
 const ZONE = 'workers.test';
 const KEY = parseKeySpec('hmac-sha256:wk:c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=');

@@ -2,7 +2,7 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, Socket, type Server } from 'node:net';
 import { DnsClient, DnsClientError, frameMessage, splitFrames, type ServerAddress } from '../../dns/client';
-import { DnsEngine } from '../../dns/engine';
+import { DnsEngine } from '../../dns/engine/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { parseKeyFile } from '../../dns/tsig/keyfile';
@@ -47,7 +47,7 @@ const peers: Array<[string, () => ServerAddress]> = [
 
 beforeAll(async () => {
   store = await openSqliteStore({ file: ':memory:' });
-  const { importZoneFile } = await import('../../dns/zone-files');
+  const { importZoneFile } = await import('../../dns/zonefile/zone-files');
   await importZoneFile(store, ZONE, ZONE_TEXT);
   engine = await DnsEngine.start({
     store,

@@ -6,10 +6,10 @@ import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { DnsEngine } from '../../dns/engine';
+import { DnsEngine } from '../../dns/engine/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
-import { importZoneFile } from '../../dns/zone-files';
+import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { dig, startNamed, type DigAnswer, type Named } from '../helpers/dns-peers';
 
 /**

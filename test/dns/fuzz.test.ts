@@ -3,7 +3,7 @@ import { connect, type Socket as TcpSocket } from 'node:net';
 import * as packet from 'dns-packet';
 import fc from 'fast-check';
 import { DnsClient, frameMessage, rcodeName, splitFrames } from '../../dns/client';
-import { DnsEngine } from '../../dns/engine';
+import { DnsEngine } from '../../dns/engine/engine';
 import { toPacketAnswer } from '../../dns/records';
 import { recordArb } from '../../dns/records/testing/arbitraries';
 import { openSqliteStore } from '../../dns/store';
@@ -13,7 +13,7 @@ import { signMessage } from '../../dns/tsig/tsig';
 import { u16, u32 } from '../../dns/wire/integers';
 import { decodeMessage } from '../../dns/wire/message';
 import { encodeAnswer, encodeName } from '../../dns/wire/packet';
-import { importZoneFile } from '../../dns/zone-files';
+import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { watchEscapes } from '../../dns/testing/escapes';
 
 /**

@@ -6,13 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DnsClient, type DecodedResponse, type UpdateOperation } from '../../dns/client';
-import { DnsEngine } from '../../dns/engine';
-import type { ZoneData } from '../../dns/server/zone-index';
+import { DnsEngine } from '../../dns/engine/engine';
+import type { ZoneData } from '../../dns/zone/zone-index';
 import { openPostgresStore, openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { answersOf, questionsFor, transferOf, zoneView } from '../../dns/testing/zone-compare';
 import { parseKeySpec } from '../../dns/tsig/keyfile';
-import { buildZone } from '../../dns/zone-loader';
+import { buildZone } from '../../dns/engine/zone-loader';
 import { dropSchemas } from '../../dns/testing/postgres';
 
 const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

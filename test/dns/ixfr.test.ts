@@ -2,11 +2,11 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DnsClient, rcodeName } from '../../dns/client';
-import { DnsEngine } from '../../dns/engine';
+import { DnsEngine } from '../../dns/engine/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { parseKeyFile } from '../../dns/tsig/keyfile';
-import { exportZoneFile, importZoneFile } from '../../dns/zone-files';
+import { exportZoneFile, importZoneFile } from '../../dns/zonefile/zone-files';
 import { requireTool, startNamed, type Named } from '../helpers/dns-peers';
 
 /**

@@ -1,11 +1,11 @@
 // @needs bind
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { DnsEngine } from '../../dns/engine';
-import { RECORD_TYPES } from '../../dns/model';
+import { DnsEngine } from '../../dns/engine/engine';
+import { RECORD_TYPES } from '../../dns/model/model';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
-import { importZoneFile } from '../../dns/zone-files';
+import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { dig, requireTool, startNamed, type DigAnswer, type Named } from '../helpers/dns-peers';
 
 /**

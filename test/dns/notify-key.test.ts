@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { sendNotify } from '../../dns/server/notify';
+import { sendNotify } from '../../dns/server/operations/notify';
 import { loadConfig } from '../../gateway/host/config/load';
 import { startDns, type DnsPart } from '../../gateway/host/dns';
 import { createLogger } from '../../platform/log';

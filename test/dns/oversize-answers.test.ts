@@ -2,11 +2,11 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DnsClient, rcodeName } from '../../dns/client';
-import { DnsEngine } from '../../dns/engine';
+import { DnsEngine } from '../../dns/engine/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { parseKeySpec } from '../../dns/tsig/keyfile';
-import { importZoneFile } from '../../dns/zone-files';
+import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { dig, requireTool, startNamed, type Named } from '../helpers/dns-peers';
 
 /**

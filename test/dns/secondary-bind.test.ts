@@ -3,12 +3,12 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { DnsEngine, type DnsEngineOptions } from '../../dns/engine';
+import { DnsEngine, type DnsEngineOptions } from '../../dns/engine/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
-import { sendNotify } from '../../dns/server/notify';
+import { sendNotify } from '../../dns/server/operations/notify';
 import { parseKeySpec, type TsigKey } from '../../dns/tsig/keyfile';
-import { importZoneFile } from '../../dns/zone-files';
+import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { dig, requireTool, startNamed, type DigAnswer, type Named } from '../helpers/dns-peers';
 
 /**

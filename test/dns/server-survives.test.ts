@@ -1,8 +1,8 @@
 import * as packet from 'dns-packet';
 import { DnsClient, rcodeName } from '../../dns/client';
-import { DnsEngine } from '../../dns/engine';
-import type { Remote, Responder } from '../../dns/server/respond';
-import { startDnsServer, type DnsServer } from '../../dns/server/server';
+import { DnsEngine } from '../../dns/engine/engine';
+import type { Remote, Responder } from '../../dns/server/pipeline/respond';
+import { startDnsServer, type DnsServer } from '../../dns/server/transport/server';
 import { openSqliteStore } from '../../dns/store';
 import { watchEscapes } from '../../dns/testing/escapes';
 

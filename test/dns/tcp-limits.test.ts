@@ -1,13 +1,13 @@
 import { connect, type Socket } from 'node:net';
 import * as packet from 'dns-packet';
 import { DnsClient, frameMessage, splitFrames, type DecodedResponse } from '../../dns/client';
-import { DnsEngine } from '../../dns/engine';
-import { Responder } from '../../dns/server/respond';
-import { startDnsServer, type DnsServer } from '../../dns/server/server';
-import type { TcpLimits } from '../../dns/server/tcp';
+import { DnsEngine } from '../../dns/engine/engine';
+import { Responder } from '../../dns/server/pipeline/respond';
+import { startDnsServer, type DnsServer } from '../../dns/server/transport/server';
+import type { TcpLimits } from '../../dns/server/transport/tcp';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
-import { importZoneFile } from '../../dns/zone-files';
+import { importZoneFile } from '../../dns/zonefile/zone-files';
 
 /**
  * DNS over TCP is bounded (RFC 7766 §6.2): a cap on connections, an idle deadline between messages, a deadline for

@@ -1,7 +1,7 @@
 // @needs bind
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { DnsEngine } from '../../dns/engine';
+import { DnsEngine } from '../../dns/engine/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { parseKeyFile } from '../../dns/tsig/keyfile';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openSqliteStore } from '../../dns/store';
 import { dateSerial } from '../../dns/store/serial-policy';
-import { exportZoneFile, importZoneFile } from '../../dns/zone-files';
+import { exportZoneFile, importZoneFile } from '../../dns/zonefile/zone-files';
 import { requireTool } from '../helpers/dns-peers';
 
 /** A BIND zone moves into the store and back out unchanged; BIND's named-checkzone accepts what we write. */

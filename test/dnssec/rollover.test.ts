@@ -1,11 +1,11 @@
 // @needs bind
 import { randomBytes } from 'node:crypto';
 import { KeyVault } from '../../dns/dnssec/key-vault';
-import { DnsEngine } from '../../dns/engine';
+import { DnsEngine } from '../../dns/engine/engine';
 import { KeyedQueue } from '../../platform/async/keyed-queue';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
-import { importZoneFile } from '../../dns/zone-files';
+import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { ChangeFeed } from '../../subgraphs/dns-api/service/changes';
 import { DnssecService, type DnssecPolicy } from '../../subgraphs/dns-api/service/dnssec';
 import { dig } from '../helpers/dns-peers';

@@ -86,7 +86,7 @@ describe('an export past the subgraph deadline', () => {
   let sys: RunningSystem;
   let token: string;
   const ZONE = 'export.test';
-  const RECORDS = 12_000; // three pages of the export's reading (dns/zone-files.test.ts: the file they make)
+  const RECORDS = 12_000; // three pages of the export's reading (dns/zonefile/zone-files.test.ts: the file they make)
 
   beforeAll(async () => {
     sys = await startSystem({ SUBGRAPH_TIMEOUT_MS: '1000' });

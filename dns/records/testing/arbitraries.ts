@@ -3,7 +3,7 @@
  * records, for the property tests of records and zone files. Test-only.
  */
 import fc from 'fast-check';
-import { MAX_TTL, RECORD_TYPES, type RecordData, type RecordType } from '../../model';
+import { MAX_TTL, RECORD_TYPES, type RecordData, type RecordType } from '../../model/model';
 import { formatCharString, validateRecord } from '../index';
 
 export const labelArb: fc.Arbitrary<string> = fc.oneof(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseServerAddress } from '../../../dns/client/server-address';
+import { parseServerAddress } from '../../../dns/client';
 import { LdapSchema } from './dns-tool-ldap';
 import { MIN_TOKEN_BITS, tokenSecretBits, tokenUser } from '../../../subgraphs/dns-tool/tool/tokens';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DnsToolSchema } from './dns-tool';
-import { parseKeySpec } from '../../../dns/tsig/keyfile';
+import { parseKeySpec } from '../../../dns/tsig';
 
 /** TTL in seconds per kind of market data in the shared cache (upstream data changes at different paces). */
 const CacheTtls = z

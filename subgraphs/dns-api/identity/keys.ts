@@ -11,7 +11,7 @@
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import { KeyVault } from '../../../dns/dnssec/key-vault';
+import { KeyVault } from '../../../dns/dnssec';
 import { IdentityError } from './errors';
 import type { IdentityLog } from './log';
 import { SigningKey, type UserStore } from './store/types';

@@ -1,4 +1,4 @@
-import type { ZoneChangeDetail, ZoneChangeEvent, ZoneStore } from '../../../dns/store/types';
+import type { ZoneChangeDetail, ZoneChangeEvent, ZoneStore } from '../../../dns/store';
 import { PushStream, type Stream } from '../../async-streams';
 
 /** One committed change of a zone, as the `zoneChanges` subscription delivers it. */

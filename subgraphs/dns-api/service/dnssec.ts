@@ -1,15 +1,21 @@
 import {
-  ALGORITHMS,
+  type Algorithm,
   algorithmByName,
   algorithmByNumber,
+  ALGORITHMS,
   DEFAULT_ALGORITHM,
-  type Algorithm,
-} from '../../../dns/dnssec/algorithms';
-import type { KeyVault } from '../../../dns/dnssec/key-vault';
-import { dnskeyRdata, dsDigest, keyTag, KSK_FLAGS, ZSK_FLAGS } from '../../../dns/dnssec/keys';
-import { newKeyMaterialAsync, type KeyMaterial } from '../../../dns/dnssec/zone-keys';
-import { seconds, storedKey } from '../../../dns/dnssec/zone-signing';
-import type { DnssecKey, ZoneStore } from '../../../dns/store/types';
+  dnskeyRdata,
+  dsDigest,
+  type KeyMaterial,
+  keyTag,
+  type KeyVault,
+  KSK_FLAGS,
+  newKeyMaterialAsync,
+  seconds,
+  storedKey,
+  ZSK_FLAGS,
+} from '../../../dns/dnssec';
+import type { DnssecKey, ZoneStore } from '../../../dns/store';
 import { apiError, asApi, invalid, invalidFields, type FieldError } from '../errors';
 import type { ChangeFeed } from './changes';
 import type { DnsServing, KeyedQueue } from './serving';

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MAX_TTL, RECORD_TYPES, type RecordData, type RecordType, type StoredRecord } from '../../../dns/model';
 import { RecordValueError, validateRecord } from '../../../dns/records';
-import type { RecordPosition } from '../../../dns/store/page';
-import { StoreError, type RecordChange, type ZoneStore } from '../../../dns/store/types';
+import { type RecordChange, type RecordPosition, StoreError, type ZoneStore } from '../../../dns/store';
 import { apiError, apiErrorOf, asApi, invalid, type FieldError } from '../errors';
 import type { ChangeFeed } from './changes';
 import { KeyedQueue, type DnsServing } from './serving';

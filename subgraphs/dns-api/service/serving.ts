@@ -4,4 +4,4 @@ export interface DnsServing {
   served(zone: string, serial: number | null): Promise<void>;
 }
 
-export { KeyedQueue } from '../../../platform/async/keyed-queue';
+export { KeyedQueue } from '../../../platform/async';

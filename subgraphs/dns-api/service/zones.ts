@@ -1,10 +1,16 @@
 import { createHash } from 'node:crypto';
-import { MAX_NAME_LENGTH, NameError, normalizeName } from '../../../dns/names';
-import { emailToRname } from '../../../dns/records';
-import { MAX_TTL, type RecordData, type Zone, type ZoneSettings } from '../../../dns/model';
-import type { ZoneStore } from '../../../dns/store/types';
-import { exportZoneFile, importZoneFile } from '../../../dns/zone-files';
-import { checkZoneName, soaNames, ZoneNameError } from '../../../dns/zone-names';
+import {
+  MAX_NAME_LENGTH,
+  MAX_TTL,
+  NameError,
+  normalizeName,
+  type RecordData,
+  type Zone,
+  type ZoneSettings,
+} from '../../../dns/model';
+import { checkZoneName, emailToRname, soaNames, ZoneNameError } from '../../../dns/records';
+import type { ZoneStore } from '../../../dns/store';
+import { exportZoneFile, importZoneFile } from '../../../dns/zonefile';
 import { apiError, apiErrorOf, asApi, invalid, invalidFields, type FieldError } from '../errors';
 import type { ChangeFeed } from './changes';
 import { KeyedQueue, type DnsServing } from './serving';

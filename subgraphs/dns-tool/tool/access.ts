@@ -1,4 +1,4 @@
-import { wireName } from '../../../dns/names';
+import { wireName } from '../../../dns/model';
 
 /** What a role may do in a zone: read it, or read and change it. */
 export type ZoneRight = 'r' | 'rw';

@@ -1,4 +1,4 @@
-import { isInZone, wireName } from '../../../dns/names';
+import { isInZone, wireName } from '../../../dns/model';
 import { toolErrors } from './errors';
 
 /** Letters, digits, `*`, `_`, `-` and `.`, not starting with `+` or `-` (the original tool's check). */

@@ -1,9 +1,9 @@
 import { DnsClient } from '../../../dns/client';
-import { DnsEngine } from '../../../dns/engine';
+import { DnsEngine } from '../../../dns/engine/engine';
 import { openSqliteStore } from '../../../dns/store';
 import type { ZoneStore } from '../../../dns/store/types';
 import { parseKeyFile } from '../../../dns/tsig/keyfile';
-import { importZoneFile } from '../../../dns/zone-files';
+import { importZoneFile } from '../../../dns/zonefile/zone-files';
 import type { RoleSettings } from './access';
 import { ToolService, type ToolCaller, type ToolZone } from './service';
 

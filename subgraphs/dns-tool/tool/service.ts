@@ -1,13 +1,12 @@
-import { DnsClient, DnsClientError, type ServerAddress } from '../../../dns/client';
-import type { TsigKey } from '../../../dns/tsig/keyfile';
+import { DnsClient, DnsClientError, type ServerAddress, type UpdateOperation } from '../../../dns/client';
+import type { TsigKey } from '../../../dns/tsig';
 import { canRead, canWrite, type Grant, type RoleSettings } from './access';
 import { planCreate, planDelete, planReplace, ptrStepFailed, type ChangePlan, type ZoneUpdate } from './changes';
 import { toolErrors } from './errors';
-import { isInZone, wireName } from '../../../dns/names';
+import { isInZone, wireName } from '../../../dns/model';
 import { isValidHostname, recordFqdn, zoneOfName } from './hostnames';
 import { editableType, ttlOf } from './params';
 import { toolRow, type ToolRow } from './rows';
-import type { UpdateOperation } from '../../../dns/client';
 import type { AuditOperation } from './audit';
 
 /** A zone the tool manages: where its updates and transfers go, with which key, and what the list shows of it. */

@@ -8,7 +8,7 @@
  *   hold when several processes write at once. Signing keys likewise, so replicas agree on one key.
  */
 import pg from 'pg';
-import { redactUrl } from '../../../../dns/store/postgres';
+import { redactUrl } from '../../../../dns/store';
 import { IdentityError } from '../errors';
 import {
   KEY_COLUMNS,

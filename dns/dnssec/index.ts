@@ -1,0 +1,10 @@
+/** DNSSEC: algorithms, keys sealed at rest, zone and answer signing, the signing schedule. Only re-exports. */
+export { type Algorithm, algorithmByName, algorithmByNumber, ALGORITHMS, DEFAULT_ALGORITHM } from './algorithms';
+export { DnssecAnswerSigner } from './answer-signer';
+export { type RrsigFields } from './canonical';
+export { KeyVault } from './key-vault';
+export { dnskeyRdata, dsDigest, keyTag, KSK_FLAGS, ZSK_FLAGS } from './keys';
+export { SigningScheduler } from './scheduler';
+export { type KeyMaterial, newKeyMaterialAsync } from './zone-keys';
+export { reshapes, type SigningPolicy, signPatch, signZoneInSteps, unsignedPatch } from './zone-signer';
+export { seconds, storedKey, storeSigning, type ZoneSigning } from './zone-signing';

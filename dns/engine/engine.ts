@@ -1,0 +1,298 @@
+import type { DecodedPacket } from 'dns-packet';
+import { randomBytes } from 'node:crypto';
+import { isIPv4, isIPv6 } from 'node:net';
+import {
+  type AnswerCacheLimits,
+  type DnsServer,
+  encodeResponse,
+  type NotifyTarget,
+  processUpdate,
+  type Remote,
+  Responder,
+  sendNotify,
+  ServerCookies,
+  startDnsServer,
+  type TcpLimits,
+  zoneTransfer,
+} from '../server';
+import { RCODE, type WireRecord } from '../wire';
+import { ZoneIndex } from '../zone';
+import { AnswerWorkers, type AnswerWorkersOptions } from './workers/answer-workers';
+import { KeyedQueue } from '../../platform/async';
+import { wireName } from '../model';
+import type { ZoneStore } from '../store';
+import type { TsigKey } from '../tsig';
+import { refreshFor, ZoneLoader } from './zone-loader';
+import {
+  DnssecAnswerSigner,
+  type KeyVault,
+  type SigningPolicy,
+  SigningScheduler,
+  storeSigning,
+  type ZoneSigning,
+} from '../dnssec';
+
+export interface DnsAccessOptions {
+  /** Zone → key names allowed to update it; a zone not listed may be updated by every configured key. */
+  updateKeys?: Record<string, string[]>;
+  /** Zone → key names allowed to transfer it; a zone not listed may be transferred with any configured key. */
+  transferKeys?: Record<string, string[]>;
+  /** Unsigned zone transfers from loopback addresses (default true). */
+  transferFromLoopback?: boolean;
+}
+
+export interface DnsEngineLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface DnsEngineOptions {
+  store: ZoneStore;
+  /** Where to answer DNS; port 0 = any free port; `listen: false` builds the index without a server. */
+  host: string;
+  port: number;
+  listen?: boolean;
+  keys?: TsigKey[];
+  access?: DnsAccessOptions;
+  /** Secondaries told by NOTIFY after every change of any zone. */
+  notify?: NotifyTarget[];
+  /**
+   * Key to sign NOTIFY messages with: the name of one of `keys`, or a key of its own (which then signs NOTIFY only:
+   * it is not accepted on requests). Unset: NOTIFY goes out unsigned.
+   */
+  notifyKey?: string | TsigKey;
+  log?: DnsEngineLogger;
+  /** Bounds of DNS over TCP (connections, deadlines, buffered answers); defaults: DEFAULT_TCP_LIMITS. */
+  tcp?: Partial<TcpLimits>;
+  /** Limits of the answer cache (defaults: DEFAULT_ANSWER_CACHE; `maxEntries: 0` turns it off). */
+  answerCache?: Partial<AnswerCacheLimits>;
+  /**
+   * Answer workers: processes that answer UDP queries from the same socket, each with an index of its own read
+   * from the same store (which must be a file or a database). Absent or count 0: this process answers alone.
+   */
+  workers?: { count: number; store: AnswerWorkersOptions['store'] };
+  /**
+   * DNSSEC: zones with keys in the store are served signed; private keys open with `vault`. `now` (seconds) is
+   * the signing clock (tests move it).
+   */
+  dnssec?: { vault: KeyVault; policy?: Partial<SigningPolicy>; now?: () => number };
+}
+
+function isLoopback(address: string): boolean {
+  const a = address.replace(/^::ffff:/, '');
+  return (isIPv4(a) && a.startsWith('127.')) || (isIPv6(a) && a === '::1');
+}
+
+export { soaAnswer } from './zone-loader';
+
+/**
+ * The DNS engine: keeps an in-memory index of every zone in the store (patched per zone on each change with what
+ * the change touched, before the change's caller hears back when it came through DNS UPDATE), answers queries,
+ * dynamic updates and zone transfers over UDP and TCP, and sends NOTIFY to secondaries after changes.
+ */
+export class DnsEngine {
+  readonly index = new ZoneIndex();
+  server?: DnsServer;
+  workers?: AnswerWorkers;
+  private readonly keys: Map<string, TsigKey>;
+  private readonly loader: ZoneLoader;
+  private readonly notifyKey: TsigKey | undefined;
+  private readonly updates = new KeyedQueue();
+  private unsubscribe?: () => void;
+  private readonly signing?: ZoneSigning;
+  private readonly scheduler?: SigningScheduler;
+
+  private constructor(private readonly options: DnsEngineOptions) {
+    this.keys = new Map((options.keys ?? []).map((k) => [k.name, k]));
+    if (options.dnssec) {
+      const signing = storeSigning(options.store, options.dnssec.vault, options.dnssec);
+      this.signing = signing;
+      this.scheduler = new SigningScheduler(
+        async (zone) => {
+          await options.store.changeDnssecKeys(zone, {});
+        },
+        () => signing.now(),
+        options.log,
+      );
+    }
+    this.loader = new ZoneLoader(options.store, this.index, options.log, this.signing);
+    this.notifyKey = DnsEngine.findNotifyKey(options.notifyKey, this.keys);
+  }
+
+  /** The NOTIFY key the options name; a name not among the keys is an error now, not unsigned NOTIFY later. */
+  private static findNotifyKey(key: string | TsigKey | undefined, keys: Map<string, TsigKey>): TsigKey | undefined {
+    if (key === undefined || typeof key === 'object') return key;
+    const found = keys.get(wireName(key));
+    if (!found) throw new Error(`NOTIFY key "${key}" is not one of the configured TSIG keys`);
+    return found;
+  }
+
+  static async start(options: DnsEngineOptions): Promise<DnsEngine> {
+    const engine = new DnsEngine(options);
+    for (const zone of await options.store.listZones()) await engine.reload(zone.name);
+    engine.unsubscribe = options.store.onChange((event, detail) => {
+      engine.workers?.changed(event, detail);
+      void engine.loader
+        .reload(event.zone, refreshFor(event, detail))
+        .then(() => {
+          engine.scheduler?.check(event.zone, engine.index.get(event.zone));
+          if (event.kind !== 'zone-deleted') engine.notifySecondaries(event.zone);
+        })
+        .catch((err: unknown) =>
+          options.log?.warn({ err, zone: event.zone }, 'after a change: reload or NOTIFY failed'),
+        );
+    });
+    if (options.listen !== false) {
+      const onError = (err: unknown): void => options.log?.warn({ err }, 'dns server error');
+      // one secret for the engine and its workers: a cookie one process issued is good in every other
+      const cookieSecret = randomBytes(32);
+      const responder = new Responder(
+        engine.index,
+        {
+          update: (q, _raw, remote) => engine.handleUpdate(q, remote),
+          transfer: async (q, _raw, remote) => engine.handleTransfer(q, remote),
+        },
+        engine.keys,
+        onError,
+        {
+          answerCache: options.answerCache,
+          cookies: new ServerCookies(cookieSecret),
+          signer: new DnssecAnswerSigner(),
+        },
+      );
+      engine.server = await startDnsServer({
+        host: options.host,
+        port: options.port,
+        responder,
+        tcp: options.tcp,
+        onError,
+        onConnectionRefused: (info) =>
+          options.log?.warn(info, 'DNS TCP connection limit reached: new connections are closed at once'),
+      });
+      options.log?.info(
+        { host: options.host, port: engine.server.port, zones: engine.index.size },
+        'DNS server listening (UDP and TCP)',
+      );
+      if (options.workers && options.workers.count > 0) {
+        try {
+          engine.workers = await AnswerWorkers.start({
+            count: options.workers.count,
+            store: options.workers.store,
+            udp: engine.server.udp,
+            answerUdp: engine.server.answerUdp,
+            cookieSecret,
+            answerCache: options.answerCache,
+            dnssec: engine.signing &&
+              options.dnssec && { secret: options.dnssec.vault.secret, policy: engine.signing.policy },
+            log: options.log,
+          });
+        } catch (err) {
+          await engine.close();
+          throw err;
+        }
+      }
+    }
+    return engine;
+  }
+
+  /**
+   * Resolves once the DNS server answers for `zone` as of `serial` or later — or, with `serial` null, no longer
+   * answers for it. An API write awaits it after committing, so it answers only when DNS already serves the change.
+   */
+  async served(zone: string, serial: number | null): Promise<void> {
+    await Promise.all([this.loader.served(zone, serial), this.workers?.served(zone, serial)]);
+  }
+
+  /** Reads one zone of the index again, whole, from the store (see ZoneLoader.reload). */
+  async reload(name: string): Promise<void> {
+    await this.loader.reload(name);
+    this.scheduler?.check(name, this.index.get(name));
+  }
+
+  /** Looks at every signed zone's timers again now (after the signing clock moved: tests). */
+  checkSigning(): void {
+    for (const name of this.index.names()) this.scheduler?.check(name, this.index.get(name));
+  }
+
+  private notifySecondaries(zone: string): void {
+    const key = this.notifyKey;
+    for (const target of this.options.notify ?? []) {
+      void sendNotify(zone, target, { key }).then(
+        (acked) => {
+          if (!acked) this.options.log?.warn({ zone, target }, 'secondary did not acknowledge NOTIFY');
+        },
+        (err: unknown) => this.options.log?.warn({ zone, target, err }, 'NOTIFY could not be sent'),
+      );
+    }
+  }
+
+  private keyAllowed(list: Record<string, string[]> | undefined, zone: string, key: string): boolean {
+    const allowed = list?.[zone];
+    return allowed === undefined || allowed.includes(key);
+  }
+
+  private async handleUpdate(query: DecodedPacket, remote: Remote): Promise<Buffer> {
+    const question = query.questions?.[0];
+    if (query.questions?.length !== 1 || !question || question.type !== 'SOA')
+      return encodeResponse(query, {}, RCODE.FORMERR);
+    const zone = wireName(question.name);
+    if (!this.index.get(zone)) return encodeResponse(query, {}, RCODE.NOTAUTH);
+    // Updates need a valid TSIG key allowed for the zone; with no keys configured nothing may update.
+    if (remote.tsig?.status !== 'ok' || !this.keyAllowed(this.options.access?.updateKeys, zone, remote.tsig.key.name)) {
+      this.options.log?.warn(
+        { zone, from: remote.address, key: remote.tsig?.status === 'ok' ? remote.tsig.key.name : null },
+        'dynamic update refused',
+      );
+      return encodeResponse(query, {}, RCODE.REFUSED);
+    }
+    // One update of a zone at a time, as BIND does: concurrent ones would only conflict on the serial and retry.
+    const outcome = await this.updates.run(zone, () =>
+      processUpdate(this.options.store, {
+        zone,
+        prerequisites: (query.answers ?? []) as unknown as WireRecord[],
+        updates: (query.authorities ?? []) as unknown as WireRecord[],
+      }),
+    );
+    // The store announced the change after committing it, which started a reload that reads it: wait for that one.
+    if (outcome.serial !== undefined)
+      await Promise.all([this.loader.caughtUp(zone, outcome.serial), this.workers?.served(zone, outcome.serial)]);
+    this.options.log?.info(
+      { zone, key: remote.tsig.key.name, rcode: outcome.rcode, reason: outcome.reason },
+      'dynamic update',
+    );
+    return encodeResponse(query, {}, outcome.rcode);
+  }
+
+  private handleTransfer(query: DecodedPacket, remote: Remote): Buffer[] {
+    const question = query.questions?.[0];
+    const zone = question ? wireName(question.name) : '';
+    const data = this.index.get(zone);
+    if (!data) return [encodeResponse(query, {}, RCODE.NOTAUTH)];
+    const signedBy = remote.tsig?.status === 'ok' ? remote.tsig.key.name : undefined;
+    const allowed =
+      signedBy !== undefined
+        ? this.keyAllowed(this.options.access?.transferKeys, zone, signedBy)
+        : (this.options.access?.transferFromLoopback ?? true) && isLoopback(remote.address);
+    if (!allowed) {
+      this.options.log?.warn({ zone, from: remote.address }, 'zone transfer refused');
+      return [encodeResponse(query, {}, RCODE.REFUSED)];
+    }
+    return zoneTransfer(query, data, signedBy !== undefined);
+  }
+
+  private closed?: Promise<void>;
+
+  /** Stops answering (workers first, then the server) and waits for reloads in flight; a second call waits too. */
+  close(): Promise<void> {
+    this.closed ??= this.shutDown();
+    return this.closed;
+  }
+
+  private async shutDown(): Promise<void> {
+    this.unsubscribe?.();
+    this.scheduler?.close();
+    await this.workers?.close();
+    await this.server?.close();
+    await this.loader.idle();
+  }
+}

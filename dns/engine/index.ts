@@ -1,0 +1,3 @@
+/** The DNS engine: the server, its zones loaded from the store and kept current, answer workers and signing, started as one. Only re-exports. */
+export { DnsEngine } from './engine';
+export { autoWorkerCount } from './workers/answer-workers';

@@ -1,0 +1,225 @@
+import type { SoaAnswer } from 'dns-packet';
+import { serialAtLeast, serialMax, type StoredRecord, type Zone } from '../model';
+import { emailToRname } from '../records';
+import { type RR, toAnswers, ZoneBuilder, type ZoneData, type ZoneIndex } from '../zone';
+import { reshapes, signPatch, signZoneInSteps, unsignedPatch, type ZoneSigning } from '../dnssec';
+import { StoreError, type ZoneChangeDetail, type ZoneChangeEvent, type ZoneStore } from '../store';
+
+/**
+ * Keeps the engine's in-memory index in step with the zone store. A change of records re-reads only the owner
+ * names it touched and patches a copy of the zone (copy-on-write: the copy replaces the old one, which is retired,
+ * so cached answers of the zone go); a change of zone settings re-reads the zone row only; creation, deletion, an
+ * explicit reload and anything whose extent is unknown read the whole zone.
+ */
+
+/** What a reload must read again. */
+export interface ZoneRefresh {
+  /** The whole zone. */
+  full?: boolean;
+  /** The zone row (SOA fields). */
+  settings?: boolean;
+  /** Owner names whose records changed. */
+  names?: Iterable<string>;
+  /** The zone's serial after the change (the SOA never goes below it). */
+  serial?: number;
+}
+
+/** The refreshes requested for the reload queued behind the running one, merged. */
+interface Wanted {
+  full: boolean;
+  settings: boolean;
+  names: Set<string>;
+  /** The newest serial the changes announced (RFC 1982 order); undefined when none did. */
+  serial?: number;
+}
+
+export interface ZoneLoaderLogger {
+  warn(obj: object, msg: string): void;
+}
+
+/** What a store event asks to read again: records changes with known names are read by name. */
+export function refreshFor(event: ZoneChangeEvent, detail: ZoneChangeDetail | undefined): ZoneRefresh {
+  if (event.kind === 'records-changed' && detail?.names) return { names: detail.names, serial: event.serial };
+  if (event.kind === 'zone-updated') return { settings: true, serial: event.serial };
+  return { full: true };
+}
+
+/** The zone's SOA as the server answers it: SOA fields from the zone settings, TTL the zone's default TTL. */
+export function soaAnswer(zone: Zone): SoaAnswer {
+  return {
+    name: zone.name || '.',
+    type: 'SOA',
+    class: 'IN',
+    ttl: zone.defaultTtl,
+    data: {
+      mname: zone.primaryNs,
+      rname: emailToRname(zone.adminEmail).replace(/\.$/, ''),
+      serial: zone.serial,
+      refresh: zone.refresh,
+      retry: zone.retry,
+      expire: zone.expire,
+      minimum: zone.minimum,
+    },
+  };
+}
+
+const serialOf = (zone: ZoneData | undefined): number => zone?.soa.data.serial ?? 0;
+
+export class ZoneLoader {
+  /** Per zone, the last reload in its chain (reloads of one zone run one at a time). */
+  private readonly reloads = new Map<string, Promise<void>>();
+  /** A reload queued behind the running one, and what it must read: later requests join it (merged). */
+  private readonly queued = new Map<string, { promise: Promise<void>; wanted: Wanted }>();
+  /** Zones whose last reload failed: what it should have read is unknown now, so the next one reads everything. */
+  private readonly stale = new Set<string>();
+
+  constructor(
+    private readonly store: ZoneStore,
+    private readonly index: ZoneIndex,
+    private readonly log?: ZoneLoaderLogger,
+    /** Keeps zones with DNSSEC keys signed (absent: every zone is served unsigned). */
+    private readonly signing?: ZoneSigning,
+  ) {}
+
+  /**
+   * Brings one zone of the index up to date. Reloads of a zone run one at a time; requests that arrive while one
+   * runs share a single follow-up reload that reads what all of them asked for, so a burst of changes costs two
+   * reloads, not one per change.
+   */
+  reload(zone: string, refresh: ZoneRefresh = { full: true }): Promise<void> {
+    const waiting = this.queued.get(zone);
+    if (waiting) {
+      merge(waiting.wanted, refresh);
+      return waiting.promise;
+    }
+    const wanted = merge({ full: false, settings: false, names: new Set() }, refresh);
+    const previous = this.reloads.get(zone) ?? Promise.resolve();
+    const promise = previous
+      .then(async () => {
+        this.queued.delete(zone);
+        await this.refresh(zone, wanted);
+      })
+      .catch((err: unknown) => {
+        this.stale.add(zone);
+        this.log?.warn({ err, zone }, 'zone reload failed; answering from the previous copy');
+      });
+    this.queued.set(zone, { promise, wanted });
+    this.reloads.set(zone, promise);
+    void promise.finally(() => {
+      if (this.reloads.get(zone) === promise) this.reloads.delete(zone);
+    });
+    return promise;
+  }
+
+  /**
+   * Resolves once the index holds `zone` at `serial` or later (a change committed with that serial is visible), or
+   * the zone is gone; when no reload is left that would get there (one failed), after one more full reload.
+   */
+  async caughtUp(zone: string, serial: number): Promise<void> {
+    for (;;) {
+      const data = this.index.get(zone);
+      if (!data || serialAtLeast(serialOf(data), serial)) return;
+      const pending = this.reloads.get(zone);
+      if (!pending) return this.reload(zone);
+      await pending;
+    }
+  }
+
+  /**
+   * Resolves once the index answers for `zone` as of `serial` or later, or — with `serial` null — no longer answers
+   * for it (a deletion). Unlike caughtUp it waits for a zone not loaded yet (just created): it waits for the reloads
+   * of the zone in flight, and when none is left and the index is still behind, reads the zone once more from the
+   * store (the source of truth: if someone changed it meanwhile, what the store says now is served).
+   */
+  async served(zone: string, serial: number | null): Promise<void> {
+    let forced = false;
+    for (;;) {
+      const data = this.index.get(zone);
+      if (serial === null ? !data : data && serialAtLeast(serialOf(data), serial)) return;
+      const pending = this.reloads.get(zone);
+      if (pending) await pending;
+      else if (forced) return;
+      else {
+        forced = true;
+        await this.reload(zone);
+      }
+    }
+  }
+
+  /** Resolves when every reload started so far has ended. */
+  async idle(): Promise<void> {
+    await Promise.all(this.reloads.values());
+  }
+
+  private async refresh(zone: string, wanted: Wanted): Promise<void> {
+    if (wanted.full || this.stale.has(zone) || !this.index.get(zone)) return this.rebuild(zone);
+    let settings: Zone | null | undefined;
+    let rows: StoredRecord[] = [];
+    try {
+      if (wanted.settings) settings = await this.store.getZone(zone);
+      if (wanted.names.size > 0) rows = await this.store.listRecords(zone, { names: [...wanted.names] });
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'NOT_FOUND') return this.rebuild(zone); // deleted meanwhile
+      throw err;
+    }
+    const current = this.index.get(zone);
+    if (!current || settings === null) return this.rebuild(zone);
+    // The serial the events announced, never the zone row's: that may already count changes whose names are not
+    // read yet, and a secondary that transferred that serial would keep their old records.
+    // (RFC 1982 order: after 4294967295 comes 1)
+    const serial = wanted.serial === undefined ? serialOf(current) : serialMax(serialOf(current), wanted.serial);
+    const fields = settings ? soaAnswer(settings) : current.soa;
+    const soa = fields.data.serial === serial ? fields : { ...fields, data: { ...fields.data, serial } };
+    // every name asked for: one without rows any more goes
+    const owners = new Map<string, RR[]>();
+    for (const name of wanted.names) owners.set(ownerKey(name), []);
+    for (const rr of toAnswers(rows)) owners.get(rr.name.toLowerCase())?.push(rr);
+    const signing = current.signing;
+    if (!signing) this.index.set(current.patched(soa, owners));
+    else if (!reshapes(current, soa, owners)) this.index.set(signPatch(current, soa, owners, this.signingNow()));
+    // a delegation or DNAME changed: signed whole, in steps (the zone keeps answering from `current` meanwhile)
+    else
+      this.index.set(
+        await signZoneInSteps(unsignedPatch(current, soa, owners), signing.keys, signing.policy, this.signingNow()),
+      );
+  }
+
+  private signingNow(): number {
+    return this.signing?.now() ?? Math.floor(Date.now() / 1000);
+  }
+
+  /** Reads the whole zone and builds its index anew (or drops it when the store has no such zone). */
+  private async rebuild(zone: string): Promise<void> {
+    let data = await buildZone(this.store, zone);
+    const keys = data && this.signing ? await this.signing.keysFor(zone, data.soa.name) : [];
+    if (data && this.signing && keys.length > 0)
+      data = await signZoneInSteps(data, keys, this.signing.policy, this.signing.now());
+    if (data) this.index.set(data);
+    else this.index.delete(zone);
+    this.stale.delete(zone);
+  }
+}
+
+/** A zone's index built afresh from the whole zone in the store; undefined when the store has no such zone. */
+export async function buildZone(store: ZoneStore, zone: string): Promise<ZoneData | undefined> {
+  const settings = await store.getZone(zone);
+  if (!settings) return undefined;
+  // the zone row first, then its records: records may be newer than the serial, never older (see refresh)
+  const builder = new ZoneBuilder(settings.name, soaAnswer(settings));
+  await store.eachRecord(zone, (r) => builder.add(r));
+  return builder.finish();
+}
+
+/** The index's key of a store owner name (as the record converter names the root). */
+function ownerKey(name: string): string {
+  return name === '' ? '.' : name;
+}
+
+function merge(wanted: Wanted, refresh: ZoneRefresh): Wanted {
+  if (refresh.full) wanted.full = true;
+  if (refresh.settings) wanted.settings = true;
+  for (const name of refresh.names ?? []) wanted.names.add(name);
+  if (refresh.serial !== undefined)
+    wanted.serial = wanted.serial === undefined ? refresh.serial : serialMax(wanted.serial, refresh.serial);
+  return wanted;
+}

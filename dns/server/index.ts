@@ -1,0 +1,14 @@
+/** The authoritative server: transports (UDP, TCP), the request pipeline, answering, and UPDATE, AXFR and NOTIFY. Only re-exports. */
+export { type AnswerCacheLimits } from './answer/answer-cache';
+export { type AnswerSigner } from './answer/answer';
+export { encodeResponse } from './answer/encode';
+export { type NotifyTarget, sendNotify } from './operations/notify';
+export { zoneTransfer } from './operations/transfer';
+export { processUpdate } from './operations/update';
+export { ServerCookies } from './pipeline/cookies';
+export { type Remote, Responder } from './pipeline/respond';
+export { safeReport } from './transport/serve';
+export { type DnsServer, startDnsServer, type UdpShare } from './transport/server';
+export { type TcpLimits } from './transport/tcp';
+export { bindBatchedUdp, serveBatchedUdp, udpBatchAddon } from './transport/udp-batch';
+export { serveUdp, type UdpAnswer } from './transport/udp';

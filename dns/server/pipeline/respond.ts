@@ -1,0 +1,100 @@
+/**
+ * The responder: one received message in, the messages to send back out. It wires the jobs together — TSIG
+ * (tsig-wrap.ts), dispatch by opcode and question (dispatch.ts), the answer path with its signing hook (answer.ts),
+ * the plain-query fast path with the answer cache (plain-query.ts, answer-cache.ts) — and owns their state, so two
+ * responders in one process share nothing.
+ */
+import type { DecodedPacket } from 'dns-packet';
+import type { TsigKey } from '../../tsig';
+import { decodeMessage, headerOnlyResponse, RCODE } from '../../wire';
+import { Answerer, type AnswerSigner } from '../answer/answer';
+import { AnswerCache, DEFAULT_ANSWER_CACHE, type AnswerCacheLimits } from '../answer/answer-cache';
+import { ServerCookies } from './cookies';
+import { PlainAnswerEncoder } from '../answer/answer-wire';
+import { standInFor, type StandIn } from '../answer/binary-labels';
+import { dispatch, type DispatchContext, type ExtraHandlers, type Remote } from './dispatch';
+import { encodeResponse } from '../answer/encode';
+import { PlainQueries } from './plain-query';
+import { answerWithTsig } from './tsig-wrap';
+import type { ZoneIndex } from '../../zone';
+
+export type { ExtraHandlers, Remote } from './dispatch';
+
+export interface ResponderOptions {
+  /** Limits of the answer cache (default DEFAULT_ANSWER_CACHE; maxEntries 0 turns it off). */
+  answerCache?: Partial<AnswerCacheLimits>;
+  /** The signing step every answer goes through (default: none). */
+  signer?: AnswerSigner;
+  /** Server cookies (default: a new secret, the clock): tests fix the clock so two answers can be compared. */
+  cookies?: ServerCookies;
+}
+
+/**
+ * Turns one received message into the messages to send back (none for junk we drop). Never throws: a malformed
+ * packet with a readable header gets FORMERR, anything shorter than a header is dropped.
+ */
+export class Responder {
+  private readonly context: DispatchContext;
+  private readonly plain: PlainQueries;
+
+  constructor(
+    index: ZoneIndex,
+    handlers: ExtraHandlers = {},
+    private readonly keys: ReadonlyMap<string, TsigKey> = new Map(),
+    /** Told about a failure answered with SERVFAIL (a bug or a store error: worth a log line). */
+    private readonly onError?: (err: unknown) => void,
+    options: ResponderOptions = {},
+  ) {
+    const answerer = new Answerer(index, new PlainAnswerEncoder(), options.signer);
+    // a new secret for every responder (a server start): the cookies of a previous run are not ours
+    const cookies = options.cookies ?? new ServerCookies();
+    this.context = { index, answerer, handlers, cookies };
+    const cache = new AnswerCache({ ...DEFAULT_ANSWER_CACHE, ...options.answerCache });
+    this.plain = new PlainQueries(index, answerer, cache, cookies);
+  }
+
+  async handle(raw: Buffer, remote: Remote): Promise<Buffer[]> {
+    if (raw.length < 12) return [];
+    if (raw.readUInt16BE(2) & 0x8000) return []; // a response: never answer it (no reflection loops)
+    let query: DecodedPacket;
+    let asked = raw;
+    let standIn: StandIn | undefined;
+    try {
+      query = decodeMessage(raw) as unknown as DecodedPacket;
+    } catch {
+      // a question name with a label of any octets (RFC 2181 §11) is answered through a stand-in for that label
+      standIn = standInFor(raw, this.context.index);
+      if (standIn === undefined) return [headerOnlyResponse(raw, RCODE.FORMERR)];
+      try {
+        query = decodeMessage(standIn.raw) as unknown as DecodedPacket;
+        asked = standIn.raw;
+      } catch {
+        return [headerOnlyResponse(raw, RCODE.FORMERR)];
+      }
+    }
+    // TSIG covers the message as received (`raw`); dispatch reads the one whose question it answers (`asked`)
+    return answerWithTsig(raw, query, this.keys, async (bare, tsig) => {
+      try {
+        const answers = await dispatch(this.context, bare, asked, { ...remote, tsig });
+        return standIn ? answers.map((m) => standIn.restore(m)) : answers;
+      } catch (err) {
+        this.onError?.(err);
+        return [encodeResponse(bare, {}, RCODE.SERVFAIL)];
+      }
+    });
+  }
+
+  /**
+   * The answer to a plain query computed here and now, or undefined for a message that needs `handle` (see
+   * `PlainQueries.answerNow`). The buffer returned may be the cache's own: send (or copy) it before the next call,
+   * and call `detach()` if the transport still holds it afterwards (a send left queued).
+   */
+  answerNow(raw: Buffer, transport: 'udp' | 'tcp', address?: string): Buffer | undefined {
+    return this.plain.answerNow(raw, transport, address);
+  }
+
+  /** The buffer `answerNow` returned last is still in use: the cache keeps a copy of its own from now on. */
+  detach(): void {
+    this.plain.detach();
+  }
+}

@@ -1,0 +1,89 @@
+import type { Remote, Responder } from '../pipeline/respond';
+import { headerOnlyResponse, MAX_MESSAGE, RCODE } from '../../wire';
+
+/**
+ * Answering one received message without letting anything escape: whatever the responder, the encoder or the
+ * transport throws or rejects is reported once (`report`) and answered with SERVFAIL when the message has a header
+ * to answer, else dropped. No DNS input can throw out of the server or leave a rejected promise behind.
+ */
+
+export type Report = (err: unknown) => void;
+
+/** `report` that itself never throws (a faulty logger must not undo the protection). */
+export function safeReport(onError: Report | undefined): Report {
+  return (err) => {
+    try {
+      onError?.(err);
+    } catch {
+      // nothing left to tell
+    }
+  };
+}
+
+/** A header-only SERVFAIL for a request that deserves an answer (a header's worth of bytes, QR clear), else undefined. */
+export function servfailFor(request: Buffer): Buffer | undefined {
+  return request.length >= 12 && (request.readUInt16BE(2) & 0x8000) === 0
+    ? headerOnlyResponse(request, RCODE.SERVFAIL)
+    : undefined;
+}
+
+/**
+ * `reply` as it may go out: itself, or when longer than a DNS message can be (no path should make one: see
+ * encodeResponse), a header-only SERVFAIL in its place, reported.
+ */
+export function sendable(reply: Buffer, report: Report): Buffer {
+  if (reply.length <= MAX_MESSAGE) return reply;
+  report(
+    new Error(
+      `an answer of ${reply.length} bytes exceeds the ${MAX_MESSAGE}-byte DNS message limit: sent SERVFAIL instead`,
+    ),
+  );
+  return headerOnlyResponse(reply, RCODE.SERVFAIL);
+}
+
+/**
+ * The answer to `message` computed at once (`answerNow`): a buffer to send; undefined when it needs `answerLater`;
+ * null when answering failed and there is nothing to send (a SERVFAIL is returned when the message has a header).
+ */
+export function answerAtOnce(
+  responder: Responder,
+  message: Buffer,
+  transport: 'udp' | 'tcp',
+  report: Report,
+  /** The client's address (a query with a DNS cookie is answered with a server cookie made for it). */
+  address?: string,
+): Buffer | undefined | null {
+  try {
+    return responder.answerNow(message, transport, address);
+  } catch (err) {
+    report(err);
+    return servfailFor(message) ?? null;
+  }
+}
+
+export interface Exchange {
+  responder: Responder;
+  remote: Remote;
+  /** Sends one reply (what it throws is reported). */
+  send(reply: Buffer): void;
+  report: Report;
+}
+
+/** The answers of `handle`, sent when ready; settles (never rejects) once they were sent. */
+export async function answerLater(message: Buffer, x: Exchange): Promise<void> {
+  let replies: Buffer[];
+  try {
+    replies = await x.responder.handle(message, x.remote);
+  } catch (err) {
+    x.report(err);
+    const servfail = servfailFor(message);
+    replies = servfail ? [servfail] : [];
+  }
+  for (const reply of replies) {
+    try {
+      x.send(reply);
+    } catch (err) {
+      x.report(err);
+    }
+  }
+}

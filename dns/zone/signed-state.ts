@@ -1,0 +1,59 @@
+import type { KeyObject } from 'node:crypto';
+import type { RR } from './rr';
+
+/*
+ * What a signed copy of a zone holds of its signing. The shapes belong to the in-memory zone (a copy carries them
+ * and answers read them); the DNSSEC module fills them in, so the zone never imports the signer.
+ */
+
+export type AlgorithmName = 'RSASHA256' | 'ECDSAP256SHA256' | 'ECDSAP384SHA384' | 'ED25519';
+
+export interface Algorithm {
+  name: AlgorithmName;
+  /** IANA number (DNSKEY, RRSIG and DS fields). */
+  number: number;
+  /** Key sizes allowed, in bits: a range for RSA, the curve's size otherwise. */
+  minBits: number;
+  maxBits: number;
+  defaultBits: number;
+  /** Digest node:crypto signs with (null: Ed25519 hashes itself). */
+  digest: 'sha256' | 'sha384' | null;
+}
+
+/** A key ready to sign with, and when it is published and signs (seconds since the epoch). */
+export interface ZoneKey {
+  id: string;
+  flags: number;
+  algorithm: Algorithm;
+  tag: number;
+  /** The DNSKEY record (owner: the zone's apex). */
+  dnskey: RR;
+  privateKey: KeyObject;
+  publishAt: number;
+  activateAt: number;
+  inactiveAt: number | null;
+  deleteAt: number | null;
+}
+
+export interface SigningPolicy {
+  /** Seconds a signature is valid from its inception. */
+  signatureValidity: number;
+  /** Seconds before now that inception is set (clocks of validators run behind). */
+  inceptionOffset: number;
+  /** TTL of the DNSKEY RRset. */
+  dnskeyTtl: number;
+}
+
+/** What a signed zone copy knows of its signing, for the next change and for answers. */
+export interface SignedState {
+  keys: readonly ZoneKey[];
+  policy: SigningPolicy;
+  /** Authoritative owner names (index keys) in canonical order: the NSEC chain. */
+  chain: readonly string[];
+  /** canonicalKey of each name of `chain`, for binary search. */
+  chainKeys: readonly string[];
+  /** Earliest expiration of the signatures made (seconds): the zone must be signed afresh well before. */
+  expiresAt: number;
+  /** When the zone was signed whole (seconds). */
+  signedAt: number;
+}

@@ -1,0 +1,305 @@
+import type { SoaAnswer } from 'dns-packet';
+import type { SignedState } from './signed-state';
+import type { RecordData } from '../model';
+import { cmp } from '../store';
+import { LayeredMap } from './layered-map';
+import { NodePacker, NodeTable, type NodePack } from './node-pack';
+import { addTo, type Node, type RR } from './rr';
+
+export type { Node, RR } from './rr';
+
+/** The parts of a zone copy (see ZoneData). */
+export interface Tree {
+  nodes: NodeTable;
+  names: LayeredMap<number>;
+  cutsAndDnames: LayeredMap<true>;
+  /** Nodes iterate in the order of a fresh build (no patch added an owner name). */
+  ordered: boolean;
+}
+
+/**
+ * One zone in memory, ready to answer from: every lookup the server makes is a map access. Built from the store,
+ * then replaced on every change by a patched copy (`patched`), never changed in place: an answer computed from a copy
+ * stays true to that copy, and the copy it replaced is `retired`. Copies share what did not change.
+ */
+export class ZoneData {
+  /** Owner name (lower case) → records. */
+  readonly nodes: NodeTable;
+  /**
+   * Every name that exists in the tree, including empty non-terminals (they give NODATA, not NXDOMAIN), with the
+   * number of owner names at or below it: a patch that removes the last one below a name removes the name.
+   */
+  readonly names: LayeredMap<number>;
+  /** Names below the apex with NS (zone cuts) or DNAME records: the only ones a lookup must check on its way down. */
+  readonly cutsAndDnames: LayeredMap<true>;
+  /** Set when the index replaced or dropped this copy: answers computed from it (cached ones) are stale. */
+  retired = false;
+  /** Set on a signed copy (DNSSEC): what the next change needs to sign it again, and what answers need. */
+  signing?: SignedState;
+  private readonly ordered: boolean;
+  private sorted?: string[];
+
+  /** A zone built from its SOA and records in the order the store lists them (`tree`: a patched copy's parts). */
+  constructor(
+    readonly name: string,
+    readonly soa: SoaAnswer,
+    records: readonly RR[],
+    tree?: Tree,
+  ) {
+    if (!tree) {
+      const nodes = new Map<string, Node>();
+      const names = new Map<string, number>();
+      const cuts = new Map<string, true>();
+      for (let i = -1; i < records.length; i++) {
+        const r = i < 0 ? soa : records[i];
+        if (r === undefined) continue;
+        const owner = r.name.toLowerCase();
+        let node = nodes.get(owner);
+        if (!node) {
+          nodes.set(owner, (node = new Map<string, RR[]>()));
+          countNames(
+            name,
+            owner,
+            1,
+            (n) => names.get(n) ?? 0,
+            (n, c) => names.set(n, c),
+          );
+        }
+        addTo(node, r);
+        if (isCutOrDname(name, owner, r.type)) cuts.set(owner, true);
+      }
+      tree = {
+        nodes: NodeTable.of(nodes),
+        names: LayeredMap.of(names),
+        cutsAndDnames: LayeredMap.of(cuts),
+        ordered: true,
+      };
+    }
+    this.nodes = tree.nodes;
+    this.names = tree.names;
+    this.cutsAndDnames = tree.cutsAndDnames;
+    this.ordered = tree.ordered;
+  }
+
+  /**
+   * A copy with a new SOA and, for each owner name in `owners` (as the SOA and records name it), all its records
+   * replaced by the ones given (none: the name goes). The records of a name come in the order the store lists them,
+   * so the copy answers (and transfers) exactly as a zone built afresh from the store.
+   */
+  patched(soa: SoaAnswer, owners: ReadonlyMap<string, readonly RR[]>): ZoneData {
+    const apex = soa.name.toLowerCase();
+    const nodes = new Map<string, Node | undefined>();
+    const counts = new Map<string, number>();
+    const cuts = new Map<string, true | undefined>();
+    let ordered = this.ordered;
+    if (!owners.has(apex)) {
+      const node: Node = new Map([['SOA', [soa]]]);
+      for (const [type, rrs] of this.nodes.get(apex) ?? []) if (type !== 'SOA') node.set(type, rrs);
+      nodes.set(apex, node);
+    }
+    const count = (owner: string, delta: 1 | -1) =>
+      countNames(
+        this.name,
+        owner,
+        delta,
+        (n) => counts.get(n) ?? this.names.get(n) ?? 0,
+        (n, c) => counts.set(n, c),
+      );
+    for (const [owner, records] of owners) {
+      const list = owner === apex ? [soa, ...records] : records;
+      const had = this.nodes.has(owner);
+      cuts.set(owner, undefined);
+      if (list.length === 0) {
+        if (had) count(owner, -1);
+        nodes.set(owner, undefined);
+        continue;
+      }
+      const node: Node = new Map();
+      for (const r of list) {
+        addTo(node, r);
+        if (isCutOrDname(this.name, owner, r.type)) cuts.set(owner, true);
+      }
+      nodes.set(owner, node);
+      if (!had) {
+        count(owner, 1);
+        ordered = false; // a fresh build would place it among the others
+      }
+    }
+    const names = new Map<string, number | undefined>();
+    for (const [n, c] of counts) names.set(n, c > 0 ? c : undefined);
+    return new ZoneData(this.name, soa, [], {
+      nodes: this.nodes.with(nodes),
+      names: this.names.with(names),
+      cutsAndDnames: this.cutsAndDnames.with(cuts),
+      ordered,
+    });
+  }
+
+  /** Nodes in the order of a zone built afresh from the store (apex first, then owner names in byte order). */
+  *ownerNodes(): Iterable<Node> {
+    if (this.ordered) {
+      yield* this.nodes.values();
+      return;
+    }
+    if (!this.sorted) {
+      const apex = this.soa.name.toLowerCase();
+      this.sorted = [apex, ...[...this.nodes.keys()].filter((n) => n !== apex).sort(cmp)];
+    }
+    for (const owner of this.sorted) yield this.nodes.peek(owner) as Node;
+  }
+
+  /** TTL of negative answers: the SOA's TTL capped by its minimum field (RFC 2308 §5). */
+  get negativeTtl(): number {
+    return Math.min(this.soa.ttl ?? 0, this.soa.data.minimum ?? 0);
+  }
+
+  /** The SOA as NXDOMAIN and NODATA answers carry it: with the negative TTL (one object per zone copy). */
+  get negativeSoa(): RR {
+    return (this.negative ??= { ...this.soa, ttl: this.negativeTtl });
+  }
+
+  private negative?: RR;
+}
+
+function isCutOrDname(zone: string, owner: string, type: string): boolean {
+  return (type === 'NS' || type === 'DNAME') && owner !== zone;
+}
+
+/** The owner and every ancestor down from the apex exist: counts, per name, the owner names at or below it. */
+function countNames(
+  zone: string,
+  owner: string,
+  delta: 1 | -1,
+  get: (name: string) => number,
+  set: (name: string, count: number) => void,
+): void {
+  for (let n = owner; ; n = parentOf(n)) {
+    set(n, get(n) + delta);
+    if (n === zone || n === '') break;
+  }
+}
+
+export function parentOf(name: string): string {
+  const dot = name.indexOf('.');
+  return dot < 0 ? '' : name.slice(dot + 1);
+}
+
+/**
+ * Builds a zone from the store's records, fed in store order (by owner name, then type), packed (see NodePack): a
+ * large zone starts without an answer object per record. The apex, with the SOA first, is decoded at once.
+ */
+export class ZoneBuilder {
+  private readonly nodes = new Map<string, Node | number>();
+  private readonly names = new Map<string, number>();
+  private readonly cuts = new Map<string, true>();
+  /** Names whose records came in more than one run (the apex: its SOA is not a store record): merged at the end. */
+  private readonly merges: Array<[string, number]> = [];
+  private readonly packer = new NodePacker((offset, first) => this.placed(offset, first));
+
+  constructor(
+    private readonly name: string,
+    private readonly soa: SoaAnswer,
+  ) {
+    const apex = soa.name.toLowerCase();
+    this.nodes.set(apex, new Map([['SOA', [soa]]]));
+    this.count(apex);
+  }
+
+  add(record: RecordData): void {
+    this.packer.add(record);
+    const owner = ownerKey(record.name);
+    if (isCutOrDname(this.name, owner, record.type)) this.cuts.set(owner, true);
+  }
+
+  finish(): ZoneData {
+    const pack = this.packer.finish();
+    for (const [owner, offset] of this.merges) {
+      const node: Node = new Map();
+      for (const part of [this.nodes.get(owner), offset])
+        for (const rrs of unpacked(pack, part).values()) for (const rr of rrs) addTo(node, rr);
+      this.nodes.set(owner, node);
+    }
+    return new ZoneData(this.name, this.soa, [], {
+      nodes: NodeTable.of(this.nodes, pack),
+      names: LayeredMap.of(this.names),
+      cutsAndDnames: LayeredMap.of(this.cuts),
+      ordered: true,
+    });
+  }
+
+  private placed(offset: number, first: RecordData): void {
+    const owner = ownerKey(first.name);
+    if (this.nodes.has(owner)) this.merges.push([owner, offset]);
+    else {
+      this.nodes.set(owner, offset);
+      this.count(owner);
+    }
+  }
+
+  private count(owner: string): void {
+    countNames(
+      this.name,
+      owner,
+      1,
+      (n) => this.names.get(n) ?? 0,
+      (n, c) => this.names.set(n, c),
+    );
+  }
+}
+
+/** The index's key of a store owner name (lower case; the root is "."). */
+function ownerKey(name: string): string {
+  return name === '' ? '.' : name;
+}
+
+function unpacked(pack: NodePack, node: Node | number | undefined): Node {
+  return typeof node === 'number' ? pack.peek(node) : (node ?? new Map<string, RR[]>());
+}
+
+/** All zones this server is authoritative for; finds the closest enclosing zone of a name. */
+export class ZoneIndex {
+  private readonly zones = new Map<string, ZoneData>();
+  /**
+   * Raised whenever a zone is added or removed (which zone encloses a name may change); replacing a zone's data
+   * retires the old copy instead. Cached answers are valid while both their layout and their zone are current.
+   */
+  layout = 0;
+
+  set(zone: ZoneData): void {
+    const previous = this.zones.get(zone.name);
+    this.zones.set(zone.name, zone);
+    if (previous === zone) return;
+    if (previous) previous.retired = true;
+    else this.layout++;
+  }
+
+  delete(name: string): void {
+    const previous = this.zones.get(name);
+    if (!previous) return;
+    this.zones.delete(name);
+    previous.retired = true;
+    this.layout++;
+  }
+
+  get(name: string): ZoneData | undefined {
+    return this.zones.get(name);
+  }
+
+  get size(): number {
+    return this.zones.size;
+  }
+
+  /** Names of the zones held. */
+  names(): string[] {
+    return [...this.zones.keys()];
+  }
+
+  /** The longest zone name that is the name itself or one of its ancestors. */
+  find(lowerName: string): ZoneData | undefined {
+    for (let n = lowerName; ; n = parentOf(n)) {
+      const zone = this.zones.get(n);
+      if (zone) return zone;
+      if (n === '') return undefined;
+    }
+  }
+}
