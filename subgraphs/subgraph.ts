@@ -19,8 +19,8 @@ export interface SubgraphContext {
   cacheHint: CacheHint;
   requestId: string;
   /**
-   * The caller's `Authorization` header as sent, uninterpreted: each subgraph decides what it accepts (DESIGN.md,
-   * "Identity and authorization"). Never log it. Absent for anonymous callers and internal fetches.
+   * The caller's `Authorization` header as sent, uninterpreted: each subgraph decides what it accepts
+   * (docs/design.md, "Identity"). Never log it. Absent for anonymous callers and internal fetches.
    */
   authorization?: string;
   /** The caller's network address as the gateway saw it (login throttling), when known. */

@@ -1,5 +1,5 @@
 /**
- * DNSSEC primitives against the published test vectors of the reference (RFC 4034, 4509, 6605, 8080): key tags, DS
+ * DNSSEC primitives against the published test vectors (docs/dnssec.md; RFC 4034, 4509, 6605, 8080): key tags, DS
  * digests, the RFC 6605 signature, canonical order; and signatures of every algorithm verified by node:crypto.
  */
 import { createPrivateKey } from 'node:crypto';

@@ -22,7 +22,7 @@ export interface DnsApiSource {
 const REFRESH_INTERVAL_MS = 10_000;
 
 /**
- * Accepts the DNS API's JWTs, so one login serves both DNS domains (DESIGN.md, "Identity and authorization"). The
+ * Accepts the DNS API's JWTs, so one login serves both DNS domains (docs/design.md, "Identity"). The
  * signature, issuer, audience and expiry are checked here with the published keys (junk never reaches the DNS API);
  * then the DNS API is asked for the token's user as it is now, on every use and without a cache, so a token it
  * revoked (user disabled, deleted, password changed) stops working here at once, and a demotion applies at once.

@@ -1,7 +1,7 @@
 /**
- * DNS API part of `npm run bench` (issue 12): our `/api/v1` (the built gateway, its REST API alone on DNS_API_PORT,
- * SQLite store, embedded DNS server) against PowerDNS Authoritative 4's HTTP API (gsqlite3 backend) on this machine,
- * in this run, with the same client and the same concurrency for both.
+ * DNS API part of `npm run bench` (docs/development.md, "Benchmarks"): our `/api/v1` (the built gateway, its REST
+ * API alone on DNS_API_PORT, SQLite store, embedded DNS server) against PowerDNS Authoritative 4's HTTP API (gsqlite3
+ * backend) on this machine, in this run, with the same client and the same concurrency for both.
  *
  * - records added per second, one per request (ours: POST /zones/{zone}/records; PowerDNS: PATCH of one rrset);
  * - whole listings of a 10 000-record zone per second (ours: GET /zones/{zone}/records; PowerDNS: GET of the zone);

@@ -1,5 +1,5 @@
 /**
- * DNS record tool part of `npm run bench` (issue 13): `/api.php` of the built gateway managing a zone on our
+ * DNS record tool part of `npm run bench` (docs/development.md): `/api.php` of the built gateway managing a zone on our
  * embedded DNS server and on BIND 9 `named`, against the original tool's way of working on the same server in the
  * same run:
  * - `create_record` calls per second (one client, one call after the other; and BENCH_TOOL_CLIENTS at once) vs a

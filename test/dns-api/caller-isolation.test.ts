@@ -3,7 +3,7 @@ import type { DnsApiSubgraph } from '../../subgraphs/dns-api';
 import { call, gql, startDnsApiSystem, userWithRole, type DnsApiSystem } from './api';
 
 /**
- * Caller-dependent answers are never shared (DESIGN.md, "Identity and authorization"): two users and an anonymous
+ * Caller-dependent answers are never shared (docs/design.md, "Identity"): two users and an anonymous
  * caller sending the very same query each get their own answer, first and repeated (when a response cache would
  * answer), over GraphQL and REST; an admin's answer is never served to a viewer; a write is seen by the next read.
  */

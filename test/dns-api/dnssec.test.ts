@@ -3,7 +3,7 @@ import { waitFor } from '../helpers/sse';
 import { call, gql, startDnsApiSystem, userWithRole, type DnsApiSystem, type Reply } from './api';
 
 /**
- * DNSSEC through the DNS API (seeds/002, reference/dns-api.md "DNSSEC"): the status of a zone, turning signing on
+ * DNSSEC through the DNS API (docs/dnssec.md): the status of a zone, turning signing on
  * with each algorithm and off, ZSK rollovers by pre-publication, and every way of asking wrongly — over REST and
  * over GraphQL. Whether the DNS server's answers are signed is tested with the engine (test/dnssec), not here.
  * One system for the whole file; RSA keys are 1024 bits long to keep key generation quick.

@@ -3,7 +3,7 @@ import { call, gql, login } from './api';
 import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
 
 /**
- * Paging of a zone's records (reference/dns-api.md, "Beyond the seed"): `limit` and `cursor` walk the whole listing
+ * Paging of a zone's records (docs/dns-api.md): `limit` and `cursor` walk the whole listing
  * in its stable order, each page read from the store by keyset, the last page without `next_cursor`.
  */
 let sys: RunningSystem;

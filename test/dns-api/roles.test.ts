@@ -1,7 +1,7 @@
 import { call, gql, startDnsApiSystem, userWithRole, type DnsApiSystem } from './api';
 
 /**
- * Roles × operation classes (reference/dns-api.md): admin may everything, operator reads and writes zones and
+ * Roles × operation classes (docs/dns-api.md): admin may everything, operator reads and writes zones and
  * records but not users, viewer only reads; without a token every path but login and the JWKS is 401 with
  * WWW-Authenticate. Over REST and over the GraphQL fields alike.
  */

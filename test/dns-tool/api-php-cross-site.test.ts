@@ -1,7 +1,7 @@
 import { api, expectError, expectOk, loginToken, OPS, startEditorsSystem, type ToolSystem } from './tool-system';
 
 /**
- * Cross-site requests (issue #23, item 4): the `dnsphpadmin` cookie alone must not carry a change from another
+ * Cross-site requests (docs/dns-tool.md): the `dnsphpadmin` cookie alone must not carry a change from another
  * origin. A link on any page (a top-level GET: SameSite=Lax sent the cookie), a form POSTed from another port of the
  * same host (same-site, so the cookie went along) and a login form planting the attacker's session are refused;
  * scripts (no Origin, no Sec-Fetch-Site), Bearer and posted-token callers, and the tool's own origin keep working.

@@ -16,7 +16,7 @@ import {
 } from './tool-system';
 
 /**
- * Every error row of reference/dns-tool.md's table through `/api.php` against the whole system: HTTP 400, the
+ * Every error row of docs/dns-tool.md's table ("Errors") through `/api.php` against the whole system: HTTP 400, the
  * body's bytes (`{"error", "message", "code"}` in that order, login failures with `"result": "failure"` first).
  */
 let t: ToolSystem;
@@ -446,7 +446,7 @@ describe('zones and rights', () => {
     expect((await dig(t.dns, ['www.example.test', 'A'])).answer).toEqual(['www.example.test. 3600 IN A 192.0.2.10']);
   });
 
-  test('get_record and list_records without a read right: Permission denied (the original listed [], issue #23)', async () => {
+  test('get_record and list_records without a read right: Permission denied (the original listed [])', async () => {
     const cannot = ['Permission denied', "You don't have access to read data from this zone"] as const;
     expectError(await api(t.url, { action: 'get_record', record: 'www.other.test' }, { bearer: reader }), ...cannot);
     expectError(await api(t.url, { action: 'get_record', record: 'www', zone: 'ro.test' }, { bearer: ops }), ...cannot);

@@ -14,7 +14,7 @@ import {
 } from './tool-system';
 
 /**
- * Session floods (issue #23, item 9): one token opened 124 779 sessions and, past the store's bound, the oldest
+ * Session floods (docs/dns-tool.md): one token opened 124 779 sessions and, past the store's bound, the oldest
  * sessions of other users ended. Over `/api.php`, in memory and in Redis: a user's logins past
  * dnsTool.maxSessionsPerUser end that user's own least recently used session, and a login the byte bound
  * (dnsTool.maxSessionBytes) has no room for is refused — another user's session never ends.

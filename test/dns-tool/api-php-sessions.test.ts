@@ -14,7 +14,7 @@ import {
 } from './tool-system';
 
 /**
- * Sessions, tokens and roles of `/api.php` (reference/dns-tool.md, "Sessions, tokens, roles"): logins, the session
+ * Sessions, tokens and roles of `/api.php` (docs/dns-tool.md, "Sessions, tokens, roles"): logins, the session
  * id as Bearer or cookie, is_logged, logout, idle expiry; and the systems where login is not configured or the API
  * is off.
  */

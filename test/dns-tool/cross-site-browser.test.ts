@@ -6,7 +6,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { api, OPS, READER, startEditorsSystem, type ToolSystem } from './tool-system';
 
 /**
- * Cross-site requests (issue #23, item 4) in a real browser: Debian's headless Chromium logs in to `/api.php` from
+ * Cross-site requests (docs/dns-tool.md) in a real browser: Debian's headless Chromium logs in to `/api.php` from
  * the tool's own origin (the cookie is set as a browser sets it), then visits an attacker's pages — on another site
  * (`localhost` is another site than `127.0.0.1`) and on another port of the same host (same site, another origin) —
  * whose links and forms aim at `/api.php`. Whatever headers Chromium sends, no record changes and the victim's

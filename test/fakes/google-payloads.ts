@@ -1,6 +1,6 @@
 /**
  * Payload builders for the fake finance upstream: domain model → payload `d` laid out exactly as documented in
- * /work/shared/reference/market.md ("The upstream RPC"), i.e. the inverse of
+ * docs/market.md ("The upstream RPC"), i.e. the inverse of
  * subgraphs/market/providers/google/parsers.ts. Written from the reference, not from the parsers, so that a test
  * that builds with these and parses with those checks the parsers against the document.
  *

@@ -3,7 +3,7 @@ import { callerEchoSubgraph, supergraphWithCallerEcho } from '../fixtures/caller
 import { startSystem, SUBGRAPH_MODE, type RunningSystem } from '../helpers/system';
 
 /**
- * The caller travels end to end (DESIGN.md, "Identity and authorization"): the Authorization header reaches every
+ * The caller travels end to end (docs/design.md, "Identity"): the Authorization header reaches every
  * subgraph — in its context in-process, as the header when remote — for queries, mutations-to-be and subscriptions,
  * and one caller's answers are never served to another, by the response cache or by shared subscription results.
  */

@@ -13,7 +13,7 @@ import { MarketOperations } from '../../gateway/rest/market-operations';
 
 /**
  * The default maxQueryCost over the composed supergraph: every fixed operation of the REST interfaces (at their
- * largest variables) and every playground example stays under it; the documents of issue #23 are over it.
+ * largest variables) and every playground example stays under it; the costly documents below are over it.
  */
 const sdl = readFileSync(SUPERGRAPH_FILE, 'utf8');
 const limit = new OperationCostLimit(

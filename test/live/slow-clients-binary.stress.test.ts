@@ -10,9 +10,9 @@ import { freePort } from '../bench/processes';
 import { neverReading, sleep } from '../helpers/slow-clients';
 
 /**
- * Issue 10 on the built gateway (`node dist/gateway/main.js`, as `npm start` runs it): never-reading subscriptions
- * of a heavy selection over real TCP sockets. The gateway's resident memory must stay bounded, and clients stuck
- * past LIVE_SLOW_CLIENT_TIMEOUT_MS are disconnected with one log line each.
+ * Slow clients (docs/live.md, "Slow clients") on the built gateway (`node dist/gateway/main.js`, as `npm start`
+ * runs it): never-reading subscriptions of a heavy selection over real TCP sockets. The gateway's resident memory
+ * must stay bounded, and clients stuck past LIVE_SLOW_CLIENT_TIMEOUT_MS are disconnected with one log line each.
  */
 const MAIN = join(PROJECT_ROOT, 'dist', 'gateway', 'main.js');
 const TICKERS = SIMULATED_TICKERS.slice(0, 20);

@@ -15,7 +15,7 @@ import {
 } from '../helpers/slow-clients';
 
 /**
- * Clients that do not read what /graphql/stream sends them (issue 10: 100 such subscriptions took a gateway from
+ * Clients that do not read what /graphql/stream sends them (docs/live.md: 100 such subscriptions took a gateway from
  * 140 MB to an out-of-memory crash in 50 s). Each stream may hold LIVE_MAX_STREAM_BUFFER_BYTES unsent; past it the
  * client loses its oldest events, one stuck too long is disconnected, and all streams together stay under
  * LIVE_MAX_BUFFERED_BYTES — while a client that reads on the same process keeps getting every event.

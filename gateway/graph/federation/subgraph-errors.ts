@@ -30,7 +30,8 @@ export function subgraphUnavailable(serviceName: string, err: unknown): GraphQLF
 
 /**
  * A subgraph fetch that went past the subgraph timeout. The gateway stops waiting, but the subgraph goes on: a
- * mutation may still be applied, so its message says the outcome is unknown rather than that it failed (issue #23).
+ * mutation may still be applied, so its message says the outcome is unknown rather than that it failed
+ * (docs/gateway.md, "Limits").
  */
 export function subgraphTimeout(serviceName: string, timeoutMs: number, mutation: boolean): GraphQLFormattedError {
   const late = `subgraph ${serviceName} did not answer within ${timeoutMs} ms (subgraphTimeoutMs)`;

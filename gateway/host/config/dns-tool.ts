@@ -4,7 +4,7 @@ import { LdapSchema } from './dns-tool-ldap';
 import { MIN_TOKEN_BITS, tokenSecretBits, tokenUser } from '../../../subgraphs/dns-tool/tool/tokens';
 
 /**
- * The DNS tool's settings: the `dnsTool` section of the configuration file (reference/dns-tool.md). Keys as the
+ * The DNS tool's settings: the `dnsTool` section of the configuration file (docs/dns-tool.md). Keys as the
  * issue documents them, so scripts and deployments can rely on them.
  */
 

@@ -10,7 +10,7 @@ function file(name: string, text: string): string {
   return path;
 }
 
-test('defaults follow the runtime contract of DESIGN.md', () => {
+test('defaults follow the runtime contract (docs/operations.md, "Starting")', () => {
   const c = loadConfig({ env: {} });
   expect(c).toMatchObject({
     port: 4000,
@@ -102,7 +102,7 @@ test('boolean settings accept true/false/1/0/yes/no', () => {
   expect(loadConfig({ env: { RESPONSE_CACHE: '1' } }).responseCache).toBe(true);
 });
 
-describe('DNS limits (issue 10)', () => {
+describe('DNS limits: records per RRset, DNS over TCP', () => {
   test('defaults: 100 records per RRset (BIND 9), 150 TCP connections (BIND), 10 s idle and message deadlines, 256 KiB buffered', () => {
     expect(loadConfig({ env: {} })).toMatchObject({
       dnsMaxRecordsPerRrset: 100,

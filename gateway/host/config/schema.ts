@@ -251,7 +251,7 @@ export const ConfigSchema = z
     dnsApiLoginWindowS: z.coerce.number().int().min(1).max(86_400).default(900),
     /** Seed a demo zone when the store holds no zone at all (first start). */
     seedDemo: bool.default(true),
-    // -- DNS limits (issue 10): records per RRset, DNS over TCP ------------------------------------------------
+    // -- DNS limits: records per RRset, DNS over TCP (docs/dns-server.md) ------------------------------------
     /** Most records per name and type a write may leave (BIND 9's max-records-per-type default, 100); 0 = no limit. */
     dnsMaxRecordsPerRrset: z.coerce.number().int().min(0).max(1_000_000).default(100),
     /** Most DNS TCP connections open at once (BIND's tcp-clients default, 150); more are closed at once. */
@@ -352,7 +352,7 @@ export const ConfigSchema = z
 
 export type Config = z.infer<typeof ConfigSchema>;
 
-/** Environment variable of each key (DESIGN.md's runtime contract keeps these names). */
+/** Environment variable of each key (the runtime contract keeps these names: docs/operations.md, "Starting"). */
 export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   port: 'PORT',
   host: 'HOST',
@@ -418,7 +418,7 @@ export const ENV_NAMES: Partial<Record<keyof Config, string>> = {
   dnsApiLoginFailuresPerUser: 'DNS_API_LOGIN_FAILURES_PER_USER',
   dnsApiLoginFailuresPerAddress: 'DNS_API_LOGIN_FAILURES_PER_ADDRESS',
   dnsApiLoginWindowS: 'DNS_API_LOGIN_WINDOW_S',
-  // DNS limits (issue 10)
+  // DNS limits (docs/dns-server.md)
   dnsMaxRecordsPerRrset: 'DNS_MAX_RECORDS_PER_RRSET',
   dnsTcpMaxConnections: 'DNS_TCP_MAX_CONNECTIONS',
   dnsWorkers: 'DNS_WORKERS',

@@ -47,7 +47,7 @@ import {
   type GqlZone,
 } from './render';
 
-/** The DNS API's error bodies: `{"error": "<one sentence>", "errors"?: [{field, message}]}` (reference/dns-api.md). */
+/** The DNS API's error bodies: `{"error": "<one sentence>", "errors"?: [{field, message}]}` (docs/dns-api.md). */
 export const dnsApiErrorShape: ErrorShape = (_status, message, extras) => ({
   error: message,
   ...(extras?.errors?.length ? { errors: extras.errors.map((e) => ({ field: e.field, message: e.message })) } : {}),
@@ -115,7 +115,7 @@ function ifMatch(req: FastifyRequest): string | null {
 }
 
 /**
- * The DNS server API at `/api/v1` (seeds/002, reference/dns-api.md): JSON in, JSON out, snake_case fields, each
+ * The DNS server API at `/api/v1` (docs/dns-api.md): JSON in, JSON out, snake_case fields, each
  * path a fixed GraphQL operation through the gateway with the caller's Bearer token passed on.
  */
 export function dnsApiRestInterface(graph: Graph, listings = new ListingCache()): RestInterface {

@@ -84,11 +84,11 @@ function credentialOf(
 const LOGINS: ReadonlySet<string> = new Set(['login', 'login_token']);
 
 /**
- * The one check against cross-site request forgery (issue #23). A browser sends the session cookie by itself, so a
- * request carried by the cookie alone must come from the tool's own origin (or from no browser at all: scripts send
- * neither Origin nor Sec-Fetch-Site), and a change must be a POST (a link is a GET, and a link on a same-site page,
- * another port of the host, carries even a SameSite=Strict cookie). A login from another origin would plant the
- * sender's session in the victim's browser: refused too.
+ * The one check against cross-site request forgery (docs/dns-tool.md, "Requests from other origins"). A browser
+ * sends the session cookie by itself, so a request carried by the cookie alone must come from the tool's own origin
+ * (or from no browser at all: scripts send neither Origin nor Sec-Fetch-Site), and a change must be a POST (a link is
+ * a GET, and a link on a same-site page, another port of the host, carries even a SameSite=Strict cookie). A login
+ * from another origin would plant the sender's session in the victim's browser: refused too.
  */
 function refuseCrossSite(
   req: FastifyRequest,
@@ -129,7 +129,7 @@ function hasNewline(params: Params): boolean {
 const OWN_MISSING_CHECK: ReadonlySet<string> = new Set(['login', 'login_token', 'list_records']);
 
 /**
- * The DNS record tool's `/api.php` (seeds/001, reference/dns-tool.md): the action from the query string or the form
+ * The DNS record tool's `/api.php` (docs/dns-tool.md, "Transport"): the action from the query string or the form
  * body, bodies as PHP's pretty-printed JSON, every error a 400 with the original's strings. Each action is a fixed
  * GraphQL operation through the gateway, carrying the caller's session id, token or DNS API token as Bearer.
  */

@@ -27,7 +27,7 @@ import { zoneRef } from './zones';
  * them and follows their timings by itself, so a rollover advances with the clock and survives restarts.
  */
 
-/** Timings of the rollover policy, in seconds (reference/dns-api.md, DNSSEC). */
+/** Timings of the rollover policy, in seconds (docs/dnssec.md, "Rollovers"). */
 export interface DnssecPolicy {
   /** TTL of the DNSKEY RRset. */
   dnskeyTtl: number;

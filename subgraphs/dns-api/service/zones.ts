@@ -48,7 +48,7 @@ export interface ZoneDefaults {
   nameservers: readonly string[];
 }
 
-/** reference/dns-api.md, "Zone defaults on create". */
+/** docs/dns-api.md, "Zone defaults on create". */
 export const ZONE_DEFAULTS: ZoneDefaults = {
   refresh: 10_800,
   retry: 3_600,

@@ -1,6 +1,6 @@
 /**
  * An error of the DNS tool, as its `/api.php` answers every error: HTTP 400 with `{"error", "message", "code"}` in
- * that order (reference/dns-tool.md, "Errors"). The strings are the original tool's, exactly: clients match them.
+ * that order (docs/dns-tool.md, "Errors"). The strings are the original tool's, exactly: clients match them.
  */
 export class ToolError extends Error {
   constructor(
@@ -40,7 +40,7 @@ export const toolErrors = {
   noToken: () => new ToolError('No token', 'You need to provide a token'),
   loginFailed: (reason: string) => new ToolError('Login failed', reason, 2, true),
   badToken: () => new ToolError('Login failed', 'Invalid username or password'),
-  // Ours (issue #23): the sessions' byte bound is full and the user's own sessions cannot make room.
+  // Ours (docs/dns-tool.md): the sessions' byte bound is full and the user's own sessions cannot make room.
   sessionLimit: (maxBytes: number) =>
     new ToolError(
       'Session limit reached',
@@ -48,7 +48,7 @@ export const toolErrors = {
       2,
       true,
     ),
-  // Ours (issue #23): the session cookie alone carries no request from another origin, nor a change over GET.
+  // Ours (docs/dns-tool.md): the session cookie alone carries no request from another origin, nor a change over GET.
   crossSite: () =>
     new ToolError(
       'Cross-site request refused',

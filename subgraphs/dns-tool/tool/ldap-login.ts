@@ -50,7 +50,7 @@ export function escapeFilterValue(value: string): string {
 export const fillTemplate = (template: string, value: string): string => template.split('{user}').join(value);
 
 /**
- * Directory login (reference/dns-tool.md, "Sessions, tokens, roles"): binds as the user with their password, then
+ * Directory login (docs/dns-tool.md, "Logins: users file and LDAP"): binds as the user with their password, then
  * checks membership of `groupDn` when one is set. Resolves to the user name as the directory spells it and the DNs
  * of their known groups (the entry's `memberOf` where the directory keeps it, and `groupDn`). Fails with the tool's `Login failed` errors; an
  * unreachable server is `Login failed` / `Unable to reach the directory server`. The password is never logged.

@@ -5,7 +5,7 @@ import { sessionBytes, type Session, type SessionBounds } from './sessions';
 
 /**
  * Sessions shared between replicas through Redis (127.0.0.1:6379): two stores on one Redis see the same sessions,
- * and both keep the bounds per user and in bytes (issue #23). The clock is injected: expiry never waits on time.
+ * and both keep the bounds per user and in bytes (docs/dns-tool.md). The clock is injected: expiry never waits on time.
  */
 let link: RedisLink;
 let other: RedisLink;

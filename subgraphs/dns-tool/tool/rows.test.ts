@@ -8,7 +8,7 @@ import { startNamed, type Named } from '../../../test/helpers/dns-peers';
 import { toolRow } from './rows';
 
 /**
- * `list_records` rows are what `dig` prints (reference/dns-tool.md): the same zone transferred by our client and by
+ * `list_records` rows are what `dig` prints (docs/dns-tool.md): the same zone transferred by our client and by
  * BIND's dig from BIND's named, row for row. The zone holds every type we edit and show, TXT with non-ASCII bytes
  * and a type no codec of ours knows.
  */

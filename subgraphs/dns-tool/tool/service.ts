@@ -111,7 +111,7 @@ export class ToolService {
 
   /**
    * Every record by zone transfer, SOA first and last. A zone the caller may not read is "Permission denied", as
-   * get_record says (the original answered [], which a client cannot tell from an empty zone: issue #23). The
+   * get_record says (the original answered [], which a client cannot tell from an empty zone: docs/dns-tool.md). The
    * transfer stops (its connection closed) when `signal` fires: nobody awaits the zone any more.
    */
   async listRecords(caller: ToolCaller, zoneName: string | undefined, signal?: AbortSignal): Promise<ToolRow[]> {

@@ -30,7 +30,7 @@ describe('sessions in memory', () => {
   });
 });
 
-describe('sessions in memory: bounded per user and in bytes (issue #23: one token flooded out other users)', () => {
+describe('sessions in memory: bounded per user and in bytes (one token flooded out other users)', () => {
   let now = 1_000_000;
   const clock = () => now;
   const as = (user: string, via: Session['via'] = 'password'): Session => ({ user, rolesKey: user, via });

@@ -31,7 +31,7 @@ export interface SessionStore {
 /** Idle time after which a session ends (the original: PHP's 3600 s). */
 export const SESSION_IDLE_S = 3600;
 
-/** How many sessions the store holds (issue #23: one token opened 124 779 and evicted other users' sessions). */
+/** How many sessions the store holds (one token opened 124 779 and evicted other users' sessions: docs/dns-tool.md). */
 export interface SessionBounds {
   /** Sessions one user may hold; the next login ends that user's least recently used one. */
   maxPerUser: number;

@@ -2,7 +2,7 @@ import { verifyPassword } from '../../dns-api/identity/passwords';
 import { toolErrors } from './errors';
 
 /**
- * File login (reference/dns-tool.md): a users file, one user a line, `user:hash[:enabled[:role,role]]` — the hash
+ * File login (docs/dns-tool.md): a users file, one user a line, `user:hash[:enabled[:role,role]]` — the hash
  * an scrypt string as `hashPassword` writes it (never a plain password), `enabled` 1/0 (empty: enabled), and roles
  * that win over the users-to-roles map for that user. `#` starts a comment line.
  */

@@ -2,7 +2,7 @@
  * The batchexecute envelope of the finance site's internal RPC: building the request (`f.req` body and query
  * string) and reading the answer back into one row per call.
  *
- * Unofficial and undocumented (see /work/shared/reference/market.md, "The upstream RPC"); it changes without
+ * Unofficial and undocumented (docs/market.md, "The upstream RPC"); it changes without
  * notice, and this provider folder is the only place that knows it.
  *
  * Answer format (`rt=c`): the line `)]}'`, then a sequence of (length line, JSON line) pairs. Each JSON line is an

@@ -1,6 +1,6 @@
 /**
  * Payload → domain model, one parser per kind, reading exactly the index paths documented in
- * /work/shared/reference/market.md ("The upstream RPC"). Unofficial, undocumented layouts that change without
+ * docs/market.md ("The upstream RPC"). Unofficial, undocumented layouts that change without
  * notice: all knowledge of them is kept in this provider folder.
  *
  * Rules: a parser never throws, whatever it is given. A value that is missing, null or of the wrong type becomes
@@ -286,7 +286,7 @@ export function parseFinancials(d: unknown, warn?: ParseWarn): FinancialPeriod[]
 // ------------------------------------------------------------------------------ lists: indices, movers, …
 
 /**
- * The list-item shape: `a.length >= 6`, a string at `a[1][0]`, an array at `a[5]`. Beyond the reference, the
+ * The list-item shape: `a.length >= 6`, a string at `a[1][0]`, an array at `a[5]`. Beyond docs/market.md, the
  * exchange `a[1][1]` and the figures `a[5][0..2]` must not be arrays: that keeps a container of items (whose [1]
  * and [5] are items themselves) from passing for an item.
  */

@@ -2,7 +2,7 @@
  * MarketRequest → one batchexecute call (rpcid + params) of the finance site's internal RPC.
  *
  * Unofficial and undocumented: the ids and parameter shapes below come from reading public code that calls the
- * endpoint (see /work/shared/reference/market.md, "The upstream RPC"). They change without notice; when they do,
+ * endpoint (docs/market.md, "The upstream RPC"). They change without notice; when they do,
  * this file and `parsers.ts` are the only places to touch.
  */
 import type { ChartRange, MoverCategory } from '../../model';
