@@ -1,8 +1,8 @@
 import type { Subgraph, SubgraphContext } from '../subgraph';
 import { closeMarketCache, marketCacheHealth, type MarketCache } from './cache';
 import type { MarketContext, MarketLimits } from './context';
-import { LocalTicker, type LiveLogger } from './live/local-ticker';
-import { PriceHub } from './live/price-hub';
+import { LocalTicker } from './live/local-ticker';
+import { type LiveLogger, PriceHub } from './live/price-hub';
 import { SharedTicker } from './live/shared-ticker';
 import { MarketData, type MarketDataLogger, type MarketTtls } from './market-data';
 import type { MarketProvider } from './providers/provider';

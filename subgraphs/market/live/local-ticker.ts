@@ -1,10 +1,5 @@
 import type { Ticker } from '../model';
-import type { PriceHub, TickDriver } from './price-hub';
-
-export interface LiveLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
+import type { LiveLogger, PriceHub, TickDriver } from './price-hub';
 
 /**
  * Polls in this process: one timer while anything is watched, one batched provider call per interval for every

@@ -2,7 +2,12 @@ import { PushStream, type Stream } from '../../async-streams';
 import type { MarketData } from '../market-data';
 import type { Quote, Ticker } from '../model';
 import type { UpstreamError } from '../providers/provider';
-import type { LiveLogger } from './local-ticker';
+
+/** What the live parts log through (a pino logger, or a test's recorder). */
+export interface LiveLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
 
 /** One poll of the watched tickers: the quotes it got (a ticker whose poll failed is absent). */
 export interface PriceTick {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Quote, Ticker } from '../model';
 import { REDIS_TIMEOUT_DEFAULTS, RedisLink } from '../redis-link';
-import { LocalTicker, type LiveLogger } from './local-ticker';
-import type { DriverHealth, PriceHub, TickDriver } from './price-hub';
+import { LocalTicker } from './local-ticker';
+import type { DriverHealth, LiveLogger, PriceHub, TickDriver } from './price-hub';
 
 export interface SharedTickerOptions {
   redisUrl: string;
