@@ -7,7 +7,7 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '\\.stress\\.test\\.ts$'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  setupFiles: ['reflect-metadata', '<rootDir>/test/helpers/fast-check-seed.ts'],
+  setupFiles: ['reflect-metadata', '<rootDir>/test/support/fast-check-seed.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../gateway/host/paths';
 import { freePort } from './bench/processes';
-import { startFakeUpstream } from './fakes/google-upstream';
-import { dataFrames, openStream, waitFor } from './helpers/sse';
+import { startFakeUpstream } from './support/google-upstream';
+import { dataFrames, openStream, waitFor } from './support/sse';
 
 /** The built entry point as `npm start` runs it (npm test builds first). */
 const MAIN = join(PROJECT_ROOT, 'dist', 'gateway', 'main.js');

@@ -1,4 +1,4 @@
-import { startEndlessTransferServer, type EndlessTransferServer } from '../../test/helpers/endless-transfer';
+import { startEndlessTransferServer, type EndlessTransferServer } from '../../test/support/endless-transfer';
 import { DnsClient } from './client';
 
 /** A zone transfer stops when its caller's signal fires: the connection closes, the server stops sending. */

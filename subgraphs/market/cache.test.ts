@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../gateway/host/config/load';
 import { freePort } from '../../test/bench/processes';
-import { startTestRedis, type TestRedis } from '../../test/helpers/redis-server';
+import { startTestRedis, type TestRedis } from '../../test/support/redis-server';
 import { closeMarketCache, createMarketCache, marketCacheHealth, type MarketCache } from './cache';
 import { MarketData } from './market-data';
 import type { Quote } from './model';

@@ -22,7 +22,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { requireTool } from '../helpers/dns-peers';
+import { requireTool } from '../support/dns-peers';
 import { FIXED_ENV, GATEWAY, SECONDS, runWhenMain } from './common';
 import { cpuSeconds, dnsClient } from './dns-servers';
 import { startPdns, type Pdns } from './pdns';

@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { prng } from '../../dns/testing/prng';
-import { defined } from '../helpers/defined';
+import { defined } from '../support/defined';
 import { autoWorkerCount } from '../../dns/engine/workers/answer-workers';
 import {
   compareAnswers,

@@ -14,7 +14,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { requireTool, startNamed, type Named } from '../helpers/dns-peers';
+import { requireTool, startNamed, type Named } from '../support/dns-peers';
 import { FIXED_ENV, GATEWAY, SECONDS } from './common';
 import { freeDnsPort, startNode, type Child } from './processes';
 

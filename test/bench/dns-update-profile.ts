@@ -12,7 +12,7 @@ import { openSqliteStore } from '../../dns/store';
 import { parseKeyFile } from '../../dns/tsig/keyfile';
 import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { benchZone } from './dns';
-import { defined } from '../helpers/defined';
+import { defined } from '../support/defined';
 
 const ZONE = 'bench.test';
 const SECRET = Buffer.from('benchmark-tsig-secret-of-32-byte').toString('base64');

@@ -18,9 +18,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseKeyFile, type TsigKey } from '../../dns/tsig/keyfile';
-import { requireTool } from '../helpers/dns-peers';
+import { requireTool } from '../support/dns-peers';
 import { prng } from '../../dns/testing/prng';
-import { defined } from '../helpers/defined';
+import { defined } from '../support/defined';
 import { realisticThroughput } from './dns-realistic';
 import { autoWorkerCount } from '../../dns/engine/workers/answer-workers';
 import {

@@ -30,8 +30,8 @@ import { toAnswers } from '../../dns/zone/node-pack';
 import { autoWorkerCount } from '../../dns/engine/workers/answer-workers';
 import type { RR, ZoneData } from '../../dns/zone/zone-index';
 import { openSqliteStore } from '../../dns/store';
-import { defined } from '../helpers/defined';
-import { dig, requireTool, type DigAnswer } from '../helpers/dns-peers';
+import { defined } from '../support/defined';
+import { dig, requireTool, type DigAnswer } from '../support/dns-peers';
 import { BIG_RECORDS, BIG_ZONE, bigZone } from './dns';
 import { prepareRealistic, REALISTIC_LOAD, REALISTIC_ZONE } from './dns-realistic';
 import {

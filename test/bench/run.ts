@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFakeUpstream } from '../fakes/google-upstream';
+import { startFakeUpstream } from '../support/google-upstream';
 import {
   bodyOf,
   CONNECTIONS,

@@ -11,8 +11,8 @@ import { brotliDecompressSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { PLAYGROUND_CSP, prefersHtml, registerPlayground } from '../../gateway/playground';
 import { PROJECT_ROOT } from '../../gateway/host/paths';
-import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
-import { defined } from '../helpers/defined';
+import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../support/system';
+import { defined } from '../support/defined';
 import { freeDnsPort } from '../bench/processes';
 
 const DIST = join(PROJECT_ROOT, 'dist', 'playground');

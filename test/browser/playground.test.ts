@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../gateway/host/paths';
-import { startSystem, type RunningSystem } from '../helpers/system';
+import { startSystem, type RunningSystem } from '../support/system';
 
 /** The little of the DOM the page functions below use (the project compiles without lib "dom"). */
 declare const document: {

@@ -1,6 +1,6 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import { freeDnsPort, freePort } from '../bench/processes';
-import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
+import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../support/system';
 
 /** Helpers of the DNS API's behaviour tests: HTTP calls with a token, logins, and a system with DNS listening. */
 

@@ -1,6 +1,6 @@
 import { openSqliteStore } from '../../dns/store';
 import { Identity, openSqliteUserStore } from '../../subgraphs/dns-api/identity';
-import { TEST_VAULT } from '../../subgraphs/dns-api/identity/testing';
+import { TEST_VAULT } from '../../subgraphs/dns-api/identity/testing/index';
 import type { ZoneStore } from '../../dns/store/types';
 import { ChangeFeed } from '../../subgraphs/dns-api/service/changes';
 import { RecordService } from '../../subgraphs/dns-api/service/records';

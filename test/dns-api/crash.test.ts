@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../gateway/host/paths';
 import { freePort } from '../bench/processes';
-import { TEST_ADMIN_PASSWORD } from '../helpers/system';
+import { TEST_ADMIN_PASSWORD } from '../support/system';
 import { freeDnsPort } from '../bench/processes';
 import { call, login } from './api';
 

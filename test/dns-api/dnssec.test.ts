@@ -1,5 +1,5 @@
 import { createClient, type Client } from 'graphql-sse';
-import { waitFor } from '../helpers/sse';
+import { waitFor } from '../support/sse';
 import { call, gql, startDnsApiSystem, userWithRole, type DnsApiSystem, type Reply } from './api';
 
 /**

@@ -4,8 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { dig, requireTool, type DigAnswer } from '../helpers/dns-peers';
-import { TEST_ADMIN_PASSWORD } from '../helpers/system';
+import { dig, requireTool, type DigAnswer } from '../support/dns-peers';
+import { TEST_ADMIN_PASSWORD } from '../support/system';
 import { call, login, startDnsApiSystem, type DnsApiSystem } from './api';
 
 /**

@@ -3,8 +3,8 @@ import { PROJECT_ROOT } from '../../gateway/host/paths';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { OPENAPI, type PathItem } from '../../gateway/rest/dns-api/openapi';
-import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
-import { defined } from '../helpers/defined';
+import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../support/system';
+import { defined } from '../support/defined';
 
 /**
  * The DNS API's OpenAPI document is a valid OpenAPI 3.1 document, and it tells the truth: every path is driven on

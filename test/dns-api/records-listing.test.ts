@@ -2,7 +2,7 @@ import { Kind, parse, visit, type FieldNode } from 'graphql';
 import { DnsApiOps } from '../../gateway/rest/dns-api/operations';
 import { recordSummary } from '../../gateway/rest/dns-api/render';
 import { call, login } from './api';
-import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
+import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../support/system';
 
 /**
  * A zone's listing (`GET /zones/{zone}/records`) shows each record's id, name, type, value and ttl — the seed's

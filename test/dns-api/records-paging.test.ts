@@ -1,6 +1,6 @@
 import { RECORDS_PAGE_MAX } from '../../gateway/rest/dns-api/operations';
 import { call, gql, login } from './api';
-import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
+import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../support/system';
 
 /**
  * Paging of a zone's records (docs/dns-api.md): `limit` and `cursor` walk the whole listing

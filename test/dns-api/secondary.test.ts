@@ -2,7 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dig, startNamed, type Named } from '../helpers/dns-peers';
+import { dig, startNamed, type Named } from '../support/dns-peers';
 import { freeDnsPort } from '../bench/processes';
 import { call, startDnsApiSystem, type DnsApiSystem } from './api';
 

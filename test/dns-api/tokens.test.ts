@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { decodeProtectedHeader, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
 import type { KeyVault } from '../../dns/dnssec/key-vault';
 import { Identity, openUserStore, type UserStore } from '../../subgraphs/dns-api/identity';
-import { TEST_ADMIN_PASSWORD } from '../helpers/system';
+import { TEST_ADMIN_PASSWORD } from '../support/system';
 import { call, gql, login, startDnsApiSystem, userWithRole, type DnsApiSystem } from './api';
 
 /**

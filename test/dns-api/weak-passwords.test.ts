@@ -8,7 +8,7 @@ import { createSystem } from '../../gateway/host/system';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TEST_ADMIN_PASSWORD } from '../helpers/system';
+import { TEST_ADMIN_PASSWORD } from '../support/system';
 import { call, gql, startDnsApiSystem, userWithRole, type DnsApiSystem } from './api';
 
 let api: DnsApiSystem;

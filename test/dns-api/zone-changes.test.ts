@@ -1,7 +1,7 @@
 import { createClient, type Client } from 'graphql-sse';
-import { startSystem, SUBGRAPH_MODE, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
-import { waitFor } from '../helpers/sse';
-import { defined } from '../helpers/defined';
+import { startSystem, SUBGRAPH_MODE, TEST_ADMIN_PASSWORD, type RunningSystem } from '../support/system';
+import { waitFor } from '../support/sse';
+import { defined } from '../support/defined';
 
 /**
  * The `zoneChanges(zones)` subscription over graphql-sse (/graphql/stream): a subscriber with a token sees every

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VERSION } from '../../gateway/version';
-import { dig } from '../helpers/dns-peers';
-import { TEST_ADMIN_PASSWORD } from '../helpers/system';
+import { dig } from '../support/dns-peers';
+import { TEST_ADMIN_PASSWORD } from '../support/system';
 import {
   api,
   expectError,

@@ -1,5 +1,5 @@
 // @needs bind
-import { dig } from '../helpers/dns-peers';
+import { dig } from '../support/dns-peers';
 import {
   api,
   expectError,

@@ -2,8 +2,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSlapd, type TestSlapd } from '../helpers/slapd';
-import { startSystem, type RunningSystem } from '../helpers/system';
+import { startSlapd, type TestSlapd } from '../support/slapd';
+import { startSystem, type RunningSystem } from '../support/system';
 
 /**
  * `login` through /api.php with directory login (dnsTool.ldap) against a real slapd: a member of the required group

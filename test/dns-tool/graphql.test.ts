@@ -1,6 +1,6 @@
 // @needs bind
-import { dig } from '../helpers/dns-peers';
-import { TEST_ADMIN_PASSWORD } from '../helpers/system';
+import { dig } from '../support/dns-peers';
+import { TEST_ADMIN_PASSWORD } from '../support/system';
 import { api, loginToken, OPS, READER, ROOT, startEditorsSystem, type ToolSystem } from './tool-system';
 
 /**

@@ -1,7 +1,7 @@
 // @needs ldap
 import { ToolError } from '../../subgraphs/dns-tool/tool/errors';
 import { ldapLogin, type LdapSettings } from '../../subgraphs/dns-tool/tool/ldap-login';
-import { startSlapd, type TestSlapd } from '../helpers/slapd';
+import { startSlapd, type TestSlapd } from '../support/slapd';
 
 // Directory login against a real OpenLDAP slapd: binds, group checks and failures as the DNS tool reports them.
 

@@ -5,7 +5,7 @@
  * holding an old token would: each refused change must also not reach the DNS server.
  */
 import { call, gql, login, startDnsApiSystem, userWithRole, type DnsApiSystem } from '../dns-api/api';
-import { dig } from '../helpers/dns-peers';
+import { dig } from '../support/dns-peers';
 import { api, expectError } from './tool-system';
 
 let sys: DnsApiSystem;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSystem, type RunningSystem } from '../helpers/system';
+import { startSystem, type RunningSystem } from '../support/system';
 
 /**
  * Sessions in Redis (REDIS_URL): two gateway replicas share them — a session opened on one works on the other,

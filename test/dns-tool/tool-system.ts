@@ -7,7 +7,7 @@ import { hashPassword } from '../../subgraphs/dns-api/identity/passwords';
 import { fetch as undiciFetch } from 'undici';
 import { agentFrom } from '../dns-api/api';
 import { freeDnsPort, freePort } from '../bench/processes';
-import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
+import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../support/system';
 import { loadConfig } from '../../gateway/host/config/load';
 import { DEMO_ZONE, startDns } from '../../gateway/host/dns';
 import { createLogger } from '../../platform/log';

@@ -12,8 +12,8 @@ import { loadConfig } from '../../gateway/host/config/load';
 import { startDns } from '../../gateway/host/dns';
 import { createLogger } from '../../platform/log';
 import { freeDnsPort } from '../bench/processes';
-import { dig, requireTool, startNamed, type Named } from '../helpers/dns-peers';
-import { startSystem, type RunningSystem } from '../helpers/system';
+import { dig, requireTool, startNamed, type Named } from '../support/dns-peers';
+import { startSystem, type RunningSystem } from '../support/system';
 
 /**
  * The DNS tool's `/api.php` twice, with the same calls: against our embedded DNS server (the system's own) and against

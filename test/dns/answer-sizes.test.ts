@@ -9,7 +9,7 @@ import { DnsEngine } from '../../dns/engine/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { importZoneFile } from '../../dns/zonefile/zone-files';
-import { requireTool, startNamed, type Named } from '../helpers/dns-peers';
+import { requireTool, startNamed, type Named } from '../support/dns-peers';
 
 /**
  * Name compression (RFC 1035 §4.1.4): our answers are as large as BIND 9's on the same zone, byte for byte, and

@@ -6,7 +6,7 @@ import { DnsEngine } from '../../dns/engine/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { parseKeyFile } from '../../dns/tsig/keyfile';
-import { startNamed, type Named } from '../helpers/dns-peers';
+import { startNamed, type Named } from '../support/dns-peers';
 
 /**
  * The DNS client (dns/client) against two real primaries with the same zone and TSIG key: our embedded server and

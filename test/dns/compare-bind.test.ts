@@ -10,7 +10,7 @@ import { DnsEngine } from '../../dns/engine/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { importZoneFile } from '../../dns/zonefile/zone-files';
-import { dig, startNamed, type DigAnswer, type Named } from '../helpers/dns-peers';
+import { dig, startNamed, type DigAnswer, type Named } from '../support/dns-peers';
 
 /**
  * The same master file served by BIND 9 `named` and by our server; every answer case is asked of both with `dig`

@@ -7,7 +7,7 @@ import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { parseKeyFile } from '../../dns/tsig/keyfile';
 import { exportZoneFile, importZoneFile } from '../../dns/zonefile/zone-files';
-import { requireTool, startNamed, type Named } from '../helpers/dns-peers';
+import { requireTool, startNamed, type Named } from '../support/dns-peers';
 
 /**
  * IXFR and AXFR policy of our server, with BIND's `dig` as the client and BIND 9 `named` (serving the same zone, same

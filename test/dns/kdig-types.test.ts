@@ -6,7 +6,7 @@ import { RECORD_TYPES } from '../../dns/model/model';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { importZoneFile } from '../../dns/zonefile/zone-files';
-import { dig, requireTool, startNamed, type DigAnswer, type Named } from '../helpers/dns-peers';
+import { dig, requireTool, startNamed, type DigAnswer, type Named } from '../support/dns-peers';
 
 /**
  * Every record type we support, in one master file served by BIND 9 `named` and by us, asked for with Knot's `kdig`

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../../gateway/host/paths';
 import { freeDnsPort, freePort } from '../bench/processes';
-import { dig, requireTool } from '../helpers/dns-peers';
+import { dig, requireTool } from '../support/dns-peers';
 
 /**
  * The issue's case against the built program (`node dist/gateway/main.js`, as `npm start` runs it): two ordinary

@@ -8,7 +8,7 @@ import { loadConfig } from '../../gateway/host/config/load';
 import { startDns, type DnsPart } from '../../gateway/host/dns';
 import { createLogger } from '../../platform/log';
 import { freePort } from '../bench/processes';
-import { dig, requireTool, startNamed, type Named } from '../helpers/dns-peers';
+import { dig, requireTool, startNamed, type Named } from '../support/dns-peers';
 
 /**
  * NOTIFY_KEY, end to end from configuration: BIND 9 `named` is the secondary of the demo zone, with

@@ -7,7 +7,7 @@ import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { parseKeySpec } from '../../dns/tsig/keyfile';
 import { importZoneFile } from '../../dns/zonefile/zone-files';
-import { dig, requireTool, startNamed, type Named } from '../helpers/dns-peers';
+import { dig, requireTool, startNamed, type Named } from '../support/dns-peers';
 
 /**
  * Answers larger than any DNS message (6 000 A records at one name take 96 000 bytes even with names compressed;

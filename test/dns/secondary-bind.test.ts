@@ -9,7 +9,7 @@ import type { ZoneStore } from '../../dns/store/types';
 import { sendNotify } from '../../dns/server/operations/notify';
 import { parseKeySpec, type TsigKey } from '../../dns/tsig/keyfile';
 import { importZoneFile } from '../../dns/zonefile/zone-files';
-import { dig, requireTool, startNamed, type DigAnswer, type Named } from '../helpers/dns-peers';
+import { dig, requireTool, startNamed, type DigAnswer, type Named } from '../support/dns-peers';
 
 /**
  * BIND 9 `named` as OUR secondary: it loads each zone from our server by zone transfer (for `signed.test` with a TSIG

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { DnsClient } from '../../dns/client';
 import { parseKeyFile } from '../../dns/tsig/keyfile';
 import { freePort } from '../bench/processes';
-import { dig } from '../helpers/dns-peers';
-import { getJson, startSystem, type RunningSystem } from '../helpers/system';
+import { dig } from '../support/dns-peers';
+import { getJson, startSystem, type RunningSystem } from '../support/system';
 
 /** The DNS engine inside the whole system: --zone files, the demo zone, TSIG key file, /healthz, restart. */
 const dir = mkdtempSync(join(tmpdir(), 'system-dns-'));

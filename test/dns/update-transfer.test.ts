@@ -5,7 +5,7 @@ import { DnsEngine } from '../../dns/engine/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { parseKeyFile } from '../../dns/tsig/keyfile';
-import { dig, requireTool, startNamed } from '../helpers/dns-peers';
+import { dig, requireTool, startNamed } from '../support/dns-peers';
 
 /** Dynamic update with nsupdate and zone transfer with dig, against our server: real peers from BIND 9. */
 const run = promisify(execFile);

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { openSqliteStore } from '../../dns/store';
 import { dateSerial } from '../../dns/store/serial-policy';
 import { exportZoneFile, importZoneFile } from '../../dns/zonefile/zone-files';
-import { requireTool } from '../helpers/dns-peers';
+import { requireTool } from '../support/dns-peers';
 
 /** A BIND zone moves into the store and back out unchanged; BIND's named-checkzone accepts what we write. */
 const run = promisify(execFile);

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { dig, requireTool, startNamed, type Named } from '../helpers/dns-peers';
+import { dig, requireTool, startNamed, type Named } from '../support/dns-peers';
 import {
   delvQuery,
   dsFromDnskey,
@@ -14,10 +14,10 @@ import {
   zoneFileFromAxfr,
   type BindSignedZone,
   type PeerVerdict,
-} from '../helpers/dnssec-peers';
+} from '../support/dnssec-peers';
 
 /**
- * The DNSSEC peer harness (test/helpers/dnssec-peers.ts) checked against a zone signed by BIND's own tools, so it is
+ * The DNSSEC peer harness (test/support/dnssec-peers.ts) checked against a zone signed by BIND's own tools, so it is
  * known to accept a good zone and to reject a bad one before it judges ours: the three zone verifiers, delv with the
  * zone's DS as its trust anchor, BIND as a validating resolver, and the DS computed by BIND and by ldns. The bad zone
  * is the same signed zone with the signature bytes of one RRSIG (www A) changed. Everything runs on 127.0.0.1.

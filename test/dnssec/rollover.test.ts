@@ -8,8 +8,8 @@ import type { ZoneStore } from '../../dns/store/types';
 import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { ChangeFeed } from '../../subgraphs/dns-api/service/changes';
 import { DnssecService, type DnssecPolicy } from '../../subgraphs/dns-api/service/dnssec';
-import { dig } from '../helpers/dns-peers';
-import { dsFromDnskey, ldnsKey2Ds, startValidatingResolver, type ValidatingResolver } from '../helpers/dnssec-peers';
+import { dig } from '../support/dns-peers';
+import { dsFromDnskey, ldnsKey2Ds, startValidatingResolver, type ValidatingResolver } from '../support/dnssec-peers';
 
 /**
  * A ZSK rollover (RFC 7583 pre-publication) on a zone with a policy of seconds instead of hours, in real time, with

@@ -14,8 +14,8 @@ import { openSqliteStore } from '../../dns/store';
 import type { DnssecKey, ZoneStore } from '../../dns/store/types';
 import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { parseKeyFile } from '../../dns/tsig/keyfile';
-import { dig, requireTool, startNamed } from '../helpers/dns-peers';
-import { delvQuery, startValidatingResolver, verifyZoneWithPeers, type PeerVerdict } from '../helpers/dnssec-peers';
+import { dig, requireTool, startNamed } from '../support/dns-peers';
+import { delvQuery, startValidatingResolver, verifyZoneWithPeers, type PeerVerdict } from '../support/dnssec-peers';
 
 /**
  * Zones our DNS server signs, judged by peers nobody here wrote: the AXFR of each (one per algorithm) passes

@@ -1,4 +1,4 @@
-import { graphql, startSystem, type RunningSystem } from '../helpers/system';
+import { graphql, startSystem, type RunningSystem } from '../support/system';
 import { keysMashup } from './audit/keys-mashup';
 import { nonResolvableInterfaceObject } from './audit/non-resolvable-interface-object';
 import { requiresWithArgument } from './audit/requires-with-argument';

@@ -1,6 +1,6 @@
 import { createClient, type Client } from 'graphql-sse';
-import { startSystem, type RunningSystem } from '../helpers/system';
-import { waitFor } from '../helpers/sse';
+import { startSystem, type RunningSystem } from '../support/system';
+import { waitFor } from '../support/sse';
 import { startFixture, type Fixture } from './fixture';
 import { publishReview, reviewListeners } from './fixture/reviews';
 

@@ -1,4 +1,4 @@
-import { graphql, startSystem, type RunningSystem } from '../helpers/system';
+import { graphql, startSystem, type RunningSystem } from '../support/system';
 import { composeSupergraph, CompositionError } from '../../gateway/graph/federation/compose';
 import { startFixture, subgraphSchema, type Fixture } from './fixture';
 import * as products from './fixture/products';

@@ -2,8 +2,8 @@ import type { DnsApiSubgraph } from '../../subgraphs/dns-api';
 import type { RecordFilter } from '../../dns/store/types';
 import { api, ROOT, startToolSystem, type ToolSystem } from '../dns-tool/tool-system';
 import { call, gql, login } from '../dns-api/api';
-import { startEndlessTransferServer, type EndlessTransferServer } from '../helpers/endless-transfer';
-import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
+import { startEndlessTransferServer, type EndlessTransferServer } from '../support/endless-transfer';
+import { startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../support/system';
 
 /**
  * Work nobody awaits any more stops: a subgraph fetch past SUBGRAPH_TIMEOUT_MS, or a request whose client went away,

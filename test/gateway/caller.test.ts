@@ -1,6 +1,6 @@
 import { createClient } from 'graphql-sse';
-import { callerEchoSubgraph, supergraphWithCallerEcho } from '../fixtures/caller-echo';
-import { startSystem, SUBGRAPH_MODE, type RunningSystem } from '../helpers/system';
+import { callerEchoSubgraph, supergraphWithCallerEcho } from '../support/caller-echo';
+import { startSystem, SUBGRAPH_MODE, type RunningSystem } from '../support/system';
 
 /**
  * The caller travels end to end (docs/design.md, "Identity"): the Authorization header reaches every

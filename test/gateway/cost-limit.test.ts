@@ -1,7 +1,7 @@
 import { RECORDS_PAGE_MAX } from '../../gateway/rest/dns-api/operations';
 import { gql, login } from '../dns-api/api';
-import { StaticProvider } from '../fixtures/static-provider';
-import { graphql, startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../helpers/system';
+import { StaticProvider } from '../support/static-provider';
+import { graphql, startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../support/system';
 
 /**
  * The cost limit of one document (maxQueryCost, gateway/limits.ts and cost.ts): over HTTP, on /graphql and

@@ -1,6 +1,6 @@
 import type { MarketProvider } from '../../subgraphs/market/providers/provider';
-import { quoteExtensionSubgraph, supergraphWithExtension } from '../fixtures/quote-extension';
-import { startSystem, SUBGRAPH_MODE, type RunningSystem } from '../helpers/system';
+import { quoteExtensionSubgraph, supergraphWithExtension } from '../support/quote-extension';
+import { startSystem, SUBGRAPH_MODE, type RunningSystem } from '../support/system';
 
 /**
  * Operations one in-process subgraph answers whole run directly on it (gateway/graph/federation/single-subgraph-executor):

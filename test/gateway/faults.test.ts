@@ -9,8 +9,8 @@ import { marketDescriptor } from '../../subgraphs/market/descriptor';
 import { createSystem } from '../../gateway/host/system';
 import type { MarketProvider } from '../../subgraphs/market/providers/provider';
 import { freePort } from '../bench/processes';
-import { StaticProvider } from '../fixtures/static-provider';
-import { getJson, graphql, startSystem } from '../helpers/system';
+import { StaticProvider } from '../support/static-provider';
+import { getJson, graphql, startSystem } from '../support/system';
 
 /** Faults: a remote subgraph that goes away and comes back; shutdown with a request in flight. */
 const log = createLogger('silent');

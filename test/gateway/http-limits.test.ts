@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import type { MarketProvider } from '../../subgraphs/market/providers/provider';
-import { startSystem } from '../helpers/system';
+import { startSystem } from '../support/system';
 
 /** A raw TCP client: what the server wrote, and when it closed the connection. */
 function rawClient(url: string): Promise<{ socket: Socket; received: () => string; closed: Promise<number> }> {

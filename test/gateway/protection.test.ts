@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { MarketProvider } from '../../subgraphs/market/providers/provider';
-import { StaticProvider } from '../fixtures/static-provider';
-import { graphql, startSystem, type RunningSystem } from '../helpers/system';
+import { StaticProvider } from '../support/static-provider';
+import { graphql, startSystem, type RunningSystem } from '../support/system';
 
 /** Every limit of the gateway: the over-limit request gets a clear error naming the limit. */
 async function withSystem(

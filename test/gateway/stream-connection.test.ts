@@ -1,4 +1,4 @@
-import { startSystem, type RunningSystem } from '../helpers/system';
+import { startSystem, type RunningSystem } from '../support/system';
 
 /**
  * An event stream's connection is closed by the server when the stream ends (endStream), so the response must say

@@ -1,5 +1,5 @@
-import { dataFrames, parseFrames, type Frame } from '../helpers/sse';
-import { startSystem, type RunningSystem } from '../helpers/system';
+import { dataFrames, parseFrames, type Frame } from '../support/sse';
+import { startSystem, type RunningSystem } from '../support/system';
 
 /**
  * The market REST adapter's live stream, `/v1/live` (Server-Sent Events with the original's frames) and

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { createClient } from '@redis/client';
 import { PROJECT_ROOT } from '../../gateway/host/paths';
 import { freePort, startNode, type Child } from '../bench/processes';
-import { startTestRedis, type TestRedis } from '../helpers/redis-server';
-import { dataFrames, openStream, waitFor, type OpenStream } from '../helpers/sse';
+import { startTestRedis, type TestRedis } from '../support/redis-server';
+import { dataFrames, openStream, waitFor, type OpenStream } from '../support/sse';
 
 /**
  * Two gateway processes sharing the local Redis (REDIS_URL): one poller serves both (the lease holder polls the

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../gateway/host/paths';
 import { SIMULATED_TICKERS } from '../../subgraphs/market/providers/simulated/catalog';
 import { freePort } from '../bench/processes';
-import { neverReading, sleep } from '../helpers/slow-clients';
+import { neverReading, sleep } from '../support/slow-clients';
 
 /**
  * Slow clients (docs/live.md, "Slow clients") on the built gateway (`node dist/gateway/main.js`, as `npm start`

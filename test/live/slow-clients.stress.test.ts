@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
 import { createClient, type Client } from 'graphql-sse';
 import { SIMULATED_TICKERS } from '../../subgraphs/market/providers/simulated/catalog';
-import { startSystem, type RunningSystem } from '../helpers/system';
-import { dataFrames, openStream, waitFor } from '../helpers/sse';
+import { startSystem, type RunningSystem } from '../support/system';
+import { dataFrames, openStream, waitFor } from '../support/sse';
 import {
   gaps,
   heapAfterGc,
@@ -12,7 +12,7 @@ import {
   sleep,
   unixEntrance,
   type PausedResponse,
-} from '../helpers/slow-clients';
+} from '../support/slow-clients';
 
 /**
  * Clients that do not read what /graphql/stream sends them (docs/live.md: 100 such subscriptions took a gateway from

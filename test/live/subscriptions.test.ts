@@ -1,7 +1,7 @@
 import { createClient, type Client, type ExecutionResult } from 'graphql-sse';
-import { quoteExtensionSubgraph, supergraphWithExtension, type QuoteExtension } from '../fixtures/quote-extension';
-import { startSystem, SUBGRAPH_MODE, type RunningSystem } from '../helpers/system';
-import { waitFor } from '../helpers/sse';
+import { quoteExtensionSubgraph, supergraphWithExtension, type QuoteExtension } from '../support/quote-extension';
+import { startSystem, SUBGRAPH_MODE, type RunningSystem } from '../support/system';
+import { waitFor } from '../support/sse';
 
 /**
  * Subscriptions through the federated gateway at /graphql/stream, with graphql-sse's own client: the market

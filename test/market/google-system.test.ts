@@ -1,7 +1,7 @@
-import { companyPayload, FAKE_TICKERS, financialsPayload, newsPayload, quotePayload } from '../fakes/google-payloads';
-import { startFakeUpstream, tickerOfCall, type FakeUpstream } from '../fakes/google-upstream';
-import { dataFrames, openStream, waitFor } from '../helpers/sse';
-import { getJson, graphql, startSystem, type RunningSystem } from '../helpers/system';
+import { companyPayload, FAKE_TICKERS, financialsPayload, newsPayload, quotePayload } from '../support/google-payloads';
+import { startFakeUpstream, tickerOfCall, type FakeUpstream } from '../support/google-upstream';
+import { dataFrames, openStream, waitFor } from '../support/sse';
+import { getJson, graphql, startSystem, type RunningSystem } from '../support/system';
 
 /** The whole system on the `google` provider, against the fake upstream over HTTP. */
 let upstream: FakeUpstream;

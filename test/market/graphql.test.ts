@@ -3,8 +3,8 @@ import { createMarketSubgraph } from '../../subgraphs/market';
 import { createMarketCache } from '../../subgraphs/market/cache';
 import { CacheHint } from '../../subgraphs/subgraph';
 import { loadConfig } from '../../gateway/host/config/load';
-import { StaticProvider, STATIC_QUOTES } from '../fixtures/static-provider';
-import { graphql, startSystem, type RunningSystem } from '../helpers/system';
+import { StaticProvider, STATIC_QUOTES } from '../support/static-provider';
+import { graphql, startSystem, type RunningSystem } from '../support/system';
 
 /** The market operations through the federated graph over HTTP. */
 let sys: RunningSystem;

@@ -1,5 +1,5 @@
-import { StaticProvider, STATIC_QUOTES } from '../fixtures/static-provider';
-import { getJson, startSystem, SUBGRAPH_MODE, type RunningSystem } from '../helpers/system';
+import { StaticProvider, STATIC_QUOTES } from '../support/static-provider';
+import { getJson, startSystem, SUBGRAPH_MODE, type RunningSystem } from '../support/system';
 
 /** The market REST adapter over HTTP: every documented path, its parameters, defaults and errors. */
 let sys: RunningSystem;

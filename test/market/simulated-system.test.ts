@@ -1,5 +1,5 @@
 import { SIMULATED_TICKERS } from '../../subgraphs/market/providers/simulated';
-import { getJson, graphql, startSystem, type RunningSystem } from '../helpers/system';
+import { getJson, graphql, startSystem, type RunningSystem } from '../support/system';
 
 /** The default system (simulated market, fixed clock) end to end: GraphQL and REST agree with each other. */
 let sys: RunningSystem;

@@ -10,7 +10,7 @@ import { dropSchemas } from '../../../dns/testing/postgres';
 import { Identity } from './identity';
 import { openPostgresUserStore } from './store/postgres';
 import type { UserStore } from './store/types';
-import { expectIdentityError, TEST_VAULT } from './testing';
+import { expectIdentityError, TEST_VAULT } from './testing/index';
 
 const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `idp_${process.pid}_${randomBytes(4).toString('hex')}`;

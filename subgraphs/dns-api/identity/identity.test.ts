@@ -24,7 +24,7 @@ import { Identity, MAX_AUTHORIZATION_LENGTH, type Caller, type IdentityOptions }
 import * as passwords from './passwords';
 import { openSqliteUserStore } from './store/sqlite';
 import type { SigningKey, UserStore } from './store/types';
-import { TestClock, expectIdentityError, TEST_VAULT } from './testing';
+import { TestClock, expectIdentityError, TEST_VAULT } from './testing/index';
 
 const FAST = { N: 2 ** 10, r: 8, p: 1 };
 const START = '2024-06-01T09:00:00.000Z';

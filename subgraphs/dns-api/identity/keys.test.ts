@@ -13,7 +13,7 @@ import { KeyVault } from '../../../dns/dnssec/key-vault';
 import { Identity, type IdentityOptions } from './identity';
 import { openSqliteUserStore } from './store/sqlite';
 import type { UserStore } from './store/types';
-import { TEST_VAULT, TestClock, expectIdentityError } from './testing';
+import { TEST_VAULT, TestClock, expectIdentityError } from './testing/index';
 
 const FAST = { N: 2 ** 10, r: 8, p: 1 };
 const START = '2024-06-01T09:00:00.000Z';

@@ -4,7 +4,7 @@
  */
 import { IdentityError } from './errors';
 import { LoginThrottle, addressKey, type LoginAttempt, type ThrottleOptions } from './throttle';
-import { TestClock } from './testing';
+import { TestClock } from './testing/index';
 
 const START = '2024-05-01T12:00:00.000Z';
 

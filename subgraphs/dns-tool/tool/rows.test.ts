@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DnsClient } from '../../../dns/client';
-import { startNamed, type Named } from '../../../test/helpers/dns-peers';
+import { startNamed, type Named } from '../../../test/support/dns-peers';
 import { toolRow } from './rows';
 
 /**

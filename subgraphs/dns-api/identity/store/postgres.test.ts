@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openPostgresStore } from '../../../../dns/store';
 import { dropSchemas } from '../../../../dns/testing/postgres';
-import { expectIdentityError } from '../testing';
+import { expectIdentityError } from '../testing/index';
 import { openUserStore } from './index';
 import { openPostgresUserStore } from './postgres';
 import type { UserStore } from './types';

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore } from '../../../../dns/store';
-import { expectIdentityError } from '../testing';
+import { expectIdentityError } from '../testing/index';
 import { openUserStore } from './index';
 import { openSqliteUserStore } from './sqlite';
 import { describeUserStoreContract } from './user-store.contract';

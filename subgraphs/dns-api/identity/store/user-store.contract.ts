@@ -8,7 +8,7 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import type { JWK } from 'jose';
-import { expectIdentityError } from '../testing';
+import { expectIdentityError } from '../testing/index';
 import type { Role } from '../roles';
 import { SigningKey, type NewUser, type UserStore } from './types';
 

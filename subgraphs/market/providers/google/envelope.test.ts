@@ -1,4 +1,4 @@
-import { decodeFReqBody, encodeBatchResponse } from '../../../../test/fakes/google-upstream';
+import { decodeFReqBody, encodeBatchResponse } from '../../../../test/support/google-upstream';
 import {
   buildEnvelope,
   decodePayload,

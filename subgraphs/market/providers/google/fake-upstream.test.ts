@@ -1,9 +1,9 @@
 /**
- * The fake upstream itself (test/fakes/google-upstream.ts): strict about requests, faithful answer format,
+ * The fake upstream itself (test/support/google-upstream.ts): strict about requests, faithful answer format,
  * run-time behaviours, clean shutdown.
  */
 import { request } from 'node:http';
-import { startFakeUpstream, type FakeUpstream } from '../../../../test/fakes/google-upstream';
+import { startFakeUpstream, type FakeUpstream } from '../../../../test/support/google-upstream';
 import { parseBatchResponse } from './envelope';
 
 let fake: FakeUpstream;

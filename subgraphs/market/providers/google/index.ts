@@ -6,7 +6,7 @@
  * notice (rpcids, parameter shapes, payload index paths, headers it wants). Everything this project knows about it
  * is isolated in this folder: `rpc-calls.ts` (ids and params), `envelope.ts` (wire format), `parsers.ts` (payload
  * layouts), `http.ts` (transport). Nothing outside this folder may depend on its details; the rest of the system
- * sees only `MarketProvider`. Tests run it against the local fake in `test/fakes/google-upstream.ts`.
+ * sees only `MarketProvider`. Tests run it against the local fake in `test/support/google-upstream.ts`.
  *
  * Batching: one `fetch(requests)` sends all distinct calls of the batch in one envelope (one HTTP round trip)
  * when there are at most `maxCallsPerEnvelope` of them, else in several envelopes sent concurrently. Identical

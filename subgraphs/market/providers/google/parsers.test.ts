@@ -10,7 +10,7 @@ import {
   listPayload,
   newsPayload,
   quotePayload,
-} from '../../../../test/fakes/google-payloads';
+} from '../../../../test/support/google-payloads';
 import { CHART_RANGES } from '../../model';
 import type { MarketRequest } from '../provider';
 import {

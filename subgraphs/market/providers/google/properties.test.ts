@@ -12,8 +12,8 @@ import {
   listPayload,
   newsPayload,
   quotePayload,
-} from '../../../../test/fakes/google-payloads';
-import { decodeFReqBody, encodeBatchResponse, type FakeRow } from '../../../../test/fakes/google-upstream';
+} from '../../../../test/support/google-payloads';
+import { decodeFReqBody, encodeBatchResponse, type FakeRow } from '../../../../test/support/google-upstream';
 import {
   CHART_RANGES,
   INSTRUMENT_TYPES,

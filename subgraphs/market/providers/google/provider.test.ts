@@ -1,5 +1,5 @@
 /**
- * End to end over HTTP: the google provider against the fake upstream (test/fakes/google-upstream.ts).
+ * End to end over HTTP: the google provider against the fake upstream (test/support/google-upstream.ts).
  */
 import { createServer } from 'node:net';
 import {
@@ -8,13 +8,13 @@ import {
   FAKE_TICKERS,
   fakeChart,
   financialsPayload,
-} from '../../../../test/fakes/google-payloads';
+} from '../../../../test/support/google-payloads';
 import {
   decodeFReqBody,
   startFakeUpstream,
   tickerOfCall,
   type FakeUpstream,
-} from '../../../../test/fakes/google-upstream';
+} from '../../../../test/support/google-upstream';
 import type { MarketProvider, MarketRequest, MarketResult } from '../provider';
 import { UpstreamError } from '../provider';
 import { createGoogleProvider, type GoogleProviderOptions } from './index';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { addMonths, civilFromDays, daysFromCivil, formatDay, mondayOf, weekdayOf } from './calendar';
 import { isTradingDay, MARKETS, tradingOrdinal } from './sessions';
 import { formatInZone, offsetMinutes, utcFromLocal } from './timezones';
-import { DAY, localTime, MINUTE } from './test-support';
+import { DAY, localTime, MINUTE } from './testing/index';
 
 const dayArb = fc.integer({ min: -3000, max: 30000 });
 const ZONES = [

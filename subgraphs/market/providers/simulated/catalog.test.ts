@@ -1,7 +1,7 @@
 import { parseTicker } from '../../tickers';
 import { CATALOG } from './catalog';
 import { SIMULATED_TICKERS } from './index';
-import { Market } from './test-support';
+import { Market } from './testing/index';
 
 const quotesAt = async (now: number) => {
   const m = new Market(now);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { CHART_RANGES, type ChartData, type ChartPoint, type ChartRange } from '../../model';
 import { SIMULATED_TICKERS } from './index';
-import { DAY, hoursOf, instantArb, localInstant, localTime, Market, MINUTE } from './test-support';
+import { DAY, hoursOf, instantArb, localInstant, localTime, Market, MINUTE } from './testing/index';
 
 const INTRADAY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/;
 const DAILY = /^\d{4}-\d{2}-\d{2}$/;

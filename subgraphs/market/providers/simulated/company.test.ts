@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { FinancialPeriod } from '../../model';
 import { CATALOG } from './catalog';
-import { DAY, hoursOf, instantArb, localTime, Market, round } from './test-support';
+import { DAY, hoursOf, instantArb, localTime, Market, round } from './testing/index';
 
 const STOCKS = CATALOG.filter((i) => i.type === 'stock');
 const instrumentsArb = fc.subarray([...CATALOG], { minLength: 4, maxLength: 10 });

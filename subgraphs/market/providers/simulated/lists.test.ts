@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { MOVER_CATEGORIES, type MarketListItem, type MoverCategory, type Quote } from '../../model';
 import { CATALOG } from './catalog';
 import { rankMovers, type MoverRow } from './lists';
-import { instantArb, Market } from './test-support';
+import { instantArb, Market } from './testing/index';
 
 const STOCK_TICKERS = CATALOG.filter((i) => i.type === 'stock').map((i) => i.ticker);
 const typeOf = new Map(CATALOG.map((i) => [i.ticker, i.type]));

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { CHART_RANGES, type Quote } from '../../model';
 import { UpstreamError, type MarketRequest } from '../provider';
 import { createSimulatedProvider, SIMULATED_TICKERS } from './index';
-import { instantArb } from './test-support';
+import { instantArb } from './testing/index';
 
 /** One of each kind of request (all chart ranges) for a few tickers. */
 function everything(tickers: readonly string[]): MarketRequest[] {

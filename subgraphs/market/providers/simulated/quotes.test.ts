@@ -16,7 +16,7 @@ import {
   MINUTE,
   round,
   US_LISTED,
-} from './test-support';
+} from './testing/index';
 
 const allQuotes = async (m: Market): Promise<Quote[]> => Promise.all(SIMULATED_TICKERS.map((t) => m.quote(t)));
 

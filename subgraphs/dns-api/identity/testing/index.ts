@@ -1,6 +1,6 @@
 /** Test helpers for the identity library (used by its tests only). */
-import { KeyVault } from '../../../dns/dnssec';
-import { IdentityError, type AuthFailure, type IdentityErrorCode } from './errors';
+import { KeyVault } from '../../../../dns/dnssec';
+import { IdentityError, type AuthFailure, type IdentityErrorCode } from '../errors';
 
 /** One master key for every identity of a test (as replicas share theirs), so one opens what another sealed. */
 export const TEST_VAULT = KeyVault.of(Buffer.alloc(32, 7));

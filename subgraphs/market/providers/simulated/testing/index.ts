@@ -14,9 +14,9 @@ import type {
   MarketListItem,
   NewsItem,
   Quote,
-} from '../../model';
-import type { MarketProvider, MarketRequest, MarketValue } from '../provider';
-import { createSimulatedProvider } from './index';
+} from '../../../model';
+import type { MarketProvider, MarketRequest, MarketValue } from '../../provider';
+import { createSimulatedProvider } from '../index';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
