@@ -10,7 +10,7 @@ test('nothing listening: the link goes down once, says so in health and one log 
   const warnings: string[] = [];
   const log = { info: () => {}, warn: (_: object, msg: string) => warnings.push(msg) };
   const link = new RedisLink({
-    url: 'redis://127.0.0.1:1', // nothing listens on port 1: refused at once
+    url: 'redis://localhost:1', // nothing listens on port 1: refused at once (no Redis needed)
     purpose: 'test cache',
     fallback: 'reading through',
     connectTimeoutMs: 500,
