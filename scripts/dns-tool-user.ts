@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { hashPassword } from '../subgraphs/dns-api/identity/passwords';
-import { checkPassword } from '../subgraphs/dns-api/identity/validation';
+import { checkPassword, hashPassword } from '../platform/passwords';
 import {
   addUser,
   checkUserName,

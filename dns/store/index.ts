@@ -66,5 +66,4 @@ export { nextSerial, initialSerial } from './serial-policy';
 export * from './types';
 export { cmp } from './order';
 export { type RecordPosition } from './page';
-export { redactUrl } from './postgres';
 export { type DnssecKey, type RecordChange, type ZoneChangeDetail, type ZoneChangeEvent } from './types';

@@ -13,16 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { dropSchemas } from '../testing/postgres';
-import {
-  MIGRATIONS,
-  SCHEMA_VERSION,
-  SQLITE_DIALECT,
-  migrationsTableSql,
-  pendingStatements,
-  postgresDialect,
-  type Dialect,
-  type Migration,
-} from './migrations';
+import { SQLITE_DIALECT, postgresDialect, type Migration, type SqlDialect as Dialect } from '../../platform/sql';
+import { MIGRATIONS, SCHEMA_VERSION, migrationsTableSql, pendingStatements } from './migrations';
 import { openPostgresStore } from './postgres';
 import { openSqliteStore } from './sqlite';
 import { SETTINGS, dnssecKey, expectStoreError } from './store.contract';

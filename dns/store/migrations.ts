@@ -1,59 +1,17 @@
 /**
- * The zone store's schema: one ordered list of migrations for both SQL dialects, and the one runner logic that
- * decides what a database still needs. The stores only execute the statements it returns, in one transaction
- * under their own lock (SQLite `BEGIN IMMEDIATE`, PostgreSQL an advisory lock), so both reach the same version by
- * the same steps.
+ * The zone store's schema: one ordered list of migrations for both SQL dialects (platform/sql decides what a
+ * database still needs). The stores run the pending statements in one transaction under their own lock (SQLite
+ * `BEGIN IMMEDIATE`, PostgreSQL an advisory lock), so both reach the same version by the same steps.
  */
+import {
+  SchemaTooNewError,
+  migrationsTableSql as kitMigrationsTableSql,
+  pendingStatements as kitPendingStatements,
+  type Migration,
+  type MigrationList,
+  type SqlDialect,
+} from '../../platform/sql';
 import { StoreError } from './types';
-
-/** How a dialect spells what the migrations need. */
-export interface Dialect {
-  /** A table as statements must name it (schema-qualified on PostgreSQL). */
-  table(name: string): string;
-  /** Text that is sorted or compared: byte order, like SQLite's BINARY (PostgreSQL: `COLLATE "C"`). */
-  key: string;
-  text: string;
-  integer: string;
-  /** An unsigned 32-bit number (the SOA serial): beyond a PostgreSQL `integer`. */
-  uint32: string;
-  timestamp: string;
-  /** The current time as an expression, stored in the form the dialect keeps timestamps in. */
-  now: string;
-  /** After a table's closing parenthesis (SQLite: ` STRICT`). */
-  tableSuffix: string;
-}
-
-export const SQLITE_DIALECT: Dialect = {
-  table: (name) => name,
-  key: 'TEXT',
-  text: 'TEXT',
-  integer: 'INTEGER',
-  uint32: 'INTEGER',
-  timestamp: 'TEXT',
-  // ISO 8601 UTC with milliseconds, as Date.prototype.toISOString writes it (the store's own timestamps).
-  now: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
-  tableSuffix: ' STRICT',
-};
-
-/** `quotedSchema`: the schema identifier, already quoted. */
-export function postgresDialect(quotedSchema: string): Dialect {
-  return {
-    table: (name) => `${quotedSchema}.${name}`,
-    key: 'text COLLATE "C"',
-    text: 'text',
-    integer: 'integer',
-    uint32: 'bigint',
-    timestamp: 'timestamptz',
-    now: 'now()',
-    tableSuffix: '',
-  };
-}
-
-export interface Migration {
-  version: number;
-  name: string;
-  statements(d: Dialect): string[];
-}
 
 /** Schema versions of the zone store, for both dialects. Append new ones; never edit an applied one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -129,21 +87,17 @@ export const MIGRATIONS: readonly Migration[] = [
 /** The version a database has once every migration ran. */
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
+/** The table of applied versions: `schema_migrations(version, name, applied_at)`. */
+export const MIGRATIONS_TABLE = 'schema_migrations';
+
+/** The zone store's migrations as the kit's runners take them. */
+export const ZONE_MIGRATIONS: MigrationList = { table: MIGRATIONS_TABLE, migrations: MIGRATIONS };
+
+/** The zone store's error for a database newer than this code. */
+export const tooNew = (err: SchemaTooNewError): StoreError => new StoreError('UNAVAILABLE', err.message);
+
 /** The table of applied versions; created (when missing) before anything else is read. */
-export function migrationsTableSql(d: Dialect): string {
-  return `CREATE TABLE IF NOT EXISTS ${d.table('schema_migrations')} (
-    version    ${d.integer} NOT NULL PRIMARY KEY,
-    name       ${d.text} NOT NULL,
-    applied_at ${d.timestamp} NOT NULL
-  )${d.tableSuffix}`;
-}
-
-/** Reads the applied versions (one column, `version`). */
-export function appliedVersionsSql(d: Dialect): string {
-  return `SELECT version FROM ${d.table('schema_migrations')}`;
-}
-
-const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+export const migrationsTableSql = (d: SqlDialect): string => kitMigrationsTableSql(d, MIGRATIONS_TABLE);
 
 /**
  * Everything a database with the `applied` versions still has to run, in order, each migration followed by the
@@ -152,23 +106,12 @@ const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
  */
 export function pendingStatements(
   applied: Iterable<number>,
-  d: Dialect,
+  d: SqlDialect,
   migrations: readonly Migration[] = MIGRATIONS,
 ): string[] {
-  const done = new Set(applied);
-  const known = Math.max(0, ...migrations.map((m) => m.version));
-  const newest = Math.max(0, ...done);
-  if (newest > known)
-    throw new StoreError(
-      'UNAVAILABLE',
-      `the database has schema version ${newest}, newer than this software knows (${known})`,
-    );
-  return [...migrations]
-    .sort((a, b) => a.version - b.version)
-    .filter((m) => !done.has(m.version))
-    .flatMap((m) => [
-      ...m.statements(d),
-      `INSERT INTO ${d.table('schema_migrations')} (version, name, applied_at)
-        VALUES (${m.version}, ${literal(m.name)}, ${d.now})`,
-    ]);
+  try {
+    return kitPendingStatements(applied, d, { table: MIGRATIONS_TABLE, migrations });
+  } catch (err) {
+    throw err instanceof SchemaTooNewError ? tooNew(err) : err;
+  }
 }

@@ -19,6 +19,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import {
+  SchemaTooNewError,
+  inTransaction,
+  isConnectionError,
+  isSchemaName,
+  migratePostgres,
+  quoteIdent,
+  redactUrl,
+  sqlFailure,
+} from '../../platform/sql';
 import { RecordCounts } from './counts';
 import { toZone, type ZoneRow } from './rows';
 import type { RecordData, StoredRecord, Zone, ZoneSettings } from '../model';
@@ -26,7 +36,7 @@ import { systemClock, timestamp, type Clock } from './clock';
 import { closedError } from './errors';
 import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
-import { appliedVersionsSql, migrationsTableSql, pendingStatements, postgresDialect } from './migrations';
+import { ZONE_MIGRATIONS, tooNew } from './migrations';
 import { planDnssecKeyChange } from './dnssec-keys';
 import { collectKeys, planChanges, planCreate, type Plan } from './plan';
 import { pickSettings, withGiven, type RecordRow } from './rows';
@@ -85,8 +95,6 @@ export interface PostgresStoreOptions {
 /** The NOTIFY channel; the payload names the schema, so stores on different schemas ignore each other. */
 export const NOTIFY_CHANNEL = 'zone_changes';
 
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-const quoteIdent = (id: string) => `"${id.replace(/"/g, '""')}"`;
 const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const INSERT_CHUNK = 5_000;
 
@@ -99,63 +107,22 @@ interface Versioned {
 /** NOTIFY payloads must stay under 8000 bytes: beyond this, `names` is left out (listeners then read everything). */
 const MAX_PAYLOAD_BYTES = 7_800;
 
-/** Query parameters of a connection URL that carry a credential (libpq's password, sslpassword, …). */
-const SECRET_PARAM = /pass|secret|token|auth|key/i;
-
-/** The URL with every credential masked (user-info password and credential parameters), for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    for (const name of [...u.searchParams.keys()]) if (SECRET_PARAM.test(name)) u.searchParams.set(name, '***');
-    return u.toString().replace(/%2A%2A%2A/g, '***');
-  } catch {
-    return '(unparseable database URL)';
-  }
-}
-
-const CONNECTION_ERRNOS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'EAI_AGAIN',
-]);
-
-function isConnectionError(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string') {
-    if (CONNECTION_ERRNOS.has(code)) return true;
-    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300')
-      return true;
-    if (code === '28P01' || code === '28000' || code === '3D000') return true; // authentication, unknown database
-  }
-  const message = err instanceof Error ? err.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
-    message,
-  );
-}
-
-const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
-
 /** Translates driver errors; StoreErrors pass through. */
 function mapError(err: unknown): unknown {
   if (err instanceof StoreError) return err;
-  if (isConnectionError(err))
-    return new StoreError('UNAVAILABLE', `PostgreSQL is unavailable: ${(err as Error).message}`);
-  const code = (err as { code?: unknown }).code;
-  if (code === '23505') return new StoreError('CONFLICT', (err as Error).message);
-  if (code === '23503') return new StoreError('NOT_FOUND', (err as Error).message);
+  if (err instanceof SchemaTooNewError) return tooNew(err);
+  const failure = sqlFailure(err);
+  if (failure?.kind === 'unavailable')
+    return new StoreError('UNAVAILABLE', `PostgreSQL is unavailable: ${failure.message}`);
+  if (failure?.kind === 'unique') return new StoreError('CONFLICT', failure.message);
+  if (failure?.kind === 'foreign-key') return new StoreError('NOT_FOUND', failure.message);
   return err;
 }
 
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<ZoneStore> {
   const schema = options.schema ?? 'public';
   storeLimits(options); // a bad limit fails before connecting
-  if (!SCHEMA_NAME.test(schema)) {
+  if (!isSchemaName(schema)) {
     throw new StoreError(
       'INVALID',
       `schema ${JSON.stringify(schema)} must be a plain identifier (letters, digits, _; at most 63)`,
@@ -219,16 +186,7 @@ class PostgresZoneStore implements ZoneStore {
   // -- setup --------------------------------------------------------------------------------------------------
 
   async migrate(): Promise<void> {
-    await this.tx(async (c) => {
-      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`zone-store:${this.schema}`]);
-      // Only when missing: CREATE SCHEMA needs the CREATE privilege on the database even with IF NOT EXISTS.
-      const present = await c.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
-      if (present.rowCount === 0) await c.query(`CREATE SCHEMA ${this.s}`);
-      const d = postgresDialect(this.s);
-      await c.query(migrationsTableSql(d));
-      const applied = (await c.query<{ version: number }>(appliedVersionsSql(d))).rows.map((r) => r.version);
-      for (const sql of pendingStatements(applied, d)) await c.query(sql);
-    }, false);
+    await this.tx((c) => migratePostgres(c, ZONE_MIGRATIONS, this.schema, `zone-store:${this.schema}`), false);
   }
 
   async startListening(): Promise<void> {
@@ -284,35 +242,14 @@ class PostgresZoneStore implements ZoneStore {
 
   // -- plumbing -----------------------------------------------------------------------------------------------
 
-  /** Runs `fn` in one transaction; retried (up to 3 times) on serialization failures and deadlocks. */
-  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>, checkOpen = true): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      if (checkOpen && this.closed) throw closedError();
-      let client: pg.PoolClient;
-      try {
-        client = await this.pool.connect();
-      } catch (err) {
-        throw mapError(err);
-      }
-      let broken = false;
-      try {
-        await client.query('BEGIN');
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        try {
-          await client.query('ROLLBACK');
-        } catch {
-          broken = true;
-        }
-        const code = (err as { code?: unknown }).code;
-        if (typeof code === 'string' && RETRYABLE.has(code) && attempt < 3) continue;
-        throw mapError(err);
-      } finally {
-        client.release(broken);
-      }
-    }
+  /** Runs `fn` in one transaction; run again (up to 3 attempts) on serialization failures and deadlocks. */
+  private tx<T>(fn: (c: pg.PoolClient) => Promise<T>, checkOpen = true): Promise<T> {
+    return inTransaction(this.pool, fn, {
+      mapError,
+      beforeAttempt: () => {
+        if (checkOpen && this.closed) throw closedError();
+      },
+    });
   }
 
   private async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {

@@ -12,6 +12,7 @@
  * better-sqlite3 is synchronous: the async methods run their statements at once and resolve afterwards.
  */
 import Database from 'better-sqlite3';
+import { SchemaTooNewError, migrateSqlite, sqlFailure } from '../../platform/sql';
 import { RecordCounts } from './counts';
 import { toZone, type ZoneRow } from './rows';
 import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
@@ -20,7 +21,7 @@ import { closedError } from './errors';
 import { ensurePrivateDatabaseFile } from './private-files';
 import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
-import { SQLITE_DIALECT, appliedVersionsSql, migrationsTableSql, pendingStatements } from './migrations';
+import { ZONE_MIGRATIONS, tooNew } from './migrations';
 import { planDnssecKeyChange } from './dnssec-keys';
 import { collectKeys, planChanges, planCreate, type Plan } from './plan';
 import { pickSettings, withGiven, type RecordRow } from './rows';
@@ -98,14 +99,6 @@ const DNSSEC_KEY_COLUMNS = `id, zone, algorithm, flags, bits, public_key AS publ
 
 const recordOrNull = (t: RecordTuple | undefined): StoredRecord | null => (t === undefined ? null : recordOfTuple(t));
 
-function migrate(db: Database.Database): void {
-  db.transaction(() => {
-    db.exec(migrationsTableSql(SQLITE_DIALECT));
-    const applied = db.prepare(appliedVersionsSql(SQLITE_DIALECT)).pluck().all() as number[];
-    for (const sql of pendingStatements(applied, SQLITE_DIALECT)) db.exec(sql);
-  }).immediate();
-}
-
 /** A zone row's version for record counts: serial and creation time (see forgetIfOthersWrote). */
 const version = (serial: number, createdAt: string): string => `${serial} ${createdAt}`;
 /** SQLite page cache, in KiB as `cache_size` takes it (negative): 16 MiB, for bulk imports of large zones. */
@@ -114,15 +107,10 @@ const CACHE_KIB = -16384;
 /** Translates driver errors; StoreErrors pass through. */
 function mapError(err: unknown): unknown {
   if (err instanceof StoreError) return err;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string') {
-    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-      return new StoreError('UNAVAILABLE', `the zone database is busy: ${(err as Error).message}`);
-    }
-    if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE') {
-      return new StoreError('CONFLICT', (err as Error).message);
-    }
-  }
+  if (err instanceof SchemaTooNewError) return tooNew(err);
+  const failure = sqlFailure(err);
+  if (failure?.kind === 'busy') return new StoreError('UNAVAILABLE', `the zone database is busy: ${failure.message}`);
+  if (failure?.kind === 'unique') return new StoreError('CONFLICT', failure.message);
   return err;
 }
 
@@ -141,7 +129,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Zone
     db.pragma('foreign_keys = ON');
     db.pragma(`cache_size = ${CACHE_KIB}`); // 16 MiB of page cache: bulk imports of large zones
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-    migrate(db);
+    migrateSqlite(db, ZONE_MIGRATIONS);
   } catch (err) {
     db.close();
     throw mapError(err);

@@ -4,7 +4,7 @@ import { createRemoteJWKSet, type JSONWebKeySet } from 'jose';
 import { GraphAccessError, type SubgraphDeps, type SubgraphDescriptor } from '../descriptor';
 import { readKeyFile } from '../../dns/tsig';
 import { VERSION } from '../../gateway/version';
-import { RedisLink } from '../market/redis-link';
+import { RedisLink } from '../../platform/redis';
 import { ToolAuth, type DirectoryLogin } from './auth';
 import { buildDnsToolSchema, createDnsToolSubgraph } from './index';
 import { DnsApiTokens, type DnsApiClaims, type DnsApiSource } from './jwt-trust';

@@ -2,7 +2,7 @@ import KeyvRedis from '@keyv/redis';
 import { Keyv, type KeyvEntry } from 'keyv';
 import { BoundedMap } from './bounded-map';
 import type { MarketValue } from './providers/provider';
-import { REDIS_TIMEOUT_DEFAULTS, RedisLink, type RedisLinkHealth, type RedisLinkLogger } from './redis-link';
+import { REDIS_TIMEOUT_DEFAULTS, RedisLink, type RedisLinkHealth, type RedisLinkLogger } from '../../platform/redis';
 
 /** What the shared cache keeps per request key: the value and when it stops being fresh (epoch ms). */
 export interface CachedMarketValue {

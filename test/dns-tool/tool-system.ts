@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { hashPassword } from '../../subgraphs/dns-api/identity/passwords';
+import { hashPassword } from '../../platform/passwords';
 import { fetch as undiciFetch } from 'undici';
 import { agentFrom } from '../dns-api/api';
 import { freeDnsPort, freePort } from '../bench/processes';

@@ -21,7 +21,8 @@ import {
 } from 'jose';
 import { IdentityError } from './errors';
 import { Identity, MAX_AUTHORIZATION_LENGTH, type Caller, type IdentityOptions } from './identity';
-import * as passwords from './passwords';
+// the implementation module itself: the face's re-exports are getters jest cannot spy on
+import * as passwords from '../../../platform/passwords/hashing';
 import { openSqliteUserStore } from './store/sqlite';
 import type { SigningKey, UserStore } from './store/types';
 import { TestClock, expectIdentityError, TEST_VAULT } from './testing/index';

@@ -17,7 +17,7 @@ import {
   needsRehash,
   verifyPassword,
   type ScryptParams,
-} from './passwords';
+} from '../../../platform/passwords';
 import type { Role } from './roles';
 import type { StoredUser, User, UserPatch, UserStore } from './store/types';
 import type { IdentityLog } from './log';

@@ -17,7 +17,7 @@ export {
 } from './identity';
 export { IdentityError, type AuthFailure, type FieldProblem, type IdentityErrorCode } from './errors';
 export { TOKEN_ALGORITHM, type Jwks, type KeySealer, type PublicJwk, type Rotation, type SigningKeyInfo } from './keys';
-export { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from './passwords';
+export { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from '../../../platform/passwords';
 export { ACTIONS, ROLES, authorize, can, isRole, rolesAllowed, type Action, type Role } from './roles';
 export { LoginThrottle, THROTTLE_DEFAULTS, addressKey, type LoginAttempt, type ThrottleOptions } from './throttle';
 export type { IdentityLog } from './log';

@@ -2,14 +2,13 @@
  * Input rules for users. Each check returns the problem (field + one sentence saying what is allowed) or the
  * normalised value; callers collect the problems of a whole call and throw them together (errors.ts).
  */
-import { commonPasswordCount, isCommonPassword } from './common-passwords';
 import type { FieldProblem } from './errors';
 import { ROLES, isRole, type Role } from './roles';
 
+export { PASSWORD_MAX, PASSWORD_MIN, PASSWORD_MIN_DISTINCT, checkPassword } from '../../../platform/passwords';
+
 export const USERNAME_MAX = 64;
 export const EMAIL_MAX = 254;
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 256;
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: FieldProblem };
 
@@ -63,48 +62,6 @@ export function checkEmail(value: unknown, field = 'email'): Checked<string> {
 export function checkRole(value: unknown, field = 'role'): Checked<Role> {
   if (isRole(value)) return ok(value);
   return bad(field, `${field} must be one of ${ROLES.join(', ')}`);
-}
-
-/** Length in characters (code points, so an emoji counts once). */
-const charCount = (s: string): number => [...s].length;
-
-/** Fewer different characters than this is a pattern, not a password (`aaaaaaaa`, `abababab`). */
-export const PASSWORD_MIN_DISTINCT = 3;
-
-/**
- * Passwords: 8 to 256 characters, not the username (compared case-insensitively), not only white space, at least
- * 3 different characters, and not on the list of common passwords (NIST SP 800-63B §5.1.1.2: compare against values
- * known to be commonly used or compromised). Unicode is normalised to NFC before hashing (RFC 8265's OpaqueString),
- * so the same password typed on different systems matches.
- */
-export function checkPassword(value: unknown, username: string | undefined, field = 'password'): Checked<string> {
-  if (typeof value !== 'string') return bad(field, `${field} must be a string`);
-  // Far too long to be allowed whatever its normalisation: refused before any work proportional to its size.
-  if (value.length > 16 * PASSWORD_MAX) {
-    return bad(field, `${field} must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long (got ${value.length})`);
-  }
-  const normalised = value.normalize('NFC');
-  const n = charCount(normalised);
-  if (n < PASSWORD_MIN || n > PASSWORD_MAX) {
-    return bad(field, `${field} must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long (got ${n})`);
-  }
-  if (normalised.trim() === '') return bad(field, `${field} must not be only white space`);
-  if (username !== undefined && normalised.trim().toLowerCase() === username.toLowerCase()) {
-    return bad(field, `${field} must not be the username`);
-  }
-  if (new Set(normalised.toLowerCase()).size < PASSWORD_MIN_DISTINCT) {
-    return bad(
-      field,
-      `${field} must have at least ${PASSWORD_MIN_DISTINCT} different characters (it is too easy to guess)`,
-    );
-  }
-  if (isCommonPassword(normalised)) {
-    return bad(
-      field,
-      `${field} is one of the ${commonPasswordCount().toLocaleString('en-US')} most common passwords, which attackers try first; choose another`,
-    );
-  }
-  return ok(normalised);
 }
 
 export function checkBoolean(value: unknown, field: string): Checked<boolean> {

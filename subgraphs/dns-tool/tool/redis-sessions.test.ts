@@ -1,5 +1,5 @@
 // @needs redis
-import { RedisLink } from '../../market/redis-link';
+import { RedisLink } from '../../../platform/redis';
 import { RedisSessionStore } from './redis-sessions';
 import { sessionBytes, type Session, type SessionBounds } from './sessions';
 

@@ -1,4 +1,4 @@
-import type { RedisLink } from '../../market/redis-link';
+import type { RedisLink } from '../../../platform/redis';
 import { toolErrors } from './errors';
 import {
   DEFAULT_SESSION_BOUNDS,

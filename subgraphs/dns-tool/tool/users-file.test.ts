@@ -1,4 +1,4 @@
-import { hashPassword } from '../../dns-api/identity/passwords';
+import { hashPassword } from '../../../platform/passwords';
 import { fileLogin, parseUsersFile, UsersFileError } from './users-file';
 
 const FAST = { N: 1024, r: 8, p: 1 }; // tests only: the cost is the file's, not ours

@@ -1,4 +1,4 @@
-import { verifyPassword } from '../../dns-api/identity/passwords';
+import { verifyPassword } from '../../../platform/passwords';
 import { toolErrors } from './errors';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Quote, Ticker } from '../model';
-import { REDIS_TIMEOUT_DEFAULTS, RedisLink } from '../redis-link';
+import { REDIS_TIMEOUT_DEFAULTS, RedisLink } from '../../../platform/redis';
 import { LocalTicker } from './local-ticker';
 import type { DriverHealth, LiveLogger, PriceHub, TickDriver } from './price-hub';
 

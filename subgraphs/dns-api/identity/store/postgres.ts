@@ -8,22 +8,29 @@
  *   hold when several processes write at once. Signing keys likewise, so replicas agree on one key.
  */
 import pg from 'pg';
-import { redactUrl } from '../../../../dns/store';
+import {
+  SchemaTooNewError,
+  inTransaction,
+  isConnectionError,
+  isSchemaName,
+  migratePostgres,
+  quoteIdent,
+  redactUrl,
+  sqlFailure,
+} from '../../../../platform/sql';
 import { IdentityError } from '../errors';
 import {
   KEY_COLUMNS,
   NEW_KEY_COLUMNS,
   newKeyValues,
-  MIGRATIONS,
-  MIGRATIONS_TABLE,
   USER_COLUMNS,
+  USER_MIGRATIONS,
   checkKeepsAnAdmin,
-  checkNotNewer,
   patchAssignments,
   patched,
-  postgresDialect,
   toSigningKey,
   toStoredUser,
+  tooNew,
   usernameTaken,
   type KeyRowIn,
   type UserRowIn,
@@ -39,34 +46,19 @@ export interface PostgresUserStoreOptions {
   poolSize?: number;
 }
 
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-const quoteIdent = (id: string) => `"${id.replace(/"/g, '""')}"`;
-
-const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'EPIPE']);
-
-function isConnectionError(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string') {
-    if (CONNECTION_ERRNOS.has(code) || code.startsWith('08') || code.startsWith('57P') || code === '53300') return true;
-    if (code === '28P01' || code === '28000' || code === '3D000') return true; // authentication, unknown database
-  }
-  const message = err instanceof Error ? err.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect/i.test(message);
-}
-
 function mapError(err: unknown): unknown {
   if (err instanceof IdentityError) return err;
-  if (isConnectionError(err)) {
-    return new IdentityError('UNAVAILABLE', `PostgreSQL is unavailable: ${(err as Error).message}`);
+  if (err instanceof SchemaTooNewError) return tooNew(err);
+  const failure = sqlFailure(err);
+  if (failure?.kind === 'unavailable') {
+    return new IdentityError('UNAVAILABLE', `PostgreSQL is unavailable: ${failure.message}`);
   }
   return err;
 }
 
-const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
-
 export async function openPostgresUserStore(options: PostgresUserStoreOptions): Promise<UserStore> {
   const schema = options.schema ?? 'public';
-  if (!SCHEMA_NAME.test(schema)) {
+  if (!isSchemaName(schema)) {
     throw new IdentityError(
       'INVALID',
       `schema ${JSON.stringify(schema)} must be a plain identifier (letters, digits, _; at most 63)`,
@@ -115,56 +107,17 @@ class PostgresUserStore implements UserStore {
   }
 
   async migrate(): Promise<void> {
-    const s = quoteIdent(this.schema);
-    await this.tx(async (c) => {
-      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`user-store-migrate:${this.schema}`]);
-      // Only when missing: CREATE SCHEMA needs the CREATE privilege on the database even with IF NOT EXISTS.
-      const present = await c.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
-      if (present.rowCount === 0) await c.query(`CREATE SCHEMA ${s}`);
-      await c.query(`CREATE TABLE IF NOT EXISTS ${s}.${MIGRATIONS_TABLE} (
-        version integer NOT NULL PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-      const applied = new Set(
-        (await c.query<{ version: number }>(`SELECT version FROM ${s}.${MIGRATIONS_TABLE}`)).rows.map((r) => r.version),
-      );
-      checkNotNewer(applied);
-      const dialect = postgresDialect(s);
-      for (const m of MIGRATIONS) {
-        if (applied.has(m.version)) continue;
-        for (const statement of m.statements(dialect)) await c.query(statement);
-        await c.query(`INSERT INTO ${s}.${MIGRATIONS_TABLE} (version, name) VALUES ($1, $2)`, [m.version, m.name]);
-      }
-    }, false);
+    await this.tx((c) => migratePostgres(c, USER_MIGRATIONS, this.schema, `user-store-migrate:${this.schema}`), false);
   }
 
-  /** Runs `fn` in one transaction; retried (up to 3 times) on serialization failures and deadlocks. */
-  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>, checkOpen = true): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      if (checkOpen && this.closed) throw new IdentityError('UNAVAILABLE', 'the user store is closed');
-      let client: pg.PoolClient;
-      try {
-        client = await this.pool.connect();
-      } catch (err) {
-        throw mapError(err);
-      }
-      let broken = false;
-      try {
-        await client.query('BEGIN');
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        try {
-          await client.query('ROLLBACK');
-        } catch {
-          broken = true;
-        }
-        const code = (err as { code?: unknown }).code;
-        if (typeof code === 'string' && RETRYABLE.has(code) && attempt < 3) continue;
-        throw mapError(err);
-      } finally {
-        client.release(broken);
-      }
-    }
+  /** Runs `fn` in one transaction; run again (up to 3 attempts) on serialization failures and deadlocks. */
+  private tx<T>(fn: (c: pg.PoolClient) => Promise<T>, checkOpen = true): Promise<T> {
+    return inTransaction(this.pool, fn, {
+      mapError,
+      beforeAttempt: () => {
+        if (checkOpen && this.closed) throw new IdentityError('UNAVAILABLE', 'the user store is closed');
+      },
+    });
   }
 
   /** A transaction holding the lock that serialises writes of `what` in this schema, across processes. */

@@ -3,49 +3,10 @@
  * the last-admin rule.
  */
 import type { JWK } from 'jose';
+import type { Migration, MigrationList, SchemaTooNewError } from '../../../../platform/sql';
 import { IdentityError } from '../errors';
 import { isRole } from '../roles';
 import { SigningKey, StoredUser, type UserPatch } from './types';
-
-/** How a dialect spells what the migrations need. */
-export interface Dialect {
-  /** A table name as statements must write it (schema-qualified on PostgreSQL). */
-  table(name: string): string;
-  /** Text compared and ordered byte by byte. */
-  text: string;
-  integer: string;
-  /** A boolean column named `column`. */
-  boolean(column: string): string;
-  timestamp: string;
-  /** After a table's closing parenthesis (SQLite: `STRICT`). */
-  tableSuffix: string;
-}
-
-export const SQLITE_DIALECT: Dialect = {
-  table: (name) => name,
-  text: 'TEXT',
-  integer: 'INTEGER',
-  boolean: (column) => `INTEGER CHECK (${column} IN (0, 1))`,
-  timestamp: 'TEXT',
-  tableSuffix: ' STRICT',
-};
-
-export function postgresDialect(quotedSchema: string): Dialect {
-  return {
-    table: (name) => `${quotedSchema}.${name}`,
-    text: 'text COLLATE "C"',
-    integer: 'integer',
-    boolean: () => 'boolean',
-    timestamp: 'timestamptz',
-    tableSuffix: '',
-  };
-}
-
-export interface Migration {
-  version: number;
-  name: string;
-  statements(d: Dialect): string[];
-}
 
 /** The table recording applied versions (the zone store has its own `schema_migrations`). */
 export const MIGRATIONS_TABLE = 'api_schema_migrations';
@@ -57,11 +18,11 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'users and signing keys',
     statements: (d) => [
       `CREATE TABLE ${d.table('api_users')} (
-        id            ${d.text} NOT NULL PRIMARY KEY,
-        username      ${d.text} NOT NULL CHECK (username = lower(username) AND length(username) BETWEEN 1 AND 64),
-        email         ${d.text} NOT NULL CHECK (length(email) BETWEEN 3 AND 254),
-        role          ${d.text} NOT NULL CHECK (role IN ('admin', 'operator', 'viewer')),
-        password_hash ${d.text} NOT NULL,
+        id            ${d.key} NOT NULL PRIMARY KEY,
+        username      ${d.key} NOT NULL CHECK (username = lower(username) AND length(username) BETWEEN 1 AND 64),
+        email         ${d.key} NOT NULL CHECK (length(email) BETWEEN 3 AND 254),
+        role          ${d.key} NOT NULL CHECK (role IN ('admin', 'operator', 'viewer')),
+        password_hash ${d.key} NOT NULL,
         disabled      ${d.boolean('disabled')} NOT NULL,
         created_at    ${d.timestamp} NOT NULL,
         updated_at    ${d.timestamp} NOT NULL,
@@ -70,10 +31,10 @@ export const MIGRATIONS: readonly Migration[] = [
       )${d.tableSuffix}`,
       `CREATE UNIQUE INDEX api_users_username ON ${d.table('api_users')} (username)`,
       `CREATE TABLE ${d.table('api_signing_keys')} (
-        kid         ${d.text} NOT NULL PRIMARY KEY,
-        algorithm   ${d.text} NOT NULL,
-        private_jwk ${d.text} NOT NULL,
-        public_jwk  ${d.text} NOT NULL,
+        kid         ${d.key} NOT NULL PRIMARY KEY,
+        algorithm   ${d.key} NOT NULL,
+        private_jwk ${d.key} NOT NULL,
+        public_jwk  ${d.key} NOT NULL,
         created_at  ${d.timestamp} NOT NULL
       )${d.tableSuffix}`,
     ],
@@ -86,18 +47,19 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
+/** The identity tables' migrations as the kit's runners take them. */
+export const USER_MIGRATIONS: MigrationList = {
+  table: MIGRATIONS_TABLE,
+  migrations: MIGRATIONS,
+  appliedAtDefault: true,
+};
 
 /** Refuses a database written by newer software (its tables may mean something this code does not know). */
-export function checkNotNewer(applied: Iterable<number>): void {
-  const newest = Math.max(0, ...applied);
-  if (newest > LATEST_VERSION) {
-    throw new IdentityError(
-      'UNAVAILABLE',
-      `the user tables have schema version ${newest}, newer than this software knows (${LATEST_VERSION})`,
-    );
-  }
-}
+export const tooNew = (err: SchemaTooNewError): IdentityError =>
+  new IdentityError(
+    'UNAVAILABLE',
+    `the user tables have schema version ${err.found}, newer than this software knows (${err.known})`,
+  );
 
 /** The columns every user query selects, in the shape of UserRowIn. */
 export const USER_COLUMNS =

@@ -6,21 +6,20 @@
  */
 import Database from 'better-sqlite3';
 import { ensurePrivateDatabaseFile } from '../../../../dns/store';
+import { SchemaTooNewError, migrateSqlite, sqlFailure } from '../../../../platform/sql';
 import { IdentityError } from '../errors';
 import {
   KEY_COLUMNS,
-  MIGRATIONS,
   NEW_KEY_COLUMNS,
-  MIGRATIONS_TABLE,
-  SQLITE_DIALECT,
   USER_COLUMNS,
+  USER_MIGRATIONS,
   checkKeepsAnAdmin,
-  checkNotNewer,
   patchAssignments,
   patched,
   newKeyValues,
   toSigningKey,
   toStoredUser,
+  tooNew,
   usernameTaken,
   type KeyRowIn,
   type UserRowIn,
@@ -34,39 +33,16 @@ export interface SqliteUserStoreOptions {
   busyTimeoutMs?: number;
 }
 
-function migrate(db: Database.Database): void {
-  db.transaction(() => {
-    db.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
-      version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`);
-    const applied = new Set(
-      db
-        .prepare(`SELECT version FROM ${MIGRATIONS_TABLE}`)
-        .pluck()
-        .all()
-        .map((v) => Number(v)),
-    );
-    checkNotNewer(applied);
-    const mark = db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (version, name, applied_at) VALUES (?, ?, ?)`);
-    for (const m of MIGRATIONS) {
-      if (applied.has(m.version)) continue;
-      for (const statement of m.statements(SQLITE_DIALECT)) db.exec(statement);
-      mark.run(m.version, m.name, new Date().toISOString());
-    }
-  }).immediate();
-}
-
 function mapError(err: unknown): unknown {
   if (err instanceof IdentityError) return err;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))) {
-    return new IdentityError('UNAVAILABLE', `the user database is busy: ${(err as Error).message}`);
-  }
+  if (err instanceof SchemaTooNewError) return tooNew(err);
+  const failure = sqlFailure(err);
+  if (failure?.kind === 'busy')
+    return new IdentityError('UNAVAILABLE', `the user database is busy: ${failure.message}`);
   return err;
 }
 
-const isUniqueViolation = (err: unknown): boolean =>
-  (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-  (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+const isUniqueViolation = (err: unknown): boolean => sqlFailure(err)?.kind === 'unique';
 
 export async function openSqliteUserStore(options: SqliteUserStoreOptions): Promise<UserStore> {
   let db: Database.Database;
@@ -82,7 +58,7 @@ export async function openSqliteUserStore(options: SqliteUserStoreOptions): Prom
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     // A key replaced or deleted (a clear key once sealed, a retired key) is overwritten on disk, not left in a free page.
     db.pragma('secure_delete = ON');
-    migrate(db);
+    migrateSqlite(db, USER_MIGRATIONS);
   } catch (err) {
     db.close();
     throw mapError(err);

@@ -1,6 +1,6 @@
 /** scrypt hashes: format, verification, other parameters, unreadable hashes. */
 import { scryptSync } from 'node:crypto';
-import { DEFAULT_SCRYPT, checkScryptParams, hashPassword, needsRehash, verifyPassword } from './passwords';
+import { DEFAULT_SCRYPT, checkScryptParams, hashPassword, needsRehash, verifyPassword } from './hashing';
 
 const FAST = { N: 2 ** 10, r: 8, p: 1 };
 
