@@ -9,14 +9,14 @@ import type { GatewayMetrics } from './metrics';
 import { registerPlayground } from './playground';
 import type { RestInterface } from './rest/interface';
 import { createHttpApp, mountRestInterfaces } from './http-app';
-import { marketRestInterface } from './rest/market';
+import { marketErrorShape, marketRestInterface } from './rest/market';
 import { VERSION } from './version';
 import type { ConnectionLimiter, StreamLimits } from './subscriptions/connection-limits';
 import type { FederatedSubscriptions } from './subscriptions/federated-subscriptions';
 import { createSubscriptionStream, STREAM_PATH, type SubscriptionStreamEndpoint } from './subscriptions/sse-endpoint';
 import type { StreamBuffers } from './subscriptions/stream-buffers';
 import type { GraphQLSchema } from 'graphql';
-import { ErrorShapes, graphqlErrorShape, marketErrorShape } from './error-shapes';
+import { ErrorShapes, graphqlErrorShape } from './error-shapes';
 import { nestingDepth } from './request-bounds';
 import type { HttpLimits } from './http-server';
 

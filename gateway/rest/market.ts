@@ -1,12 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Graph, PreparedOperation } from '../graph';
 import { callerOf } from '../context';
-import { marketErrorShape } from '../error-shapes';
-import { RestError, restErrorFromGraphQL } from './errors';
+import type { ErrorShape } from '../../platform/errors';
+import { RestError, restErrorFromGraphQL, statusText } from './errors';
 import type { RestInterface } from './interface';
 import { registerMarketLive, type LiveRestOptions } from './market-live';
 import { MarketOperations as Ops } from './market-operations';
 import { MAX_MOVERS_COUNT, MAX_MOVERS_OFFSET } from '../../subgraphs/market/graphql/market-resolver';
+
+/** The market REST interface's shape, also the default for paths no interface claims. */
+export const marketErrorShape: ErrorShape = (status, message) => ({ error: statusText(status), message });
 
 type Data = Record<string, unknown>;
 type Query = Record<string, string | string[] | undefined>;
@@ -75,7 +78,7 @@ function marketRoutes(app: FastifyInstance, graph: Graph): void {
     render: (data: Data) => unknown,
   ): Promise<FastifyReply> {
     const { result, cached } = await graph.run(op, variables, req.id, callerOf(req));
-    if (result.errors?.length) throw restErrorFromGraphQL(result.errors);
+    if (result.errors?.length) throw restErrorFromGraphQL(result.errors, 'market');
     const renderBody = () => JSON.stringify(render(result.data ?? {}));
     const body = cached ? graph.cache.derive(cached, 'rest', renderBody) : renderBody();
     if (cached) reply.header('cache-control', `public, max-age=${graph.cache.remaining(cached)}`);

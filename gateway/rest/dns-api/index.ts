@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError } from 'graphql';
 import { callerOf } from '../../context';
-import type { ErrorShape } from '../../error-shapes';
+import { statusOfCode, type ErrorShape } from '../../../platform/errors';
 import type { Graph, PreparedOperation } from '../../graph';
 import { RestError } from '../errors';
 import type { RestInterface } from '../interface';
@@ -54,29 +54,12 @@ export const dnsApiErrorShape: ErrorShape = (_status, message, extras) => ({
   ...(extras?.errors?.length ? { errors: extras.errors.map((e) => ({ field: e.field, message: e.message })) } : {}),
 });
 
-/** The DNS API's GraphQL error codes and the statuses they are answered with. */
-const STATUS_OF_CODE: Record<string, number> = {
-  BAD_REQUEST: 400,
-  GRAPHQL_VALIDATION_FAILED: 400,
-  UNAUTHENTICATED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  PRECONDITION_FAILED: 412,
-  PAYLOAD_TOO_LARGE: 413,
-  BAD_USER_INPUT: 422,
-  TOO_MANY_REQUESTS: 429,
-  UNAVAILABLE: 503,
-  SUBGRAPH_UNAVAILABLE: 503,
-  SUBGRAPH_TIMEOUT: 504,
-};
-
 /** The first error of an operation as this interface's error (its status, body extras and headers). */
 function restErrorOf(errors: readonly GraphQLFormattedError[], sentCredential: boolean): RestError {
   const [first] = errors;
   if (!first) return new RestError(500, 'internal error');
   const ext = first.extensions ?? {};
-  const status = (typeof ext.code === 'string' && STATUS_OF_CODE[ext.code]) || 500;
+  const status = statusOfCode(ext.code, 'dnsApi') ?? 500;
   if (status === 500) return new RestError(500, 'internal error');
   // The graph names fields in camelCase; this interface as the seed does. (Errors of the adapter's own body checks
   // already name the fields as the client sent them: `unknown field "keySize"` stays what it was.)

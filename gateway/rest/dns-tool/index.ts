@@ -9,7 +9,7 @@ import { editableType, ptrWanted, ttlOf } from '../../../subgraphs/dns-tool/tool
 import { ToolRequest, type Params } from '../../../subgraphs/dns-tool/tool/request';
 import { isSessionId } from '../../../subgraphs/dns-tool/tool/sessions';
 import { callerOf, type RequestCaller } from '../../context';
-import type { ErrorShape } from '../../error-shapes';
+import type { ErrorShape } from '../../../platform/errors';
 import type { Graph, PreparedOperation } from '../../graph';
 import { statusText } from '../errors';
 import { requestOrigin, requestScheme } from './cross-site';
