@@ -1,5 +1,5 @@
 import { grantOf, ROOT_ROLE, type Grant, type RoleSettings } from './tool/access';
-import { toolErrors } from './tool/errors';
+import { toolErrors } from './protocol';
 import type { ToolCaller } from './tool/service';
 import { isSessionId, type Session, type SessionStore } from './tool/sessions';
 import { matchToken, tokenUser } from './tool/tokens';

@@ -2,10 +2,10 @@ import { DnsClient, DnsClientError, type ServerAddress } from '../../../dns/clie
 import type { TsigKey } from '../../../dns/tsig/keyfile';
 import { canRead, canWrite, type Grant, type RoleSettings } from './access';
 import { planCreate, planDelete, planReplace, ptrStepFailed, type ChangePlan, type ZoneUpdate } from './changes';
-import { toolErrors } from './errors';
+import { toolErrors } from '../protocol';
 import { isInZone, wireName } from '../../../dns/names';
 import { isValidHostname, recordFqdn, zoneOfName } from './hostnames';
-import { editableType, ttlOf } from './params';
+import { editableType, ttlOf } from '../protocol';
 import { toolRow, type ToolRow } from './rows';
 import type { UpdateOperation } from '../../../dns/client';
 import type { AuditOperation } from './audit';

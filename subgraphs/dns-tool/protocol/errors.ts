@@ -1,6 +1,6 @@
 /**
  * An error of the DNS tool, as its `/api.php` answers every error: HTTP 400 with `{"error", "message", "code"}` in
- * that order (reference/dns-tool.md, "Errors"). The strings are the original tool's, exactly: clients match them.
+ * that order (docs/dns-tool.md). The strings are the original tool's, exactly: clients match them.
  */
 export class ToolError extends Error {
   constructor(
@@ -40,7 +40,7 @@ export const toolErrors = {
   noToken: () => new ToolError('No token', 'You need to provide a token'),
   loginFailed: (reason: string) => new ToolError('Login failed', reason, 2, true),
   badToken: () => new ToolError('Login failed', 'Invalid username or password'),
-  // Ours (issue #23): the sessions' byte bound is full and the user's own sessions cannot make room.
+  // Ours, not the original's: the sessions' byte bound is full and the user's own sessions cannot make room.
   sessionLimit: (maxBytes: number) =>
     new ToolError(
       'Session limit reached',
@@ -48,7 +48,7 @@ export const toolErrors = {
       2,
       true,
     ),
-  // Ours (issue #23): the session cookie alone carries no request from another origin, nor a change over GET.
+  // Ours, not the original's: the session cookie alone carries no request from another origin, nor a change over GET.
   crossSite: () =>
     new ToolError(
       'Cross-site request refused',
@@ -69,3 +69,38 @@ export const toolErrors = {
     ),
   dns: (message: string) => new ToolError(`ERROR: ${message}`, message),
 };
+
+/**
+ * What `/api.php` needs to answer a failure exactly as the original did. The subgraph puts it in a GraphQL error's
+ * `extensions.tool`; the adapter renders it as it comes (nothing is rebuilt on the way).
+ */
+export interface ToolErrorBody {
+  error: string;
+  message: string;
+  code: number;
+  /** Login failures carry `"result": "failure"` first. */
+  loginFailure: boolean;
+}
+
+export function toolErrorBody(err: ToolError): ToolErrorBody {
+  return { error: err.error, message: err.message, code: err.code, loginFailure: err.loginFailure };
+}
+
+/** The `extensions.tool` of a GraphQL error, when it carries one. */
+export function toolErrorBodyOf(extensions: Readonly<Record<string, unknown>> | undefined): ToolErrorBody | undefined {
+  const tool = extensions?.tool as Partial<ToolErrorBody> | undefined;
+  return tool && typeof tool.error === 'string' && typeof tool.message === 'string' && typeof tool.code === 'number'
+    ? { error: tool.error, message: tool.message, code: tool.code, loginFailure: tool.loginFailure === true }
+    : undefined;
+}
+
+/** The body's fields in the original's order: `result` (login failures only), `error`, `message`, `code`. */
+export function toolErrorFields(body: ToolErrorBody): {
+  result?: 'failure';
+  error: string;
+  message: string;
+  code: number;
+} {
+  const fields = { error: body.error, message: body.message, code: body.code };
+  return body.loginFailure ? { result: 'failure', ...fields } : fields;
+}

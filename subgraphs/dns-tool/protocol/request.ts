@@ -7,7 +7,7 @@ export type Params = Readonly<Record<string, string | readonly string[] | undefi
 const BODY_ONLY: ReadonlySet<string> = new Set(['token', 'loginusername', 'loginpassword']);
 
 /**
- * One `/api.php` request as the original reads it (reference/dns-tool.md, "Transport"): the action from the query
+ * One `/api.php` request as the original reads it (docs/dns-tool.md, "Transport"): the action from the query
  * string first, else the form body, case-insensitive; a request whose action is in the query string counts as a GET
  * even when POSTed; parameters from the query string first, then the form body; secrets from the body only.
  */

@@ -28,7 +28,7 @@ const ZONE = p('zone', 'String', 'Zone name; without it the zone is the longest 
 const PTR = p('ptr', 'Boolean', 'Also change the PTR record of an A or AAAA record (true, t or a non-zero number)');
 const COMMENT = p('comment', 'String', 'Comment for the audit log');
 
-/** Every action, in the order of the original help page (reference/dns-tool.md). */
+/** Every action, in the order of the original help page (docs/dns-tool.md). */
 export const ACTIONS: readonly ActionSpec[] = [
   {
     name: 'is_logged',

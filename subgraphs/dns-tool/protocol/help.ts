@@ -11,7 +11,7 @@ function parameters(title: string, list: readonly ActionParameter[]): string {
   return `<p>${title}</p><ul>${items}</ul>`;
 }
 
-/** How a session travels, and what the cookie alone may carry (issue #23: cross-site requests). */
+/** How a session travels, and what the cookie alone may carry (cross-site requests: docs/dns-tool.md). */
 const SESSIONS =
   'Sessions: send the session id from login as Authorization: Bearer <session_id>, or keep the dnsphpadmin cookie. ' +
   'A request carried by the cookie alone is refused when a browser says it comes from another origin (Origin, Sec-Fetch-Site), and so is a login from another origin. Scripts that send neither header are not affected.';
