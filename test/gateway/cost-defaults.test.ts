@@ -9,7 +9,7 @@ import { OperationCostLimit } from '../../gateway/limits';
 import { SUPERGRAPH_FILE } from '../../gateway/paths';
 import { DnsApiOps, RECORDS_PAGE_MAX } from '../../gateway/rest/dns-api/operations';
 import { DnsToolOps } from '../../gateway/rest/dns-tool/operations';
-import { MarketOperations } from '../../gateway/rest/market-operations';
+import { MarketOperations } from '../../gateway/rest/market/operations';
 
 /**
  * The default maxQueryCost over the composed supergraph: every fixed operation of the REST interfaces (at their

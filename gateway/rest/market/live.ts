@@ -1,16 +1,16 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parse, validate, type FormattedExecutionResult, type GraphQLSchema } from 'graphql';
-import { cacheScopeOf, callerOf } from '../context';
-import { prepareOperation, type Graph } from '../graph';
-import type { Logger } from '../logger';
-import type { GatewayMetrics } from '../metrics';
-import type { ConnectionLimiter } from '../subscriptions/connection-limits';
-import type { FederatedSubscriptions } from '../subscriptions/federated-subscriptions';
-import { endStream } from '../subscriptions/sse-endpoint';
-import type { StreamBuffer, StreamBuffers } from '../subscriptions/stream-buffers';
-import type { Stream } from '../../subgraphs/async-streams';
-import { RestError, restErrorFromGraphQL, statusText } from './errors';
+import { cacheScopeOf, callerOf } from '../../context';
+import { prepareOperation, type Graph } from '../../graph';
+import type { Logger } from '../../logger';
+import type { GatewayMetrics } from '../../metrics';
+import type { ConnectionLimiter } from '../../subscriptions/connection-limits';
+import type { FederatedSubscriptions } from '../../subscriptions/federated-subscriptions';
+import { endStream } from '../../subscriptions/sse-endpoint';
+import type { StreamBuffer, StreamBuffers } from '../../subscriptions/stream-buffers';
+import type { Stream } from '../../../subgraphs/async-streams';
+import { RestError, restErrorFromGraphQL, statusText } from '../errors';
 
 /** The original stream's item: `{ticker, name, price, change, changePercent, currency, type}`, in that order. */
 const LIVE_FIELDS = 'ticker name price change changePercent currency type';
