@@ -35,7 +35,7 @@ const fixed = [...Object.values(DnsApiOps), ...Object.values(DnsToolOps), ...Obj
 
 test.each(fixed.map((op) => [op.name, op.query]))('REST operation %s is within the default cost', (_name, query) => {
   // the largest page a REST listing may ask for
-  expect(refusal(query, { l: RECORDS_PAGE_MAX })).toEqual([null]);
+  expect(refusal(query, { limit: RECORDS_PAGE_MAX })).toEqual([null]);
 });
 
 const examples = join(__dirname, '..', '..', 'gateway', 'playground', 'examples');
