@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError } from 'graphql';
-import { statusOfCode, type ErrorShape } from '../../../platform/errors';
+import { ERROR_CODES, isErrorCode, statusOfCode, type ErrorShape } from '../../../platform/errors';
 import {
   actionSpec,
   bearerCredential,
@@ -55,7 +55,9 @@ function toolFailureOf(errors: readonly GraphQLFormattedError[]): ToolFailure {
   const [first] = errors;
   const tool = toolErrorBodyOf(first?.extensions);
   if (tool) return new ToolFailure(tool);
-  if (statusOfCode(first?.extensions?.code, 'dnsTool') !== undefined)
+  const code = first?.extensions?.code;
+  // Only the gateway's own refusals come without the tool's body (the subgraph sends one with each of its errors).
+  if (isErrorCode(code) && ERROR_CODES[code].raisedBy === 'gateway' && statusOfCode(code, 'dnsTool') !== undefined)
     return new ToolFailure(toolErrorBody(toolErrors.dns(first?.message ?? 'the DNS tool is not available')));
   throw new Error(`dns-tool operation failed: ${first?.message ?? 'no error message'}`);
 }
