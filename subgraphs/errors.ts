@@ -1,14 +1,8 @@
 import { GraphQLError } from 'graphql';
+import type { ErrorCode } from '../platform/errors';
 
-/** The `extensions.code` values every subgraph uses; REST adapters map them to their own status codes. */
-export type ErrorCode =
-  | 'BAD_USER_INPUT'
-  | 'UNAUTHENTICATED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'UPSTREAM_UNAVAILABLE'
-  | 'INTERNAL_SERVER_ERROR';
+// The codes come from the error-code registry (platform/errors), which also holds each interface's status for them.
+export type { ErrorCode };
 
 export function graphqlError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { extensions: { code, ...extra } });

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { securePrivateDir } from '../store';
+import { securePrivateDir } from '../../platform/files';
 
 /**
  * Private keys at rest (DNSSEC keys, the DNS API's token signing key): AES-256-GCM under one master key that never

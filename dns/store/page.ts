@@ -1,17 +1,8 @@
-import type { RecordType } from '../model';
 import { show } from './errors';
-import { StoreError } from './types';
+import { StoreError, type RecordPosition } from './types';
 
 /** Largest page a store hands out in one call (the API's own page limit is lower). */
 export const MAX_STORE_PAGE = 100_000;
-
-/** A record's place in the listing order (name, type, value, id): a page starts after it. */
-export interface RecordPosition {
-  name: string;
-  type: RecordType;
-  value: string;
-  id: string;
-}
 
 /** Checks `limit` and `after` of a record filter; both stores page by the same keyset (name, type, value, id). */
 export function checkPage(limit: unknown, after: unknown): void {

@@ -18,7 +18,7 @@ import { toZone, type ZoneRow } from './rows';
 import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
 import { systemClock, timestamp, type Clock } from './clock';
 import { closedError } from './errors';
-import { ensurePrivateDatabaseFile } from './private-files';
+import { ensurePrivateDatabaseFile } from '../../platform/files';
 import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
 import { ZONE_MIGRATIONS, tooNew } from './migrations';

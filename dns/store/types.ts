@@ -1,5 +1,12 @@
 import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
-import type { RecordPosition } from './page';
+
+/** A record's place in the listing order (name, type, value, id): a page starts after it. */
+export interface RecordPosition {
+  name: string;
+  type: RecordType;
+  value: string;
+  id: string;
+}
 
 /**
  * One change of a zone's records. All changes of one `ZoneStore.change` call are applied in one transaction:

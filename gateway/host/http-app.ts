@@ -1,6 +1,7 @@
 import fastifyCors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import { allowedOrigin, type ErrorShapes } from '../error-shapes';
+import { allowedOrigin } from './cors';
+import type { ErrorShapes } from './error-shapes';
 import { applyHttpLifecycle, DEFAULT_HTTP_LIMITS, httpServerOptions, type HttpLimits } from './http-server';
 import type { Logger } from '../../platform/log';
 import type { GatewayMetrics } from '../graph';

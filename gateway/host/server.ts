@@ -19,10 +19,10 @@ import type { Logger } from '../../platform/log';
 import { registerPlayground } from '../playground';
 import type { RestInterface } from '../rest/interface';
 import { createHttpApp, mountRestInterfaces } from './http-app';
-import { marketRestInterface } from '../rest/market';
+import { marketErrorShape, marketRestInterface } from '../rest/market';
 import { VERSION } from '../version';
 import type { GraphQLSchema } from 'graphql';
-import { ErrorShapes, graphqlErrorShape, marketErrorShape } from '../error-shapes';
+import { ErrorShapes, graphqlErrorShape } from './error-shapes';
 import { nestingDepth } from './request-bounds';
 import type { HttpLimits } from './http-server';
 

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import type { ErrorShape } from '../error-shapes';
+import type { ErrorShape } from '../../platform/errors';
 import { RestError } from './errors';
 
 /**

@@ -1,15 +1,16 @@
 import { GraphQLError } from 'graphql';
+import type { ErrorCode } from '../../platform/errors';
 import { RecordValueError } from '../../dns/records';
 import { StoreError } from '../../dns/store';
 import { IdentityError } from './identity';
 
 /**
- * The DNS API's errors, as GraphQL errors whose `extensions.code` the REST adapter maps to its statuses: 400
- * BAD_REQUEST, 401 UNAUTHENTICATED, 403 FORBIDDEN, 404 NOT_FOUND, 409 CONFLICT, 412 PRECONDITION_FAILED, 413
- * PAYLOAD_TOO_LARGE, 422 BAD_USER_INPUT (with `errors: [{field, message}]`), 429 TOO_MANY_REQUESTS (with
- * `retryAfter` seconds), 503 UNAVAILABLE.
+ * The DNS API's errors, as GraphQL errors whose `extensions.code` comes from the error-code registry
+ * (platform/errors), which also says the status `/api/v1` answers each with. BAD_USER_INPUT carries
+ * `errors: [{field, message}]`, TOO_MANY_REQUESTS `retryAfter` seconds.
  */
-export type DnsApiErrorCode =
+export type DnsApiErrorCode = Extract<
+  ErrorCode,
   | 'BAD_REQUEST'
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
@@ -19,7 +20,8 @@ export type DnsApiErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'BAD_USER_INPUT'
   | 'TOO_MANY_REQUESTS'
-  | 'UNAVAILABLE';
+  | 'UNAVAILABLE'
+>;
 
 export interface FieldError {
   field: string;

@@ -1,12 +1,17 @@
 import { grantOf, ROOT_ROLE, type Grant, type RoleSettings } from './tool/access';
-import { toolErrors } from './tool/errors';
+import { toolErrors } from './protocol';
 import type { ToolCaller } from './tool/service';
 import { isSessionId, type Session, type SessionStore } from './tool/sessions';
 import { matchToken, tokenUser } from './tool/tokens';
 import { fileLogin, type FileUser } from './tool/users-file';
 import type { DnsApiTokens } from './jwt-trust';
 import { bearerCredential } from '../bearer';
-import { LoginThrottle, type IdentityLog, type LoginAttempt, type ThrottleOptions } from '../dns-api/identity';
+import {
+  LoginThrottle,
+  type LoginAttempt,
+  type ThrottleLog,
+  type ThrottleOptions,
+} from '../../platform/login-throttle';
 import { Semaphore } from './tool/semaphore';
 
 /** Directory (LDAP) login: the user's name as the directory spells it, or a `Login failed` tool error. */
@@ -27,7 +32,7 @@ export interface ToolAuthOptions {
   /** Failed logins and token guesses: limits as the DNS API's login (per name/token and address, per address). */
   throttle?: ThrottleOptions;
   /** Where failed logins are reported (never a password or a token). */
-  log?: IdentityLog;
+  log?: ThrottleLog;
   /** Clock of the throttle (tests). */
   now?: () => Date;
 }

@@ -2,7 +2,7 @@ import type { SubgraphContext } from '../subgraph';
 import type { AuthenticatedCaller, ToolAuth } from './auth';
 import { asTool } from './errors';
 import { eventId } from './tool/audit';
-import { toolErrors } from './tool/errors';
+import { toolErrors } from './protocol';
 import type { AuditEntry, ToolService } from './tool/service';
 
 /** The DNS tool's parts, one set per subgraph instance. */

@@ -1,15 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { ErrorCode } from '../errors';
-import { ToolError } from './tool/errors';
-
-/** What `/api.php` needs to answer a failure exactly as the original did (extensions.tool of a GraphQL error). */
-export interface ToolErrorBody {
-  error: string;
-  message: string;
-  code: number;
-  /** Login failures carry `"result": "failure"` first. */
-  loginFailure: boolean;
-}
+import { ToolError, toolErrorBody } from './protocol';
 
 function codeOf(err: ToolError): ErrorCode {
   // A login refused for any reason (the session limit included) leaves the caller unauthenticated.
@@ -22,13 +13,7 @@ function codeOf(err: ToolError): ErrorCode {
 
 /** A tool error as a GraphQL error: the graph's code, and the original's error, message and code beside it. */
 export function toolGraphQLError(err: ToolError): GraphQLError {
-  const tool: ToolErrorBody = {
-    error: err.error,
-    message: err.message,
-    code: err.code,
-    loginFailure: err.loginFailure,
-  };
-  return new GraphQLError(err.message, { extensions: { code: codeOf(err), tool } });
+  return new GraphQLError(err.message, { extensions: { code: codeOf(err), tool: toolErrorBody(err) } });
 }
 
 /** Runs a resolver's work; tool errors become GraphQL errors with the original's body in extensions.tool. */

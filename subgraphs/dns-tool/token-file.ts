@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { securePrivateDir } from '../../dns/store';
+import { securePrivateDir } from '../../platform/files';
 import { join } from 'node:path';
 
 /** The token the all-in-one process makes when no token is configured: `admin_<40 hex>` (no `_` in the secret: logs show the user as the part before the last `_`), kept in DATA_DIR. */

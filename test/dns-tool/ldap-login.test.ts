@@ -1,5 +1,5 @@
 // @needs ldap
-import { ToolError } from '../../subgraphs/dns-tool/tool/errors';
+import { ToolError } from '../../subgraphs/dns-tool/protocol';
 import { ldapLogin, type LdapSettings } from '../../subgraphs/dns-tool/tool/ldap-login';
 import { startSlapd, type TestSlapd } from '../support/slapd';
 

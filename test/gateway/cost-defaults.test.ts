@@ -9,7 +9,7 @@ import { OperationCostLimit } from '../../gateway/graph/limits';
 import { SUPERGRAPH_FILE } from '../../gateway/host/paths';
 import { DnsApiOps, RECORDS_PAGE_MAX } from '../../gateway/rest/dns-api/operations';
 import { DnsToolOps } from '../../gateway/rest/dns-tool/operations';
-import { MarketOperations } from '../../gateway/rest/market-operations';
+import { MarketOperations } from '../../gateway/rest/market/operations';
 
 /**
  * The default maxQueryCost over the composed supergraph: every fixed operation of the REST interfaces (at their
@@ -35,7 +35,7 @@ const fixed = [...Object.values(DnsApiOps), ...Object.values(DnsToolOps), ...Obj
 
 test.each(fixed.map((op) => [op.name, op.query]))('REST operation %s is within the default cost', (_name, query) => {
   // the largest page a REST listing may ask for
-  expect(refusal(query, { l: RECORDS_PAGE_MAX })).toEqual([null]);
+  expect(refusal(query, { limit: RECORDS_PAGE_MAX })).toEqual([null]);
 });
 
 const examples = join(__dirname, '..', '..', 'gateway', 'playground', 'examples');

@@ -23,7 +23,7 @@ export const RECORDS_PAGE_MAX = 10_000;
 export const DnsApiOps = {
   login: prepareOperation(
     'RestDnsLogin',
-    'mutation RestDnsLogin($u: String!, $p: String!) { login(username: $u, password: $p) { token expiresAt } }',
+    'mutation RestDnsLogin($username: String!, $password: String!) { login(username: $username, password: $password) { token expiresAt } }',
   ),
   jwks: prepareOperation('RestDnsJwks', 'query RestDnsJwks { dnsApiJwks { keys { kty crv x kid alg use } } }'),
   signingKeys: prepareOperation(
@@ -35,79 +35,79 @@ export const DnsApiOps = {
     `mutation RestDnsRotateSigningKey { rotateDnsApiSigningKey { key { ${SIGNING_KEY} } previous { ${SIGNING_KEY} } } }`,
   ),
   zones: prepareOperation('RestDnsZones', `query RestDnsZones { zones { ${ZONE_SUMMARY} } }`),
-  zone: prepareOperation('RestDnsZone', `query RestDnsZone($z: String!) { zone(name: $z) { ${ZONE_DETAILS} } }`),
+  zone: prepareOperation('RestDnsZone', `query RestDnsZone($zone: String!) { zone(name: $zone) { ${ZONE_DETAILS} } }`),
   createZone: prepareOperation(
     'RestDnsCreateZone',
-    `mutation RestDnsCreateZone($in: CreateZoneInput!) { createZone(input: $in) { ${ZONE_DETAILS} } }`,
+    `mutation RestDnsCreateZone($input: CreateZoneInput!) { createZone(input: $input) { ${ZONE_DETAILS} } }`,
   ),
   updateZone: prepareOperation(
     'RestDnsUpdateZone',
-    `mutation RestDnsUpdateZone($z: String!, $in: UpdateZoneInput!, $m: String) { updateZone(name: $z, input: $in, ifMatch: $m) { ${ZONE_DETAILS} } }`,
+    `mutation RestDnsUpdateZone($zone: String!, $input: UpdateZoneInput!, $ifMatch: String) { updateZone(name: $zone, input: $input, ifMatch: $ifMatch) { ${ZONE_DETAILS} } }`,
   ),
   deleteZone: prepareOperation(
     'RestDnsDeleteZone',
-    'mutation RestDnsDeleteZone($z: String!, $m: String) { deleteZone(name: $z, ifMatch: $m) { success message } }',
+    'mutation RestDnsDeleteZone($zone: String!, $ifMatch: String) { deleteZone(name: $zone, ifMatch: $ifMatch) { success message } }',
   ),
   exportZone: prepareOperation(
     'RestDnsExportZone',
-    'query RestDnsExportZone($z: String!) { zone(name: $z) { zoneFile } }',
+    'query RestDnsExportZone($zone: String!) { zone(name: $zone) { zoneFile } }',
   ),
   /** A zone's version: its ETag changes with every change of the zone (the listing cache's key). */
   zoneVersion: prepareOperation(
     'RestDnsZoneVersion',
-    'query RestDnsZoneVersion($z: String!) { zone(name: $z) { etag } }',
+    'query RestDnsZoneVersion($zone: String!) { zone(name: $zone) { etag } }',
   ),
   records: prepareOperation(
     'RestDnsRecords',
-    `query RestDnsRecords($z: String!, $t: String, $l: Int, $c: String) { zone(name: $z) { records(type: $t, limit: $l, cursor: $c) { zone nextCursor records { ${RECORD_SUMMARY} } } } }`,
+    `query RestDnsRecords($zone: String!, $type: String, $limit: Int, $cursor: String) { zone(name: $zone) { records(type: $type, limit: $limit, cursor: $cursor) { zone nextCursor records { ${RECORD_SUMMARY} } } } }`,
   ),
   /** A page of the whole listing, with the zone's version at that moment (a walk sees whether the zone changed). */
   recordPage: prepareOperation(
     'RestDnsRecordPage',
-    `query RestDnsRecordPage($z: String!, $t: String, $c: String) { zone(name: $z) { etag records(type: $t, limit: ${RECORDS_PAGE_MAX}, cursor: $c) { zone nextCursor records { ${RECORD_SUMMARY} } } } }`,
+    `query RestDnsRecordPage($zone: String!, $type: String, $cursor: String) { zone(name: $zone) { etag records(type: $type, limit: ${RECORDS_PAGE_MAX}, cursor: $cursor) { zone nextCursor records { ${RECORD_SUMMARY} } } } }`,
   ),
   record: prepareOperation(
     'RestDnsRecord',
-    `query RestDnsRecord($z: String!, $id: ID!) { zone(name: $z) { record(id: $id) { ${RECORD} } } }`,
+    `query RestDnsRecord($zone: String!, $id: ID!) { zone(name: $zone) { record(id: $id) { ${RECORD} } } }`,
   ),
   createRecord: prepareOperation(
     'RestDnsCreateRecord',
-    `mutation RestDnsCreateRecord($z: String!, $in: CreateRecordInput!) { createRecord(zone: $z, input: $in) { ${RECORD} } }`,
+    `mutation RestDnsCreateRecord($zone: String!, $input: CreateRecordInput!) { createRecord(zone: $zone, input: $input) { ${RECORD} } }`,
   ),
   updateRecord: prepareOperation(
     'RestDnsUpdateRecord',
-    `mutation RestDnsUpdateRecord($z: String!, $id: ID!, $in: UpdateRecordInput!, $m: String) { updateRecord(zone: $z, id: $id, input: $in, ifMatch: $m) { ${RECORD} } }`,
+    `mutation RestDnsUpdateRecord($zone: String!, $id: ID!, $input: UpdateRecordInput!, $ifMatch: String) { updateRecord(zone: $zone, id: $id, input: $input, ifMatch: $ifMatch) { ${RECORD} } }`,
   ),
   deleteRecord: prepareOperation(
     'RestDnsDeleteRecord',
-    'mutation RestDnsDeleteRecord($z: String!, $id: ID!, $m: String) { deleteRecord(zone: $z, id: $id, ifMatch: $m) { success message } }',
+    'mutation RestDnsDeleteRecord($zone: String!, $id: ID!, $ifMatch: String) { deleteRecord(zone: $zone, id: $id, ifMatch: $ifMatch) { success message } }',
   ),
   batch: prepareOperation(
     'RestDnsBatch',
-    'mutation RestDnsBatch($z: String!, $ops: [BatchOperationInput!]!) { batchRecords(zone: $z, operations: $ops) { success results { operation id status } } }',
+    'mutation RestDnsBatch($zone: String!, $operations: [BatchOperationInput!]!) { batchRecords(zone: $zone, operations: $operations) { success results { operation id status } } }',
   ),
   dnssec: prepareOperation(
     'RestDnsDnssec',
-    `query RestDnsDnssec($z: String!) { zone(name: $z) { dnssec { ${DNSSEC_STATUS} } } }`,
+    `query RestDnsDnssec($zone: String!) { zone(name: $zone) { dnssec { ${DNSSEC_STATUS} } } }`,
   ),
   setDnssec: prepareOperation(
     'RestDnsSetDnssec',
-    `mutation RestDnsSetDnssec($z: String!, $in: DnssecInput!) { setZoneDnssec(zone: $z, input: $in) { ${DNSSEC_STATUS} } }`,
+    `mutation RestDnsSetDnssec($zone: String!, $input: DnssecInput!) { setZoneDnssec(zone: $zone, input: $input) { ${DNSSEC_STATUS} } }`,
   ),
   rotateDnssec: prepareOperation(
     'RestDnsRotateDnssec',
-    'mutation RestDnsRotateDnssec($z: String!) { rotateZoneDnssec(zone: $z) { success message oldKeyId newKeyId rolloverCompletionDate } }',
+    'mutation RestDnsRotateDnssec($zone: String!) { rotateZoneDnssec(zone: $zone) { success message oldKeyId newKeyId rolloverCompletionDate } }',
   ),
   users: prepareOperation('RestDnsUsers', `query RestDnsUsers { users { ${USER} } }`),
   user: prepareOperation('RestDnsUser', `query RestDnsUser($id: ID!) { user(id: $id) { ${USER} } }`),
   me: prepareOperation('RestDnsMe', `query RestDnsMe { me { ${USER} } }`),
   createUser: prepareOperation(
     'RestDnsCreateUser',
-    `mutation RestDnsCreateUser($in: CreateUserInput!) { createUser(input: $in) { ${USER} } }`,
+    `mutation RestDnsCreateUser($input: CreateUserInput!) { createUser(input: $input) { ${USER} } }`,
   ),
   updateUser: prepareOperation(
     'RestDnsUpdateUser',
-    `mutation RestDnsUpdateUser($id: ID!, $in: UpdateUserInput!) { updateUser(id: $id, input: $in) { ${USER} } }`,
+    `mutation RestDnsUpdateUser($id: ID!, $input: UpdateUserInput!) { updateUser(id: $id, input: $input) { ${USER} } }`,
   ),
   deleteUser: prepareOperation(
     'RestDnsDeleteUser',
@@ -115,6 +115,6 @@ export const DnsApiOps = {
   ),
   changePassword: prepareOperation(
     'RestDnsChangePassword',
-    'mutation RestDnsChangePassword($c: String!, $n: String!) { changeMyPassword(currentPassword: $c, newPassword: $n) { token expiresAt } }',
+    'mutation RestDnsChangePassword($currentPassword: String!, $newPassword: String!) { changeMyPassword(currentPassword: $currentPassword, newPassword: $newPassword) { token expiresAt } }',
   ),
 };

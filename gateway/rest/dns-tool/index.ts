@@ -1,23 +1,31 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError } from 'graphql';
-import { bearerCredential } from '../../../subgraphs/bearer';
-import type { ToolErrorBody } from '../../../subgraphs/dns-tool/errors';
-import { actionSpec, type ActionSpec } from '../../../subgraphs/dns-tool/tool/actions';
-import { toolErrors, ToolError } from '../../../subgraphs/dns-tool/tool/errors';
-import { helpPage } from '../../../subgraphs/dns-tool/tool/help';
-import { editableType, ptrWanted, ttlOf } from '../../../subgraphs/dns-tool/tool/params';
-import { ToolRequest, type Params } from '../../../subgraphs/dns-tool/tool/request';
-import { isSessionId } from '../../../subgraphs/dns-tool/tool/sessions';
+import { ERROR_CODES, isErrorCode, statusOfCode, type ErrorShape } from '../../../platform/errors';
+import {
+  actionSpec,
+  bearerCredential,
+  editableType,
+  helpPage,
+  isSessionId,
+  SESSION_COOKIE,
+  toolErrorBody,
+  toolErrorBodyOf,
+  toolErrorFields,
+  ToolError,
+  toolErrors,
+  ToolRequest,
+  ttlOf,
+  type ActionSpec,
+  type Params,
+  type ToolErrorBody,
+} from '../../../subgraphs/dns-tool/protocol';
 import { callerOf, type Graph, type PreparedOperation, type RequestCaller } from '../../graph';
-import type { ErrorShape } from '../../error-shapes';
 import { statusText } from '../errors';
 import { requestOrigin, requestScheme } from './cross-site';
 import type { RestInterface } from '../interface';
 import { DnsToolOps as Ops } from './operations';
 import { phpPrettyJson, type PhpJson } from './php-json';
-
-/** The session cookie of the original tool. */
-export const SESSION_COOKIE = 'dnsphpadmin';
+import { DNS_TOOL_ACTIONS } from './routes';
 
 const DISABLED = 'API subsystem is disabled, change $g_api_enabled to true in your config.php file to enable this\n';
 
@@ -32,20 +40,25 @@ function body(value: PhpJson): string {
 
 type Data = Record<string, unknown>;
 
-/** A failure of an action, answered as the original does: HTTP 400, `{"error", "message", "code"}`. */
-function errorBody(err: ToolErrorBody): PhpJson {
-  const fields = { error: err.error, message: err.message, code: err.code };
-  return err.loginFailure ? { result: 'failure', ...fields } : fields;
+/**
+ * A failed operation as the tool's failure: the body the subgraph put in `extensions.tool`, as it came. The graph's
+ * own refusals (a subgraph away or late) are the tool's `ERROR:` shape; any other code is a bug (an internal error).
+ */
+class ToolFailure extends Error {
+  constructor(readonly body: ToolErrorBody) {
+    super(body.message);
+  }
 }
 
-function toolErrorOf(errors: readonly GraphQLFormattedError[]): ToolError {
-  const tool = errors[0]?.extensions?.tool as ToolErrorBody | undefined;
-  if (tool) return new ToolError(tool.error, tool.message, tool.code, tool.loginFailure);
-  const code = errors[0]?.extensions?.code;
-  // The graph refused the request itself (a subgraph away, a limit): still the tool's shape, saying what happened.
-  if (code === 'SUBGRAPH_UNAVAILABLE' || code === 'SUBGRAPH_TIMEOUT')
-    return toolErrors.dns(errors[0]?.message ?? 'the DNS tool is not available');
-  throw new Error(`dns-tool operation failed: ${errors[0]?.message ?? 'no error message'}`);
+function toolFailureOf(errors: readonly GraphQLFormattedError[]): ToolFailure {
+  const [first] = errors;
+  const tool = toolErrorBodyOf(first?.extensions);
+  if (tool) return new ToolFailure(tool);
+  const code = first?.extensions?.code;
+  // Only the gateway's own refusals come without the tool's body (the subgraph sends one with each of its errors).
+  if (isErrorCode(code) && ERROR_CODES[code].raisedBy === 'gateway' && statusOfCode(code, 'dnsTool') !== undefined)
+    return new ToolFailure(toolErrorBody(toolErrors.dns(first?.message ?? 'the DNS tool is not available')));
+  throw new Error(`dns-tool operation failed: ${first?.message ?? 'no error message'}`);
 }
 
 /**
@@ -107,11 +120,6 @@ function isTls(req: FastifyRequest): boolean {
   return 'encrypted' in req.socket && req.socket.encrypted === true;
 }
 
-/** Strict: never sent on a request another site starts; Secure only over HTTPS (an http client would lose it). */
-function cookieAttributes(scheme: 'http' | 'https'): string {
-  return `Path=/; HttpOnly; SameSite=Strict${scheme === 'https' ? '; Secure' : ''}`;
-}
-
 /** A form body as PHP's $_POST: each name once, the last value winning. */
 function formParams(text: string): Params {
   const out: Record<string, string> = {};
@@ -137,11 +145,11 @@ export function dnsToolRestInterface(graph: Graph, options: { apiEnabled: boolea
   async function run(
     req: FastifyRequest,
     caller: RequestCaller,
-    op: PreparedOperation,
+    operation: PreparedOperation,
     variables: Data = {},
   ): Promise<Data> {
-    const { result } = await graph.run(op, variables, req.id, caller);
-    if (result.errors?.length) throw toolErrorOf(result.errors);
+    const { result } = await graph.run(operation, variables, req.id, caller);
+    if (result.errors?.length) throw toolFailureOf(result.errors);
     return result.data ?? {};
   }
 
@@ -176,100 +184,10 @@ export function dnsToolRestInterface(graph: Graph, options: { apiEnabled: boolea
       stop: callerOf(req).stop, // the client going away stops what its request started (a zone transfer)
     };
     await preflight(req, caller, tool, spec);
-    const withWarnings = (value: Record<string, PhpJson>, warnings: readonly string[]): PhpJson =>
-      warnings.length > 0 ? { ...value, warnings: [...warnings] } : value;
-    const change = () => ({
-      record: tool.required('record'),
-      type: tool.required('type'),
-      ptr: ptrWanted(tool.optional('ptr')),
-      ...optional('zone', tool.optional('zone')),
-      ...optional('comment', tool.optional('comment')),
-    });
-    switch (spec.name) {
-      case 'is_logged': {
-        const s = (await run(req, caller, Ops.session)).toolSession as {
-          loggedIn: boolean;
-          user: string | null;
-          roles: string | null;
-        };
-        return {
-          is_logged: s.loggedIn,
-          ...(s.user !== null ? { user: s.user } : {}),
-          ...(s.roles !== null ? { role: s.roles } : {}),
-        };
-      }
-      case 'login':
-      case 'login_token': {
-        const result =
-          spec.name === 'login'
-            ? ((
-                await run(req, caller, Ops.login, {
-                  u: tool.optional('loginUsername') ?? null,
-                  p: tool.optional('loginPassword') ?? null,
-                })
-              ).toolLogin as { sessionId: string; warnings: string[] })
-            : ((await run(req, caller, Ops.loginToken, { t: tool.optional('token') ?? null })).toolLoginToken as {
-                sessionId: string;
-                warnings: string[];
-              });
-        void reply.header('set-cookie', `${SESSION_COOKIE}=${result.sessionId}; ${cookieAttributes(scheme)}`);
-        return withWarnings({ result: 'success', session_id: result.sessionId }, result.warnings);
-      }
-      case 'logout': {
-        const r = (await run(req, caller, Ops.logout)).toolLogout as { warnings: string[] };
-        void reply.header('set-cookie', `${SESSION_COOKIE}=; ${cookieAttributes(scheme)}; Max-Age=0`);
-        return withWarnings({ result: 'success' }, r.warnings);
-      }
-      case 'list_zones': {
-        const zones = (await run(req, caller, Ops.zones)).toolZones as ZoneData[];
-        return zones.length === 0 ? [] : Object.fromEntries(zones.map((z) => [z.name, zoneListing(z)]));
-      }
-      case 'list_records': {
-        const zone = tool.optional('zone');
-        const rows = (await run(req, caller, Ops.records, { z: zone === '' ? null : (zone ?? null) })).toolRecords;
-        return (rows as RowData[]).map(row);
-      }
-      case 'get_record': {
-        const rows = (
-          await run(req, caller, Ops.record, {
-            r: tool.required('record'),
-            t: tool.optional('type') || 'A',
-            z: tool.optional('zone') || null,
-          })
-        ).toolRecord;
-        return (rows as RowData[]).map(row);
-      }
-      case 'get_zone_for_fqdn':
-        return {
-          zone: (await run(req, caller, Ops.zoneForFqdn, { f: tool.required('fqdn') })).toolZoneForFqdn as string,
-        };
-      case 'get_version':
-        return { version: (await run(req, caller, Ops.version)).toolVersion as string };
-      case 'create_record': {
-        const input = { ...change(), ttl: ttlOf(tool.required('ttl')), value: tool.required('value') };
-        const r = (await run(req, caller, Ops.create, { in: input })).toolCreateRecord as { warnings: string[] };
-        return withWarnings({ result: 'success' }, r.warnings);
-      }
-      case 'delete_record': {
-        const input = { ...change(), ...optional('value', tool.optional('value')) };
-        const r = (await run(req, caller, Ops.delete, { in: input })).toolDeleteRecord as { warnings: string[] };
-        return withWarnings({ result: 'success' }, r.warnings);
-      }
-      case 'replace_record': {
-        const input = {
-          ...change(),
-          ttl: ttlOf(tool.required('ttl')),
-          newValue: tool.required('new_value'),
-          ...optional('value', tool.optional('value')),
-          ...optional('newRecord', tool.optional('new_record')),
-          ...optional('newType', tool.optional('new_type')),
-        };
-        const r = (await run(req, caller, Ops.replace, { in: input })).toolReplaceRecord as { warnings: string[] };
-        return withWarnings({ result: 'success' }, r.warnings);
-      }
-      default:
-        throw toolErrors.unknownAction();
-    }
+    const route = DNS_TOOL_ACTIONS[spec.name];
+    if (!route) throw toolErrors.unknownAction();
+    const data = await run(req, caller, route.operation, route.variables(tool));
+    return route.render(data, { reply, scheme });
   }
 
   async function handle(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -286,12 +204,13 @@ export function dnsToolRestInterface(graph: Graph, options: { apiEnabled: boolea
       const result = await act(req, reply, tool, spec);
       return reply.status(200).type('application/json').send(body(result));
     } catch (err) {
-      if (!(err instanceof ToolError)) throw err;
+      const failure = err instanceof ToolFailure ? err.body : err instanceof ToolError ? toolErrorBody(err) : undefined;
+      if (!failure) throw err;
       // Every failure is a 400 (POST only and Not authenticated say 403 in the body's code, not the status).
       return reply
         .status(400)
         .type('application/json')
-        .send(body(errorBody(err)));
+        .send(body(toolErrorFields(failure)));
     }
   }
 
@@ -314,38 +233,6 @@ export function dnsToolRestInterface(graph: Graph, options: { apiEnabled: boolea
   };
 }
 
-interface ZoneData {
-  name: string;
-  updateServer: string | null;
-  transferServer: string | null;
-  inTransfer: boolean | null;
-  note: string | null;
-  maintenanceNote: string | null;
-  readOnly: boolean | null;
-}
-
-/** list_zones' item: keys in the original's order, those not configured left out. */
-function zoneListing(z: ZoneData): Record<string, PhpJson> {
-  const item: Record<string, PhpJson> = { domain: z.name };
-  if (z.updateServer !== null) item.update_server = z.updateServer;
-  if (z.transferServer !== null) item.transfer_server = z.transferServer;
-  if (z.inTransfer !== null) item.in_transfer = z.inTransfer;
-  if (z.note !== null) item.note = z.note;
-  if (z.maintenanceNote !== null) item.maintenance_note = z.maintenanceNote;
-  if (z.readOnly !== null) item.read_only = z.readOnly;
-  return item;
-}
-
-interface RowData {
-  name: string;
-  ttl: number;
-  class: string;
-  type: string;
-  value: string;
-}
-
-const row = (r: RowData): PhpJson => [r.name, String(r.ttl), r.class, r.type, r.value];
-
 function validTtl(text: string | undefined): boolean {
   try {
     ttlOf(text ?? '');
@@ -353,8 +240,4 @@ function validTtl(text: string | undefined): boolean {
   } catch {
     return false;
   }
-}
-
-function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
-  return value === undefined || value === '' ? {} : ({ [key]: value } as { [P in K]?: string });
 }

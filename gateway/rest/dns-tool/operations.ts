@@ -9,11 +9,11 @@ export const DnsToolOps = {
   session: prepareOperation('RestToolSession', 'query RestToolSession { toolSession { loggedIn user roles } }'),
   login: prepareOperation(
     'RestToolLogin',
-    `mutation RestToolLogin($u: String, $p: String) { toolLogin(username: $u, password: $p) { ${LOGIN} } }`,
+    `mutation RestToolLogin($username: String, $password: String) { toolLogin(username: $username, password: $password) { ${LOGIN} } }`,
   ),
   loginToken: prepareOperation(
     'RestToolLoginToken',
-    `mutation RestToolLoginToken($t: String) { toolLoginToken(token: $t) { ${LOGIN} } }`,
+    `mutation RestToolLoginToken($token: String) { toolLoginToken(token: $token) { ${LOGIN} } }`,
   ),
   logout: prepareOperation('RestToolLogout', `mutation RestToolLogout { toolLogout { ${RESULT} } }`),
   zones: prepareOperation(
@@ -22,27 +22,27 @@ export const DnsToolOps = {
   ),
   records: prepareOperation(
     'RestToolRecords',
-    `query RestToolRecords($z: String) { toolRecords(zone: $z) { ${ROW} } }`,
+    `query RestToolRecords($zone: String) { toolRecords(zone: $zone) { ${ROW} } }`,
   ),
   record: prepareOperation(
     'RestToolRecord',
-    `query RestToolRecord($r: String!, $t: String!, $z: String) { toolRecord(record: $r, type: $t, zone: $z) { ${ROW} } }`,
+    `query RestToolRecord($record: String!, $type: String!, $zone: String) { toolRecord(record: $record, type: $type, zone: $zone) { ${ROW} } }`,
   ),
   zoneForFqdn: prepareOperation(
     'RestToolZoneForFqdn',
-    'query RestToolZoneForFqdn($f: String!) { toolZoneForFqdn(fqdn: $f) }',
+    'query RestToolZoneForFqdn($fqdn: String!) { toolZoneForFqdn(fqdn: $fqdn) }',
   ),
   version: prepareOperation('RestToolVersion', 'query RestToolVersion { toolVersion }'),
   create: prepareOperation(
     'RestToolCreate',
-    `mutation RestToolCreate($in: ToolRecordInput!) { toolCreateRecord(input: $in) { ${RESULT} } }`,
+    `mutation RestToolCreate($input: ToolRecordInput!) { toolCreateRecord(input: $input) { ${RESULT} } }`,
   ),
   delete: prepareOperation(
     'RestToolDelete',
-    `mutation RestToolDelete($in: ToolRecordInput!) { toolDeleteRecord(input: $in) { ${RESULT} } }`,
+    `mutation RestToolDelete($input: ToolRecordInput!) { toolDeleteRecord(input: $input) { ${RESULT} } }`,
   ),
   replace: prepareOperation(
     'RestToolReplace',
-    `mutation RestToolReplace($in: ToolReplaceInput!) { toolReplaceRecord(input: $in) { ${RESULT} } }`,
+    `mutation RestToolReplace($input: ToolReplaceInput!) { toolReplaceRecord(input: $input) { ${RESULT} } }`,
   ),
 };

@@ -21,7 +21,7 @@ import {
 import type { Role } from './roles';
 import type { StoredUser, User, UserPatch, UserStore } from './store/types';
 import type { IdentityLog } from './log';
-import { LoginThrottle, type ThrottleOptions } from './throttle';
+import { LoginThrottle, type ThrottleOptions } from '../../../platform/login-throttle';
 import { bearerCredential } from '../../bearer';
 import {
   PASSWORD_MAX,

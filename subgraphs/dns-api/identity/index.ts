@@ -19,7 +19,13 @@ export { IdentityError, type AuthFailure, type FieldProblem, type IdentityErrorC
 export { TOKEN_ALGORITHM, type Jwks, type KeySealer, type PublicJwk, type Rotation, type SigningKeyInfo } from './keys';
 export { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from '../../../platform/passwords';
 export { ACTIONS, ROLES, authorize, can, isRole, rolesAllowed, type Action, type Role } from './roles';
-export { LoginThrottle, THROTTLE_DEFAULTS, addressKey, type LoginAttempt, type ThrottleOptions } from './throttle';
+export {
+  LoginThrottle,
+  THROTTLE_DEFAULTS,
+  addressKey,
+  type LoginAttempt,
+  type ThrottleOptions,
+} from '../../../platform/login-throttle';
 export type { IdentityLog } from './log';
 export { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN, USERNAME_MAX } from './validation';
 export { openUserStore, openSqliteUserStore, type OpenUserStoreOptions, type SqliteUserStoreOptions } from './store';

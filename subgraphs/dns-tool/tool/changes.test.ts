@@ -1,5 +1,5 @@
 import { planCreate, planDelete, planReplace, presentationValue } from './changes';
-import { editableType, ptrWanted, ttlOf } from './params';
+import { editableType, ptrWanted, ttlOf } from '../protocol';
 
 const ZONES = ['example.test', '2.0.192.in-addr.arpa', '8.b.d.0.1.0.0.2.ip6.arpa'];
 const find = (fqdn: string) => {

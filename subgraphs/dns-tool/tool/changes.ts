@@ -1,6 +1,5 @@
 import type { UpdateOperation } from '../../../dns/client';
-import { toolErrors } from './errors';
-import type { EditableType } from './params';
+import { type EditableType, toolErrors } from '../protocol';
 import { ipv4ReverseName, ipv6ReverseName } from './reverse';
 
 /** One RFC 2136 UPDATE: to the zone's update server, with its key. */

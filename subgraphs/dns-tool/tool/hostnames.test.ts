@@ -1,4 +1,4 @@
-import { ToolError } from './errors';
+import { ToolError } from '../protocol';
 import { isValidHostname, recordFqdn, zoneOfName } from './hostnames';
 import { ipv4ReverseName, ipv6ReverseName } from './reverse';
 

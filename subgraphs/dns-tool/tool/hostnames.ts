@@ -1,5 +1,5 @@
 import { isInZone, wireName } from '../../../dns/model';
-import { toolErrors } from './errors';
+import { toolErrors } from '../protocol';
 
 /** Letters, digits, `*`, `_`, `-` and `.`, not starting with `+` or `-` (the original tool's check). */
 const HOSTNAME = /^[A-Za-z0-9*_.][A-Za-z0-9*_.-]*$/;

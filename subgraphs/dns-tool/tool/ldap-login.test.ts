@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../../gateway/host/config/load';
-import { ToolError } from './errors';
+import { ToolError } from '../protocol';
 import {
   escapeDnValue,
   escapeFilterValue,

@@ -1,7 +1,7 @@
 import { types } from 'node:util';
 import { Client, ResultCodeError, SASL_MECHANISMS, type Entry } from 'ldapts';
 import type { LdapSettings } from '../../../gateway/host/config/dns-tool-ldap';
-import { ToolError, toolErrors } from './errors';
+import { ToolError, toolErrors } from '../protocol';
 
 export type { LdapSettings } from '../../../gateway/host/config/dns-tool-ldap';
 

@@ -1,5 +1,5 @@
 import type { RedisLink } from '../../../platform/redis';
-import { toolErrors } from './errors';
+import { toolErrors } from '../protocol';
 import {
   DEFAULT_SESSION_BOUNDS,
   isSessionId,

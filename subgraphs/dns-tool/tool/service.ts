@@ -2,10 +2,9 @@ import { DnsClient, DnsClientError, type ServerAddress, type UpdateOperation } f
 import type { TsigKey } from '../../../dns/tsig';
 import { canRead, canWrite, type Grant, type RoleSettings } from './access';
 import { planCreate, planDelete, planReplace, ptrStepFailed, type ChangePlan, type ZoneUpdate } from './changes';
-import { toolErrors } from './errors';
+import { editableType, toolErrors, ttlOf } from '../protocol';
 import { isInZone, wireName } from '../../../dns/model';
 import { isValidHostname, recordFqdn, zoneOfName } from './hostnames';
-import { editableType, ttlOf } from './params';
 import { toolRow, type ToolRow } from './rows';
 import type { AuditOperation } from './audit';
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { toolErrors } from './errors';
+import { isSessionId, toolErrors } from '../protocol';
 
 /** Who a session belongs to. */
 export interface Session {
@@ -46,10 +46,7 @@ export function newSessionId(): string {
   return randomBytes(16).toString('hex');
 }
 
-/** A session id as we issue them (anything else is not looked up). */
-export function isSessionId(id: string): boolean {
-  return /^[0-9a-f]{32}$/.test(id);
-}
+export { isSessionId };
 
 /**
  * The user a session counts against: how it was opened and its roles key — one login name, or one whole token (two

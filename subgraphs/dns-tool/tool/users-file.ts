@@ -1,5 +1,5 @@
 import { verifyPassword } from '../../../platform/passwords';
-import { toolErrors } from './errors';
+import { toolErrors } from '../protocol';
 
 /**
  * File login (docs/dns-tool.md): a users file, one user a line, `user:hash[:enabled[:role,role]]` — the hash

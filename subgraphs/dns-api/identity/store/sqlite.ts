@@ -5,7 +5,7 @@
  * last-admin rule and "first user only" hold against other processes on the same file.
  */
 import Database from 'better-sqlite3';
-import { ensurePrivateDatabaseFile } from '../../../../dns/store';
+import { ensurePrivateDatabaseFile } from '../../../../platform/files';
 import { SchemaTooNewError, migrateSqlite, sqlFailure } from '../../../../platform/sql';
 import { IdentityError } from '../errors';
 import {

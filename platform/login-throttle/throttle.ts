@@ -19,8 +19,13 @@
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import { LRUCache } from 'lru-cache';
+
+/** Where the throttle reports failed logins and limits reached (user name and address; never a password). */
+export interface ThrottleLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { IdentityLog } from './log';
 
 export interface ThrottleOptions {
   /**
@@ -72,7 +77,7 @@ export interface ThrottleDeps {
   refuse: (refusal: ThrottleRefusal) => Error;
   now?: () => Date;
   /** Where failures and limits reached are reported (never a password). */
-  log?: IdentityLog;
+  log?: ThrottleLog;
   /** Waits `ms` (tests replace it). */
   wait?: (ms: number) => Promise<void>;
   /** What the log calls the login (`DNS API`, `DNS tool token`…). */

@@ -2,9 +2,9 @@
  * Login throttling: hard limits per (username, address) and per address, a slow-down per username across addresses
  * that never locks a user out, Retry-After, reset on success, sliding window, bounds and logs.
  */
-import { IdentityError } from './errors';
+import { IdentityError } from '../../subgraphs/dns-api/identity/errors';
 import { LoginThrottle, addressKey, type LoginAttempt, type ThrottleOptions } from './throttle';
-import { TestClock } from './testing/index';
+import { TestClock } from '../../subgraphs/dns-api/identity/testing/index';
 
 const START = '2024-05-01T12:00:00.000Z';
 

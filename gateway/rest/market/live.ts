@@ -12,10 +12,10 @@ import {
   prepareOperation,
   type StreamBuffer,
   type StreamBuffers,
-} from '../graph';
-import type { Logger } from '../../platform/log';
-import type { Stream } from '../../subgraphs/async-streams';
-import { RestError, restErrorFromGraphQL, statusText } from './errors';
+} from '../../graph';
+import type { Logger } from '../../../platform/log';
+import type { Stream } from '../../../subgraphs/async-streams';
+import { RestError, restErrorFromGraphQL, statusText } from '../errors';
 
 /** The original stream's item: `{ticker, name, price, change, changePercent, currency, type}`, in that order. */
 const LIVE_FIELDS = 'ticker name price change changePercent currency type';
@@ -133,7 +133,7 @@ export function registerMarketLive(
         });
         if (!('next' in result))
           throw result.errors?.length
-            ? restErrorFromGraphQL(result.errors)
+            ? restErrorFromGraphQL(result.errors, 'market')
             : new RestError(502, 'the live stream could not start');
         stream = result;
         // The first event comes at once; a stream that fails to open (a remote subgraph's errors arrive as an event)
@@ -143,7 +143,7 @@ export function registerMarketLive(
           await stream.return(undefined);
           const errors = step.done ? undefined : step.value.errors;
           throw errors?.length
-            ? restErrorFromGraphQL(errors)
+            ? restErrorFromGraphQL(errors, 'market')
             : new RestError(502, 'the live stream ended before its first frame');
         }
         first = step.value;
@@ -201,7 +201,7 @@ export function registerMarketLive(
     '/live/snapshot',
     async (req: FastifyRequest<{ Querystring: Record<string, string | string[] | undefined> }>, reply) => {
       const { result } = await graph.run(SNAPSHOT, { tickers: tickersParam(req.query) }, req.id, callerOf(req));
-      if (result.errors?.length) throw restErrorFromGraphQL(result.errors);
+      if (result.errors?.length) throw restErrorFromGraphQL(result.errors, 'market');
       const items = ((result.data as { liveSnapshot?: Item[] } | null)?.liveSnapshot ?? []).map(restItem);
       return reply.header('cache-control', 'no-cache').send(items);
     },

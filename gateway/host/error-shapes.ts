@@ -1,18 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { statusText } from './rest/errors';
-
-/** What an error may say beyond its status and message; each shape shows what its interface has room for. */
-export interface ErrorExtras {
-  /** A machine-readable code (GraphQL's extensions.code). */
-  code?: string;
-  /** The configuration key of a limit that refused the request. */
-  limit?: string;
-  /** Each invalid field and what is wrong with it. */
-  errors?: ReadonlyArray<{ field: string; message: string }>;
-}
-
-/** Renders an error body in one interface's own shape. */
-export type ErrorShape = (status: number, message: string, extras?: ErrorExtras) => unknown;
+import type { ErrorExtras, ErrorShape } from '../../platform/errors';
 
 /** GraphQL's error shape (/graphql, /graphql/stream). */
 export const graphqlErrorShape: ErrorShape = (status, message, extras) => ({
@@ -26,9 +13,6 @@ export const graphqlErrorShape: ErrorShape = (status, message, extras) => ({
     },
   ],
 });
-
-/** The market REST interface's shape, also the default for paths no interface claims. */
-export const marketErrorShape: ErrorShape = (status, message) => ({ error: statusText(status), message });
 
 /**
  * Which interface a path belongs to, for errors raised before any route is chosen (a bad URL, an over-long
@@ -59,10 +43,4 @@ export class ErrorShapes {
       .type('application/json; charset=utf-8')
       .send(this.of(req.url)(status, message, extras));
   }
-}
-
-/** The Access-Control-Allow-Origin a request gets under the CORS setting (`*` or a list), or none. */
-export function allowedOrigin(setting: string | string[], origin: string | undefined): string | undefined {
-  if (setting === '*') return '*';
-  return origin !== undefined && setting.includes(origin) ? origin : undefined;
 }

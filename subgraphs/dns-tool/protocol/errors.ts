@@ -69,3 +69,38 @@ export const toolErrors = {
     ),
   dns: (message: string) => new ToolError(`ERROR: ${message}`, message),
 };
+
+/**
+ * What `/api.php` needs to answer a failure exactly as the original did. The subgraph puts it in a GraphQL error's
+ * `extensions.tool`; the adapter renders it as it comes (nothing is rebuilt on the way).
+ */
+export interface ToolErrorBody {
+  error: string;
+  message: string;
+  code: number;
+  /** Login failures carry `"result": "failure"` first. */
+  loginFailure: boolean;
+}
+
+export function toolErrorBody(err: ToolError): ToolErrorBody {
+  return { error: err.error, message: err.message, code: err.code, loginFailure: err.loginFailure };
+}
+
+/** The `extensions.tool` of a GraphQL error, when it carries one. */
+export function toolErrorBodyOf(extensions: Readonly<Record<string, unknown>> | undefined): ToolErrorBody | undefined {
+  const tool = extensions?.tool as Partial<ToolErrorBody> | undefined;
+  return tool && typeof tool.error === 'string' && typeof tool.message === 'string' && typeof tool.code === 'number'
+    ? { error: tool.error, message: tool.message, code: tool.code, loginFailure: tool.loginFailure === true }
+    : undefined;
+}
+
+/** The body's fields in the original's order: `result` (login failures only), `error`, `message`, `code`. */
+export function toolErrorFields(body: ToolErrorBody): {
+  result?: 'failure';
+  error: string;
+  message: string;
+  code: number;
+} {
+  const fields = { error: body.error, message: body.message, code: body.code };
+  return body.loginFailure ? { result: 'failure', ...fields } : fields;
+}

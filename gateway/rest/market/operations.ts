@@ -1,4 +1,4 @@
-import { prepareOperation } from '../graph';
+import { prepareOperation } from '../../graph';
 
 /** The fixed GraphQL operations behind the market REST paths; field order is the REST body's key order. */
 const QUOTE_FIELDS = `ticker exchange name type currency timezone price change changePercent previousClose

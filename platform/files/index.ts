@@ -1,0 +1,8 @@
+/** Private files: the data directory 0700 and every secret or database file in it 0600. Only re-exports. */
+export {
+  ensurePrivateDatabaseFile,
+  ensurePrivateFile,
+  securePrivateDir,
+  tightenIfPresent,
+  type Tightened,
+} from './private-files';
