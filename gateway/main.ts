@@ -8,7 +8,7 @@ import { ConfigError, loadConfig } from './config/load';
 import type { Config } from './config/schema';
 import { createLogger, resolveLogFormat } from './logger';
 import { createSystem } from './system';
-import { VERSION } from './version';
+import { VERSION } from '../platform/version';
 
 function pairs(flag: string, what: string) {
   return (value: string, previous: Record<string, string> = {}): Record<string, string> => {

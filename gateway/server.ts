@@ -10,7 +10,7 @@ import { registerPlayground } from './playground';
 import type { RestInterface } from './rest/interface';
 import { createHttpApp, mountRestInterfaces } from './http-app';
 import { marketRestInterface } from './rest/market';
-import { VERSION } from './version';
+import { VERSION } from '../platform/version';
 import type { ConnectionLimiter, StreamLimits } from './subscriptions/connection-limits';
 import type { FederatedSubscriptions } from './subscriptions/federated-subscriptions';
 import { createSubscriptionStream, STREAM_PATH, type SubscriptionStreamEndpoint } from './subscriptions/sse-endpoint';

@@ -4,7 +4,7 @@ import { createRemoteJWKSet } from 'jose';
 import type { JSONWebKeySet } from 'jose';
 import { GraphAccessError, type SubgraphDeps, type SubgraphDescriptor } from '../descriptor';
 import { readKeyFile } from '../../dns/tsig/keyfile';
-import { VERSION } from '../../gateway/version';
+import { VERSION } from '../../platform/version';
 import { RedisLink } from '../market/redis-link';
 import { ToolAuth, type DirectoryLogin } from './auth';
 import { buildDnsToolSchema, createDnsToolSubgraph } from './index';
