@@ -88,7 +88,7 @@ export const ProcessSettings = z.object({
     {
       env: 'WORKERS',
       flag: '--workers <n|auto>',
-      help: "Gateway processes sharing the HTTP port (node:cluster): `auto` is one per core. More than one only for a general gateway (SUPERGRAPH_FILE): the all-in-one process holds the DNS server, the zone store's change feed and the live hub, which exist once.",
+      help: 'Gateway processes sharing the HTTP port (node:cluster), auto: one per core; more than one needs SUPERGRAPH_FILE (the all-in-one process holds the DNS server, the zone feed and the live hub, which exist once)',
     },
   ),
   logLevel: setting(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), {
