@@ -30,9 +30,15 @@ export const DnsServerSettings = z.object({
   dnsAccess: setting(
     z
       .object({
-        updateKeys: z.record(z.string(), z.array(z.string())).optional(),
-        transferKeys: z.record(z.string(), z.array(z.string())).optional(),
-        transferFromLoopback: z.boolean().optional(),
+        updateKeys: setting(z.record(z.string(), z.array(z.string())).optional(), {
+          help: 'zone → names of the TSIG keys that may update it (unset: every key may update every zone)',
+        }),
+        transferKeys: setting(z.record(z.string(), z.array(z.string())).optional(), {
+          help: 'zone → names of the TSIG keys that may transfer it (unset: every key may transfer every zone)',
+        }),
+        transferFromLoopback: setting(z.boolean().optional(), {
+          help: 'Whether loopback clients may transfer zones without a key',
+        }),
       })
       .strict()
       .default({}),
@@ -67,6 +73,7 @@ export const DnsServerSettings = z.object({
     {
       env: 'NOTIFY_KEY',
       help: "Key NOTIFY is signed with: the name of a key in tsigKeyFile, or a key of its own as `algorithm:name:secret` (nsupdate's -y form). Unset: NOTIFY goes out unsigned.",
+      secret: true,
     },
   ),
   dnsMaxRecordsPerRrset: setting(z.coerce.number().int().min(0).max(1_000_000).default(100), {
@@ -118,6 +125,7 @@ export const DnsServerSettings = z.object({
     {
       env: 'DNSSEC_MASTER_KEY',
       help: 'The master key (base64, 32 bytes) that seals private DNSSEC keys in the store; unset: one is made into DATA_DIR/dnssec-master.key. Every process serving the same store needs the same one.',
+      secret: true,
     },
   ),
 });

@@ -19,9 +19,9 @@ function pairs(flag: string, what: string) {
 
 /** What `--help` and the documentation show as a key's default (never the value of a secret). */
 export function defaultText(schema: z.ZodType, meta: SettingMeta | undefined): string {
-  if (unwrap(schema) instanceof z.ZodObject) return 'per key (docs/configuration.md)';
-  const value = defaultOf(schema);
-  return meta?.secret && value !== undefined ? '(secret)' : formatDefault(value);
+  if (unwrap(schema) instanceof z.ZodObject) return 'per key';
+  const text = formatDefault(defaultOf(schema));
+  return meta?.secret && text !== 'unset' && text !== 'empty' ? '(secret)' : text;
 }
 
 /** A help line without its closing full stop (the brackets follow it). */
