@@ -44,8 +44,12 @@ export function describeType(schema: z.ZodType): string {
     if (s instanceof z.ZodObject) return 'section';
     if (s instanceof z.ZodString) {
       const format = s.format ? (FORMATS[s.format] ?? s.format) : 'text';
-      return `${format}${format === 'text' ? bounds(s.minLength, s.maxLength, ' characters') : ''}`;
+      if (format !== 'text') return format;
+      return s.minLength === 1 && s.maxLength === null
+        ? 'non-empty text'
+        : `text${bounds(s.minLength, s.maxLength, ' characters')}`;
     }
+    if (s instanceof z.ZodStringFormat && s.format) return FORMATS[s.format] ?? s.format;
     return 'value';
   })();
   return nullable ? `${text} or null` : text;

@@ -6,6 +6,7 @@ export const DnsApiConfigSchema = z.object({
   adminPassword: setting(z.string().min(8).max(256).optional(), {
     env: 'ADMIN_PASSWORD',
     help: "DNS API: the `admin` user's password on first start (unset: a random one, printed once).",
+    secret: true,
   }),
   dnsApiTokenTtl: setting(z.coerce.number().int().min(60).max(31_536_000).default(3_600), {
     env: 'DNS_API_TOKEN_TTL',
