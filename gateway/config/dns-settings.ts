@@ -104,6 +104,10 @@ export const DnsServerSettings = z.object({
       help: 'A DNS TCP connection is not read from while more than this many bytes of its answers wait to be sent.',
     },
   ),
+  dnsUdpBatch: setting(z.enum(['on', 'off']).default('on'), {
+    env: 'DNS_UDP_BATCH',
+    help: "UDP through the batched addon `npm run build` compiles (recvmmsg/sendmmsg, Linux), when it is built; off: Node's dgram, a system call per datagram",
+  }),
   dnsWorkers: setting(
     z
       .union([z.literal('auto'), z.coerce.number().int().min(0).max(64)], {
