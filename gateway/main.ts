@@ -1,121 +1,22 @@
 import './host/production-defaults';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
-import { Command, Option } from 'commander';
 import { StoreError } from '../dns/store';
 import { runPrimary, workerCount } from './host/cluster';
 import { ConfigError, loadConfig } from './host/config/load';
-import type { Config } from './host/config/schema';
+import { configCommand, flagValues } from './host/config/flags';
 import { createLogger, resolveLogFormat } from '../platform/log';
 import { createSystem } from './host/system';
-import { VERSION } from './version';
+import { VERSION } from '../platform/version';
 
-function pairs(flag: string, what: string) {
-  return (value: string, previous: Record<string, string> = {}): Record<string, string> => {
-    const eq = value.indexOf('=');
-    if (eq <= 0) throw new ConfigError(`${flag} expects ${what} (got "${value}")`);
-    return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
-  };
-}
-
-function parseFlags(argv: string[]): Partial<Record<keyof Config, unknown>> & { config?: string } {
-  const program = new Command()
-    .name('npm start --')
-    .description(
-      'One GraphQL API over market data and DNS, plus the REST interfaces of each service.\n' +
-        'Every flag has an environment variable (shown in brackets); flags win over the environment, which wins over the config file.',
-    )
-    .version(VERSION)
-    .addOption(new Option('--port <n>', 'gateway HTTP port [PORT, default 4000]'))
-    .addOption(new Option('--host <addr>', 'address to listen on [HOST, default 127.0.0.1]'))
-    .addOption(new Option('--config <file>', 'YAML or JSON config file [CONFIG]'))
-    .addOption(new Option('--data-dir <dir>', 'data directory [DATA_DIR, default ./data]'))
-    .addOption(
-      new Option('--market-provider <name>', 'market data provider [MARKET_PROVIDER]').choices(['simulated', 'google']),
-    )
-    .addOption(new Option('--market-seed <seed>', 'seed of the simulated market [MARKET_SEED]'))
-    .addOption(new Option('--market-clock <iso>', 'freeze the simulated market at this instant [MARKET_CLOCK]'))
-    .addOption(new Option('--google-finance-url <url>', 'base URL of the upstream RPC [GOOGLE_FINANCE_URL]'))
-    .addOption(new Option('--redis-url <url>', 'Redis for the shared market cache [REDIS_URL, default: in memory]'))
-    .addOption(new Option('--live-interval-ms <ms>', 'live price interval [LIVE_INTERVAL_MS, default 15000]'))
-    .addOption(new Option('--cors-origins <list>', 'allowed CORS origins, comma-separated or * [CORS_ORIGINS]'))
-    .addOption(new Option('--no-response-cache', 'disable the whole-response cache [RESPONSE_CACHE=false]'))
-    .addOption(new Option('--dns-host <addr>', 'embedded DNS server address [DNS_HOST, default 127.0.0.1]'))
-    .addOption(
-      new Option('--dns-port <n>', 'embedded DNS server port, UDP and TCP; 0 turns it off [DNS_PORT, default 5353]'),
-    )
-    .addOption(
-      new Option(
-        '--database-url <url>',
-        'postgres:// URL for the zone store [DATABASE_URL, default SQLite in the data dir]',
-      ),
-    )
-    .addOption(
-      new Option(
-        '--zone <name=file>',
-        'load a zone from an RFC 1035 master file at start, if the store lacks it (repeatable)',
-      ).argParser(pairs('--zone', 'NAME=FILE')),
-    )
-    .addOption(
-      new Option(
-        '--tsig-keyfile <file>',
-        'TSIG keys in BIND key-file format, for dynamic update and transfer [TSIG_KEYFILE]',
-      ),
-    )
-    .addOption(
-      new Option('--notify <host:port>', 'secondary to NOTIFY after changes, comma-separated [NOTIFY_TARGETS]'),
-    )
-    .addOption(
-      new Option(
-        '--supergraph <file>',
-        'serve this Federation 2 supergraph (remote subgraphs, URLs from the file) as a general gateway',
-      ),
-    )
-    .addOption(
-      new Option(
-        '--workers <n|auto>',
-        'gateway processes sharing the port, auto: one per core; more than one only with --supergraph [WORKERS, default 1]',
-      ),
-    )
-    .addOption(
-      new Option('--subgraph <name=url>', 'use a remote subgraph instead of the in-process one (repeatable)').argParser(
-        pairs('--subgraph', 'NAME=URL'),
-      ),
-    )
-    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent [LOG_LEVEL]'))
-    .addOption(
-      new Option(
-        '--log-format <format>',
-        'auto (readable on a terminal, JSON otherwise), json or pretty [LOG_FORMAT]',
-      ).choices(['auto', 'json', 'pretty']),
-    )
-    .parse(argv);
-  const o = program.opts<Record<string, unknown>>();
-  return {
-    config: o.config as string | undefined,
-    port: o.port,
-    host: o.host,
-    dataDir: o.dataDir,
-    marketProvider: o.marketProvider,
-    marketSeed: o.marketSeed,
-    marketClock: o.marketClock,
-    googleFinanceUrl: o.googleFinanceUrl,
-    redisUrl: o.redisUrl,
-    liveIntervalMs: o.liveIntervalMs,
-    corsOrigins: o.corsOrigins,
-    logLevel: o.logLevel,
-    logFormat: o.logFormat,
-    responseCache: o.responseCache === false ? false : undefined,
-    subgraphUrls: o.subgraph,
-    supergraphFile: o.supergraph,
-    workers: o.workers,
-    dnsHost: o.dnsHost,
-    dnsPort: o.dnsPort,
-    databaseUrl: o.databaseUrl,
-    zoneFiles: o.zone,
-    tsigKeyFile: o.tsigKeyfile,
-    notifyTargets: o.notify,
-  };
+function parseFlags(argv: string[]): ReturnType<typeof flagValues> {
+  const program = configCommand(
+    'npm start --',
+    'One GraphQL API over market data and DNS, plus the REST interfaces of each service.\n' +
+      'Every flag has an environment variable (shown in brackets); flags win over the environment, which wins over the config file.',
+    VERSION,
+  );
+  return flagValues(program.parse(argv));
 }
 
 async function main(): Promise<void> {

@@ -1,7 +1,7 @@
 import './host/production-defaults';
 import 'reflect-metadata';
 import { Command, Option } from 'commander';
-import { ConfigError, loadConfig } from './host/config/load';
+import { ConfigError, envSetting, loadConfig } from './host/config/load';
 import { createLogger, resolveLogFormat } from '../platform/log';
 import { buildSubgraphServer, subgraphServerOptions } from './host/subgraph-server';
 import { buildSubgraph } from './host/subgraphs';
@@ -25,7 +25,8 @@ async function main(): Promise<void> {
   const entry = descriptorOf(name);
   if (!entry) throw new ConfigError(`unknown subgraph "${name}": use one of ${names.join(', ')}`);
   const o = program.opts<{ port?: string; host?: string; config?: string }>();
-  const port = o.port ?? process.env.PORT ?? new URL(entry.defaultUrl).port;
+  // PORT wins over the supergraph's port, but the config file's port (the gateway's) does not apply here.
+  const port = o.port ?? envSetting('port') ?? new URL(entry.defaultUrl).port;
   const config = loadConfig({ file: o.config, flags: { port, host: o.host } });
   const log = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat));
   if (entry.needs.includes('dns') && !config.databaseUrl) {

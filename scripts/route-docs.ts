@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { routeDocs } from '../gateway/rest/docs';
 import { PROJECT_ROOT } from '../gateway/host/paths';
 
-// Writes docs/routes/*.md from the REST interfaces' route tables (`npm run docs:routes`).
+// Writes docs/routes/*.md from the REST interfaces' route tables (`npm run docs`).
 const dir = join(PROJECT_ROOT, 'docs', 'routes');
 mkdirSync(dir, { recursive: true });
 for (const [file, text] of Object.entries(routeDocs())) writeFileSync(join(dir, file), text);

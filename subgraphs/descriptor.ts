@@ -1,10 +1,9 @@
 import type { GraphQLSchema } from 'graphql';
+import type { z } from 'zod';
 import type { ZoneStore } from '../dns/store';
 import type { DnsEngine } from '../dns/engine';
 import type { TsigKey } from '../dns/tsig';
 import type { KeyVault } from '../dns/dnssec';
-// The descriptor is where the product's one configuration meets a subgraph: it reads the settings it needs.
-import type { Config } from '../gateway/host/config/schema';
 import type { Subgraph } from './subgraph';
 
 /** A subgraph as composition sees it. */
@@ -28,9 +27,35 @@ export interface Engines {
   };
 }
 
+/**
+ * Settings of the whole product a subgraph may read besides its own section; the host passes them (the names are the
+ * configuration's keys, docs/configuration.md).
+ */
+export interface SharedSettings {
+  /** Where SQLite files and generated secrets live. */
+  readonly dataDir: string;
+  /** PostgreSQL for the stores; unset: SQLite in dataDir. */
+  readonly databaseUrl?: string | undefined;
+  /** Redis shared by replicas; unset: each process keeps its own in memory. */
+  readonly redisUrl?: string | undefined;
+  readonly redisPrefix: string;
+  readonly redisConnectTimeoutMs: number;
+  readonly redisCommandTimeoutMs: number;
+  /** TSIG keys (BIND key-file format) the embedded DNS server knows. */
+  readonly tsigKeyFile?: string | undefined;
+  /** The DNS API's tokens and login throttle: the DNS tool trusts those tokens and applies the same throttle. */
+  readonly dnsApiIssuer: string;
+  readonly dnsApiAudience: string;
+  readonly dnsApiLoginFailuresPerUser: number;
+  readonly dnsApiLoginFailuresPerAddress: number;
+  readonly dnsApiLoginWindowS: number;
+}
+
 /** What building a subgraph may use. */
-export interface SubgraphDeps {
-  config: Config;
+export interface SubgraphDeps<Section = unknown> {
+  /** Its own section of the configuration, as its config.ts declares and validates it. */
+  config: Section;
+  shared: SharedSettings;
   /** A logger for this subgraph (already labelled with its name). */
   log: SubgraphLogger;
   engines: Engines;
@@ -79,12 +104,14 @@ export interface SubgraphLogger {
  * building anything), the engines it needs, and how to build it. Adding a subgraph is a folder with one of these,
  * listed in subgraphs/index.ts — nothing in the gateway changes.
  */
-export interface SubgraphDescriptor {
+export interface SubgraphDescriptor<Section = unknown> {
   readonly name: string;
+  /** Its keys of the configuration (its config.ts): the host's schema composes every subgraph's section. */
+  readonly configSchema: z.ZodObject;
   /** Its GraphQL URL when run alone (`npm run subgraph -- NAME`), written into the supergraph. */
   readonly defaultUrl: string;
   /** Engines it cannot work without; the system starts them first. */
   readonly needs: ReadonlyArray<keyof Engines>;
   buildSchema(): Promise<GraphQLSchema>;
-  create(deps: SubgraphDeps): Promise<Subgraph>;
+  create(deps: SubgraphDeps<Section>): Promise<Subgraph>;
 }

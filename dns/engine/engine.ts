@@ -64,6 +64,8 @@ export interface DnsEngineOptions {
   log?: DnsEngineLogger;
   /** Bounds of DNS over TCP (connections, deadlines, buffered answers); defaults: DEFAULT_TCP_LIMITS. */
   tcp?: Partial<TcpLimits>;
+  /** Batched UDP through the native addon when it is built (the default); false: Node's dgram. */
+  udpBatch?: boolean;
   /** Limits of the answer cache (defaults: DEFAULT_ANSWER_CACHE; `maxEntries: 0` turns it off). */
   answerCache?: Partial<AnswerCacheLimits>;
   /**
@@ -165,6 +167,7 @@ export class DnsEngine {
         port: options.port,
         responder,
         tcp: options.tcp,
+        ...(options.udpBatch === undefined ? {} : { udpBatch: options.udpBatch }),
         onError,
         onConnectionRefused: (info) =>
           options.log?.warn(info, 'DNS TCP connection limit reached: new connections are closed at once'),

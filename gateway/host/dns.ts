@@ -159,6 +159,7 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
         count: config.dnsWorkers === 'auto' ? autoWorkerCount() : config.dnsWorkers,
         store: { dataDir: config.dataDir, databaseUrl: config.databaseUrl },
       },
+      udpBatch: config.dnsUdpBatch === 'on',
       tcp: {
         maxConnections: config.dnsTcpMaxConnections,
         idleMs: config.dnsTcpIdleMs,

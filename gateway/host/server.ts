@@ -20,7 +20,7 @@ import { registerPlayground } from '../playground';
 import type { RestInterface } from '../rest/interface';
 import { createHttpApp, mountRestInterfaces } from './http-app';
 import { marketErrorShape, marketRestInterface } from '../rest/market';
-import { VERSION } from '../version';
+import { VERSION } from '../../platform/version';
 import type { GraphQLSchema } from 'graphql';
 import { ErrorShapes, graphqlErrorShape } from './error-shapes';
 import { nestingDepth } from './request-bounds';

@@ -1,4 +1,4 @@
-import type { SubgraphDescriptor, Engines, GraphAccess } from '../../subgraphs/descriptor';
+import type { SubgraphDescriptor, Engines, GraphAccess, SharedSettings } from '../../subgraphs/descriptor';
 import type { Subgraph } from '../../subgraphs/subgraph';
 import type { Config } from './config/schema';
 import type { DnsPart } from './dns';
@@ -19,6 +19,31 @@ export interface SystemOverrides {
   dns?: DnsPart;
 }
 
+/** The product-wide settings a subgraph may read besides its own section. */
+function sharedSettings(config: Config): SharedSettings {
+  return {
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    redisUrl: config.redisUrl,
+    redisPrefix: config.redisPrefix,
+    redisConnectTimeoutMs: config.redisConnectTimeoutMs,
+    redisCommandTimeoutMs: config.redisCommandTimeoutMs,
+    tsigKeyFile: config.tsigKeyFile,
+    dnsApiIssuer: config.dnsApiIssuer,
+    dnsApiAudience: config.dnsApiAudience,
+    dnsApiLoginFailuresPerUser: config.dnsApiLoginFailuresPerUser,
+    dnsApiLoginFailuresPerAddress: config.dnsApiLoginFailuresPerAddress,
+    dnsApiLoginWindowS: config.dnsApiLoginWindowS,
+  };
+}
+
+/** A subgraph's own section: the keys its config schema declares (the host's schema composed and validated them). */
+function sectionOf(descriptor: SubgraphDescriptor, config: Config): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.keys(descriptor.configSchema.shape).map((key) => [key, (config as Record<string, unknown>)[key]]),
+  );
+}
+
 /** Builds one subgraph from its descriptor, with the engines it declared it needs. */
 export async function buildSubgraph(
   descriptor: SubgraphDescriptor,
@@ -32,7 +57,8 @@ export async function buildSubgraph(
     if (!engines[need]) throw new Error(`subgraph ${descriptor.name} needs the ${need} engine, which is not running`);
   }
   return descriptor.create({
-    config,
+    config: sectionOf(descriptor, config),
+    shared: sharedSettings(config),
     log: log.child({ subgraph: descriptor.name }),
     engines,
     overrides,

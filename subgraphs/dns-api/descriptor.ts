@@ -1,4 +1,5 @@
 import type { SubgraphDescriptor } from '../descriptor';
+import { DnsApiConfigSchema, type DnsApiConfig } from './config';
 import { Identity, openUserStore } from './identity';
 import { buildDnsApiSchema, createDnsApiSubgraph } from './index';
 import { wireName } from '../../dns/model';
@@ -8,15 +9,16 @@ import { wireName } from '../../dns/model';
  * beside the zones (the same SQLite file, or the same PostgreSQL database). On first start it creates `admin`
  * with ADMIN_PASSWORD, or with a random password printed once on the terminal (never logged).
  */
-export const dnsApiDescriptor: SubgraphDescriptor = {
+export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
   name: 'dns-api',
+  configSchema: DnsApiConfigSchema,
   defaultUrl: 'http://127.0.0.1:4102/graphql',
   needs: ['dns'],
   buildSchema: buildDnsApiSchema,
-  async create({ config, log, engines }) {
+  async create({ config, shared, log, engines }) {
     const dns = engines.dns;
     if (!dns) throw new Error('the dns-api subgraph needs the DNS engine');
-    const users = await openUserStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+    const users = await openUserStore({ dataDir: shared.dataDir, databaseUrl: shared.databaseUrl });
     try {
       const identity = new Identity({
         store: users,

@@ -3,9 +3,10 @@ import { readFileSync } from 'node:fs';
 import { createRemoteJWKSet, type JSONWebKeySet } from 'jose';
 import { GraphAccessError, type SubgraphDeps, type SubgraphDescriptor } from '../descriptor';
 import { readKeyFile } from '../../dns/tsig';
-import { VERSION } from '../../gateway/version';
+import { VERSION } from '../../platform/version';
 import { RedisLink } from '../../platform/redis';
 import { ToolAuth, type DirectoryLogin } from './auth';
+import { DnsToolConfigSchema, type DnsToolConfig } from './config';
 import { buildDnsToolSchema, createDnsToolSubgraph } from './index';
 import { DnsApiTokens, type DnsApiClaims, type DnsApiSource } from './jwt-trust';
 import { ensureGeneratedToken } from './token-file';
@@ -27,7 +28,7 @@ const TOKEN_USER_QUERY = 'query DnsToolTokenUser { me { username role } }';
  * Where the DNS API's public keys and its users' current state come from: the graph in the all-in-one process, else
  * the DNS API's own URLs (`dnsApiJwksUrl`, and `dnsApiUserUrl` — by default its `/users/me` beside the JWKS).
  */
-function dnsApiSource({ config, graph, log }: SubgraphDeps): DnsApiSource | undefined {
+function dnsApiSource({ config, graph, log }: SubgraphDeps<DnsToolConfig>): DnsApiSource | undefined {
   const url = config.dnsTool.dnsApiJwksUrl;
   if (url) {
     const remote = createRemoteJWKSet(new URL(url));
@@ -76,20 +77,23 @@ function userOf(value: unknown): DnsApiClaims | null {
 }
 
 /** Sessions in memory, or in Redis with REDIS_URL (shared by replicas); `close` ends the Redis connection. */
-function sessionStore({ config, log }: SubgraphDeps): { store: SessionStore; close: () => Promise<void> } {
+function sessionStore({ config, shared, log }: SubgraphDeps<DnsToolConfig>): {
+  store: SessionStore;
+  close: () => Promise<void>;
+} {
   const idleSeconds = config.dnsTool.sessionIdleS;
   const bounds = { maxPerUser: config.dnsTool.maxSessionsPerUser, maxBytes: config.dnsTool.maxSessionBytes };
-  if (!config.redisUrl) return { store: new MemorySessionStore({ idleSeconds, bounds }), close: async () => undefined };
+  if (!shared.redisUrl) return { store: new MemorySessionStore({ idleSeconds, bounds }), close: async () => undefined };
   const link = new RedisLink({
-    url: config.redisUrl,
+    url: shared.redisUrl,
     purpose: 'DNS tool sessions',
     fallback: 'DNS tool logins and sessions fail until Redis answers',
-    connectTimeoutMs: config.redisConnectTimeoutMs,
-    commandTimeoutMs: config.redisCommandTimeoutMs,
+    connectTimeoutMs: shared.redisConnectTimeoutMs,
+    commandTimeoutMs: shared.redisCommandTimeoutMs,
     log,
   });
   return {
-    store: new RedisSessionStore(link, { prefix: config.redisPrefix, idleSeconds, bounds }),
+    store: new RedisSessionStore(link, { prefix: shared.redisPrefix, idleSeconds, bounds }),
     close: () => link.close(),
   };
 }
@@ -104,15 +108,16 @@ function loopbackOf(host: string): string {
  * embedded server through the wire, with the key the server was given for it; without configured tokens it makes
  * one (`admin_…`, role root), shown once on the terminal.
  */
-export const dnsToolDescriptor: SubgraphDescriptor = {
+export const dnsToolDescriptor: SubgraphDescriptor<DnsToolConfig> = {
   name: 'dns-tool',
+  configSchema: DnsToolConfigSchema,
   defaultUrl: 'http://127.0.0.1:4103/graphql',
   needs: [],
   buildSchema: buildDnsToolSchema,
   async create(deps) {
-    const { config, log, engines } = deps;
+    const { config, shared, log, engines } = deps;
     const settings = config.dnsTool;
-    const keys = config.tsigKeyFile ? readKeyFile(config.tsigKeyFile) : [];
+    const keys = shared.tsigKeyFile ? readKeyFile(shared.tsigKeyFile) : [];
     const dns = engines.dns;
     const server = dns?.engine.server;
     const embedded = async (): Promise<EmbeddedServer | undefined> =>
@@ -160,7 +165,7 @@ export const dnsToolDescriptor: SubgraphDescriptor = {
     let tokens = settings.tokens;
     let roles = settings;
     if (tokens.length === 0) {
-      const generated = ensureGeneratedToken(config.dataDir);
+      const generated = ensureGeneratedToken(shared.dataDir);
       tokens = [generated.token];
       roles = { ...settings, usersRoles: { ...settings.usersRoles, [generated.token]: ['root'] } };
       // Shown once, on the terminal and not through the logger (logs are kept and shipped; this must not be).
@@ -184,14 +189,14 @@ export const dnsToolDescriptor: SubgraphDescriptor = {
       ...(usersFile ? { usersFile } : {}),
       ...(directory ? { directory } : {}),
       ...(dnsApi
-        ? { dnsApi: new DnsApiTokens(dnsApi, { issuer: config.dnsApiIssuer, audience: config.dnsApiAudience }) }
+        ? { dnsApi: new DnsApiTokens(dnsApi, { issuer: shared.dnsApiIssuer, audience: shared.dnsApiAudience }) }
         : {}),
       dnsApiRoles: settings.dnsApiRoles,
       // The same limits as the DNS API's login: one policy for every password and token of the system.
       throttle: {
-        maxFailuresPerUsername: config.dnsApiLoginFailuresPerUser,
-        maxFailuresPerAddress: config.dnsApiLoginFailuresPerAddress,
-        windowSeconds: config.dnsApiLoginWindowS,
+        maxFailuresPerUsername: shared.dnsApiLoginFailuresPerUser,
+        maxFailuresPerAddress: shared.dnsApiLoginFailuresPerAddress,
+        windowSeconds: shared.dnsApiLoginWindowS,
       },
       log: log.child({ part: 'login' }),
     });

@@ -1,5 +1,5 @@
 import { parseKeyFile } from '../../dns/tsig/keyfile';
-import { DnsToolSchema } from '../../gateway/host/config/dns-tool';
+import { DnsToolSchema } from './config';
 import { toolZones, ToolZonesError } from './zones';
 
 const KEYS = parseKeyFile(

@@ -1,7 +1,7 @@
 import { parseServerAddress, type ServerAddress } from '../../dns/client';
 import { wireName } from '../../dns/model';
 import type { TsigKey } from '../../dns/tsig';
-import type { DnsToolSettings } from '../../gateway/host/config/dns-tool';
+import type { DnsToolSettings } from './config';
 import type { ToolZone } from './tool/service';
 
 /** The embedded DNS server, when the tool manages its zones (the all-in-one default). */

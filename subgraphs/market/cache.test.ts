@@ -1,6 +1,6 @@
 // @needs redis
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../../gateway/host/config/load';
+import { MarketConfigSchema } from './config';
 import { freePort } from '../../test/bench/processes';
 import { startTestRedis, type TestRedis } from '../../test/support/redis-server';
 import { closeMarketCache, createMarketCache, marketCacheHealth, type MarketCache } from './cache';
@@ -13,7 +13,7 @@ import type { MarketProvider, MarketRequest, MarketResult } from './providers/pr
  * never wait for Redis (they go straight to the provider while it is away), an outage is logged once when it starts
  * and once when it ends, and the cache is used again when Redis is back.
  */
-const ttls = loadConfig({ env: {} }).marketCacheTtl;
+const ttls = MarketConfigSchema.parse({}).marketCacheTtl;
 const COMMAND_TIMEOUT_MS = 300;
 
 class CountingProvider implements MarketProvider {

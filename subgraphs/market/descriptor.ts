@@ -1,5 +1,6 @@
 import type { SubgraphDescriptor } from '../descriptor';
 import { createMarketCache } from './cache';
+import { MarketConfigSchema, type MarketConfig } from './config';
 import { buildMarketSchema, createMarketSubgraph } from './index';
 import { createMarketProvider } from './providers';
 import type { MarketProvider } from './providers/provider';
@@ -9,12 +10,13 @@ function isProvider(value: unknown): value is MarketProvider {
 }
 
 /** Market data: quotes, company data, charts, news, lists and live prices, from the configured provider. */
-export const marketDescriptor: SubgraphDescriptor = {
+export const marketDescriptor: SubgraphDescriptor<MarketConfig> = {
   name: 'market',
+  configSchema: MarketConfigSchema,
   defaultUrl: 'http://127.0.0.1:4101/graphql',
   needs: [],
   buildSchema: buildMarketSchema,
-  async create({ config, log, overrides }) {
+  async create({ config, shared, log, overrides }) {
     // A test may hand in its own provider (overrides.marketProvider).
     const provider = isProvider(overrides.marketProvider)
       ? overrides.marketProvider
@@ -28,11 +30,11 @@ export const marketDescriptor: SubgraphDescriptor = {
           log,
         });
     const redisTimeouts = {
-      connectTimeoutMs: config.redisConnectTimeoutMs,
-      commandTimeoutMs: config.redisCommandTimeoutMs,
+      connectTimeoutMs: shared.redisConnectTimeoutMs,
+      commandTimeoutMs: shared.redisCommandTimeoutMs,
     };
     const cache = createMarketCache({
-      redisUrl: config.redisUrl,
+      redisUrl: shared.redisUrl,
       ...redisTimeouts,
       log,
       onError: (err) => log.warn({ err }, 'market cache error'),
@@ -47,8 +49,8 @@ export const marketDescriptor: SubgraphDescriptor = {
       },
       live: {
         intervalMs: config.liveIntervalMs,
-        redisUrl: config.redisUrl,
-        redisPrefix: config.redisPrefix,
+        redisUrl: shared.redisUrl,
+        redisPrefix: shared.redisPrefix,
         redisConnectTimeoutMs: redisTimeouts.connectTimeoutMs,
         redisCommandTimeoutMs: redisTimeouts.commandTimeoutMs,
       },

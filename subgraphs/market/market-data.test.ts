@@ -1,11 +1,11 @@
 // @needs redis
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../../gateway/host/config/load';
+import { MarketConfigSchema } from './config';
 import { closeMarketCache, createMarketCache, marketCacheHealth, type MarketCache } from './cache';
 import { MarketData } from './market-data';
 import { UpstreamError, type MarketProvider, type MarketRequest, type MarketResult } from './providers/provider';
 
-const ttls = loadConfig({ env: {} }).marketCacheTtl;
+const ttls = MarketConfigSchema.parse({}).marketCacheTtl;
 const quoteReq = (ticker: string): MarketRequest => ({ kind: 'quote', ticker });
 
 /** A provider whose answers the test releases by hand, to observe coalescing of in-flight calls. */

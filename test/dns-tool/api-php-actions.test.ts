@@ -2,7 +2,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { VERSION } from '../../gateway/version';
+import { VERSION } from '../../platform/version';
 import { dig } from '../support/dns-peers';
 import { TEST_ADMIN_PASSWORD } from '../support/system';
 import {

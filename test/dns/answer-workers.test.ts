@@ -100,10 +100,7 @@ describe.each([
 ])('DNS answer workers, $mode', ({ batch }) => {
   let dir: string;
   let store: ZoneStore;
-  const saved = process.env.DNS_UDP_BATCH;
-
   beforeAll(async () => {
-    process.env.DNS_UDP_BATCH = batch;
     if (batch === 'on' && !udpBatchAddon())
       throw new Error('the udp-batch addon is not built (npm run build): batched UDP cannot be tested');
     dir = mkdtempSync(join(tmpdir(), 'dns-workers-'));
@@ -112,14 +109,19 @@ describe.each([
   });
 
   afterAll(async () => {
-    if (saved === undefined) delete process.env.DNS_UDP_BATCH;
-    else process.env.DNS_UDP_BATCH = saved;
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   const start = (count: number): Promise<DnsEngine> =>
-    DnsEngine.start({ store, host: '127.0.0.1', port: 0, keys: [KEY], workers: { count, store: { dataDir: dir } } });
+    DnsEngine.start({
+      store,
+      host: '127.0.0.1',
+      port: 0,
+      keys: [KEY],
+      udpBatch: batch === 'on',
+      workers: { count, store: { dataDir: dir } },
+    });
 
   test('control: with no worker, questions asked while the engine is blocked are not answered', async () => {
     const engine = await start(0);

@@ -13,6 +13,8 @@ export interface DnsServerOptions {
   responder: Responder;
   /** Bounds of TCP connections (defaults: DEFAULT_TCP_LIMITS). */
   tcp?: Partial<TcpLimits>;
+  /** Batched UDP through the native addon when it is built (the default); false: dgram. */
+  udpBatch?: boolean;
   /** Told once about each failure while answering (the message got SERVFAIL or was dropped); never thrown. */
   onError?: (err: unknown) => void;
   /** Told when a TCP connection was refused for the connection cap (at most once a minute). */
@@ -65,8 +67,14 @@ interface UdpSide {
  * The UDP side on `host`:`port`: batched by the native addon when it is built and `host` is an IP address (one
  * system call per batch of datagrams), else through dgram.
  */
-async function openUdp(host: string, port: number, responder: Responder, report: Report): Promise<UdpSide> {
-  const addon = udpBatchAddon();
+async function openUdp(
+  host: string,
+  port: number,
+  responder: Responder,
+  report: Report,
+  batch: boolean,
+): Promise<UdpSide> {
+  const addon = udpBatchAddon(batch);
   if (addon && isIP(host) !== 0) {
     const bound = bindBatchedUdp(addon, host, port);
     const served = serveBatchedUdp(addon, bound.fd, responder, report);
@@ -129,7 +137,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     const port = await listenTcp(tcp, options.host, options.port);
     let udp: UdpSide;
     try {
-      udp = await openUdp(options.host, port, options.responder, report);
+      udp = await openUdp(options.host, port, options.responder, report, options.udpBatch ?? true);
     } catch (err) {
       await new Promise((r) => tcp.close(r));
       if (options.port !== 0 || attempt >= 5) throw err; // an ephemeral TCP port may be taken on UDP: try another

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from './load';
+import { ConfigError, envSetting, loadConfig } from './load';
 
 const dir = mkdtempSync(join(tmpdir(), 'config-test-'));
 function file(name: string, text: string): string {
@@ -294,5 +294,49 @@ describe('SUBGRAPH_MAX_RESPONSE_BYTES', () => {
     const load = () => loadConfig({ env: { SUBGRAPH_MAX_RESPONSE_BYTES: value } });
     expect(load).toThrow(/SUBGRAPH_MAX_RESPONSE_BYTES \(subgraphMaxResponseBytes\)/);
     expect(load).toThrow(allowed);
+  });
+});
+
+describe('environment variables are found through the keys metadata, one of each kind of value', () => {
+  test.each([
+    ['integer', { RESPONSE_CACHE_ENTRIES: '42' }, { responseCacheEntries: 42 }],
+    ['boolean', { SEED_DEMO: 'no' }, { seedDemo: false }],
+    ['one of a set', { LOG_FORMAT: 'json' }, { logFormat: 'json' }],
+    ['text', { REDIS_PREFIX: 'blue:' }, { redisPrefix: 'blue:' }],
+    ['URL', { GOOGLE_FINANCE_URL: 'http://127.0.0.1:9' }, { googleFinanceUrl: 'http://127.0.0.1:9' }],
+    ['date-time', { MARKET_CLOCK: '2026-11-20T18:00:00Z' }, { marketClock: '2026-11-20T18:00:00Z' }],
+    [
+      'comma-separated list',
+      { NOTIFY_TARGETS: '192.0.2.1:53, [2001:db8::1]:5353' },
+      { notifyTargets: ['192.0.2.1:53', '[2001:db8::1]:5353'] },
+    ],
+    [
+      'list of addresses',
+      { SUBGRAPH_TRUSTED_PROXIES: '10.0.0.1,::1' },
+      { subgraphTrustedProxies: ['10.0.0.1', '::1'] },
+    ],
+    ['auto or a number', { DNS_WORKERS: '3' }, { dnsWorkers: 3 }],
+    ['secret', { ADMIN_PASSWORD: 'correct horse' }, { adminPassword: 'correct horse' }],
+    ['subgraph section (dns-api)', { DNS_API_MAX_BATCH: '7' }, { dnsApiMaxBatch: 7 }],
+    ['subgraph section (market)', { UPSTREAM_RETRIES: '0' }, { upstreamRetries: 0 }],
+    ['the DNS server', { DNS_UDP_BATCH: 'off' }, { dnsUdpBatch: 'off' }],
+  ])('%s', (_kind, env, expected) => {
+    expect(loadConfig({ env })).toMatchObject(expected);
+  });
+
+  test('an empty variable counts as unset; PORT is read through the metadata like every key', () => {
+    expect(loadConfig({ env: { RESPONSE_CACHE_ENTRIES: '' } }).responseCacheEntries).toBe(10_000);
+    expect(envSetting('port', { PORT: '4101' })).toBe('4101');
+    expect(envSetting('port', { PORT: '' })).toBeUndefined();
+    expect(envSetting('dnsTool', {})).toBeUndefined();
+  });
+
+  test.each([
+    [{ RESPONSE_CACHE_ENTRIES: '-1' }, /RESPONSE_CACHE_ENTRIES \(responseCacheEntries\).*>=0/],
+    [{ RESPONSE_CACHE_ENTRIES: '1000001' }, /RESPONSE_CACHE_ENTRIES \(responseCacheEntries\).*1000000/],
+    [{ DNS_UDP_BATCH: 'maybe' }, /DNS_UDP_BATCH \(dnsUdpBatch\) must be one of: on, off/],
+  ])('bad value %j is refused naming the key', (env, message) => {
+    expect(() => loadConfig({ env })).toThrow(ConfigError);
+    expect(() => loadConfig({ env })).toThrow(message);
   });
 });

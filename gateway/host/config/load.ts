@@ -1,16 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { z } from 'zod';
+import { ConfigError, fromEnv, parseSettings } from '../../../platform/settings';
 import { ConfigSchema, ENV_NAMES, type Config } from './schema';
 
-/** A configuration value that does not validate; the message names the key(s) and what is allowed. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError } from '../../../platform/settings';
 
 export interface ConfigSources {
   /** Parsed command-line flags (they win over everything). */
@@ -19,6 +13,13 @@ export interface ConfigSources {
   /** Path of a YAML or JSON file; defaults to $CONFIG. */
   file?: string;
 }
+
+/** The configuration file: `--config`, else the CONFIG environment variable (it cannot name itself in the file). */
+export const CONFIG_FILE_SETTING = {
+  env: 'CONFIG',
+  flag: '--config <file>',
+  help: 'YAML or JSON configuration file; environment variables and flags win over it',
+} as const;
 
 function readConfigFile(path: string): Record<string, unknown> {
   let text: string;
@@ -42,47 +43,21 @@ function readConfigFile(path: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-function fromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, name] of Object.entries(ENV_NAMES)) {
-    const value = env[name];
-    if (value !== undefined && value !== '') out[key] = value;
-  }
-  return out;
-}
-
-function keyLabel(path: PropertyKey[]): string {
-  const key = path.map(String).join('.');
-  const env = ENV_NAMES[path[0] as keyof Config];
-  return env ? `${env} (${key})` : key;
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const label = issue.path.length ? keyLabel(issue.path) : 'config';
-  switch (issue.code) {
-    case 'invalid_value':
-      return `${label} must be one of: ${issue.values.map(String).join(', ')}`;
-    case 'unrecognized_keys':
-      return `${label}: unknown key(s) ${issue.keys.join(', ')}`;
-    default:
-      return `${label}: ${issue.message}`;
-  }
+/** One key's value as the environment sets it (its variable from the metadata), for a start-up that needs it early. */
+export function envSetting(key: keyof Config, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const name = ENV_NAMES[key];
+  const value = name === undefined ? undefined : env[name];
+  return value === '' ? undefined : value;
 }
 
 /** Merges defaults < file < environment < flags and validates the result. */
 export function loadConfig(sources: ConfigSources = {}): Config {
   const env = sources.env ?? process.env;
-  const file = sources.file ?? env.CONFIG;
+  const file = sources.file ?? env[CONFIG_FILE_SETTING.env];
   const merged: Record<string, unknown> = {
     ...(file ? readConfigFile(file) : {}),
-    ...fromEnv(env),
+    ...fromEnv(ConfigSchema.shape, env),
     ...Object.fromEntries(Object.entries(sources.flags ?? {}).filter(([, v]) => v !== undefined)),
   };
-  const result = ConfigSchema.safeParse(merged);
-  if (!result.success) {
-    throw new ConfigError(
-      `Invalid configuration:\n${result.error.issues.map((i) => `  - ${describeIssue(i)}`).join('\n')}`,
-    );
-  }
-  return result.data;
+  return parseSettings(ConfigSchema, merged, ENV_NAMES as Readonly<Record<string, string>>);
 }

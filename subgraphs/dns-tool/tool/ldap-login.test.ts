@@ -1,7 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../../gateway/host/config/load';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError, parseSettings } from '../../../platform/settings';
+import { DnsToolConfigSchema } from '../config';
 import { ToolError } from '../protocol';
 import {
   escapeDnValue,
@@ -106,11 +105,9 @@ describe('checks before any connection', () => {
 });
 
 describe('dnsTool.ldap settings', () => {
-  function load(ldap: string): ReturnType<typeof loadConfig> {
-    const dir = mkdtempSync(join(tmpdir(), 'ldap-config-'));
-    const file = join(dir, 'config.yaml');
-    writeFileSync(file, `dnsTool:\n  ldap: ${ldap}\n`);
-    return loadConfig({ env: {}, file });
+  /** The section as a configuration file holds it, validated the way the gateway validates it. */
+  function load(ldap: string) {
+    return parseSettings(DnsToolConfigSchema, parseYaml(`dnsTool:\n  ldap: ${ldap}\n`));
   }
 
   test('direct bind: defaults filled in', () => {
@@ -132,7 +129,7 @@ describe('dnsTool.ldap settings', () => {
   });
 
   test('without an ldap section there is no directory login', () => {
-    expect(loadConfig({ env: {} }).dnsTool.ldap).toBeUndefined();
+    expect(parseSettings(DnsToolConfigSchema, {}).dnsTool.ldap).toBeUndefined();
   });
 
   test.each([

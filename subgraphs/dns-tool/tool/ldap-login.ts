@@ -1,9 +1,9 @@
 import { types } from 'node:util';
 import { Client, ResultCodeError, SASL_MECHANISMS, type Entry } from 'ldapts';
-import type { LdapSettings } from '../../../gateway/host/config/dns-tool-ldap';
+import type { LdapSettings } from '../config-ldap';
 import { ToolError, toolErrors } from '../protocol';
 
-export type { LdapSettings } from '../../../gateway/host/config/dns-tool-ldap';
+export type { LdapSettings } from '../config-ldap';
 
 /** Longer user names are refused before anything is sent to the directory. */
 export const MAX_USERNAME_LENGTH = 256;

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../../gateway/host/config/load';
+import { MarketConfigSchema } from '../config';
 import { createMarketCache } from '../cache';
 import { MarketData } from '../market-data';
 import type { Quote } from '../model';
@@ -6,7 +6,7 @@ import { UpstreamError, type MarketProvider, type MarketRequest, type MarketResu
 import { LocalTicker } from './local-ticker';
 import { LiveOpenError, PriceHub, type PriceEvent, type PriceTickEvent } from './price-hub';
 
-const ttls = loadConfig({ env: {} }).marketCacheTtl;
+const ttls = MarketConfigSchema.parse({}).marketCacheTtl;
 const INTERVAL_MS = 50;
 
 /** Quotes whose price is the number of calls so far (each poll sees new prices); tickers starting NONE have no data. */

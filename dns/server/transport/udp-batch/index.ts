@@ -2,7 +2,7 @@
  * Batched UDP for the DNS server (the native addon in udp_batch.c, built by `npm run build`): one recvmmsg per
  * batch of up to 32 queries, one call into JavaScript for the batch, one sendmmsg for its answers — where Node's
  * dgram costs a recvmsg, a sendmsg and a JavaScript callback per datagram. On loopback benchmarks the system calls
- * cost more than answering; BIND batches the same way. When the addon is not built (or DNS_UDP_BATCH=off) the
+ * cost more than answering; BIND batches the same way. When the addon is not built (or is not wanted) the
  * server uses dgram (server.ts) and answers the same.
  */
 import { existsSync } from 'node:fs';
@@ -34,11 +34,11 @@ const LITTLE_ENDIAN = endianness() === 'LE';
 let loaded: Addon | null | undefined;
 
 /**
- * The addon, or null when it is not built, this is not Linux, or DNS_UDP_BATCH=off (read at each call, so a process
- * and the workers it starts agree): then the server answers through dgram.
+ * The addon, or null when it is not built, this is not Linux, or it is not `wanted` (the DNS_UDP_BATCH setting): then
+ * the server answers through dgram.
  */
-export function udpBatchAddon(): Addon | null {
-  if (process.env.DNS_UDP_BATCH === 'off' || process.platform !== 'linux') return null;
+export function udpBatchAddon(wanted = true): Addon | null {
+  if (!wanted || process.platform !== 'linux') return null;
   if (loaded !== undefined) return loaded;
   // built next to the sources (node-gyp -C dns/server/transport/udp-batch); from dist/, the same place in the project
   const candidates = [

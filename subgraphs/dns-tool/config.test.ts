@@ -1,12 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ConfigError, loadConfig } from './load';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError, parseSettings } from '../../platform/settings';
+import { DnsToolConfigSchema } from './config';
 
-function configFile(text: string, name = 'config.yaml'): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'tool-config-')), name);
-  writeFileSync(path, text);
-  return path;
+/** The DNS tool's section as a configuration file holds it, validated the way the gateway validates it. */
+function load(yaml: string) {
+  return parseSettings(DnsToolConfigSchema, parseYaml(yaml) ?? {});
 }
 
 const ISSUE_EXAMPLE = `
@@ -20,7 +18,7 @@ dnsTool:
 `;
 
 test('the issue example is read as written; defaults fill the rest', () => {
-  const { dnsTool } = loadConfig({ env: {}, file: configFile(ISSUE_EXAMPLE) });
+  const { dnsTool } = load(ISSUE_EXAMPLE);
   expect(dnsTool).toEqual({
     apiEnabled: true,
     tokens: ['ops_9f2c1e0a4b3c2d1e0f9a8b7c6d5e4f3a'],
@@ -46,7 +44,7 @@ test('the issue example is read as written; defaults fill the rest', () => {
 });
 
 test('without a dnsTool section: no tokens, no roles, every embedded zone (zones absent)', () => {
-  const { dnsTool } = loadConfig({ env: {} });
+  const { dnsTool } = load('');
   expect(dnsTool).toMatchObject({ tokens: [], roles: {}, usersRoles: {}, defaultRole: null });
   expect(dnsTool.zones).toBeUndefined();
 });
@@ -85,7 +83,7 @@ test.each([
   ['dnsApiRoles: { admin: [nosuchrole] }', /dnsTool\.dnsApiRoles\.admin: role "nosuchrole" is not defined/],
   ['tokenz: []', /dnsTool: unknown key\(s\) tokenz/],
 ])('dnsTool { %s } is refused naming the key', (body, message) => {
-  const file = configFile(`dnsTool:\n  ${body}\n`);
-  expect(() => loadConfig({ env: {}, file })).toThrow(ConfigError);
-  expect(() => loadConfig({ env: {}, file })).toThrow(message);
+  const file = `dnsTool:\n  ${body}\n`;
+  expect(() => load(file)).toThrow(ConfigError);
+  expect(() => load(file)).toThrow(message);
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { setting } from '../../platform/settings';
 
 /**
  * Directory (LDAP) login settings, the `dnsTool.ldap` section: the user binds with their own password; `userDn`
@@ -19,29 +20,43 @@ const SEARCH_KEYS = ['bindDn', 'bindPassword', 'searchBase', 'searchFilter'] as 
 
 export const LdapSchema = z
   .strictObject({
-    /** The directory server: `ldap://host[:port]` or `ldaps://host[:port]`, nothing after the host. */
-    url: z
-      .string()
-      .max(2048)
-      .regex(/^ldaps?:\/\/[^/?#\s]+\/?$/i, 'must be ldap://host[:port] or ldaps://host[:port]'),
-    /** Direct bind: the user's DN, e.g. `uid={user},ou=people,dc=example,dc=test` (the name is escaped, RFC 4514). */
-    userDn: withUser('userDn').optional(),
-    /** Search then bind: the DN of the service account that searches for the user. */
-    bindDn: z.string().min(1).max(1024).optional(),
-    /** Search then bind: the service account's password. */
-    bindPassword: z.string().min(1).max(1024).optional(),
-    /** Search then bind: where users are searched (the whole subtree). */
-    searchBase: z.string().min(1).max(1024).optional(),
-    /** Search then bind: a filter that finds exactly one user, e.g. `(uid={user})` (the name is escaped, RFC 4515). */
-    searchFilter: withUser('searchFilter')
-      .refine((f) => f.startsWith('(') && f.endsWith(')'), 'searchFilter must be in parentheses, e.g. (uid={user})')
-      .optional(),
-    /** Only members of this group may log in (its `member`, `uniqueMember` or `memberUid` names the user). */
-    groupDn: z.string().min(1).max(1024).optional(),
-    /** Timeout in milliseconds for connecting and for each operation. */
-    timeoutMs: z.number().int().min(100).max(120_000).default(5000),
-    /** Upgrade an ldap:// connection with StartTLS before any password is sent. */
-    startTls: z.boolean().default(false),
+    url: setting(
+      z
+        .string()
+        .max(2048)
+        .regex(/^ldaps?:\/\/[^/?#\s]+\/?$/i, 'must be ldap://host[:port] or ldaps://host[:port]'),
+      { help: 'The directory server: `ldap://host[:port]` or `ldaps://host[:port]`, nothing after the host.' },
+    ),
+    userDn: setting(withUser('userDn').optional(), {
+      help: "Direct bind: the user's DN, e.g. `uid={user},ou=people,dc=example,dc=test` (the name is escaped, RFC 4514).",
+    }),
+    bindDn: setting(z.string().min(1).max(1024).optional(), {
+      help: 'Search then bind: the DN of the service account that searches for the user.',
+    }),
+    bindPassword: setting(z.string().min(1).max(1024).optional(), {
+      help: "Search then bind: the service account's password.",
+      secret: true,
+    }),
+    searchBase: setting(z.string().min(1).max(1024).optional(), {
+      help: 'Search then bind: where users are searched (the whole subtree).',
+    }),
+    searchFilter: setting(
+      withUser('searchFilter')
+        .refine((f) => f.startsWith('(') && f.endsWith(')'), 'searchFilter must be in parentheses, e.g. (uid={user})')
+        .optional(),
+      {
+        help: 'Search then bind: a filter that finds exactly one user, e.g. `(uid={user})` (the name is escaped, RFC 4515).',
+      },
+    ),
+    groupDn: setting(z.string().min(1).max(1024).optional(), {
+      help: 'Only members of this group may log in (its `member`, `uniqueMember` or `memberUid` names the user).',
+    }),
+    timeoutMs: setting(z.number().int().min(100).max(120_000).default(5000), {
+      help: 'Timeout in milliseconds for connecting and for each operation.',
+    }),
+    startTls: setting(z.boolean().default(false), {
+      help: 'Upgrade an ldap:// connection with StartTLS before any password is sent.',
+    }),
   })
   .superRefine((ldap, ctx) => {
     const searchSet = SEARCH_KEYS.filter((k) => ldap[k] !== undefined);

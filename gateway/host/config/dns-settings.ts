@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { parseKeySpec } from '../../../dns/tsig';
+import { commaList, portNumber, setting, textBool } from '../../../platform/settings';
+
+/** The embedded DNS server: address, zones loaded at start, TSIG, NOTIFY, limits, answer workers, DNSSEC key sealing. */
+export const DnsServerSettings = z.object({
+  dnsHost: setting(z.string().min(1).default('127.0.0.1'), {
+    env: 'DNS_HOST',
+    flag: '--dns-host <addr>',
+    help: 'Address of the embedded DNS server',
+  }),
+  dnsPort: setting(portNumber.default(5353), {
+    env: 'DNS_PORT',
+    flag: '--dns-port <n>',
+    help: 'Port of the embedded DNS server, UDP and TCP; 0 turns it off',
+  }),
+  seedDemo: setting(textBool.default(true), {
+    env: 'SEED_DEMO',
+    help: 'Seed a demo zone when the store holds no zone at all (first start).',
+  }),
+  zoneFiles: setting(z.record(z.string(), z.string().min(1)).default({}), {
+    flag: '--zone <name=file>',
+    help: '`name=file` pairs: master files loaded at start into zones the store does not hold yet.',
+  }),
+  tsigKeyFile: setting(z.string().min(1).optional(), {
+    env: 'TSIG_KEYFILE',
+    flag: '--tsig-keyfile <file>',
+    help: "TSIG keys in BIND's key-file format; every key may update and transfer every zone unless dnsAccess narrows it.",
+  }),
+  dnsAccess: setting(
+    z
+      .object({
+        updateKeys: setting(z.record(z.string(), z.array(z.string())).optional(), {
+          help: 'zone → names of the TSIG keys that may update it (unset: every key may update every zone)',
+        }),
+        transferKeys: setting(z.record(z.string(), z.array(z.string())).optional(), {
+          help: 'zone → names of the TSIG keys that may transfer it (unset: every key may transfer every zone)',
+        }),
+        transferFromLoopback: setting(z.boolean().optional(), {
+          help: 'Whether loopback clients may transfer zones without a key',
+        }),
+      })
+      .strict()
+      .default({}),
+    { help: 'Which TSIG keys may update and transfer which zones (file only)' },
+  ),
+  notifyTargets: setting(
+    commaList(
+      z.array(z.string().regex(/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be host:port (comma-separated)')),
+    ).default([]),
+    {
+      env: 'NOTIFY_TARGETS',
+      flag: '--notify <host:port>',
+      help: 'Secondaries told by NOTIFY after every change, as host:port.',
+    },
+  ),
+  notifyKey: setting(
+    z
+      .string()
+      .min(1)
+      .superRefine((v, ctx) => {
+        if (!v.includes(':')) return;
+        try {
+          parseKeySpec(v);
+        } catch (err) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be a key name from the TSIG key file, or algorithm:name:secret (${(err as Error).message})`,
+          });
+        }
+      })
+      .optional(),
+    {
+      env: 'NOTIFY_KEY',
+      help: "Key NOTIFY is signed with: the name of a key in tsigKeyFile, or a key of its own as `algorithm:name:secret` (nsupdate's -y form). Unset: NOTIFY goes out unsigned.",
+      secret: true,
+    },
+  ),
+  dnsMaxRecordsPerRrset: setting(z.coerce.number().int().min(0).max(1_000_000).default(100), {
+    env: 'DNS_MAX_RECORDS_PER_RRSET',
+    help: "Most records per name and type a write may leave (BIND 9's max-records-per-type default, 100); 0 = no limit.",
+  }),
+  dnsTcpMaxConnections: setting(z.coerce.number().int().min(1).max(100_000).default(150), {
+    env: 'DNS_TCP_MAX_CONNECTIONS',
+    help: "Most DNS TCP connections open at once (BIND's tcp-clients default, 150); more are closed at once.",
+  }),
+  dnsTcpIdleMs: setting(z.coerce.number().int().min(100).max(3_600_000).default(10_000), {
+    env: 'DNS_TCP_IDLE_MS',
+    help: 'A DNS TCP connection with nothing in progress is closed after this long.',
+  }),
+  dnsTcpMessageMs: setting(z.coerce.number().int().min(100).max(600_000).default(10_000), {
+    env: 'DNS_TCP_MESSAGE_MS',
+    help: 'A DNS message over TCP must arrive whole within this long of its first byte.',
+  }),
+  dnsTcpMaxBufferedBytes: setting(
+    z.coerce
+      .number()
+      .int()
+      .min(1_024)
+      .max(64 * 1024 * 1024)
+      .default(256 * 1024),
+    {
+      env: 'DNS_TCP_MAX_BUFFERED_BYTES',
+      help: 'A DNS TCP connection is not read from while more than this many bytes of its answers wait to be sent.',
+    },
+  ),
+  dnsUdpBatch: setting(z.enum(['on', 'off']).default('on'), {
+    env: 'DNS_UDP_BATCH',
+    help: "UDP through the batched addon `npm run build` compiles (recvmmsg/sendmmsg, Linux), when it is built; off: Node's dgram, a system call per datagram",
+  }),
+  dnsWorkers: setting(
+    z
+      .union([z.literal('auto'), z.coerce.number().int().min(0).max(64)], {
+        error: "must be 'auto' or a whole number from 0 to 64",
+      })
+      .default('auto'),
+    {
+      env: 'DNS_WORKERS',
+      help: "Processes that answer DNS queries over UDP besides the gateway's own (they share its socket and read the same store): `auto` is one per core but one from 4 cores up, none below (see autoWorkerCount); 0 answers from the gateway alone.",
+    },
+  ),
+  dnssecMasterKey: setting(
+    z
+      .string()
+      .refine((v) => Buffer.from(v, 'base64').length === 32, {
+        error: 'must be 32 bytes in base64 (openssl rand -base64 32)',
+      })
+      .optional(),
+    {
+      env: 'DNSSEC_MASTER_KEY',
+      help: 'The master key (base64, 32 bytes) that seals private DNSSEC keys in the store; unset: one is made into DATA_DIR/dnssec-master.key. Every process serving the same store needs the same one.',
+      secret: true,
+    },
+  ),
+});

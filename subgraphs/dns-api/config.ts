@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { commaList, setting } from '../../platform/settings';
+
+/** The DNS API's keys of the configuration: its first admin, tokens, login throttle (the DNS tool applies the same), batches, new zones' name servers and DNSSEC timings (seconds; RFC 7583 names in brackets). */
+export const DnsApiConfigSchema = z.object({
+  adminPassword: setting(z.string().min(8).max(256).optional(), {
+    env: 'ADMIN_PASSWORD',
+    help: "DNS API: the `admin` user's password on first start (unset: a random one, printed once).",
+    secret: true,
+  }),
+  dnsApiTokenTtl: setting(z.coerce.number().int().min(60).max(31_536_000).default(3_600), {
+    env: 'DNS_API_TOKEN_TTL',
+    help: 'Lifetime of DNS API tokens (seconds).',
+  }),
+  dnsApiSigningKeyLifetime: setting(
+    z.coerce
+      .number()
+      .int()
+      .refine((v) => v === 0 || (v >= 3_600 && v <= 315_360_000), 'must be 0 or 3600 to 315360000 seconds')
+      .default(7_776_000),
+    {
+      env: 'DNS_API_SIGNING_KEY_LIFETIME',
+      help: 'Seconds a token signing key signs before a new one takes over (the old one verifies until its tokens expire); 0: only on request.',
+    },
+  ),
+  dnsApiIssuer: setting(z.string().min(1).max(200).default('onegraph-dns-api'), {
+    env: 'DNS_API_ISSUER',
+    help: 'Issuer (`iss`) of DNS API tokens.',
+  }),
+  dnsApiAudience: setting(z.string().min(1).max(200).default('onegraph'), {
+    env: 'DNS_API_AUDIENCE',
+    help: 'Audience (`aud`) of DNS API tokens.',
+  }),
+  dnsApiLoginFailuresPerUser: setting(z.coerce.number().int().min(1).max(1_000).default(5), {
+    env: 'DNS_API_LOGIN_FAILURES_PER_USER',
+    help: 'Login throttle (DNS API and DNS tool): failed logins per user name within the window.',
+  }),
+  dnsApiLoginFailuresPerAddress: setting(z.coerce.number().int().min(1).max(100_000).default(20), {
+    env: 'DNS_API_LOGIN_FAILURES_PER_ADDRESS',
+    help: 'Login throttle: failed logins per client address within the window.',
+  }),
+  dnsApiLoginWindowS: setting(z.coerce.number().int().min(1).max(86_400).default(900), {
+    env: 'DNS_API_LOGIN_WINDOW_S',
+    help: 'Login throttle: the window failed logins are counted in (seconds).',
+  }),
+  dnsApiMaxBatch: setting(z.coerce.number().int().min(1).max(100_000).default(1_000), {
+    env: 'DNS_API_MAX_BATCH',
+    help: 'DNS API: most operations in one batch (413 beyond).',
+  }),
+  dnsApiNameservers: setting(
+    commaList(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(?=.{1,253}\.?$)([a-zA-Z0-9_]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9_])?\.)*[a-zA-Z0-9_]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9_])?\.?$/,
+            'must be domain names, comma-separated',
+          ),
+      ),
+    ).default([]),
+    {
+      env: 'DNS_API_NAMESERVERS',
+      help: 'DNS API: NS records of a new zone (absolute names, comma-separated); empty: ns1.<zone>.',
+    },
+  ),
+  dnssecDnskeyTtl: setting(z.coerce.number().int().min(1).max(604_800).default(3600), {
+    env: 'DNSSEC_DNSKEY_TTL',
+    help: 'TTL of the DNSKEY RRset (TTLkey).',
+  }),
+  dnssecSignatureValidityS: setting(
+    z.coerce
+      .number()
+      .int()
+      .min(3600)
+      .max(366 * 86_400)
+      .default(14 * 86_400),
+    {
+      env: 'DNSSEC_SIGNATURE_VALIDITY_S',
+      help: 'How long signatures are valid; zones are signed afresh at half of it.',
+    },
+  ),
+  dnssecPropagationDelayS: setting(z.coerce.number().int().min(0).max(86_400).default(300), {
+    env: 'DNSSEC_PROPAGATION_DELAY_S',
+    help: 'How long a change takes to reach every secondary (Dprp).',
+  }),
+  dnssecPublishSafetyS: setting(
+    z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400)
+      .default(3600),
+    { env: 'DNSSEC_PUBLISH_SAFETY_S', help: 'Margin added to the publication interval of a rollover.' },
+  ),
+  dnssecRetireSafetyS: setting(
+    z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400)
+      .default(3600),
+    { env: 'DNSSEC_RETIRE_SAFETY_S', help: 'Margin added to the retire interval of a rollover.' },
+  ),
+  dnssecZskLifetimeS: setting(
+    z.coerce
+      .number()
+      .int()
+      .min(86_400)
+      .max(10 * 366 * 86_400)
+      .default(90 * 86_400),
+    { env: 'DNSSEC_ZSK_LIFETIME_S', help: 'Lifetime that `expires_at` of a ZSK shows.' },
+  ),
+  dnssecKskLifetimeS: setting(
+    z.coerce
+      .number()
+      .int()
+      .min(86_400)
+      .max(10 * 366 * 86_400)
+      .default(365 * 86_400),
+    { env: 'DNSSEC_KSK_LIFETIME_S', help: 'Lifetime that `expires_at` of a KSK shows.' },
+  ),
+});
+export type DnsApiConfig = z.infer<typeof DnsApiConfigSchema>;
