@@ -12,7 +12,7 @@ import { PROJECT_ROOT } from '../../gateway/host/paths';
 import type { TsigKey } from '../../dns/tsig/keyfile';
 import { freePort } from './processes';
 
-const CHILD = join(PROJECT_ROOT, 'dist', 'test', 'bench', 'dns-server.js');
+const CHILD = join(PROJECT_ROOT, 'dist', 'bench', 'test', 'bench', 'dns-server.js');
 
 /**
  * The DNS client for a server of this benchmark on 127.0.0.1 (also used by the DNS API benchmark): queries over UDP,

@@ -1,7 +1,7 @@
 /**
  * Profiling aid for the dynamic update path (not part of `npm run bench`): starts the engine on a SQLite store in a
  * temporary directory with the bench's 1000-host zone and sends signed updates one at a time, as the bench does.
- * Run under `node --cpu-prof dist/test/bench/dns-update-profile.js [updates] [answer workers]`; prints updates/s.
+ * Run under `node --cpu-prof dist/bench/test/bench/dns-update-profile.js [updates] [answer workers]`; prints updates/s.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
