@@ -32,5 +32,5 @@ test.each(testFiles)('%s declares what it needs (// @needs …)', (file) => {
 
 test('the unit filter reads the markers', () => {
   expect(needsOf(join(PROJECT_ROOT, 'test/dns/main-process.test.ts'))).toEqual(['bind', 'build']);
-  expect(needsOf(join(PROJECT_ROOT, 'gateway/limits.ts'))).toEqual([]);
+  expect(needsOf(join(PROJECT_ROOT, 'gateway/graph/limits.ts'))).toEqual([]);
 });
