@@ -11,6 +11,8 @@ export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 export const DIST = join(PROJECT_ROOT, 'dist');
 export const GATEWAY = join(DIST, 'gateway', 'main.js');
 export const SUBGRAPH = join(DIST, 'gateway', 'subgraph-main.js');
+/** The benchmarks' own compiled scripts (npm run bench compiles them apart from the production build). */
+export const BENCH_JS = join(DIST, 'bench', 'test', 'bench');
 export const TICKER = 'AAPL:NASDAQ';
 export const FIXED_ENV = {
   // Every process of a comparison (ours and the references) in the same mode; ours defaults to production anyway.

@@ -8,11 +8,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DnsClient, rcodeName, type DecodedResponse } from '../../dns/client';
-import { PROJECT_ROOT } from '../../gateway/host/paths';
+import { BENCH_JS } from './common';
 import type { TsigKey } from '../../dns/tsig/keyfile';
 import { freePort } from './processes';
 
-const CHILD = join(PROJECT_ROOT, 'dist', 'bench', 'test', 'bench', 'dns-server.js');
+const CHILD = join(BENCH_JS, 'dns-server.js');
 
 /**
  * The DNS client for a server of this benchmark on 127.0.0.1 (also used by the DNS API benchmark): queries over UDP,

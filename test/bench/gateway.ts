@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DIST, FIXED_ENV, GATEWAY, GRAPHQL_BODY, rps, SUBGRAPH, withChild } from './common';
+import { BENCH_JS, FIXED_ENV, GATEWAY, GRAPHQL_BODY, rps, SUBGRAPH, withChild } from './common';
 import { startNode } from './processes';
 
 /**
@@ -12,7 +12,7 @@ export async function gatewayVsPlain(): Promise<string[]> {
     const subgraphUrl = `${service.url}/graphql`;
     const graphql = (url: string) => ({ url: `${url}/graphql`, method: 'POST' as const, body: GRAPHQL_BODY });
     const plain = await withChild(
-      startNode(join(DIST, 'test', 'bench', 'plain-http-gateway.js'), { ...FIXED_ENV, SUBGRAPH_URL: subgraphUrl }, '/'),
+      startNode(join(BENCH_JS, 'plain-http-gateway.js'), { ...FIXED_ENV, SUBGRAPH_URL: subgraphUrl }, '/'),
       (gw) => rps({ url: gw.url, method: 'POST', body: GRAPHQL_BODY }),
     );
     const measure = (env: Record<string, string>, args: string[] = []) =>

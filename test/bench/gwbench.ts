@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../gateway/host/paths';
-import { CONNECTIONS, DIST, FIXED_ENV, GATEWAY, ratioLine, SECONDS } from './common';
+import { BENCH_JS, CONNECTIONS, FIXED_ENV, GATEWAY, ratioLine, SECONDS } from './common';
 import { buildGwbenchSubgraphs } from './gwbench-schema';
 import { type Child, startNode } from './processes';
 
@@ -29,7 +29,6 @@ import { type Child, startNode } from './processes';
  */
 
 const WORKLOAD_DIR = process.env.GWBENCH_DIR ?? join(PROJECT_ROOT, '..', 'shared', 'gwbench');
-const BENCH_JS = join(DIST, 'test', 'bench');
 const ORIGINAL_URL = 'http://0.0.0.0:4200/';
 const ROUNDS = 2;
 const WARMUP_SECONDS = 2;

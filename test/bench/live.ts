@@ -10,7 +10,7 @@
  */
 import { request, Agent, type ClientRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { DIST, FIXED_ENV, GATEWAY, withChild } from './common';
+import { BENCH_JS, FIXED_ENV, GATEWAY, withChild } from './common';
 import { startNode } from './processes';
 
 const SUBSCRIBERS = Number(process.env.BENCH_LIVE_SUBSCRIBERS ?? 10_000);
@@ -202,7 +202,7 @@ export async function liveBenchmark(): Promise<string[]> {
     };
   });
   const raw = await withChild(
-    startNode(join(DIST, 'test', 'bench', 'raw-sse-server.js'), { RAW_SSE_INTERVAL_MS: String(INTERVAL_MS) }, '/'),
+    startNode(join(BENCH_JS, 'raw-sse-server.js'), { RAW_SSE_INTERVAL_MS: String(INTERVAL_MS) }, '/'),
     async (srv) => {
       const url = new URL('/stream', srv.url);
       const m = await hold(SUBSCRIBERS, (arrivals) =>

@@ -5,7 +5,7 @@ import { startFakeUpstream } from '../support/google-upstream';
 import {
   bodyOf,
   CONNECTIONS,
-  DIST,
+  BENCH_JS,
   FIXED_ENV,
   FULL_QUERY,
   GATEWAY,
@@ -40,7 +40,7 @@ async function rawCeiling(body: string): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   const file = join(dir, 'body.json');
   writeFileSync(file, body);
-  return withChild(startNode(join(DIST, 'test', 'bench', 'raw-server.js'), { RAW_BODY_FILE: file }, '/'), (raw) =>
+  return withChild(startNode(join(BENCH_JS, 'raw-server.js'), { RAW_BODY_FILE: file }, '/'), (raw) =>
     rps({ url: raw.url }),
   );
 }
@@ -57,7 +57,7 @@ async function throughput(): Promise<string[]> {
     rest: await rps({ url: gw.url + restPath }),
     gql: await rps({ url: `${gw.url}/graphql`, method: 'POST', body: GRAPHQL_BODY }),
   }));
-  const plain = await withChild(startNode(join(DIST, 'test', 'bench', 'plain-gateway.js'), FIXED_ENV, '/'), (gw) =>
+  const plain = await withChild(startNode(join(BENCH_JS, 'plain-gateway.js'), FIXED_ENV, '/'), (gw) =>
     rps({ url: gw.url, method: 'POST', body: GRAPHQL_BODY }),
   );
   const rawRest = await rawCeiling(measured.restBody);
