@@ -42,13 +42,20 @@ interface GatewayUnderTest {
   probe: string;
 }
 
+/**
+ * The benchmark's query lists every product with its reviews and more: an estimated cost of about 108 000, over our
+ * default bound of 100 000 (which the other gateways do not have). Its supergraph states no list sizes, so the bound
+ * is raised here, for our gateway only, to measure the same work.
+ */
+const OURS_ENV = { RESPONSE_CACHE: 'false', MAX_QUERY_COST: '1000000' };
+
 const GATEWAYS: GatewayUnderTest[] = [
-  { key: 'ours', label: 'our gateway', script: GATEWAY, env: { RESPONSE_CACHE: 'false' }, probe: '/healthz' },
+  { key: 'ours', label: 'our gateway', script: GATEWAY, env: OURS_ENV, probe: '/healthz' },
   {
     key: 'ours-workers',
     label: 'our gateway, WORKERS=auto',
     script: GATEWAY,
-    env: { RESPONSE_CACHE: 'false', WORKERS: 'auto' },
+    env: { ...OURS_ENV, WORKERS: 'auto' },
     probe: '/healthz',
   },
   { key: 'apollo', label: 'Apollo Gateway', script: join(BENCH_JS, 'gwbench-apollo.js'), probe: '/' },
