@@ -6,5 +6,5 @@ export { KeyVault } from './key-vault';
 export { dnskeyRdata, dsDigest, keyTag, KSK_FLAGS, ZSK_FLAGS } from './keys';
 export { SigningScheduler } from './scheduler';
 export { type KeyMaterial, newKeyMaterialAsync } from './zone-keys';
-export { reshapes, type SigningPolicy, signPatch, signZoneInSteps, unsignedPatch } from './zone-signer';
+export { reshapes, signPatch, signZoneInSteps, unsignedPatch } from './zone-signer';
 export { seconds, storedKey, storeSigning, type ZoneSigning } from './zone-signing';

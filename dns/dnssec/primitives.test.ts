@@ -3,7 +3,7 @@
  * digests, the RFC 6605 signature, canonical order; and signatures of every algorithm verified by node:crypto.
  */
 import { createPrivateKey } from 'node:crypto';
-import type { RR } from '../zone/zone-index';
+import type { RR } from '../zone/rr';
 import {
   ALGORITHMS,
   algorithmByName,

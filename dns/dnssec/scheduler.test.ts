@@ -4,7 +4,8 @@
  */
 import type { ZoneData } from '../zone/zone-index';
 import { SigningScheduler } from './scheduler';
-import { DEFAULT_SIGNING_POLICY, type SignedState, type ZoneKey } from './zone-signer';
+import type { SignedState, ZoneKey } from '../zone';
+import { DEFAULT_SIGNING_POLICY } from './zone-signer';
 
 const T0 = 1_800_000_000;
 

@@ -10,7 +10,7 @@ import {
   type Algorithm,
 } from './algorithms';
 import { dnskeyRdata, keyTag } from './keys';
-import type { ZoneKey } from './zone-signer';
+import type { ZoneKey } from '../zone';
 
 /** A key's material: what the store keeps of it, before timings (see ZoneKey). */
 export interface KeyMaterial {

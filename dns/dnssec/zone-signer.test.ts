@@ -6,11 +6,13 @@
 import type { SoaAnswer } from 'dns-packet';
 import type { RecordData } from '../model/model';
 import { toPacketAnswer } from '../records';
-import { ZoneBuilder, type RR, type ZoneData } from '../zone/zone-index';
+import type { RR } from '../zone/rr';
+import { ZoneBuilder, type ZoneData } from '../zone/zone-index';
 import { algorithmByNumber, verifyData } from './algorithms';
 import { canonicalCompare, signedData } from './canonical';
 import { freshKeys } from './zone-keys';
-import { DEFAULT_SIGNING_POLICY, signPatch, signZone, signZoneInSteps, type ZoneKey } from './zone-signer';
+import type { ZoneKey } from '../zone';
+import { DEFAULT_SIGNING_POLICY, signPatch, signZone, signZoneInSteps } from './zone-signer';
 
 const NOW = 1_790_000_000;
 const ZONE = 'sig.test';

@@ -6,8 +6,6 @@ import { canonicalKey, covered, labelCount, signedData } from './canonical';
 import { KSK_FLAGS } from './keys';
 import { SignPool } from './sign-pool';
 
-export type { SignedState, SigningPolicy, ZoneKey } from '../zone';
-
 /**
  * Signs a zone in memory (RFC 4035 §2): DNSKEY at the apex, an RRSIG per authoritative RRset, an NSEC chain in
  * canonical order. The signed zone is a copy of the unsigned one with these records added to its nodes, so

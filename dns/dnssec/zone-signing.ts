@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { algorithmByNumber, type Algorithm } from './algorithms';
 import type { KeyVault } from './key-vault';
 import { describeKey, newKeyMaterial, zoneKey, type KeyMaterial } from './zone-keys';
-import { DEFAULT_SIGNING_POLICY, type SigningPolicy, type ZoneKey } from './zone-signer';
+import type { SigningPolicy, ZoneKey } from '../zone';
+import { DEFAULT_SIGNING_POLICY } from './zone-signer';
 import type { DnssecKey, ZoneStore } from '../store';
 
 /** What the zone loader needs to keep signed zones signed: their keys, the policy, the time. */

@@ -16,21 +16,14 @@ import {
   zoneTransfer,
 } from '../server';
 import { RCODE, type WireRecord } from '../wire';
-import { ZoneIndex } from '../zone';
+import { type SigningPolicy, ZoneIndex } from '../zone';
 import { AnswerWorkers, type AnswerWorkersOptions } from './workers/answer-workers';
 import { KeyedQueue } from '../../platform/async';
 import { wireName } from '../model';
 import type { ZoneStore } from '../store';
 import type { TsigKey } from '../tsig';
 import { refreshFor, ZoneLoader } from './zone-loader';
-import {
-  DnssecAnswerSigner,
-  type KeyVault,
-  type SigningPolicy,
-  SigningScheduler,
-  storeSigning,
-  type ZoneSigning,
-} from '../dnssec';
+import { DnssecAnswerSigner, type KeyVault, SigningScheduler, storeSigning, type ZoneSigning } from '../dnssec';
 
 export interface DnsAccessOptions {
   /** Zone → key names allowed to update it; a zone not listed may be updated by every configured key. */

@@ -2,4 +2,5 @@
 export { toAnswers } from './node-pack';
 export { closestEncloser, ORIGIN, type Resolution, resolve, wildcardAt } from './resolve';
 export type { Algorithm, AlgorithmName, SignedState, SigningPolicy, ZoneKey } from './signed-state';
-export { type Node, parentOf, type RR, ZoneBuilder, type ZoneData, ZoneIndex } from './zone-index';
+export type { Node, RR } from './rr';
+export { parentOf, ZoneBuilder, type ZoneData, ZoneIndex } from './zone-index';

@@ -8,7 +8,8 @@ import type { RecordData } from '../model/model';
 import { toPacketAnswer } from '../records';
 import { answersOf, questionsFor, transferOf, zoneView } from '../testing/zone-compare';
 import { NodePacker, type NodePack } from './node-pack';
-import { ZoneBuilder, ZoneData, type RR } from './zone-index';
+import type { RR } from './rr';
+import { ZoneBuilder, ZoneData } from './zone-index';
 
 const soa = (name: string): SoaAnswer => ({
   name: name || '.',

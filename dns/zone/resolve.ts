@@ -1,5 +1,6 @@
 import { isInZone } from '../model';
-import { parentOf, type Node, type RR, type ZoneData, type ZoneIndex } from './zone-index';
+import type { Node, RR } from './rr';
+import { parentOf, type ZoneData, type ZoneIndex } from './zone-index';
 
 export type Rcode = 'NOERROR' | 'NXDOMAIN' | 'REFUSED' | 'SERVFAIL' | 'YXDOMAIN';
 

@@ -6,8 +6,6 @@ import { LayeredMap } from './layered-map';
 import { NodePacker, NodeTable, type NodePack } from './node-pack';
 import { addTo, type Node, type RR } from './rr';
 
-export type { Node, RR } from './rr';
-
 /** The parts of a zone copy (see ZoneData). */
 export interface Tree {
   nodes: NodeTable;

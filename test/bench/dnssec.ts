@@ -28,7 +28,7 @@ import { newStoredKey } from '../../dns/dnssec/zone-signing';
 import { DnsEngine } from '../../dns/engine/engine';
 import { toAnswers } from '../../dns/zone/node-pack';
 import { autoWorkerCount } from '../../dns/engine/workers/answer-workers';
-import type { RR, ZoneData } from '../../dns/zone/zone-index';
+import type { RR, ZoneData } from '../../dns/zone';
 import { openSqliteStore } from '../../dns/store';
 import { defined } from '../support/defined';
 import { dig, requireTool, type DigAnswer } from '../support/dns-peers';

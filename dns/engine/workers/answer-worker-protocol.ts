@@ -1,5 +1,5 @@
 import type { OpenZoneStoreOptions, ZoneChangeDetail, ZoneChangeEvent } from '../../store';
-import type { SigningPolicy } from '../../dnssec';
+import type { SigningPolicy } from '../../zone';
 import type { AnswerCacheLimits } from '../../server';
 
 /**

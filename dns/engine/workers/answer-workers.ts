@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { serialAtLeast } from '../../model';
 import type { OpenZoneStoreOptions, ZoneChangeDetail, ZoneChangeEvent } from '../../store';
-import type { SigningPolicy } from '../../dnssec';
+import type { SigningPolicy } from '../../zone';
 import type { AnswerCacheLimits, UdpAnswer, UdpShare } from '../../server';
 import type { FromWorker, ToWorker } from './answer-worker-protocol';
 

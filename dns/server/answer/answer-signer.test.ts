@@ -6,7 +6,7 @@ import type { ZoneStore } from '../../store/types';
 import { importZoneFile } from '../../zonefile/zone-files';
 import type { AnswerSigner } from './answer';
 import { Responder, type Remote } from '../pipeline/respond';
-import type { RR } from '../../zone/zone-index';
+import type { RR } from '../../zone/rr';
 
 /** The signing hook: every answer, from either path, goes through it, told whether the query set DO. */
 const ZONE = `$TTL 300

@@ -1,6 +1,7 @@
 import type { SoaAnswer } from 'dns-packet';
 import { standInFor } from './binary-labels';
-import { ZoneData, ZoneIndex, type RR } from '../../zone/zone-index';
+import type { RR } from '../../zone/rr';
+import { ZoneData, ZoneIndex } from '../../zone/zone-index';
 
 const SOA: SoaAnswer = {
   name: 'ex.test',

@@ -12,6 +12,8 @@ import { IdentityError, invalid, throwIfInvalid, unauthenticated } from './error
 import { KeyRing, TOKEN_ALGORITHM, type Jwks, type KeySealer, type Rotation, type SigningKeyInfo } from './keys';
 import {
   DEFAULT_SCRYPT,
+  PASSWORD_MAX,
+  checkPassword,
   checkScryptParams,
   hashPassword,
   needsRehash,
@@ -23,17 +25,7 @@ import type { StoredUser, User, UserPatch, UserStore } from './store/types';
 import type { IdentityLog } from './log';
 import { LoginThrottle, type ThrottleOptions } from '../../../platform/login-throttle';
 import { bearerCredential } from '../../bearer';
-import {
-  PASSWORD_MAX,
-  Problems,
-  USERNAME_MAX,
-  checkBoolean,
-  checkEmail,
-  checkPassword,
-  checkRole,
-  checkUsername,
-  isUuid,
-} from './validation';
+import { Problems, USERNAME_MAX, checkBoolean, checkEmail, checkRole, checkUsername, isUuid } from './validation';
 
 export interface IdentityOptions {
   store: UserStore;

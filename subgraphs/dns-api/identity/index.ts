@@ -17,17 +17,9 @@ export {
 } from './identity';
 export { IdentityError, type AuthFailure, type FieldProblem, type IdentityErrorCode } from './errors';
 export { TOKEN_ALGORITHM, type Jwks, type KeySealer, type PublicJwk, type Rotation, type SigningKeyInfo } from './keys';
-export { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from '../../../platform/passwords';
 export { ACTIONS, ROLES, authorize, can, isRole, rolesAllowed, type Action, type Role } from './roles';
-export {
-  LoginThrottle,
-  THROTTLE_DEFAULTS,
-  addressKey,
-  type LoginAttempt,
-  type ThrottleOptions,
-} from '../../../platform/login-throttle';
 export type { IdentityLog } from './log';
-export { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN, USERNAME_MAX } from './validation';
+export { EMAIL_MAX, USERNAME_MAX } from './validation';
 export { openUserStore, openSqliteUserStore, type OpenUserStoreOptions, type SqliteUserStoreOptions } from './store';
 export type { PostgresUserStoreOptions } from './store';
 export type { User, UserStore } from './store/types';

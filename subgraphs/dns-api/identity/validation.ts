@@ -5,8 +5,6 @@
 import type { FieldProblem } from './errors';
 import { ROLES, isRole, type Role } from './roles';
 
-export { PASSWORD_MAX, PASSWORD_MIN, PASSWORD_MIN_DISTINCT, checkPassword } from '../../../platform/passwords';
-
 export const USERNAME_MAX = 64;
 export const EMAIL_MAX = 254;
 
