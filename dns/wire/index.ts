@@ -15,4 +15,13 @@ export {
 } from './header';
 export { u16, u32, u48 } from './integers';
 export { decodeMessage, type Message, type WireRecord } from './message';
-export { DNSSEC_OK, encodeAnswer, encodeMessage, encodeName, messageLength, typeName, typeNumber } from './packet';
+export {
+  decodeAnswer,
+  DNSSEC_OK,
+  encodeAnswer,
+  encodeMessage,
+  encodeName,
+  messageLength,
+  typeName,
+  typeNumber,
+} from './packet';

@@ -4,3 +4,4 @@ export { closestEncloser, ORIGIN, type Resolution, resolve, wildcardAt } from '.
 export type { Algorithm, AlgorithmName, SignedState, SigningPolicy, ZoneKey } from './signed-state';
 export type { Node, RR } from './rr';
 export { parentOf, ZoneBuilder, type ZoneData, ZoneIndex } from './zone-index';
+export { encodeZoneImage, readZoneImage, type SignedHead, type ZoneImage } from './zone-image';

@@ -54,6 +54,22 @@ export class LayeredMap<V> {
     return new LayeredMap<V>(base, new Map<string, V | typeof GONE>(), size);
   }
 
+  /**
+   * The changes that make `previous` into this map (undefined: a key this map lacks), found from the top layers
+   * alone — O(changes) — when both share one base; null when they do not (a fold came between them, or they are
+   * unrelated): then the whole map is the difference. Values are compared by identity.
+   */
+  changesSince(previous: LayeredMap<V>): Map<string, V | undefined> | null {
+    if (previous.base !== this.base) return null;
+    const changes = new Map<string, V | undefined>();
+    for (const top of [this.top, previous.top])
+      for (const key of top.keys()) {
+        const now = this.get(key);
+        if (now !== previous.get(key)) changes.set(key, now);
+      }
+    return changes;
+  }
+
   *keys(): IterableIterator<string> {
     for (const [key] of this.entries()) yield key;
   }

@@ -13,13 +13,13 @@ import { addTo, type Node, type RR } from './rr';
  * Layout of one node at its offset: u32 record count, u16 length + the owner as its first record gives it; then per
  * record u8 length + type, u32 TTL, u16 length + owner as given (0: the node's), u32 length + value — all UTF-8.
  */
-export class NodePack {
+export class NodePack implements PackedNodes {
   private young = new Map<number, Node>();
   private old = new Map<number, Node>();
 
   /** `decodedLimit`: decoded nodes kept (in two generations of up to that many: recently used ones survive). */
   constructor(
-    private readonly buffer: Buffer,
+    protected readonly buffer: Buffer,
     private readonly decodedLimit = DECODED_NODES,
   ) {}
 
@@ -46,7 +46,20 @@ export class NodePack {
     return this.buffer.length;
   }
 
-  private decode(offset: number): Node {
+  /** The bytes of the node at `offset`, as they are in the pack (for copying it elsewhere). */
+  raw(offset: number): Buffer {
+    const b = this.buffer;
+    const count = b.readUInt32LE(offset);
+    let at = offset + 6 + b.readUInt16LE(offset + 4);
+    for (let i = 0; i < count; i++) {
+      at += 1 + b.readUInt8(at) + 4; // type, TTL
+      at += 2 + b.readUInt16LE(at); // owner as given
+      at += 4 + b.readUInt32LE(at); // value
+    }
+    return b.subarray(offset, at);
+  }
+
+  protected decode(offset: number): Node {
     const b = this.buffer;
     let at = offset;
     const count = b.readUInt32LE(at);
@@ -69,6 +82,16 @@ export class NodePack {
   }
 }
 
+/** Nodes kept in a buffer and decoded on demand, by their offset in it (NodePack, or a zone image's nodes). */
+export interface PackedNodes {
+  /** The node at `offset`, decoded once and then kept while it is in use. */
+  node(offset: number): Node;
+  /** The node at `offset` without keeping it. */
+  peek(offset: number): Node;
+  /** The bytes of the node at `offset` in NodePack's layout. */
+  raw(offset: number): Buffer;
+}
+
 /** Decoded nodes a zone keeps per generation: the names a busy server answers, a few tens of MB at most. */
 export const DECODED_NODES = 32_768;
 
@@ -79,10 +102,10 @@ export const DECODED_NODES = 32_768;
 export class NodeTable {
   constructor(
     private readonly map: LayeredMap<Node | number>,
-    private readonly pack?: NodePack,
+    readonly pack?: PackedNodes,
   ) {}
 
-  static of(nodes: Map<string, Node | number>, pack?: NodePack): NodeTable {
+  static of(nodes: Map<string, Node | number>, pack?: PackedNodes): NodeTable {
     return new NodeTable(LayeredMap.of(nodes), pack);
   }
 
@@ -92,7 +115,7 @@ export class NodeTable {
 
   get(owner: string): Node | undefined {
     const v = this.map.get(owner);
-    return typeof v === 'number' ? (this.pack as NodePack).node(v) : v;
+    return typeof v === 'number' ? (this.pack as PackedNodes).node(v) : v;
   }
 
   has(owner: string): boolean {
@@ -123,7 +146,17 @@ export class NodeTable {
   }
 
   private unpacked(v: Node | number): Node {
-    return typeof v === 'number' ? (this.pack as NodePack).peek(v) : v;
+    return typeof v === 'number' ? (this.pack as PackedNodes).peek(v) : v;
+  }
+
+  /** Owner names with their records as held: a decoded node, or the node's offset in `pack`. */
+  held(): IterableIterator<[string, Node | number]> {
+    return this.map.entries();
+  }
+
+  /** What changed since `previous` (see LayeredMap.changesSince); null: not known cheaply, take the whole table. */
+  changesSince(previous: NodeTable): Map<string, Node | number | undefined> | null {
+    return previous.pack === this.pack ? this.map.changesSince(previous.map) : null;
   }
 }
 

@@ -159,12 +159,12 @@ export class ZoneData {
   private negative?: RR;
 }
 
-function isCutOrDname(zone: string, owner: string, type: string): boolean {
+export function isCutOrDname(zone: string, owner: string, type: string): boolean {
   return (type === 'NS' || type === 'DNAME') && owner !== zone;
 }
 
 /** The owner and every ancestor down from the apex exist: counts, per name, the owner names at or below it. */
-function countNames(
+export function countNames(
   zone: string,
   owner: string,
   delta: 1 | -1,
