@@ -36,6 +36,9 @@ describe('playground in headless Chromium', () => {
   let page: Page;
   const problems: string[] = [];
   const offOrigin: string[] = [];
+  /** Requests the page has sent and not yet seen finish, by their playwright object (a URL can repeat). */
+  const inFlight = new Map<object, string>();
+  let lastRequestChange = Date.now();
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
@@ -63,6 +66,19 @@ describe('playground in headless Chromium', () => {
     const origin = new URL(sys.url).origin;
     page.on('request', (req) => {
       if (!req.url().startsWith(`${origin}/`)) offOrigin.push(req.url());
+      inFlight.set(req, `${req.method()} ${req.url()}`);
+      lastRequestChange = Date.now();
+    });
+    const settled = (req: object): void => {
+      inFlight.delete(req);
+      lastRequestChange = Date.now();
+    };
+    page.on('requestfinished', settled);
+    page.on('requestfailed', settled);
+    // Chromium fetches a dedicated worker's script for the worker's own target: the page sees the request start but
+    // never finish (the same happened to puppeteer's network idle). A worker running that script is its finish.
+    page.on('worker', (worker) => {
+      for (const [req, what] of inFlight) if (what === `GET ${worker.url()}`) settled(req);
     });
     page.on('requestfailed', (req) => {
       // Stopping a subscription aborts its event stream's fetch: that is how a browser ends a stream, not a fault.
@@ -77,6 +93,21 @@ describe('playground in headless Chromium', () => {
     });
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   }, 120_000);
+
+  /**
+   * Waits until the page has had no request in flight for 500 ms (what playwright's 'networkidle' means), with a
+   * deadline that names the requests still pending. 'networkidle' itself waited forever, now and then, for the script
+   * of Monaco's JSON worker (see the 'worker' handler above).
+   */
+  async function requestsSettled(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (inFlight.size > 0 || Date.now() - lastRequestChange < 500) {
+      if (Date.now() > deadline) {
+        throw new Error(`requests still in flight after ${timeoutMs} ms: ${[...inFlight.values()].join(', ')}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 
   afterAll(async () => {
     await context?.close().catch(() => undefined);
@@ -99,7 +130,7 @@ describe('playground in headless Chromium', () => {
       null,
       { timeout: 10_000 },
     );
-    await page.waitForLoadState('networkidle'); // schema introspection, Monaco's workers, fonts
+    await requestsSettled(); // schema introspection, Monaco's workers, fonts
     const tabs = await page.$$eval('.graphiql-tab-button', (els) => els.map((el) => el.textContent?.trim()));
     expect(tabs).toEqual(['Quote', 'Quotes', 'MarketLists', 'LivePrices', 'DnsLogin', 'ToolLoginToken']);
     // Variables and request headers editors are both there.
