@@ -18,6 +18,7 @@ import {
 import { RCODE, type WireRecord } from '../wire';
 import { type SigningPolicy, ZoneIndex } from '../zone';
 import { AnswerWorkers, type AnswerWorkersOptions } from './workers/answer-workers';
+import { AnswerThread } from './answer-thread/answer-thread';
 import { KeyedQueue } from '../../platform/async';
 import { wireName } from '../model';
 import type { ZoneStore } from '../store';
@@ -59,6 +60,11 @@ export interface DnsEngineOptions {
   tcp?: Partial<TcpLimits>;
   /** Batched UDP through the native addon when it is built (the default); false: Node's dgram. */
   udpBatch?: boolean;
+  /**
+   * Answer from a thread of its own (the default): its loop answers and swaps zone versions in, nothing else, so
+   * imports, listings, signing and the HTTP APIs never hold an answer up. false: answer on the caller's loop.
+   */
+  answerThread?: boolean;
   /** Limits of the answer cache (defaults: DEFAULT_ANSWER_CACHE; `maxEntries: 0` turns it off). */
   answerCache?: Partial<AnswerCacheLimits>;
   /**
@@ -89,6 +95,7 @@ export class DnsEngine {
   readonly index = new ZoneIndex();
   server?: DnsServer;
   workers?: AnswerWorkers;
+  thread?: AnswerThread;
   private readonly keys: Map<string, TsigKey>;
   private readonly loader: ZoneLoader;
   private readonly notifyKey: TsigKey | undefined;
@@ -141,40 +148,48 @@ export class DnsEngine {
       const onError = (err: unknown): void => options.log?.warn({ err }, 'dns server error');
       // one secret for the engine and its workers: a cookie one process issued is good in every other
       const cookieSecret = randomBytes(32);
-      const responder = new Responder(
-        engine.index,
-        {
-          update: (q, _raw, remote) => engine.handleUpdate(q, remote),
-          transfer: async (q, _raw, remote) => engine.handleTransfer(q, remote),
-        },
-        engine.keys,
-        onError,
-        {
-          answerCache: options.answerCache,
-          cookies: new ServerCookies(cookieSecret),
-          signer: new DnssecAnswerSigner(),
-        },
-      );
-      engine.server = await startDnsServer({
-        host: options.host,
-        port: options.port,
-        responder,
-        tcp: options.tcp,
-        ...(options.udpBatch === undefined ? {} : { udpBatch: options.udpBatch }),
-        onError,
-        onConnectionRefused: (info) =>
-          options.log?.warn(info, 'DNS TCP connection limit reached: new connections are closed at once'),
-      });
+      if (options.answerThread !== false) engine.server = await engine.startThread(cookieSecret);
+      else {
+        const responder = new Responder(
+          engine.index,
+          {
+            update: (q, _raw, remote) => engine.handleUpdate(q, remote),
+            transfer: async (q, _raw, remote) => engine.handleTransfer(q, remote),
+          },
+          engine.keys,
+          onError,
+          {
+            answerCache: options.answerCache,
+            cookies: new ServerCookies(cookieSecret),
+            signer: new DnssecAnswerSigner(),
+          },
+        );
+        engine.server = await startDnsServer({
+          host: options.host,
+          port: options.port,
+          responder,
+          tcp: options.tcp,
+          ...(options.udpBatch === undefined ? {} : { udpBatch: options.udpBatch }),
+          onError,
+          onConnectionRefused: (info) =>
+            options.log?.warn(info, 'DNS TCP connection limit reached: new connections are closed at once'),
+        });
+      }
       options.log?.info(
         { host: options.host, port: engine.server.port, zones: engine.index.size },
         'DNS server listening (UDP and TCP)',
       );
       if (options.workers && options.workers.count > 0) {
         try {
+          const udp = engine.server.udp;
+          if (!udp)
+            throw new Error(
+              'answer worker processes share the DNS port through the batched UDP addon when DNS answers from its thread: build it (npm run build) or set DNS_WORKERS=0',
+            );
           engine.workers = await AnswerWorkers.start({
             count: options.workers.count,
             store: options.workers.store,
-            udp: engine.server.udp,
+            udp,
             answerUdp: engine.server.answerUdp,
             cookieSecret,
             answerCache: options.answerCache,
@@ -197,6 +212,31 @@ export class DnsEngine {
    */
   async served(zone: string, serial: number | null): Promise<void> {
     await Promise.all([this.loader.served(zone, serial), this.workers?.served(zone, serial)]);
+    await this.thread?.current(zone); // the thread answers from what the index holds now
+  }
+
+  /** Starts the answer thread on the index as it is (every zone loaded) and gives the server it stands for. */
+  private async startThread(cookieSecret: Buffer): Promise<DnsServer> {
+    const o = this.options;
+    const thread = await AnswerThread.start({
+      host: o.host,
+      port: o.port,
+      init: { tcp: o.tcp, udpBatch: o.udpBatch, answerCache: o.answerCache },
+      cookieSecret,
+      keys: [...this.keys.values()],
+      index: this.index,
+      update: (q, remote) => this.handleUpdate(q, remote),
+      transfer: (q, remote) => this.handleTransfer(q, remote),
+      log: o.log,
+    });
+    this.thread = thread;
+    return {
+      host: o.host,
+      port: thread.port,
+      ...(thread.udp ? { udp: thread.udp } : {}),
+      answerUdp: thread.answerUdp,
+      close: () => thread.close(),
+    };
   }
 
   /** Reads one zone of the index again, whole, from the store (see ZoneLoader.reload). */
@@ -250,8 +290,10 @@ export class DnsEngine {
       }),
     );
     // The store announced the change after committing it, which started a reload that reads it: wait for that one.
-    if (outcome.serial !== undefined)
+    if (outcome.serial !== undefined) {
       await Promise.all([this.loader.caughtUp(zone, outcome.serial), this.workers?.served(zone, outcome.serial)]);
+      await this.thread?.current(zone);
+    }
     this.options.log?.info(
       { zone, key: remote.tsig.key.name, rcode: outcome.rcode, reason: outcome.reason },
       'dynamic update',

@@ -262,6 +262,7 @@ export class ZoneIndex {
    * retires the old copy instead. Cached answers are valid while both their layout and their zone are current.
    */
   layout = 0;
+  private readonly watchers = new Set<(zone: string) => void>();
 
   set(zone: ZoneData): void {
     const previous = this.zones.get(zone.name);
@@ -269,6 +270,7 @@ export class ZoneIndex {
     if (previous === zone) return;
     if (previous) previous.retired = true;
     else this.layout++;
+    this.told(zone.name);
   }
 
   delete(name: string): void {
@@ -277,6 +279,17 @@ export class ZoneIndex {
     this.zones.delete(name);
     previous.retired = true;
     this.layout++;
+    this.told(name);
+  }
+
+  /** Calls `listener` with the zone's name after each `set` of a new copy and each `delete`; returns the undo. */
+  watch(listener: (zone: string) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  private told(zone: string): void {
+    for (const listener of this.watchers) listener(zone);
   }
 
   get(name: string): ZoneData | undefined {

@@ -121,6 +121,8 @@ describe.each([
       keys: [KEY],
       udpBatch: batch === 'on',
       workers: { count, store: { dataDir: dir } },
+      // the engine answers on this thread, so that blocking it shows what the worker processes answer alone
+      answerThread: false,
     });
 
   test('control: with no worker, questions asked while the engine is blocked are not answered', async () => {

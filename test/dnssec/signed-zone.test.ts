@@ -148,6 +148,13 @@ describe('delv, trusting the DS of p256.test', () => {
     const signature = (rrsig?.data as unknown as { signature: Buffer } | undefined)?.signature;
     if (!signature) throw new Error('no RRSIG over www.ed.test A');
     signature[5] = (signature[5] ?? 0) ^ 0xff;
+    // the answer thread holds a copy of its own: ship it one with the changed signature
+    const data = engine.index.get('ed.test');
+    if (!data || !node) throw new Error('ed.test is not served');
+    const copy = data.patched(data.soa, new Map([['www.ed.test', [...node.values()].flat()]]));
+    copy.signing = data.signing;
+    engine.index.set(copy);
+    await engine.thread?.current('ed.test');
     const bad = await delvQuery({ server, zone: 'ed.test', ds: dsOf('ed.test'), name: 'www.ed.test', type: 'A' });
     expect({ validated: bad.validated, failed: bad.failed }).toEqual({ validated: false, failed: true });
     expect(bad.output).toMatch(/RRSIG failed to verify|no valid signature/);

@@ -24,8 +24,8 @@ export interface DnsServerOptions {
 export interface DnsServer {
   host: string;
   port: number;
-  /** The UDP socket (answer workers read from it too). */
-  udp: UdpShare;
+  /** How answer workers read the UDP port too (absent: they cannot). */
+  udp?: UdpShare;
   /** Answers a UDP message received elsewhere (an answer worker hands over what needs the primary). */
   answerUdp: UdpAnswer;
   close(): Promise<void>;

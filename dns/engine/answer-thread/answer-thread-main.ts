@@ -1,0 +1,148 @@
+/**
+ * The answer thread: its loop answers DNS over UDP and TCP and swaps in zone versions, nothing else. Zone versions
+ * come from the engine as images, read here in steps of a few milliseconds (answers go on from the version held
+ * meanwhile) and swapped in whole. What needs more than the zones — UPDATE, zone transfers — goes to the engine,
+ * and its answer comes back to be sent (signed here when the request was).
+ */
+import type { DecodedPacket } from 'dns-packet';
+import { parentPort, workerData } from 'node:worker_threads';
+import { DnssecAnswerSigner } from '../../dnssec';
+import { type DnsServer, type Remote, Responder, ServerCookies, startDnsServer } from '../../server';
+import type { TsigKey } from '../../tsig';
+import { readZoneImage, ZoneIndex, type ZoneImage } from '../../zone';
+import type { AnswerThreadInit, FromAnswerThread, HandedRemote, ToAnswerThread } from './protocol';
+
+const port = parentPort;
+if (!port) throw new Error('answer-thread-main runs as a worker thread of the DNS engine');
+const init = workerData as AnswerThreadInit;
+
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+function tell(message: FromAnswerThread): void {
+  port?.postMessage(message);
+}
+
+function report(err: unknown): void {
+  const e = err instanceof Error ? err : new Error(String(err));
+  tell({ t: 'error', message: e.message, stack: e.stack });
+}
+
+const index = new ZoneIndex();
+const keys = new Map<string, TsigKey>(
+  init.keys.map((k) => [k.name, { name: k.name, algorithm: k.algorithm, secret: asBuffer(k.secret) }]),
+);
+
+// Requests handed to the engine, waiting for its reply.
+let nextId = 1;
+const waiting = new Map<number, (messages: Buffer[]) => void>();
+
+function handOver(kind: 'update' | 'transfer', raw: Buffer, remote: Remote): Promise<Buffer[]> {
+  const id = nextId++;
+  const handed: HandedRemote = { address: remote.address, port: remote.port, transport: remote.transport };
+  if (remote.tsig?.status === 'ok') handed.signedBy = remote.tsig.key.name;
+  return new Promise((resolve) => {
+    waiting.set(id, resolve);
+    tell({ t: 'handover', id, kind, raw, remote: handed });
+  });
+}
+
+const responder = new Responder(
+  index,
+  {
+    update: async (_q: DecodedPacket, raw: Buffer, remote: Remote) => {
+      const [reply] = await handOver('update', raw, remote);
+      if (!reply) throw new Error('the engine gave no answer to an UPDATE');
+      return reply;
+    },
+    transfer: (_q: DecodedPacket, raw: Buffer, remote: Remote) => handOver('transfer', raw, remote),
+  },
+  keys,
+  report,
+  {
+    answerCache: init.answerCache,
+    cookies: new ServerCookies(asBuffer(init.cookieSecret)),
+    signer: new DnssecAnswerSigner(),
+  },
+);
+
+// Zone versions of one zone are read and swapped in in the order they came: a patch applies to the one before.
+const installs = new Map<string, Promise<void>>();
+
+function inOrder(zone: string, step: () => Promise<void>): void {
+  const previous = installs.get(zone) ?? Promise.resolve();
+  const next = previous.then(step).catch((err: unknown) => {
+    const e = err instanceof Error ? err : new Error(String(err));
+    tell({ t: 'unreadable', zone, message: e.message });
+  });
+  installs.set(zone, next);
+  void next.finally(() => {
+    if (installs.get(zone) === next) installs.delete(zone);
+  });
+}
+
+function install(image: ZoneImage, version: number): void {
+  const received: ZoneImage = {
+    ...image,
+    nodes: asBuffer(image.nodes),
+    chain: image.chain && asBuffer(image.chain),
+  };
+  inOrder(image.zone, async () => {
+    const data = await readZoneImage(received, index.get(image.zone));
+    index.set(data);
+    tell({ t: 'at', zone: image.zone, version });
+  });
+}
+
+let server: DnsServer | undefined;
+
+async function listen(): Promise<void> {
+  server = await startDnsServer({
+    host: init.host,
+    port: init.port,
+    responder,
+    tcp: init.tcp,
+    ...(init.udpBatch === undefined ? {} : { udpBatch: init.udpBatch }),
+    onError: report,
+    onConnectionRefused: (info) =>
+      tell({
+        t: 'log',
+        level: 'warn',
+        obj: info,
+        msg: 'DNS TCP connection limit reached: new connections are closed at once',
+      }),
+  });
+  tell({ t: 'listening', port: server.port, batched: server.udp !== undefined && 'reusePort' in server.udp });
+}
+
+port.on('message', (message: ToAnswerThread) => {
+  switch (message.t) {
+    case 'image':
+      return install(message.image, message.version);
+    case 'drop':
+      return inOrder(message.zone, () => {
+        index.delete(message.zone);
+        tell({ t: 'at', zone: message.zone, version: message.version });
+        return Promise.resolve();
+      });
+    case 'listen':
+      return void listen().catch((err: unknown) => {
+        report(err);
+        process.exit(1);
+      });
+    case 'reply': {
+      const resolve = waiting.get(message.id);
+      waiting.delete(message.id);
+      return resolve?.(message.messages.map(asBuffer));
+    }
+    case 'udp':
+      return server?.answerUdp(asBuffer(message.message), message.address, message.port);
+    case 'close':
+      return void (server?.close() ?? Promise.resolve()).finally(() => {
+        for (const resolve of waiting.values()) resolve([]);
+        tell({ t: 'closed' });
+        port.close();
+      });
+  }
+});
+
+tell({ t: 'started' });
