@@ -31,6 +31,8 @@
 typedef struct {
   int fd;
   int closed;
+  /* owners: the poll handle (until its close callback) and the JS handle (until finalized or closed) */
+  int refs;
   uv_poll_t poll;
   napi_env env;
   napi_ref callback;
@@ -205,17 +207,39 @@ static void on_readable(uv_poll_t *handle, int status, int events) {
   napi_close_handle_scope(env, scope);
 }
 
-static void free_batch(uv_handle_t *handle) { free(handle->data); }
+static void release(Batch *b) {
+  if (--b->refs == 0) free(b);
+}
+
+static void free_batch(uv_handle_t *handle) { release((Batch *)handle->data); }
+
+/*
+ * Stops polling and closes the descriptor (once). `closed_cb`: what the loop calls once the poll handle has closed
+ * (free_batch lets go of the poll handle's share of the batch).
+ */
+static void shut(Batch *b, uv_close_cb closed_cb) {
+  if (b->closed) return;
+  b->closed = 1;
+  uv_poll_stop(&b->poll);
+  close(b->fd);
+  uv_close((uv_handle_t *)&b->poll, closed_cb);
+}
+
+/*
+ * The environment ends (a worker thread that ran the server stops) while the socket is open: close the descriptor
+ * now. Left to the end of the thread, the poll handle would be closed without it (a socket left in the port's
+ * SO_REUSEPORT group takes a share of the queries and answers none). The handle closes after Node has unloaded this
+ * addon for the thread, so no callback of ours may run then: the batch is left allocated (a few KB per thread end).
+ */
+static void on_env_cleanup(void *data) { shut((Batch *)data, NULL); }
 
 static void finalize(napi_env env, void *data, void *hint) {
   Batch *b = (Batch *)data;
-  /* closed explicitly before it is collected (close() keeps it alive until then) */
   if (!b->closed) {
-    b->closed = 1;
-    uv_poll_stop(&b->poll);
-    close(b->fd);
-    uv_close((uv_handle_t *)&b->poll, free_batch);
+    napi_remove_env_cleanup_hook(env, on_env_cleanup, b);
+    shut(b, free_batch);
   }
+  release(b);
 }
 
 static int buffer_of(napi_env env, napi_value value, void **data, size_t *length) {
@@ -278,7 +302,9 @@ static napi_value Open(napi_env env, napi_callback_info info) {
     return NULL;
   }
   b->poll.data = b;
+  b->refs = 2;
   uv_poll_start(&b->poll, UV_READABLE, on_readable);
+  CHECK(napi_add_env_cleanup_hook(env, on_env_cleanup, b));
   napi_value handle;
   CHECK(napi_create_object(env, &handle));
   CHECK(napi_wrap(env, handle, b, finalize, NULL, NULL));
@@ -324,13 +350,12 @@ static napi_value Close(napi_env env, napi_callback_info info) {
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   Batch *b = NULL;
   if (napi_remove_wrap(env, argv[0], (void **)&b) != napi_ok || !b) return NULL;
-  b->closed = 1;
-  uv_poll_stop(&b->poll);
-  close(b->fd);
+  if (!b->closed) napi_remove_env_cleanup_hook(env, on_env_cleanup, b);
   for (int i = 0; i < 5; i++) napi_delete_reference(env, b->buffers[i]);
   napi_delete_reference(env, b->callback);
   napi_async_destroy(env, b->async);
-  uv_close((uv_handle_t *)&b->poll, free_batch);
+  shut(b, free_batch);
+  release(b); /* the JS handle's share: no finalizer will run now */
   return NULL;
 }
 
