@@ -79,6 +79,9 @@ export interface DnsEngineOptions {
   dnssec?: { vault: KeyVault; policy?: Partial<SigningPolicy>; now?: () => number };
 }
 
+/** How long after the answer thread ended by itself another is started. */
+const THREAD_RESTART_MS = 1000;
+
 function isLoopback(address: string): boolean {
   const a = address.replace(/^::ffff:/, '');
   return (isIPv4(a) && a.startsWith('127.')) || (isIPv6(a) && a === '::1');
@@ -216,11 +219,11 @@ export class DnsEngine {
   }
 
   /** Starts the answer thread on the index as it is (every zone loaded) and gives the server it stands for. */
-  private async startThread(cookieSecret: Buffer): Promise<DnsServer> {
+  private async startThread(cookieSecret: Buffer, port = this.options.port): Promise<DnsServer> {
     const o = this.options;
     const thread = await AnswerThread.start({
       host: o.host,
-      port: o.port,
+      port,
       init: { tcp: o.tcp, udpBatch: o.udpBatch, answerCache: o.answerCache },
       cookieSecret,
       keys: [...this.keys.values()],
@@ -228,6 +231,7 @@ export class DnsEngine {
       update: (q, remote) => this.handleUpdate(q, remote),
       transfer: (q, remote) => this.handleTransfer(q, remote),
       log: o.log,
+      onExit: () => this.restartThread(cookieSecret, thread.port),
     });
     this.thread = thread;
     return {
@@ -248,6 +252,28 @@ export class DnsEngine {
   /** Looks at every signed zone's timers again now (after the signing clock moved: tests). */
   checkSigning(): void {
     for (const name of this.index.names()) this.scheduler?.check(name, this.index.get(name));
+  }
+
+  /**
+   * The answer thread ended by itself (a crash): another is started on the same port with every zone, after
+   * THREAD_RESTART_MS and then at most once per that delay, doubling up to a minute while starting fails.
+   */
+  private restartThread(cookieSecret: Buffer, port: number, delay = THREAD_RESTART_MS): void {
+    const timer = setTimeout(() => {
+      if (this.closed) return;
+      this.startThread(cookieSecret, port).then(
+        (server) => {
+          if (this.closed) return void server.close();
+          this.server = server;
+          this.options.log?.info({ port }, 'DNS answer thread started again');
+        },
+        (err: unknown) => {
+          this.options.log?.warn({ err, port }, 'DNS answer thread could not be started again');
+          this.restartThread(cookieSecret, port, Math.min(delay * 2, 60_000));
+        },
+      );
+    }, delay);
+    timer.unref();
   }
 
   private notifySecondaries(zone: string): void {

@@ -80,3 +80,14 @@ it('serves a store write by the time `served` resolves, and answers UPDATE and A
   expect(axfr).toMatch(/^upd\.thread\.test\.\s+300\s+IN\s+A\s+192\.0\.2\.8$/m);
   expect(axfr.match(/\sSOA\s/g)).toHaveLength(2);
 });
+
+it('a thread that ends by itself is replaced on the same port, with every zone', async () => {
+  const first = engine.thread;
+  await first?.worker.terminate();
+  for (let i = 0; i < 100 && engine.thread === first; i++) await new Promise((r) => setTimeout(r, 100));
+  expect(engine.thread).not.toBe(first);
+  expect(engine.server?.port).toBe(port);
+  // every answer comes from the new thread: ten in a row (a socket the old one left bound would swallow some)
+  for (let i = 0; i < 10; i++) expect((await dig('+short', `www.${ZONE}`, 'A')).stdout.trim()).toBe('192.0.2.1');
+  expect((await dig('+short', '+tcp', `new.${ZONE}`, 'A')).stdout.trim()).toBe('192.0.2.7');
+});

@@ -26,6 +26,8 @@ export interface AnswerThreadOptions {
   update(query: DecodedPacket, remote: Remote): Promise<Buffer>;
   transfer(query: DecodedPacket, remote: Remote): Buffer[] | Promise<Buffer[]>;
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** Told when the thread ends without being closed (it crashed): nothing answers until another is started. */
+  onExit?: (code: number) => void;
 }
 
 /** How long the thread may take to stop before it is terminated. */
@@ -50,7 +52,8 @@ export class AnswerThread {
   port = 0;
   /** How answer worker processes read the port (only with batched UDP: a socket of their own in its group). */
   udp?: UdpShare;
-  private readonly worker: Worker;
+  /** The thread (tests end it to see it replaced). */
+  readonly worker: Worker;
   /** Per zone, the version the thread was sent last (it answers from it once read). */
   private readonly shipped = new Map<string, ZoneData>();
   /** Per zone, the shipping in progress, and zones changed again meanwhile. */
@@ -88,8 +91,12 @@ export class AnswerThread {
       thread.worker.on('message', (m: FromAnswerThread) => thread.received(m));
       thread.worker.on('error', (err) => options.log?.warn({ err }, 'DNS answer thread failed'));
       thread.worker.on('exit', (code) => {
-        if (!thread.closing) options.log?.warn({ code }, 'DNS answer thread stopped: DNS is not answered');
         thread.releaseAll();
+        if (thread.closing) return;
+        thread.closing = true;
+        thread.unwatch?.();
+        options.log?.warn({ code }, 'DNS answer thread stopped');
+        options.onExit?.(code);
       });
       thread.unwatch = options.index.watch((zone) => thread.ship(zone));
       const zones = options.index.names();
