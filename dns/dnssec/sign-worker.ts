@@ -3,6 +3,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { KeyObject } from 'node:crypto';
+import { setPriority } from 'node:os';
 import { algorithmByNumber, privateKeyObject, signData } from './algorithms';
 
 export interface SignRequest {
@@ -21,6 +22,17 @@ export interface SignReply {
 }
 
 const keys = new Map<string, KeyObject>();
+
+/**
+ * Signing a big zone keeps every core busy for minutes: this thread yields the CPU to the DNS answer thread and the
+ * APIs whenever they want it. On Linux a nice value belongs to one thread, so only this one is lowered.
+ */
+const SIGNING_NICE = 10;
+try {
+  setPriority(SIGNING_NICE);
+} catch {
+  // not allowed here (some containers): signing at the usual priority is still correct
+}
 
 parentPort?.on('message', (request: SignRequest) => {
   try {
