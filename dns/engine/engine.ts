@@ -13,7 +13,7 @@ import {
   ServerCookies,
   startDnsServer,
   type TcpLimits,
-  zoneTransfer,
+  ZoneTransfers,
 } from '../server';
 import { RCODE, type WireRecord } from '../wire';
 import { type SigningPolicy, ZoneIndex } from '../zone';
@@ -103,6 +103,7 @@ export class DnsEngine {
   private readonly loader: ZoneLoader;
   private readonly notifyKey: TsigKey | undefined;
   private readonly updates = new KeyedQueue();
+  private readonly transfers = new ZoneTransfers();
   private unsubscribe?: () => void;
   private readonly signing?: ZoneSigning;
   private readonly scheduler?: SigningScheduler;
@@ -327,7 +328,7 @@ export class DnsEngine {
     return encodeResponse(query, {}, outcome.rcode);
   }
 
-  private handleTransfer(query: DecodedPacket, remote: Remote): Buffer[] {
+  private handleTransfer(query: DecodedPacket, remote: Remote): Buffer[] | Promise<Buffer[]> {
     const question = query.questions?.[0];
     const zone = question ? wireName(question.name) : '';
     const data = this.index.get(zone);
@@ -341,7 +342,7 @@ export class DnsEngine {
       this.options.log?.warn({ zone, from: remote.address }, 'zone transfer refused');
       return [encodeResponse(query, {}, RCODE.REFUSED)];
     }
-    return zoneTransfer(query, data, signedBy !== undefined);
+    return this.transfers.transfer(query, data, signedBy !== undefined);
   }
 
   private closed?: Promise<void>;

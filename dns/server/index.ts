@@ -3,7 +3,7 @@ export { type AnswerCacheLimits } from './answer/answer-cache';
 export { type AnswerSigner } from './answer/answer';
 export { encodeResponse } from './answer/encode';
 export { type NotifyTarget, sendNotify } from './operations/notify';
-export { zoneTransfer } from './operations/transfer';
+export { zoneTransfer, ZoneTransfers } from './operations/transfer';
 export { processUpdate } from './operations/update';
 export { ServerCookies } from './pipeline/cookies';
 export { type Remote, Responder } from './pipeline/respond';

@@ -34,14 +34,14 @@ const keys = new Map<string, TsigKey>(
 
 // Requests handed to the engine, waiting for its reply.
 let nextId = 1;
-const waiting = new Map<number, (messages: Buffer[]) => void>();
+const waiting = new Map<number, { resolve: (messages: Buffer[]) => void; reject: (err: Error) => void }>();
 
 function handOver(kind: 'update' | 'transfer', raw: Buffer, remote: Remote): Promise<Buffer[]> {
   const id = nextId++;
   const handed: HandedRemote = { address: remote.address, port: remote.port, transport: remote.transport };
   if (remote.tsig?.status === 'ok') handed.signedBy = remote.tsig.key.name;
-  return new Promise((resolve) => {
-    waiting.set(id, resolve);
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
     tell({ t: 'handover', id, kind, raw, remote: handed });
   });
 }
@@ -130,15 +130,16 @@ port.on('message', (message: ToAnswerThread) => {
         process.exit(1);
       });
     case 'reply': {
-      const resolve = waiting.get(message.id);
+      const waiter = waiting.get(message.id);
       waiting.delete(message.id);
-      return resolve?.(message.messages.map(asBuffer));
+      if (message.failed) return waiter?.reject(new Error(`the engine could not answer a request handed over`));
+      return waiter?.resolve(message.messages.map(asBuffer));
     }
     case 'udp':
       return server?.answerUdp(asBuffer(message.message), message.address, message.port);
     case 'close':
       return void (server?.close() ?? Promise.resolve()).finally(() => {
-        for (const resolve of waiting.values()) resolve([]);
+        for (const waiter of waiting.values()) waiter.reject(new Error('the DNS server is closing'));
         tell({ t: 'closed' });
         port.close();
       });

@@ -194,6 +194,7 @@ export class AnswerThread {
 
   private async answer(id: number, kind: 'update' | 'transfer', raw: Buffer, handed: HandedRemote): Promise<void> {
     let messages: Buffer[] = [];
+    let failed = false;
     try {
       const query = decodeMessage(raw) as unknown as DecodedPacket;
       const key = handed.signedBy === undefined ? undefined : this.options.keys.find((k) => k.name === handed.signedBy);
@@ -207,9 +208,10 @@ export class AnswerThread {
       messages =
         kind === 'update' ? [await this.options.update(query, remote)] : await this.options.transfer(query, remote);
     } catch (err) {
+      failed = true;
       this.options.log?.warn({ err, kind }, 'a request handed over by the DNS answer thread failed');
     }
-    this.send({ t: 'reply', id, messages });
+    this.send({ t: 'reply', id, messages, failed });
   }
 
   /** Answers, in the thread, a UDP message an answer worker process handed over. */

@@ -37,8 +37,8 @@ export type ToAnswerThread =
   | { t: 'drop'; zone: string; version: number }
   /** Every zone is there: open the sockets. */
   | { t: 'listen' }
-  /** The engine's answer to a request handed over: the messages to send. */
-  | { t: 'reply'; id: number; messages: Uint8Array[] }
+  /** The engine's answer to a request handed over: the messages to send (`failed`: none; the thread answers SERVFAIL). */
+  | { t: 'reply'; id: number; messages: Uint8Array[]; failed?: boolean }
   /** A UDP message an answer worker process handed over: answer it as received here. */
   | { t: 'udp'; message: Uint8Array; address: string; port: number }
   | { t: 'close' };
