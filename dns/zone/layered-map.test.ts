@@ -54,3 +54,27 @@ test('no changes give the same map; keys added go last, changed ones keep their 
     ['b', 2],
   ]);
 });
+
+test('changesSince finds what changed from the top layers while the base is shared; without folding it stays shared', () => {
+  const base = LayeredMap.of(new Map(Array.from({ length: 100 }, (_, i) => [`k${i}`, i] as [string, number])));
+  let m = base;
+  // past the fold threshold (64 + 2·√100 = 84 keys in the top layer) without folding
+  for (let i = 0; i < 200; i++) m = m.with(new Map([[`n${i}`, i]]), false);
+  m = m.with(
+    new Map<string, number | undefined>([
+      ['k1', undefined],
+      ['k2', 99],
+    ]),
+    false,
+  );
+  const changes = m.changesSince(base);
+  expect(changes?.size).toBe(202);
+  expect(changes?.get('k1')).toBeUndefined();
+  expect(changes?.has('k1')).toBe(true);
+  expect(changes?.get('k2')).toBe(99);
+  expect(changes?.get('n7')).toBe(7);
+  // folding makes a new base: the difference is no longer known cheaply
+  const folded = m.with(new Map([['x', 1]]));
+  expect(folded.changesSince(base)).toBeNull();
+  expect(folded.get('n199')).toBe(199);
+});

@@ -31,8 +31,11 @@ export class LayeredMap<V> {
     return this.get(key) !== undefined;
   }
 
-  /** A map with `changes` applied (a value of undefined removes the key). */
-  with(changes: ReadonlyMap<string, V | undefined>): LayeredMap<V> {
+  /**
+   * A map with `changes` applied (a value of undefined removes the key). `fold` false never folds (an answer thread
+   * must not spend O(n) at once: the side that ships it zone versions folds, and ships it the folded map whole).
+   */
+  with(changes: ReadonlyMap<string, V | undefined>, fold = true): LayeredMap<V> {
     if (changes.size === 0) return this;
     const top = new Map(this.top);
     let size = this.size;
@@ -48,7 +51,7 @@ export class LayeredMap<V> {
         top.set(key, value);
       }
     }
-    if (top.size <= 64 + 2 * Math.sqrt(this.base.size)) return new LayeredMap(this.base, top, size);
+    if (!fold || top.size <= 64 + 2 * Math.sqrt(this.base.size)) return new LayeredMap(this.base, top, size);
     const base = new Map<string, V>();
     for (const [key, value] of this.entriesOf(top)) base.set(key, value);
     return new LayeredMap<V>(base, new Map<string, V | typeof GONE>(), size);

@@ -123,8 +123,8 @@ export class NodeTable {
   }
 
   /** A table with `changes` applied (undefined removes an owner name). */
-  with(changes: ReadonlyMap<string, Node | undefined>): NodeTable {
-    return changes.size === 0 ? this : new NodeTable(this.map.with(changes), this.pack);
+  with(changes: ReadonlyMap<string, Node | undefined>, fold = true): NodeTable {
+    return changes.size === 0 ? this : new NodeTable(this.map.with(changes, fold), this.pack);
   }
 
   keys(): IterableIterator<string> {

@@ -287,7 +287,7 @@ export async function readZoneImage(image: ZoneImage, current: ZoneData | undefi
       const records = [...pack.peek(offset).values()].flat();
       owners.set(owner, owner === apex ? records.filter((r) => r.type !== 'SOA') : records);
     });
-    zone = current.patched(image.soa, owners);
+    zone = current.patched(image.soa, owners, false); // the sender folds, then ships the zone whole
   }
   if (image.signed) {
     const previous = current?.signing;

@@ -82,9 +82,9 @@ export class ZoneData {
   /**
    * A copy with a new SOA and, for each owner name in `owners` (as the SOA and records name it), all its records
    * replaced by the ones given (none: the name goes). The records of a name come in the order the store lists them,
-   * so the copy answers (and transfers) exactly as a zone built afresh from the store.
+   * so the copy answers (and transfers) exactly as a zone built afresh from the store. `fold`: see LayeredMap.with.
    */
-  patched(soa: SoaAnswer, owners: ReadonlyMap<string, readonly RR[]>): ZoneData {
+  patched(soa: SoaAnswer, owners: ReadonlyMap<string, readonly RR[]>, fold = true): ZoneData {
     const apex = soa.name.toLowerCase();
     const nodes = new Map<string, Node | undefined>();
     const counts = new Map<string, number>();
@@ -126,9 +126,9 @@ export class ZoneData {
     const names = new Map<string, number | undefined>();
     for (const [n, c] of counts) names.set(n, c > 0 ? c : undefined);
     return new ZoneData(this.name, soa, [], {
-      nodes: this.nodes.with(nodes),
-      names: this.names.with(names),
-      cutsAndDnames: this.cutsAndDnames.with(cuts),
+      nodes: this.nodes.with(nodes, fold),
+      names: this.names.with(names, fold),
+      cutsAndDnames: this.cutsAndDnames.with(cuts, fold),
       ordered,
     });
   }
