@@ -225,3 +225,19 @@ describe('signZoneInSteps', () => {
     expect(verifiedSignatures(inSteps, keys)).toEqual(verifiedSignatures(whole, keys));
   });
 });
+
+test('signing in steps tells its progress: names signed so far, of every name of the chain', async () => {
+  const many = [...RECORDS];
+  for (let i = 0; i < 120; i++) many.push(r(`h${String(i).padStart(3, '0')}`, 'A', `10.0.0.${i}`));
+  const zone = build(many);
+  const seen: Array<[number, number]> = [];
+  const signed = await signZoneInSteps(zone, keys, DEFAULT_SIGNING_POLICY, NOW, (done, total) =>
+    seen.push([done, total]),
+  );
+  const names = signed.signing?.chain.length ?? 0;
+  expect(names).toBeGreaterThan(120);
+  expect(seen.length).toBeGreaterThanOrEqual(2);
+  expect(seen.every(([, total]) => total === names)).toBe(true);
+  expect(seen.map(([done]) => done)).toEqual([...seen.map(([done]) => done)].sort((a, b) => a - b));
+  expect(seen.at(-1)?.[0]).toBeLessThanOrEqual(names);
+});

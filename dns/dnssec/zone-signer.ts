@@ -60,6 +60,10 @@ class Run {
     this.signer = zone.name === '' ? '.' : zone.name;
   }
 
+  /** Names of the chain prepared so far, and in all (for progress reports). */
+  namesDone = 0;
+  namesTotal = 0;
+
   /**
    * Signing jobs not done yet (`deferring`): their RRSIGs have an empty signature until `flush` gives them one, so
    * that a pool of threads signs while this thread prepares the next names.
@@ -250,6 +254,8 @@ export async function signZoneInSteps(
   keys: readonly ZoneKey[],
   policy: SigningPolicy,
   now: number,
+  /** Told after each step: names signed so far, of how many. */
+  progress?: (done: number, total: number) => void,
 ): Promise<ZoneData> {
   const run = new Run(zone, keys, policy, now);
   const pool = zone.nodes.size >= POOL_FROM_NAMES ? SignPool.shared() : undefined;
@@ -263,6 +269,7 @@ export async function signZoneInSteps(
       return step.value;
     }
     if (step.value === 'names') {
+      progress?.(run.namesDone, run.namesTotal);
       // one batch signs on the threads while the next is prepared
       await signing;
       signing = run.flush(pool);
@@ -289,10 +296,12 @@ function* signingSteps(run: Run, namesPerStep = NAMES_PER_STEP): Generator<'name
   const apex = zone.soa.name.toLowerCase();
   const { chain, chainKeys } = chainOf(zone, apex);
   const owners = new Map<string, RR[]>();
+  run.namesTotal = chain.length;
   for (let i = 0; i < chain.length; i++) {
     const owner = chain[i] ?? '';
     const node = zone.nodes.peek(owner);
     if (node) owners.set(owner, signedNode(run, owner, node, nextOf(chain, i), apex, zone.soa));
+    run.namesDone = i + 1;
     if (i % namesPerStep === namesPerStep - 1) yield 'names';
   }
   yield 'done';

@@ -244,6 +244,11 @@ export class DnsEngine {
     };
   }
 
+  /** How far signing `zone` whole has got (names signed of how many), or null when it is not being signed whole. */
+  signingProgress(zone: string): { done: number; total: number } | null {
+    return this.loader.progress(zone);
+  }
+
   /** Reads one zone of the index again, whole, from the store (see ZoneLoader.reload). */
   async reload(name: string): Promise<void> {
     await this.loader.reload(name);

@@ -1,7 +1,15 @@
 import type { SoaAnswer } from 'dns-packet';
 import { serialAtLeast, serialMax, type StoredRecord, type Zone } from '../model';
 import { emailToRname } from '../records';
-import { type RR, toAnswers, ZoneBuilder, type ZoneData, type ZoneIndex } from '../zone';
+import {
+  type RR,
+  type SigningPolicy,
+  toAnswers,
+  ZoneBuilder,
+  type ZoneData,
+  type ZoneIndex,
+  type ZoneKey,
+} from '../zone';
 import { reshapes, signPatch, signZoneInSteps, unsignedPatch, type ZoneSigning } from '../dnssec';
 import { StoreError, type ZoneChangeDetail, type ZoneChangeEvent, type ZoneStore } from '../store';
 
@@ -72,6 +80,8 @@ export class ZoneLoader {
   private readonly queued = new Map<string, { promise: Promise<void>; wanted: Wanted }>();
   /** Zones whose last reload failed: what it should have read is unknown now, so the next one reads everything. */
   private readonly stale = new Set<string>();
+  /** Zones being signed whole: names signed so far, of how many. */
+  private readonly signingProgress = new Map<string, { done: number; total: number }>();
 
   constructor(
     private readonly store: ZoneStore,
@@ -180,8 +190,34 @@ export class ZoneLoader {
     // a delegation or DNAME changed: signed whole, in steps (the zone keeps answering from `current` meanwhile)
     else
       this.index.set(
-        await signZoneInSteps(unsignedPatch(current, soa, owners), signing.keys, signing.policy, this.signingNow()),
+        await this.signWhole(
+          zone,
+          unsignedPatch(current, soa, owners),
+          signing.keys,
+          signing.policy,
+          this.signingNow(),
+        ),
       );
+  }
+
+  /** How far the zone's signing whole has got (null: it is not being signed whole now). */
+  progress(zone: string): { done: number; total: number } | null {
+    const p = this.signingProgress.get(zone);
+    return p ? { ...p } : null;
+  }
+
+  /** `signZoneInSteps` for `zone`, its progress kept for `progress`. */
+  private async signWhole(zone: string, data: ZoneData, keys: readonly ZoneKey[], policy: SigningPolicy, now: number) {
+    const progress = { done: 0, total: data.nodes.size };
+    this.signingProgress.set(zone, progress);
+    try {
+      return await signZoneInSteps(data, keys, policy, now, (done, total) => {
+        progress.done = done;
+        progress.total = total;
+      });
+    } finally {
+      if (this.signingProgress.get(zone) === progress) this.signingProgress.delete(zone);
+    }
   }
 
   private signingNow(): number {
@@ -193,7 +229,7 @@ export class ZoneLoader {
     let data = await buildZone(this.store, zone);
     const keys = data && this.signing ? await this.signing.keysFor(zone, data.soa.name) : [];
     if (data && this.signing && keys.length > 0)
-      data = await signZoneInSteps(data, keys, this.signing.policy, this.signing.now());
+      data = await this.signWhole(zone, data, keys, this.signing.policy, this.signing.now());
     if (data) this.index.set(data);
     else this.index.delete(zone);
     this.stale.delete(zone);
