@@ -103,6 +103,21 @@ export class DnsClient {
    * stops sending) and the transfer fails with a DnsClientError of kind `aborted`.
    */
   async transfer(zone: string, options: { signal?: AbortSignal } = {}): Promise<Transfer> {
+    const records: ClientRecord[] = [];
+    const { soa } = await this.transferEach(zone, (record) => records.push(record), options);
+    return { soa, records };
+  }
+
+  /**
+   * `transfer`, each record but the SOA handed to `visit` as it arrives instead of kept: a caller that turns records
+   * into something else (rows, lines) holds the zone once, not twice. Gives the SOA once the transfer is complete;
+   * a transfer that fails after some records were visited throws like `transfer`.
+   */
+  async transferEach(
+    zone: string,
+    visit: (record: ClientRecord) => void,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ soa: ClientRecord }> {
     const what = `transfer of ${zone || '.'}`;
     const request = this.sign(buildRequest(() => queryMessage(zone, 'AXFR')));
     const id = request.wire.readUInt16BE(0);
@@ -116,7 +131,7 @@ export class DnsClient {
     try {
       connection.send(request.wire);
       let soa: ClientRecord | undefined;
-      const records: ClientRecord[] = [];
+      let count = 0;
       let prior = request.mac;
       let unsigned: Buffer[] = [];
       for (let messages = 0; messages <= limit; messages++) {
@@ -154,10 +169,10 @@ export class DnsClient {
           }
           if (record.type === 'SOA' && record.name === soa.name) {
             if (this.options.key && unsigned.length > 0) throw this.tsigError(what, 'the last message is not signed');
-            return { soa, records };
+            return { soa };
           }
-          if (records.length >= limit) throw this.formatError(what, `more than ${limit} records`);
-          records.push(record);
+          if (count++ >= limit) throw this.formatError(what, `more than ${limit} records`);
+          visit(record);
         }
         if (messages === 0 && !soa) throw this.formatError(what, 'an empty first message');
       }

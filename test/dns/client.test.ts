@@ -137,6 +137,11 @@ describe.each(peers)('against %s', (_peer, address) => {
     expect(new Set(txt.map((r) => r.value))).toEqual(new Set(bulk.map((r) => r.value)));
     expect(transfer.records).toContainEqual({ name: `www.${ZONE}`, type: 'A', ttl: 300, value: '192.0.2.1' });
     expect(transfer.records.some((r) => r.type === 'SOA')).toBe(false);
+    // the same records handed over one by one, in the same order
+    const visited: Array<{ name: string; type: string }> = [];
+    const each = await client().transferEach(ZONE, (r) => visited.push(r));
+    expect(each.soa).toEqual(transfer.soa);
+    expect(visited).toEqual(transfer.records);
   });
 
   test.each([

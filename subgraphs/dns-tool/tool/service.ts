@@ -118,11 +118,17 @@ export class ToolService {
     const zone = this.zones.get(wireName(zoneName));
     if (!zone) throw toolErrors.zoneNotConfigured();
     if (!canRead(this.roles, caller.grant, zone.name)) throw toolErrors.cannotRead();
-    const transfer = await this.dns(
-      () => this.client(zone, 'transfer').transfer(zone.name, signal ? { signal } : {}),
+    // rows made as records arrive: the zone is held once, as rows
+    const rows: ToolRow[] = [];
+    const { soa } = await this.dns(
+      () =>
+        this.client(zone, 'transfer').transferEach(zone.name, (r) => rows.push(toolRow(r)), signal ? { signal } : {}),
       (why) => `Unable to retrieve SOA record for ${zone.name}: ${why}`,
     );
-    return [transfer.soa, ...transfer.records, transfer.soa].map(toolRow);
+    const first = toolRow(soa);
+    rows.push(first);
+    rows.unshift([...first]);
+    return rows;
   }
 
   /** A DNS query for `type` at the name, sent to the zone's transfer server. Checks: name → type → zone → right. */
