@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Remote, Responder } from '../pipeline/respond';
 import { headerOnlyResponse, MAX_MESSAGE, RCODE } from '../../wire';
 
@@ -79,11 +80,20 @@ export async function answerLater(message: Buffer, x: Exchange): Promise<void> {
     const servfail = servfailFor(message);
     replies = servfail ? [servfail] : [];
   }
+  let bytes = 0;
   for (const reply of replies) {
     try {
       x.send(reply);
     } catch (err) {
       x.report(err);
     }
+    // a zone transfer is many messages: other queries get their turn between every YIELD_BYTES of them
+    if ((bytes += reply.length) >= YIELD_BYTES) {
+      bytes = 0;
+      await nextTurn();
+    }
   }
 }
+
+/** Bytes of a many-message answer sent in one turn of the event loop. */
+const YIELD_BYTES = 64 * 1024;
