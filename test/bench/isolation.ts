@@ -305,7 +305,7 @@ async function importZone(ctx: Context, signal: AbortSignal): Promise<Outcome> {
   const api =
     reply.status === 201
       ? `HTTP 201 after ${s2(reply.ms)}`
-      : `HTTP ${reply.status || 'error'} after ${s2(reply.ms)}: ${(reply.text ?? '').slice(0, 160)}`;
+      : `HTTP ${reply.status || 'error'} after ${s2(reply.ms)}: ${(reply.text ?? '').slice(0, 400)}`;
   return {
     wallMs: reply.status === 201 ? reply.ms : undefined,
     api,
@@ -348,7 +348,7 @@ async function exportsOf(ctx: Context, signal: AbortSignal): Promise<Outcome> {
   const other = replies.find((r) => r.status !== 200);
   return {
     wallMs: ok === EXPORTS ? wallMs : undefined,
-    api: `${ok} × HTTP 200${other ? `, others ${other.status}: ${(other.text ?? '').slice(0, 160)}` : ''}, all in ${s2(wallMs)}`,
+    api: `${ok} × HTTP 200${other ? `, others ${other.status}: ${(other.text ?? '').slice(0, 400)}` : ''}, all in ${s2(wallMs)}`,
     notes: ok ? [`${mb(replies[0]?.bytes ?? 0)} each`] : [],
   };
 }
@@ -389,7 +389,7 @@ async function dnssecChange(
   const servedMs = served ? performance.now() - t0 : undefined;
   if (!signal.aborted) await Promise.race([posted, new Promise((r) => signal.addEventListener('abort', r))]);
   const answer = reply
-    ? `HTTP ${reply.status || 'error'} after ${s2(reply.ms)}${reply.status === 200 ? '' : `: ${(reply.text ?? '').slice(0, 160)}`}`
+    ? `HTTP ${reply.status || 'error'} after ${s2(reply.ms)}${reply.status === 200 ? '' : `: ${(reply.text ?? '').slice(0, 400)}`}`
     : `no HTTP answer within ${TIMEOUT_MS / 1000} s`;
   const state = signed ? 'signed' : 'unsigned';
   const notes = served
