@@ -290,6 +290,14 @@ async function scenario(
   return result as Scenario;
 }
 
+/** What the API answered to one request (status 0: no answer, `text` the reason), in words. */
+function httpLine(reply: { status: number; text?: string; ms: number }, ok: number, signal: AbortSignal): string {
+  if (reply.status === ok) return `HTTP ${ok} after ${s2(reply.ms)}`;
+  if (reply.status === 0 && signal.aborted) return `no HTTP answer within ${TIMEOUT_MS / 1000} s (request abandoned)`;
+  if (reply.status === 0) return `no HTTP answer: ${reply.text ?? ''} after ${s2(reply.ms)}`;
+  return `HTTP ${reply.status} after ${s2(reply.ms)}: ${(reply.text ?? '').slice(0, 400)}`;
+}
+
 async function importZone(ctx: Context, signal: AbortSignal): Promise<Outcome> {
   const { ours, work } = ctx;
   const t0 = performance.now();
@@ -302,13 +310,9 @@ async function importZone(ctx: Context, signal: AbortSignal): Promise<Outcome> {
   const served = await until(signal, 100, async () => (await answered(ours.dnsPort, probe)) === probe.length);
   const servedMs = served ? performance.now() - t0 : undefined;
   const reply = await posted;
-  const api =
-    reply.status === 201
-      ? `HTTP 201 after ${s2(reply.ms)}`
-      : `HTTP ${reply.status || 'error'} after ${s2(reply.ms)}: ${(reply.text ?? '').slice(0, 400)}`;
   return {
     wallMs: reply.status === 201 ? reply.ms : undefined,
-    api,
+    api: httpLine(reply, 201, signal),
     servedMs,
     notes: [
       served ? `served (the last name and ${SAMPLE} others answered) after ${s2(servedMs ?? NaN)}` : 'not served',
@@ -388,9 +392,7 @@ async function dnssecChange(
   });
   const servedMs = served ? performance.now() - t0 : undefined;
   if (!signal.aborted) await Promise.race([posted, new Promise((r) => signal.addEventListener('abort', r))]);
-  const answer = reply
-    ? `HTTP ${reply.status || 'error'} after ${s2(reply.ms)}${reply.status === 200 ? '' : `: ${(reply.text ?? '').slice(0, 400)}`}`
-    : `no HTTP answer within ${TIMEOUT_MS / 1000} s`;
+  const answer = reply ? httpLine(reply, 200, signal) : `no HTTP answer within ${TIMEOUT_MS / 1000} s`;
   const state = signed ? 'signed' : 'unsigned';
   const notes = served
     ? [`served ${state} after ${s2(servedMs ?? NaN)}; SOA serial ${before.serial} → ${last.serial}`]
@@ -495,11 +497,14 @@ interface References {
 async function references(root: string, work: Work, other: BenchZone): Promise<References> {
   const refs: References = {};
   const load = { qps: QPS, idleMs: IDLE_MS };
-  if (PARTS.has('import') || PARTS.has('list') || PARTS.has('export'))
-    refs.pdns = await pdnsReference(work, other, LISTINGS, EXPORTS, load).catch((err: unknown) => {
+  if (PARTS.has('import') || PARTS.has('list') || PARTS.has('export')) {
+    const listings = PARTS.has('list') ? LISTINGS : 0;
+    const exports = PARTS.has('export') ? EXPORTS : 0;
+    refs.pdns = await pdnsReference(work, other, listings, exports, load).catch((err: unknown) => {
       refs.pdnsError = message(err);
       return undefined;
     });
+  }
   if (PARTS.has('axfr'))
     refs.bind = await bindReference(root, work, other, TRANSFERS, load).catch((err: unknown) => {
       refs.bindError = message(err);
