@@ -40,18 +40,24 @@ const LOAD = REALISTIC_LOAD;
 const SEED = 20261124;
 
 /** One name of the zone and the types it has. */
-interface Name {
+export interface Name {
   owner: string;
   types: string[];
 }
 
-/** The zone (master file) and its names: 15 % aliases, the rest addresses with IPv6, TXT and MX on some. */
-export function realisticZone(): { text: string; names: Name[] } {
+/**
+ * The zone (master file) and its names: 15 % aliases, the rest addresses with IPv6, TXT and MX on some. `size` bounds
+ * it by names (default 10 000) or by records besides the apex's and its servers' (the isolation bench's 100 000).
+ */
+export function realisticZone(
+  zone = ZONE,
+  size: { names?: number; records?: number } = { names: NAMES },
+): { text: string; names: Name[]; records: number } {
   const rnd = prng(SEED);
   const lines = [
-    `$ORIGIN ${ZONE}.`,
+    `$ORIGIN ${zone}.`,
     '$TTL 3600',
-    `@ IN SOA ns1.${ZONE}. hostmaster.${ZONE}. ( 2026112401 10800 3600 604800 300 )`,
+    `@ IN SOA ns1.${zone}. hostmaster.${zone}. ( 2026112401 10800 3600 604800 300 )`,
     '  IN NS ns1',
     '  IN NS ns2',
     '  IN MX 10 mx1',
@@ -59,8 +65,11 @@ export function realisticZone(): { text: string; names: Name[] } {
     'ns2 IN A 192.0.2.54',
     'mx1 IN A 192.0.2.25',
   ];
+  const header = lines.length;
   const names: Name[] = [];
-  for (let i = 0; i < NAMES; i++) {
+  const maxNames = size.names ?? Infinity;
+  const maxRecords = size.records ?? Infinity;
+  for (let i = 0; i < maxNames && lines.length - header < maxRecords; i++) {
     const owner = `host${i}`;
     const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
     if (i > 0 && rnd() < 0.15) {
@@ -80,12 +89,12 @@ export function realisticZone(): { text: string; names: Name[] } {
       types.push('TXT');
     }
     if (rnd() < 0.1) {
-      lines.push(`${owner} 300 IN MX 10 mx1.${ZONE}.`);
+      lines.push(`${owner} 300 IN MX 10 mx1.${zone}.`);
       types.push('MX');
     }
     names.push({ owner, types });
   }
-  return { text: `${lines.join('\n')}\n`, names };
+  return { text: `${lines.join('\n')}\n`, names, records: lines.length - 2 };
 }
 
 /** dnsperf's question file: 85 % existing (name, type) pairs, 15 % names that do not exist. */

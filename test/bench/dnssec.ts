@@ -94,10 +94,11 @@ const digDo = (server: Server, name: string, type: string): Promise<DigAnswer> =
 
 /**
  * One dig process asking `questions` with DO (cheap enough to poll with while BIND signs): for each, whether its
- * answer carries an RRSIG over the type asked; and the SOA serial when one of them asked the SOA.
+ * answer carries an RRSIG over the type asked; and the SOA serial when one of them asked the SOA (NaN when no SOA
+ * came back). Also used by the isolation bench while our server signs.
  */
-async function signedNow(
-  server: Server,
+export async function signedNow(
+  server: Pick<Server, 'port'>,
   questions: ReadonlyArray<readonly [string, string]>,
 ): Promise<{ signed: boolean[]; serial: number }> {
   const args = ['+dnssec', '+norec', '+noall', '+answer', '+time=2', '+tries=1', '-p', String(server.port)];

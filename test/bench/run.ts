@@ -23,6 +23,7 @@ import { dnsToolBenchmark } from './dns-tool';
 import { dnssecBenchmark } from './dnssec';
 import { gatewayVsPlain } from './gateway';
 import { gwbenchBenchmark } from './gwbench';
+import { isolationBenchmark } from './isolation';
 import { liveBenchmark } from './live';
 import { startNode } from './processes';
 
@@ -33,7 +34,9 @@ import { startNode } from './processes';
  * dns, dnssec (signed zones against BIND: queries with DO, signing 100 000 records, re-signing one change;
  * BENCH_DNSSEC_PARTS=do,sign,resign), dns-api, dns-tool, live and gwbench (The Guild's federation gateway benchmark:
  * our gateway vs Apollo Gateway, Hive Gateway and Hive Gateway + router-runtime over the same HTTP subgraphs; its
- * workload files in GWBENCH_DIR, default ../shared/gwbench).
+ * workload files in GWBENCH_DIR, default ../shared/gwbench) and isolation (DNS answers under a steady 2 000 questions/s
+ * while the control plane imports, lists, exports, transfers and signs a 100 000-record zone: lost questions, p99,
+ * longest silence, RSS; wall times against PowerDNS and BIND; BENCH_ISOLATION_PARTS=import,list,export,axfr,dnssec).
  */
 
 async function rawCeiling(body: string): Promise<number> {
@@ -108,7 +111,7 @@ async function upstreamEconomy(): Promise<string[]> {
   }
 }
 
-const SECTIONS = ['market', 'gateway', 'dns', 'dnssec', 'dns-api', 'dns-tool', 'live', 'gwbench'];
+const SECTIONS = ['market', 'gateway', 'dns', 'dnssec', 'dns-api', 'dns-tool', 'live', 'gwbench', 'isolation'];
 
 async function main(): Promise<void> {
   console.log(`bench: ${SECONDS} s per run, ${CONNECTIONS} connections, node ${process.version}`);
@@ -125,6 +128,7 @@ async function main(): Promise<void> {
   if (!only || only === 'dns-tool') for (const l of await dnsToolBenchmark()) console.log(l);
   if (!only || only === 'live') for (const l of await liveBenchmark()) console.log(l);
   if (!only || only === 'gwbench') for (const l of await gwbenchBenchmark()) console.log(l);
+  if (!only || only === 'isolation') for (const l of await isolationBenchmark()) console.log(l);
 }
 
 main().catch((err: unknown) => {
