@@ -136,7 +136,7 @@ export function wallLine(label: string, oursMs: number, reference: string, refer
   );
 }
 
-/** The targets of issue 25: no question lost, p99 ≤ 10 ms, no error answer; RSS during listings ≤ 1.5 × before. */
+/** The isolation targets (docs/dns-server.md): no question lost, p99 ≤ 10 ms, no error answer; RSS during listings ≤ 1.5 × before. */
 export const TARGETS = { p99Ms: 10, rssRatio: 1.5 };
 
 /** Which targets a window misses (empty: it meets them all). */

@@ -24,7 +24,7 @@
  *
  * References, after our server stopped, under the same load (test/bench/isolation-refs.ts): PowerDNS (import through
  * its HTTP API, listings, exports), BIND 9 (at rest: the load's own floor; AXFRs), `dnssec-signzone` (both
- * algorithms). A summary says which window meets the targets of issue 25: none lost, no error answer, p99 ≤ 10 ms,
+ * algorithms). A summary says which window meets the isolation targets: none lost, no error answer, p99 ≤ 10 ms,
  * RSS during the listings ≤ 1.5 × before. Our misses are printed, never thrown.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
