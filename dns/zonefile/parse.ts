@@ -1,4 +1,6 @@
 /** RFC 1035 master files → SOA + validated records. */
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { NameError, normalizeName, RECORD_TYPES, type RecordData, toFqdn } from '../model';
 import {
   RecordValueError,
@@ -86,6 +88,37 @@ function wrap<T>(line: number, f: () => T): T {
  * the line.
  */
 export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZone {
+  const steps = parsing(text, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Entries of a master file read between two turns of the event loop's check (see parseZoneFileInSteps). */
+const ENTRIES_PER_CHECK = 256;
+/** A step of parsing runs at most this long before it lets the loop run (ms). */
+const STEP_MS = 5;
+
+/**
+ * `parseZoneFile` in steps of at most STEP_MS, letting the event loop run between them: a master file of 100 000
+ * records takes seconds to read and check, and the API that imports it keeps answering meanwhile.
+ */
+export async function parseZoneFileInSteps(text: string, options: ParseZoneOptions): Promise<ParsedZone> {
+  const steps = parsing(text, options);
+  let started = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - started >= STEP_MS) {
+      await nextTurn();
+      started = performance.now();
+    }
+  }
+}
+
+/** The parser, yielding every ENTRIES_PER_CHECK entries; returns what it read. */
+function* parsing(text: string, options: ParseZoneOptions): Generator<undefined, ParsedZone, undefined> {
   const zone = wrap(0, () =>
     normalizeName(options.origin.endsWith('.') || options.origin === '' ? options.origin || '.' : `${options.origin}.`),
   );
@@ -131,7 +164,9 @@ export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZo
     else throw new ZoneFileError(e.line, `directive ${head.text} is not supported (supported: $ORIGIN, $TTL)`);
   };
 
+  let entries = 0;
   for (const e of lexZoneFile(text)) {
+    if (++entries % ENTRIES_PER_CHECK === 0) yield;
     if (!e.blankOwner && e.tokens[0].text.startsWith('$') && !e.tokens[0].quoted) {
       directive(e);
       continue;

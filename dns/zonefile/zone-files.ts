@@ -3,7 +3,7 @@ import { rnameToEmail, soaNames } from '../records';
 import type { RecordPosition, ZoneStore } from '../store';
 import { nextTurn } from '../../platform/async';
 import { formatZoneFileInSteps } from './format';
-import { parseZoneFile } from './parse';
+import { parseZoneFileInSteps } from './parse';
 
 /**
  * Moving zones in and out of the store as RFC 1035 master files, so a BIND zone comes in and goes out unchanged.
@@ -11,7 +11,7 @@ import { parseZoneFile } from './parse';
  * secondaries that hold the zone already see no change (later changes raise it as usual).
  */
 export async function importZoneFile(store: ZoneStore, name: string, text: string): Promise<Zone> {
-  const parsed = parseZoneFile(text, { origin: name });
+  const parsed = await parseZoneFileInSteps(text, { origin: name });
   if (!parsed.soa) throw new Error(`zone file for ${name || '.'} has no SOA record`);
   const { soa } = parsed;
   const settings = {
