@@ -142,6 +142,19 @@ describe('whole-zone reads, streamed and shared', () => {
     expect(whole.headers.get('transfer-encoding')).toBe('chunked'); // streamed, not one body
     expect(whole.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(whole.text === (await pagedListing(base, token))).toBe(true); // (millions of characters)
+    // HEAD: the headers, without a walk of the zone
+    await newVersion(base, token);
+    const before = pages.seen.listing;
+    const head = await fetch(`${base}/zones/${ZONE}/records`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([
+      200,
+      'application/json; charset=utf-8',
+      '',
+    ]);
+    expect(pages.seen.listing - before).toBe(1);
     const typed = await call(base, 'GET', `/zones/${ZONE}/records?type=A`, { token });
     expect(typed.headers.get('transfer-encoding')).toBe('chunked');
     expect(typed.text === (await pagedListing(base, token, '&type=A'))).toBe(true);
