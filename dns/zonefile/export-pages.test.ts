@@ -152,6 +152,18 @@ test.each([
   await expect(pages.page(ZONE, cursor, 10)).rejects.toBeInstanceOf(ZoneFileCursorError);
 });
 
+test('a page stops between its steps once its signal fires, with its reason', async () => {
+  const pages = new ZoneFilePages(store);
+  const caller = new AbortController();
+  const listRecords = store.listRecords.bind(store);
+  store.listRecords = async (zone, filter) => {
+    const records = await listRecords(zone, filter);
+    caller.abort(new Error('nobody waits')); // the records are read: the writing is next
+    return records;
+  };
+  await expect(pages.page(ZONE, null, 10_000, caller.signal)).rejects.toThrow('nobody waits');
+});
+
 test('an unknown zone is NOT_FOUND', async () => {
   await expect(new ZoneFilePages(store).page('nowhere.test', null, 10)).rejects.toMatchObject({ code: 'NOT_FOUND' });
 });

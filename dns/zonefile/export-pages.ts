@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Zone } from '../model';
 import { soaNames } from '../records';
 import { StoreError, type ZoneStore } from '../store';
-import { formatZoneFilePart } from './format';
+import { formatZoneFilePartInSteps } from './format';
 
 /** A zone's master file a page at a time: the page's text and where the next one starts (null: the file is whole). */
 export interface ZoneFilePage {
@@ -129,7 +129,7 @@ export class ZoneFilePages {
       if (after && (zone.serial !== after.serial || zone.updatedAt !== after.updatedAt))
         throw new ZoneChangedError(name, after.serial, zone.serial);
       const order = await this.orderOf(zone);
-      const page = order && (await this.read(zone, order, after, limit));
+      const page = order && (await this.read(zone, order, after, limit, signal));
       if (page) return page;
       if (after || attempt >= FIRST_PAGE_ATTEMPTS) {
         const now = await this.store.getZone(name);
@@ -144,6 +144,7 @@ export class ZoneFilePages {
     order: NameOrder,
     after: Position | undefined,
     limit: number,
+    signal: AbortSignal | undefined,
   ): Promise<ZoneFilePage | null> {
     const from = after?.position ?? 0;
     if (after && (from > order.names.length || order.names[from - 1] !== after.last)) throw new ZoneFileCursorError();
@@ -171,13 +172,17 @@ export class ZoneFilePages {
             ttl: zone.defaultTtl,
           },
         };
-    const text = formatZoneFilePart({
-      origin: zone.name,
-      ttl: zone.defaultTtl,
-      records,
-      ...(head ? { head } : {}),
-      ...(after ? { previous: after.last } : {}),
-    });
+    // Written in steps: a page of 10 000 records is a quarter of a second of work.
+    const text = await formatZoneFilePartInSteps(
+      {
+        origin: zone.name,
+        ttl: zone.defaultTtl,
+        records,
+        ...(head ? { head } : {}),
+        ...(after ? { previous: after.last } : {}),
+      },
+      signal,
+    );
     const last = names[names.length - 1];
     const nextCursor =
       to < order.names.length && last !== undefined

@@ -4,6 +4,7 @@ export {
   formatZoneFile,
   formatZoneFileInSteps,
   formatZoneFilePart,
+  formatZoneFilePartInSteps,
   compareRecords,
   compareNames,
   type ZoneFileInput,
