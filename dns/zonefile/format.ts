@@ -89,39 +89,122 @@ export async function formatZoneFileInSteps(input: ZoneFileInput, signal?: Abort
   }
 }
 
+/** The file's origin in model form. */
+function originOf(given: string): string {
+  return normalizeName(given.endsWith('.') || given === '' ? given || '.' : `${given}.`);
+}
+
+/** A record as the file writes it: checked to be inside the zone and not an SOA, its name and value validated. */
+function fileRecord(r: RecordData, origin: string): RecordData {
+  if (r.type === 'SOA') throw new RecordValueError('An SOA record goes into `soa`, not among the records', 'type');
+  if (!isInZone(r.name, origin)) {
+    throw new RecordValueError(
+      `Name ${JSON.stringify(toFqdn(r.name))} is not inside zone ${JSON.stringify(toFqdn(origin))}`,
+      'name',
+    );
+  }
+  return validateRecord({ ...r, name: toFqdn(r.name) }, origin, { syntax: 'master' });
+}
+
+/** One line of the file: a blank TTL where it is the `$TTL`. */
+function fileLine(ttl: number, owner: string, recordTtl: number, type: string, value: string): string {
+  return [owner, recordTtl === ttl ? '' : String(recordTtl), 'IN', type, value].join('\t');
+}
+
+/** `$ORIGIN`, `$TTL` and the SOA line (when there is one). */
+function headLines(origin: string, ttl: number, soa: ZoneSoa | null): string[] {
+  const lines = [`$ORIGIN ${toFqdn(origin)}`, `$TTL ${ttl}`];
+  if (soa)
+    lines.push(fileLine(ttl, '@', validateTtl(soa.ttl), 'SOA', formatValueRelative('SOA', formatSoa(soa), origin)));
+  return lines;
+}
+
+/** The line of a record (sorted, validated) after the record of owner `previous`: a blank owner when it repeats. */
+function recordLine(r: RecordData, origin: string, ttl: number, previous: string | undefined): string {
+  const owner = r.name === previous ? '' : relativeName(r.name, origin);
+  return fileLine(ttl, owner, r.ttl, r.type, formatValueRelative(r.type, r.value, origin));
+}
+
 /** The formatting, pausing (a `yield`) after every `every` records of each pass; 0: never. */
 function* formatSteps(input: ZoneFileInput, every: number): Generator<void, string> {
-  const origin = normalizeName(
-    input.origin.endsWith('.') || input.origin === '' ? input.origin || '.' : `${input.origin}.`,
-  );
+  const origin = originOf(input.origin);
   const pause = (i: number) => every > 0 && (i + 1) % every === 0;
   const records: RecordData[] = [];
   for (const [i, r] of input.records.entries()) {
-    if (r.type === 'SOA') throw new RecordValueError('An SOA record goes into `soa`, not among the records', 'type');
-    if (!isInZone(r.name, origin)) {
-      throw new RecordValueError(
-        `Name ${JSON.stringify(toFqdn(r.name))} is not inside zone ${JSON.stringify(toFqdn(origin))}`,
-        'name',
-      );
-    }
-    records.push(validateRecord({ ...r, name: toFqdn(r.name) }, origin, { syntax: 'master' }));
+    records.push(fileRecord(r, origin));
     if (pause(i)) yield;
   }
   records.sort(compareRecords);
   const ttl = validateTtl(input.ttl ?? mostCommonTtl(records) ?? input.soa?.ttl ?? 3600);
-  const lines = [`$ORIGIN ${toFqdn(origin)}`, `$TTL ${ttl}`];
-  const line = (owner: string, recordTtl: number, type: string, value: string): string =>
-    [owner, recordTtl === ttl ? '' : String(recordTtl), 'IN', type, value].join('\t');
-  if (input.soa) {
-    const soaTtl = validateTtl(input.soa.ttl);
-    lines.push(line('@', soaTtl, 'SOA', formatValueRelative('SOA', formatSoa(input.soa), origin)));
-  }
+  const lines = headLines(origin, ttl, input.soa);
   let previous: string | undefined = input.soa ? origin : undefined;
   for (const [i, r] of records.entries()) {
-    const owner = r.name === previous ? '' : relativeName(r.name, origin);
+    lines.push(recordLine(r, origin, ttl, previous));
     previous = r.name;
-    lines.push(line(owner, r.ttl, r.type, formatValueRelative(r.type, r.value, origin)));
     if (pause(i)) yield;
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** One part of a master file written in parts ({@link formatZoneFilePart}). */
+export interface ZoneFilePartInput {
+  origin: string;
+  /** `$TTL`: given, as every part must write the same. */
+  ttl: number;
+  /** The first part: the file's head (`$ORIGIN`, `$TTL`, the SOA when there is one) comes before its records. */
+  head?: { soa: ZoneSoa | null };
+  /**
+   * This part's records. Every part holds whole owner names (no name's records split between two parts), and the
+   * parts come in the order of the names ({@link compareNames}): then the parts joined are {@link formatZoneFile}'s
+   * text of all the records.
+   */
+  records: readonly RecordData[];
+  /** The owner name of the previous part's last record (none for the first part). */
+  previous?: string;
+}
+
+/**
+ * A part of a master file: the text {@link formatZoneFile} writes for these records (sorted here), so that a file too
+ * large to hold at once can be written a part at a time. Lines end with a newline; a part without lines is empty.
+ */
+export function formatZoneFilePart(input: ZoneFilePartInput): string {
+  const steps = partSteps(input, 0);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * {@link formatZoneFilePart} in steps of STEP_RECORDS records, each on its own turn of the event loop (a part of
+ * 10 000 records is a quarter of a second of work), stopping between them once `signal` fires (with its reason).
+ */
+export async function formatZoneFilePartInSteps(input: ZoneFilePartInput, signal?: AbortSignal): Promise<string> {
+  const steps = partSteps(input, STEP_RECORDS);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await nextTurn();
+    signal?.throwIfAborted();
+  }
+}
+
+function* partSteps(input: ZoneFilePartInput, every: number): Generator<void, string> {
+  const origin = originOf(input.origin);
+  const ttl = validateTtl(input.ttl);
+  const pause = (i: number) => every > 0 && (i + 1) % every === 0;
+  const records: RecordData[] = [];
+  for (const [i, r] of input.records.entries()) {
+    records.push(fileRecord(r, origin));
+    if (pause(i)) yield;
+  }
+  records.sort(compareRecords);
+  const lines = input.head ? headLines(origin, ttl, input.head.soa) : [];
+  let previous = input.head ? (input.head.soa ? origin : undefined) : input.previous;
+  for (const [i, r] of records.entries()) {
+    lines.push(recordLine(r, origin, ttl, previous));
+    previous = r.name;
+    if (pause(i)) yield;
+  }
+  return lines.length ? `${lines.join('\n')}\n` : '';
 }

@@ -24,7 +24,8 @@ export type { SystemOverrides };
 import { createLogger, type Logger } from '../../platform/log';
 import { SUPERGRAPH_FILE } from './paths';
 import { buildApiServer, buildServer, type LiveOptions } from './server';
-import { dnsApiRestInterface } from '../rest/dns-api';
+import { dnsApiRestInterface, SharedPages } from '../rest/dns-api';
+import { Admission } from '../../platform/async';
 import { dnsToolRestInterface } from '../rest/dns-tool';
 
 export interface System {
@@ -101,11 +102,14 @@ export async function createSystem(
       return result.data ?? {};
     },
   };
+  // The cap on whole-zone reads is per process: the DNS API's REST listeners and its subgraph's zoneFile share it.
+  const wholeZoneReads = new Admission({ running: config.dnsApiWholeZoneReads, waiting: config.dnsApiWholeZoneQueue });
+  const dnsApiRest = { wholeZoneReads, sharedPages: new SharedPages() };
   let subgraphs: Map<string, Subgraph>;
   try {
     subgraphs = general
       ? new Map<string, Subgraph>()
-      : await createLocalSubgraphs(config, log, engines, overrides, internal);
+      : await createLocalSubgraphs(config, log, engines, { wholeZoneReads, ...overrides }, internal);
   } catch (err) {
     await dns?.close();
     throw err;
@@ -191,14 +195,17 @@ export async function createSystem(
     rest: !general,
     restInterfaces: general
       ? []
-      : [dnsApiRestInterface(graph), dnsToolRestInterface(graph, { apiEnabled: config.dnsTool.apiEnabled })],
+      : [
+          dnsApiRestInterface(graph, dnsApiRest),
+          dnsToolRestInterface(graph, { apiEnabled: config.dnsTool.apiEnabled }),
+        ],
     maxVariablesDepth: config.maxVariablesDepth,
     parts: dns ? { dns: () => dns.health() } : {},
     live,
   });
   // The DNS API also on its own port (the seed's 8081), for clients configured with it.
   const apiApp =
-    general || config.dnsApiPort === 0 ? undefined : await buildApiServer(http, dnsApiRestInterface(graph));
+    general || config.dnsApiPort === 0 ? undefined : await buildApiServer(http, dnsApiRestInterface(graph, dnsApiRest));
   let closing: Promise<void> | undefined;
   return {
     config,

@@ -1,3 +1,5 @@
-/** Small async helpers: yielding to the event loop between steps, tasks run one at a time per key. Only re-exports. */
+/** Small async helpers: yielding to the event loop between steps, tasks run one at a time per key, a bounded
+ * admission. Only re-exports. */
+export { Admission, AdmissionFullError, type AdmissionLimits } from './admission';
 export { KeyedQueue } from './keyed-queue';
 export { nextTurn } from './next-turn';

@@ -28,6 +28,7 @@ const EXPECTED: Record<Exclude<ErrorInterface, 'graphql' | 'dnsTool'>, Record<st
     BAD_USER_INPUT: 422,
     TOO_MANY_REQUESTS: 429,
     UNAVAILABLE: 503,
+    BUSY: 503,
     SUBGRAPH_UNAVAILABLE: 503,
     SUBGRAPH_TIMEOUT: 504,
   },

@@ -78,6 +78,11 @@ export const ERROR_CODES = {
     raisedBy: 'dns-api subgraph',
     status: { graphql: RAN, dnsApi: 503 },
   },
+  BUSY: {
+    meaning: 'Too many whole-zone reads at once (running and queued); `retryAfter` says the seconds to wait',
+    raisedBy: 'dns-api subgraph',
+    status: { graphql: RAN, dnsApi: 503 },
+  },
   INTERNAL_SERVER_ERROR: {
     meaning: 'A bug: the log has the details',
     raisedBy: 'anyone',
@@ -126,6 +131,7 @@ export type ErrorCode = Extract<
   | 'TOO_MANY_REQUESTS'
   | 'UPSTREAM_UNAVAILABLE'
   | 'UNAVAILABLE'
+  | 'BUSY'
   | 'INTERNAL_SERVER_ERROR'
 >;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { commaList, setting } from '../../platform/settings';
 
-/** The DNS API's keys of the configuration: its first admin, tokens, login throttle (the DNS tool applies the same), batches, new zones' name servers and DNSSEC timings (seconds; RFC 7583 names in brackets). */
+/** The DNS API's keys of the configuration: its first admin, tokens, login throttle (the DNS tool applies the same), batches, the cap on whole-zone reads, new zones' name servers and DNSSEC timings (seconds; RFC 7583 names in brackets). */
 export const DnsApiConfigSchema = z.object({
   adminPassword: setting(z.string().min(8).max(256).optional(), {
     env: 'ADMIN_PASSWORD',
@@ -46,6 +46,14 @@ export const DnsApiConfigSchema = z.object({
   dnsApiMaxBatch: setting(z.coerce.number().int().min(1).max(100_000).default(1_000), {
     env: 'DNS_API_MAX_BATCH',
     help: 'DNS API: most operations in one batch (413 beyond).',
+  }),
+  dnsApiWholeZoneReads: setting(z.coerce.number().int().min(1).max(1_000).default(4), {
+    env: 'DNS_API_WHOLE_ZONE_READS',
+    help: 'DNS API: whole-zone reads (listings without limit, exports, GraphQL zoneFile) running at once in this process.',
+  }),
+  dnsApiWholeZoneQueue: setting(z.coerce.number().int().min(0).max(100_000).default(32), {
+    env: 'DNS_API_WHOLE_ZONE_QUEUE',
+    help: 'DNS API: whole-zone reads waiting for one of DNS_API_WHOLE_ZONE_READS; beyond: 503 with Retry-After (GraphQL: BUSY).',
   }),
   dnsApiNameservers: setting(
     commaList(

@@ -3,6 +3,7 @@ import { apiErrorOf } from './errors';
 import { authorize, type Action, type Caller, type Identity } from './identity';
 import type { ChangeFeed } from './service/changes';
 import type { DnssecService } from './service/dnssec';
+import type { ExportService } from './service/exports';
 import type { RecordService } from './service/records';
 import type { ZoneService } from './service/zones';
 
@@ -11,6 +12,7 @@ export interface DnsApiServices {
   zones: ZoneService;
   records: RecordService;
   dnssec: DnssecService;
+  exports: ExportService;
   identity: Identity;
   feed: ChangeFeed;
 }

@@ -3,6 +3,7 @@ import { DnsApiConfigSchema, type DnsApiConfig } from './config';
 import { Identity, openUserStore } from './identity';
 import { buildDnsApiSchema, createDnsApiSubgraph } from './index';
 import { wireName } from '../../dns/model';
+import { Admission } from '../../platform/async';
 
 /**
  * The DNS server API: zones, records, users and tokens over the embedded DNS server's zone store. Its users live
@@ -15,7 +16,7 @@ export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
   defaultUrl: 'http://127.0.0.1:4102/graphql',
   needs: ['dns'],
   buildSchema: buildDnsApiSchema,
-  async create({ config, shared, log, engines }) {
+  async create({ config, shared, log, engines, overrides }) {
     const dns = engines.dns;
     if (!dns) throw new Error('the dns-api subgraph needs the DNS engine');
     const users = await openUserStore({ dataDir: shared.dataDir, databaseUrl: shared.databaseUrl });
@@ -62,6 +63,11 @@ export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
           zskLifetime: config.dnssecZskLifetimeS,
           kskLifetime: config.dnssecKskLifetimeS,
         },
+        // One cap per process: the host shares its own with the DNS API's REST interface.
+        wholeZoneReads:
+          overrides.wholeZoneReads instanceof Admission
+            ? overrides.wholeZoneReads
+            : new Admission({ running: config.dnsApiWholeZoneReads, waiting: config.dnsApiWholeZoneQueue }),
       });
     } catch (err) {
       await users.close();

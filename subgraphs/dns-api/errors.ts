@@ -7,7 +7,7 @@ import { IdentityError } from './identity';
 /**
  * The DNS API's errors, as GraphQL errors whose `extensions.code` comes from the error-code registry
  * (platform/errors), which also says the status `/api/v1` answers each with. BAD_USER_INPUT carries
- * `errors: [{field, message}]`, TOO_MANY_REQUESTS `retryAfter` seconds.
+ * `errors: [{field, message}]`, TOO_MANY_REQUESTS and BUSY `retryAfter` seconds.
  */
 export type DnsApiErrorCode = Extract<
   ErrorCode,
@@ -21,6 +21,7 @@ export type DnsApiErrorCode = Extract<
   | 'BAD_USER_INPUT'
   | 'TOO_MANY_REQUESTS'
   | 'UNAVAILABLE'
+  | 'BUSY'
 >;
 
 export interface FieldError {

@@ -1,4 +1,5 @@
 import type { KeyVault } from '../../dns/dnssec';
+import type { Admission } from '../../platform/async';
 import type { DnsEngine } from '../../dns/engine';
 import type { ZoneStore } from '../../dns/store';
 import type { Subgraph, SubgraphContext } from '../subgraph';
@@ -7,6 +8,7 @@ import type { Identity, UserStore } from './identity';
 import { buildDnsApiSchema } from './schema';
 import { ChangeFeed } from './service/changes';
 import { DEFAULT_DNSSEC_POLICY, DnssecService, type DnssecPolicy } from './service/dnssec';
+import { ExportService } from './service/exports';
 import { KeyedQueue } from './service/serving';
 import { RECORD_DEFAULTS, RecordService, type RecordServiceOptions } from './service/records';
 import { ZONE_DEFAULTS, ZoneService, type ZoneDefaults } from './service/zones';
@@ -27,6 +29,8 @@ export interface DnsApiSubgraphOptions {
   dnssec?: Partial<DnssecPolicy>;
   /** The DNSSEC clock in seconds since the epoch (tests move it). */
   now?: () => number;
+  /** The cap on whole-zone reads of this process (default: its own, DNS_API_WHOLE_ZONE_READS' defaults). */
+  wholeZoneReads?: Admission;
 }
 
 export interface DnsApiSubgraph extends Subgraph<DnsApiContext> {
@@ -44,8 +48,9 @@ export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Prom
   // One queue of writes per zone for all services: a zone's If-Match check and its write are never interleaved
   // with another write of that zone (a record write, an update, a deletion, a DNSSEC change).
   const writes = new KeyedQueue();
+  const zones = new ZoneService(options.store, serving, feed, { ...ZONE_DEFAULTS, ...options.zoneDefaults }, writes);
   const api: DnsApiServices = {
-    zones: new ZoneService(options.store, serving, feed, { ...ZONE_DEFAULTS, ...options.zoneDefaults }, writes),
+    zones,
     records: new RecordService(options.store, serving, feed, { ...RECORD_DEFAULTS, ...options.records }, writes),
     dnssec: new DnssecService(
       options.store,
@@ -56,6 +61,7 @@ export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Prom
       { ...DEFAULT_DNSSEC_POLICY, ...options.dnssec },
       options.now,
     ),
+    exports: new ExportService(zones, options.store, options.wholeZoneReads),
     identity: options.identity,
     feed,
   };

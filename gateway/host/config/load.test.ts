@@ -340,3 +340,24 @@ describe('environment variables are found through the keys metadata, one of each
     expect(() => loadConfig({ env })).toThrow(message);
   });
 });
+
+describe('the cap on whole-zone reads', () => {
+  test('defaults: 4 running, 32 waiting; values in range are taken (0 waiting: refused at once)', () => {
+    expect(loadConfig({ env: {} })).toMatchObject({ dnsApiWholeZoneReads: 4, dnsApiWholeZoneQueue: 32 });
+    expect(loadConfig({ env: { DNS_API_WHOLE_ZONE_READS: '1', DNS_API_WHOLE_ZONE_QUEUE: '0' } })).toMatchObject({
+      dnsApiWholeZoneReads: 1,
+      dnsApiWholeZoneQueue: 0,
+    });
+  });
+
+  test.each([
+    [{ DNS_API_WHOLE_ZONE_READS: '0' }, /DNS_API_WHOLE_ZONE_READS \(dnsApiWholeZoneReads\).*>=1/],
+    [{ DNS_API_WHOLE_ZONE_READS: '1001' }, /DNS_API_WHOLE_ZONE_READS \(dnsApiWholeZoneReads\).*1000/],
+    [{ DNS_API_WHOLE_ZONE_READS: 'many' }, /DNS_API_WHOLE_ZONE_READS \(dnsApiWholeZoneReads\)/],
+    [{ DNS_API_WHOLE_ZONE_QUEUE: '-1' }, /DNS_API_WHOLE_ZONE_QUEUE \(dnsApiWholeZoneQueue\).*>=0/],
+    [{ DNS_API_WHOLE_ZONE_QUEUE: '100001' }, /DNS_API_WHOLE_ZONE_QUEUE \(dnsApiWholeZoneQueue\).*100000/],
+  ])('bad value %j stops start-up naming the key and the bound', (env, message) => {
+    expect(() => loadConfig({ env })).toThrow(ConfigError);
+    expect(() => loadConfig({ env })).toThrow(message);
+  });
+});

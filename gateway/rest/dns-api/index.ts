@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError } from 'graphql';
-import { callerOf, type Graph, type PreparedOperation } from '../../graph';
+import { callerOf, type Graph, type PreparedOperation, type RequestCaller } from '../../graph';
+import { Admission, AdmissionFullError } from '../../../platform/async';
 import { statusOfCode, type ErrorShape } from '../../../platform/errors';
 import { RestError } from '../errors';
 import type { RestInterface } from '../interface';
@@ -20,7 +21,8 @@ import {
 } from './bodies';
 import { registerJsonBodyParser } from './json-body';
 import { ListingCache } from './listing-cache';
-import { wholeListing, type ListingPage } from './whole-listing';
+import { SharedPages } from './shared-pages';
+import { wholeFile, wholeListing, type FilePage, type ListingPage, type WholeRead } from './whole-listing';
 import { OPENAPI } from './openapi';
 import { DnsApiOps as Ops, RECORDS_PAGE_MAX } from './operations';
 import { DNS_API_ROUTES } from './routes';
@@ -47,6 +49,8 @@ import {
   type GqlUser,
   type GqlZone,
 } from './render';
+
+export { SharedPages } from './shared-pages';
 
 /** The DNS API's error bodies: `{"error": "<one sentence>", "errors"?: [{field, message}]}` (docs/dns-api.md). */
 export const dnsApiErrorShape: ErrorShape = (_status, message, extras) => ({
@@ -75,7 +79,8 @@ function restErrorOf(errors: readonly GraphQLFormattedError[], sentCredential: b
     headers['www-authenticate'] = sentCredential
       ? 'Bearer realm="dns-api", error="invalid_token"'
       : 'Bearer realm="dns-api"';
-  if (status === 429 && typeof ext.retryAfter === 'number') headers['retry-after'] = String(ext.retryAfter);
+  if ((status === 429 || status === 503) && typeof ext.retryAfter === 'number')
+    headers['retry-after'] = String(ext.retryAfter);
   return new RestError(status, snakeCase(first.message), fieldErrors ? { errors: fieldErrors } : undefined, headers);
 }
 
@@ -104,13 +109,38 @@ function ifMatch(req: FastifyRequest): string | null {
   return typeof header === 'string' ? header : null;
 }
 
+/** Seconds a whole-zone read refused for being one too many is told to wait (Retry-After). */
+const WHOLE_ZONE_RETRY_AFTER_S = 2;
+
+/** What the DNS API's REST interface may be given instead of making its own. */
+export interface DnsApiRestOptions {
+  /** Rendered listings by zone version. */
+  listings?: ListingCache;
+  /**
+   * The cap on whole-zone reads (listings without `limit`, exports): one per process, shared by both listeners of
+   * the DNS API and the dns-api subgraph's `zoneFile` (DNS_API_WHOLE_ZONE_READS, DNS_API_WHOLE_ZONE_QUEUE).
+   */
+  wholeZoneReads?: Admission;
+  /** Pages of whole-zone reads shared by the walks of one zone version (one per process, like the cap). */
+  sharedPages?: SharedPages;
+}
+
 /**
  * The DNS server API at `/api/v1` (docs/dns-api.md): JSON in, JSON out, snake_case fields, each
  * path a fixed GraphQL operation through the gateway with the caller's Bearer token passed on.
  */
-export function dnsApiRestInterface(graph: Graph, listings = new ListingCache()): RestInterface {
-  async function run(req: FastifyRequest, op: PreparedOperation, variables: Data): Promise<Data> {
-    const { result } = await graph.run(op, variables, req.id, callerOf(req));
+export function dnsApiRestInterface(graph: Graph, options: DnsApiRestOptions = {}): RestInterface {
+  const listings = options.listings ?? new ListingCache();
+  const wholeZoneReads = options.wholeZoneReads ?? new Admission({ running: 4, waiting: 32 });
+  const sharedPages = options.sharedPages ?? new SharedPages();
+
+  async function run(
+    req: FastifyRequest,
+    op: PreparedOperation,
+    variables: Data,
+    caller: RequestCaller = callerOf(req),
+  ): Promise<Data> {
+    const { result } = await graph.run(op, variables, req.id, caller);
     if (result.errors?.length) throw restErrorOf(result.errors, Boolean(req.headers.authorization?.trim()));
     return result.data ?? {};
   }
@@ -120,8 +150,9 @@ export function dnsApiRestInterface(graph: Graph, listings = new ListingCache())
     req: FastifyRequest<{ Params: ZoneParams }>,
     op: PreparedOperation,
     variables: Data,
+    caller?: RequestCaller,
   ): Promise<T> {
-    const data = await run(req, op, { zone: req.params.zone, ...variables });
+    const data = await run(req, op, { zone: req.params.zone, ...variables }, caller);
     const zone = data.zone as T | null;
     if (!zone) throw new RestError(404, `no zone ${JSON.stringify(req.params.zone)}`);
     return zone;
@@ -129,6 +160,56 @@ export function dnsApiRestInterface(graph: Graph, listings = new ListingCache())
 
   const json = (reply: FastifyReply, status: number, body: unknown): FastifyReply =>
     reply.status(status).type('application/json; charset=utf-8').send(body);
+
+  /**
+   * A whole-zone read, once one of the process's slots for them is free: 503 with Retry-After beyond the slots and
+   * their queue; a client that goes away while it waits leaves the queue. The slot is given back when the answer
+   * ends, however it ends (a stream: when its response closes).
+   */
+  async function wholeZoneRead(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    type: string,
+    read: () => Promise<WholeRead>,
+    onBody?: (body: string, etag: string | null) => void,
+  ): Promise<FastifyReply> {
+    let release: () => void;
+    try {
+      release = await wholeZoneReads.enter(callerOf(req).stop?.signal);
+    } catch (err) {
+      if (!(err instanceof AdmissionFullError)) throw err;
+      throw new RestError(
+        503,
+        `too many whole-zone reads at once (${err.running} running, ${err.waiting} waiting): try again in ` +
+          `${WHOLE_ZONE_RETRY_AFTER_S} seconds, or read the records a page at a time with limit`,
+        undefined,
+        { 'retry-after': String(WHOLE_ZONE_RETRY_AFTER_S) },
+      );
+    }
+    reply.raw.once('close', release);
+    try {
+      const whole = await read();
+      if ('body' in whole) {
+        onBody?.(whole.body, whole.etag);
+        return reply.status(200).type(type).send(whole.body);
+      }
+      // A HEAD answer has no body: the walk is not made.
+      if (req.method === 'HEAD') {
+        whole.stream.destroy();
+        return reply.status(200).type(type).send();
+      }
+      return reply.status(200).type(type).send(whole.stream);
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  /** The caller without its stop: a page shared by several walks is read whole even if its own client went away. */
+  const sharing = (req: FastifyRequest): RequestCaller => {
+    const { stop: _stop, ...caller } = callerOf(req);
+    return caller;
+  };
 
   return {
     name: 'dns-api',
@@ -217,8 +298,19 @@ export function dnsApiRestInterface(graph: Graph, listings = new ListingCache())
         },
 
         exportZone: async (req: FastifyRequest<{ Params: ZoneParams }>, reply) => {
-          const zone = await zoneOf<{ zoneFile: string }>(req, Ops.exportZone, {});
-          return reply.status(200).type('text/dns; charset=utf-8').send(zone.zoneFile);
+          // The caller's right to read the zone is checked here (and 404 for no zone), before any page is shared.
+          const { name, etag } = await zoneOf<{ name: string; etag: string }>(req, Ops.zoneVersion, {});
+          return wholeZoneRead(req, reply, 'text/dns; charset=utf-8', () =>
+            wholeFile({
+              zone: name,
+              version: etag,
+              shared: sharedPages,
+              read: async (cursor) => {
+                const zone = await zoneOf<{ zoneFilePage: FilePage }>(req, Ops.exportPage, { cursor }, sharing(req));
+                return zone.zoneFilePage;
+              },
+            }),
+          );
         },
 
         // Records
@@ -238,16 +330,31 @@ export function dnsApiRestInterface(graph: Graph, listings = new ListingCache())
           if (cached !== undefined) return json(reply, 200, cached);
           if (limit === undefined) {
             // The whole zone, as the seed has it: walked page by page, each page the graph's largest.
-            const whole = await wholeListing(async (after) => {
-              const zone = await zoneOf<{ etag: string; records: Omit<ListingPage, 'etag'> }>(req, Ops.recordPage, {
-                type: type ?? null,
-                cursor: after ?? cursor ?? null,
-              });
-              return { etag: zone.etag, ...zone.records };
-            }, callerOf(req).stop?.signal);
-            // Kept under the version it shows, which it was read with.
-            if (whole.etag !== null) listings.set(ListingCache.key(whole.etag, page), whole.body);
-            return json(reply, 200, whole.body);
+            return wholeZoneRead(
+              req,
+              reply,
+              'application/json; charset=utf-8',
+              () =>
+                wholeListing({
+                  version: etag,
+                  type,
+                  start: cursor ?? null,
+                  shared: sharedPages,
+                  read: async (after) => {
+                    const zone = await zoneOf<{ etag: string; records: Omit<ListingPage, 'etag'> }>(
+                      req,
+                      Ops.recordPage,
+                      { type: type ?? null, cursor: after },
+                      sharing(req),
+                    );
+                    return { etag: zone.etag, ...zone.records };
+                  },
+                }),
+              // One page: kept under the version it shows, which it was read with.
+              (body, version) => {
+                if (version !== null) listings.set(ListingCache.key(version, page), body);
+              },
+            );
           }
           const zone = await zoneOf<{
             records: { zone: string; nextCursor: string | null; records: GqlRecordSummary[] };

@@ -317,6 +317,18 @@ export const responses: Record<string, Json> = {
   }),
   InternalError: errorResponse('A bug: the log has the details'),
   Unavailable: errorResponse('The store or a subgraph is not reachable'),
+  Busy: errorResponse(
+    'Too many whole-zone reads at once: the slots (DNS_API_WHOLE_ZONE_READS) and their queue ' +
+      '(DNS_API_WHOLE_ZONE_QUEUE) are full, and Retry-After says when to try again (or read a page at a time with ' +
+      'limit); or, without Retry-After, the store or a subgraph is not reachable',
+    {
+      'Retry-After': {
+        required: false,
+        description: 'Seconds to wait (when the whole-zone reads are full)',
+        schema: { type: 'string', pattern: '^\\d+$' },
+      },
+    },
+  ),
   Timeout: errorResponse(
     'A subgraph did not answer in time. For a write the outcome is unknown (the message says so): the change may ' +
       'still be applied, so read the zone or record back before retrying',
@@ -335,6 +347,8 @@ export const ok = (status: string, description: string, schema: string, headers?
 
 /** What every operation answered through the graph may also say. */
 export const serverErrors = { 500: response('InternalError'), 503: response('Unavailable'), 504: response('Timeout') };
+/** What a whole-zone read may also say: its 503 may be a refusal for being one too many (with Retry-After). */
+export const wholeZoneErrors = { ...serverErrors, 503: response('Busy') };
 export const authErrors = { 401: response('Unauthorized') };
 export const bodyErrors = {
   400: response('BadRequest'),

@@ -48,14 +48,15 @@ export const DnsApiOps = {
     'RestDnsDeleteZone',
     'mutation RestDnsDeleteZone($zone: String!, $ifMatch: String) { deleteZone(name: $zone, ifMatch: $ifMatch) { success message } }',
   ),
-  exportZone: prepareOperation(
-    'RestDnsExportZone',
-    'query RestDnsExportZone($zone: String!) { zone(name: $zone) { zoneFile } }',
+  /** A page of the zone's master file (whole names, the largest page): an export walks them (docs/dns-api.md). */
+  exportPage: prepareOperation(
+    'RestDnsExportPage',
+    `query RestDnsExportPage($zone: String!, $cursor: String) { zone(name: $zone) { zoneFilePage(cursor: $cursor, limit: ${RECORDS_PAGE_MAX}) { text nextCursor } } }`,
   ),
-  /** A zone's version: its ETag changes with every change of the zone (the listing cache's key). */
+  /** A zone's name and version: its ETag changes with every change of the zone (the listing cache's key). */
   zoneVersion: prepareOperation(
     'RestDnsZoneVersion',
-    'query RestDnsZoneVersion($zone: String!) { zone(name: $zone) { etag } }',
+    'query RestDnsZoneVersion($zone: String!) { zone(name: $zone) { name etag } }',
   ),
   records: prepareOperation(
     'RestDnsRecords',

@@ -10,6 +10,7 @@ import {
   ref,
   response,
   serverErrors,
+  wholeZoneErrors,
   type Json,
   type Operation,
 } from './openapi-components';
@@ -211,17 +212,17 @@ export const DNS_API_ROUTES: readonly DnsApiRoute[] = [
     method: 'GET',
     path: '/zones/:zone/export',
     pathParameters: [param('zone')],
-    graphql: [Ops.exportZone],
+    graphql: [Ops.zoneVersion, Ops.exportPage],
     openapi: {
       operationId: 'exportZone',
-      summary: 'The zone as an RFC 1035 master file',
+      summary: 'The zone as an RFC 1035 master file (streamed a page at a time; a whole-zone read)',
       tags: ['zones'],
       responses: {
         200: { description: 'The master file', content: { 'text/dns': { schema: { type: 'string' } } } },
         ...authErrors,
         404: response('NotFound'),
         409: response('ExportConflict'),
-        ...serverErrors,
+        ...wholeZoneErrors,
       },
     },
   },
@@ -232,7 +233,7 @@ export const DNS_API_ROUTES: readonly DnsApiRoute[] = [
     graphql: [Ops.zoneVersion, Ops.records, Ops.recordPage],
     openapi: {
       operationId: 'listRecords',
-      summary: 'Records of a zone (SOA excluded): all, or a page with limit and cursor',
+      summary: 'Records of a zone (SOA excluded): all (streamed; a whole-zone read), or a page with limit and cursor',
       tags: ['records'],
       parameters: [
         { name: 'type', in: 'query', description: 'Only records of this type', schema: { type: 'string' } },
@@ -250,7 +251,7 @@ export const DNS_API_ROUTES: readonly DnsApiRoute[] = [
         ...authErrors,
         404: response('NotFound'),
         422: response('Unprocessable'),
-        ...serverErrors,
+        ...wholeZoneErrors,
       },
     },
   },

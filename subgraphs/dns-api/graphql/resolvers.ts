@@ -46,6 +46,7 @@ import {
   Zone,
   ZoneChange,
   ZoneChangeKind,
+  ZoneFilePage,
 } from './types';
 
 const userOf = (user: StoredUser): User => ({ ...user, role: user.role as UserRole });
@@ -251,10 +252,36 @@ export class ZoneResolver {
 
   // The whole zone read and written out: weighs what a page of the largest size does (its 10 000 records, 5 fields).
   @Directive('@cost(weight: 50000)')
-  @FieldResolver(() => String, { description: 'The zone as an RFC 1035 master file (what BIND reads).' })
+  @FieldResolver(() => String, {
+    description:
+      'The zone as an RFC 1035 master file (what BIND reads), in one piece: one of the whole-zone reads a process ' +
+      'runs at once (BUSY with retryAfter beyond them and their queue). zoneFilePage gives it a page at a time.',
+  })
   async zoneFile(@Root() zone: StoredZone, @Ctx() ctx: DnsApiContext): Promise<string> {
     await allowed(ctx, 'read');
-    return ctx.api.zones.export(zone.name, ctx.signal);
+    return ctx.api.exports.file(zone.name, ctx.signal);
+  }
+
+  // A page of the file is a page of records: weighed as zoneFile is (the largest page).
+  @Directive('@cost(weight: 50000)')
+  @FieldResolver(() => ZoneFilePage, {
+    description:
+      'The master file a page at a time: about `limit` records (whole names) after `cursor` (the previous page’s ' +
+      'nextCursor); the pages joined are zoneFile’s text. A page after the zone changed is CONFLICT: export again.',
+  })
+  async zoneFilePage(
+    @Root() zone: StoredZone,
+    @Ctx() ctx: DnsApiContext,
+    @Arg('cursor', () => String, { nullable: true }) cursor: string | null,
+    @Arg('limit', () => Int, {
+      nullable: true,
+      defaultValue: DEFAULT_RECORD_PAGE,
+      description: `Records per page, 1 to ${MAX_RECORD_PAGE} (BAD_USER_INPUT beyond).`,
+    })
+    limit: number | null,
+  ): Promise<ZoneFilePage> {
+    await allowed(ctx, 'read');
+    return ctx.api.exports.page(zone.name, cursor, limit ?? DEFAULT_RECORD_PAGE, ctx.signal);
   }
 }
 

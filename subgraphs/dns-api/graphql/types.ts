@@ -85,6 +85,20 @@ export class RecordPage {
   nextCursor!: string | null;
 }
 
+@ObjectType({ description: 'A page of a zone’s master file: its lines, whole owner names, in the file’s order.' })
+export class ZoneFilePage {
+  @Field(() => String, {
+    description:
+      'The lines of this page, each ending with a newline (the first page starts with $ORIGIN, $TTL and the SOA).',
+  })
+  text!: string;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Pass as cursor for the next page; null on the last one. Pages joined are the zoneFile text.',
+  })
+  nextCursor!: string | null;
+}
+
 @Directive('@key(fields: "name")')
 @ObjectType({ description: 'A DNS zone served by the embedded authoritative server.' })
 export class Zone {
