@@ -5,12 +5,25 @@
  * and its answer comes back to be sent (signed here when the request was).
  */
 import type { DecodedPacket } from 'dns-packet';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { DnssecAnswerSigner } from '../../dnssec';
 import { type DnsServer, type Remote, Responder, ServerCookies, startDnsServer } from '../../server';
 import type { TsigKey } from '../../tsig';
 import { readZoneImage, ZoneIndex, type ZoneImage } from '../../zone';
 import type { AnswerThreadInit, FromAnswerThread, HandedRemote, ToAnswerThread } from './protocol';
+
+/**
+ * Answers are what must never wait: where the process may (root, or CAP_SYS_NICE), this thread runs at a higher
+ * priority than the control plane and the signing threads, so that a busy machine delays them, not the answers. On
+ * Linux a nice value belongs to one thread: only this one is raised.
+ */
+const ANSWER_NICE = -5;
+try {
+  setPriority(ANSWER_NICE);
+} catch {
+  // not allowed: answers run at the usual priority (the signing threads still yield to them)
+}
 
 const port = parentPort;
 if (!port) throw new Error('answer-thread-main runs as a worker thread of the DNS engine');
