@@ -3,6 +3,7 @@ import { apiErrorOf } from './errors';
 import { authorize, type Action, type Caller, type Identity } from './identity';
 import type { ChangeFeed } from './service/changes';
 import type { DnssecService } from './service/dnssec';
+import type { Operations } from './service/operations';
 import type { RecordService } from './service/records';
 import type { ZoneService } from './service/zones';
 
@@ -13,6 +14,8 @@ export interface DnsApiServices {
   dnssec: DnssecService;
   identity: Identity;
   feed: ChangeFeed;
+  /** Long writes started in the background, by id. */
+  operations: Operations;
 }
 
 export interface DnsApiContext extends SubgraphContext {

@@ -62,6 +62,7 @@ export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
           zskLifetime: config.dnssecZskLifetimeS,
           kskLifetime: config.dnssecKskLifetimeS,
         },
+        log,
       });
     } catch (err) {
       await users.close();

@@ -52,7 +52,7 @@ import {
 const userOf = (user: StoredUser): User => ({ ...user, role: user.role as UserRole });
 
 /** The service's DNSSEC status in the schema's types (its key types and states are the enums' values). */
-const dnssecOf = (status: StatusView): DnssecStatus => ({
+export const dnssecOf = (status: StatusView): DnssecStatus => ({
   ...status,
   keys: status.keys.map((k) => ({
     ...k,
@@ -163,7 +163,8 @@ export class ZoneResolver {
   @Directive(LONG_RUNNING)
   @Mutation(() => Zone, {
     description:
-      'Creates a zone (with NS records from the configuration), or imports one; waits as long as an import takes.',
+      'Creates a zone (with NS records from the configuration), or imports one; waits as long as an import takes ' +
+      '(startCreateZone runs it in the background instead).',
   })
   async createZone(@Arg('input', () => CreateZoneInput) input: CreateZoneInput, @Ctx() ctx: DnsApiContext) {
     const caller = await allowed(ctx, 'write');
@@ -323,7 +324,8 @@ export class DnssecResolver {
   @Mutation(() => DnssecStatus, {
     description:
       'Signs the zone with a new KSK and ZSK (enable true), or stops signing and removes its keys (enable false; ' +
-      'not during a rollover). Answered signed or unsigned over DNS by the time this returns, however long that takes.',
+      'not during a rollover). Answered signed or unsigned over DNS by the time this returns, however long that ' +
+      'takes (startSetZoneDnssec runs it in the background instead).',
   })
   async setZoneDnssec(
     @Arg('zone', () => String) zone: string,
@@ -340,7 +342,7 @@ export class DnssecResolver {
     description:
       'Starts a ZSK rollover by pre-publication (RFC 7583): the new ZSK is published now and signs once published ' +
       'long enough; the old one is removed when its signatures have expired from caches (rolloverCompletionDate). ' +
-      'Waits until DNS serves the new DNSKEY set.',
+      'Waits until DNS serves the new DNSKEY set (startRotateZoneDnssec runs it in the background instead).',
   })
   async rotateZoneDnssec(@Arg('zone', () => String) zone: string, @Ctx() ctx: DnsApiContext): Promise<DnssecRollover> {
     const caller = await allowed(ctx, 'write');
