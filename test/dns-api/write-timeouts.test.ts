@@ -5,6 +5,7 @@ import type { ZoneStore } from '../../dns/store/types';
 import { GENERATED_TOKEN_FILE } from '../../subgraphs/dns-tool/token-file';
 import { api as toolApi } from '../dns-tool/tool-system';
 import { call, gql, startDnsApiSystem, type DnsApiSystem } from './api';
+import { holdPast, holdStore, type HeldMethod } from './store-holds';
 
 /**
  * A write the gateway stops waiting for (SUBGRAPH_TIMEOUT_MS) goes on in its subgraph and may be applied after the
@@ -28,47 +29,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => api?.close());
 
-type Method = 'createZone' | 'updateZone' | 'change' | 'getZone' | 'changeDnssecKeys';
-
-/**
- * Holds the store's next `method` call until `release()`, which gives that call's own outcome; `entered` resolves
- * once the call is being held.
- */
-function hold(method: Method): { entered: Promise<void>; release(): Promise<unknown> } {
-  const real = store[method].bind(store) as (...args: unknown[]) => Promise<unknown>;
-  let open = (): void => undefined;
-  const gate = new Promise<void>((resolve) => (open = resolve));
-  let enter = (): void => undefined;
-  const entered = new Promise<void>((resolve) => (enter = resolve));
-  let finish = (_outcome: Promise<unknown>): void => undefined;
-  const done = new Promise<unknown>((resolve) => (finish = resolve));
-  const spy = jest.spyOn(store, method).mockImplementation((async (...args: unknown[]) => {
-    spy.mockRestore(); // only this one call is held
-    enter();
-    await gate;
-    const outcome = real(...args);
-    finish(outcome);
-    return outcome;
-  }) as never);
-  return {
-    entered,
-    release: () => {
-      open();
-      return done;
-    },
-  };
-}
-
-/**
- * Holds the store's `method` past the subgraph timeout, then lets it go. The gateway's timer of the fetch was set
- * before the store was called, this wait's after, and for longer: were the fetch bounded, its timer fires first.
- */
-async function holdPastTimeout(method: Method): Promise<void> {
-  const held = hold(method);
-  await held.entered;
-  await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS + 200));
-  await held.release();
-}
+const hold = (method: HeldMethod) => holdStore(store, method);
+const holdPastTimeout = (method: HeldMethod) => holdPast(store, method, TIMEOUT_MS);
 
 const dns = () => new DnsClient({ server: api.dns });
 
