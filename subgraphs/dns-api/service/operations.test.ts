@@ -116,8 +116,7 @@ test('progress: what the work reports while it runs, nothing after it ended', as
     report = progress;
     return held.work(progress);
   });
-  await Promise.resolve(); // the work starts on the next turn
-  await Promise.resolve();
+  await new Promise((resolve) => setImmediate(resolve)); // the work starts on a later turn
   report(250, 1000);
   expect(operations.get(started.id)?.progress).toEqual({ done: 250, total: 1000 });
   report(260, null);
@@ -183,5 +182,19 @@ test('drain waits for every running operation', async () => {
   expect(drained).toBe(false);
   held.end('done');
   await draining;
+  expect(operations.get(op.id)?.state).toBe('succeeded');
+});
+
+test('the work starts on a later turn: its first synchronous steps do not hold back the answer that it started', async () => {
+  const { operations } = registry();
+  let began = false;
+  const op = operations.start('import_zone', 'a.test', 'u', () => {
+    began = true; // e.g. a master file parsed in one go
+    return Promise.resolve('done');
+  });
+  for (let i = 0; i < 10; i++) await Promise.resolve(); // what an answer's promise chain takes
+  expect(began).toBe(false);
+  await operations.drain();
+  expect(began).toBe(true);
   expect(operations.get(op.id)?.state).toBe('succeeded');
 });

@@ -110,7 +110,9 @@ export class Operations {
     const report: ProgressReport = (done, total) => {
       if (operation.state === 'running') operation.progress = { done, total };
     };
-    const settled = Promise.resolve()
+    // The work starts on a later turn of the event loop, once the answer saying it started is out: its first steps
+    // may hold the loop (a master file is parsed in one go), which would hold back that answer until they are done.
+    const settled = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => work(report))
       .then(
         (result) => this.finish(operation, 'succeeded', result, null),
