@@ -3,16 +3,23 @@ import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { getNamedType, isEnumType, isInputObjectType, isObjectType, parse, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, type BuildSchemaOptions, type PubSub } from 'type-graphql';
+import { LONG_RUNNING_SPEC } from './long-running';
 
 /**
  * Federation 2 directives a subgraph may use; imported once here so every subgraph links the same spec. `@cost` and
  * `@listSize` (IBM's GraphQL Cost Directives, federation 2.9) compose into the supergraph, where the gateway's cost
  * limit reads them: what a field weighs and how long a list is assumed to be, told by the subgraph that knows.
+ *
+ * `@longRunning` is ours (LONG_RUNNING_SPEC): a root field whose work may outlast the gateway's subgraph timeout (an
+ * import, a zone signed). `@composeDirective` carries it into the supergraph, where the gateway reads it and bounds
+ * fetches of such a field by SUBGRAPH_LONG_TIMEOUT_MS instead (docs/gateway.md, "Limits").
  */
 const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.9", ' +
   'import: ["@key", "@shareable", "@external", "@requires", "@provides", "@override", "@inaccessible", ' +
-  '"@interfaceObject", "@cost", "@listSize"])';
+  '"@interfaceObject", "@cost", "@listSize", "@composeDirective"]) ' +
+  `@link(url: "${LONG_RUNNING_SPEC}", import: ["@longRunning"]) @composeDirective(name: "@longRunning")\n` +
+  'directive @longRunning on FIELD_DEFINITION';
 
 export type ReferenceResolvers = GraphQLResolverMap<unknown>;
 

@@ -1,11 +1,5 @@
-import {
-  Kind,
-  parse,
-  type ConstDirectiveNode,
-  type ConstValueNode,
-  type DefinitionNode,
-  type DocumentNode,
-} from 'graphql';
+import { Kind, parse, type ConstDirectiveNode, type DefinitionNode, type DocumentNode } from 'graphql';
+import { argument, linkedDirectiveNames } from './linked-directives';
 
 /** What the cost directives (IBM's GraphQL Cost Directives, as Apollo's cost spec) say of one field. */
 export interface FieldCost {
@@ -21,46 +15,8 @@ export interface FieldCost {
 
 /** The directives' names: the spec's own, and what a `@link` of the cost spec imports them as or prefixes them with. */
 function directiveNames(document: DocumentNode): { cost: Set<string>; listSize: Set<string> } {
-  const cost = new Set(['cost']);
-  const listSize = new Set(['listSize']);
-  for (const definition of document.definitions) {
-    if (definition.kind !== Kind.SCHEMA_DEFINITION && definition.kind !== Kind.SCHEMA_EXTENSION) continue;
-    for (const link of definition.directives ?? []) {
-      const url = stringArg(link, 'url');
-      if (link.name.value !== 'link' || !url?.startsWith('https://specs.apollo.dev/cost/')) continue;
-      const prefix = stringArg(link, 'as') ?? 'cost';
-      cost.add(`${prefix}__cost`);
-      listSize.add(`${prefix}__listSize`);
-      const imports = link.arguments?.find((a) => a.name.value === 'import')?.value;
-      for (const entry of imports?.kind === Kind.LIST ? imports.values : []) {
-        const [name, as] = importOf(entry);
-        if (name === '@cost') cost.add(as.slice(1));
-        if (name === '@listSize') listSize.add(as.slice(1));
-      }
-    }
-  }
-  return { cost, listSize };
-}
-
-/** An `import:` entry of `@link`: `"@name"` or `{ name: "@name", as: "@other" }`. */
-function importOf(entry: ConstValueNode): [string, string] {
-  if (entry.kind === Kind.STRING) return [entry.value, entry.value];
-  if (entry.kind !== Kind.OBJECT) return ['', ''];
-  const field = (key: string) => {
-    const value = entry.fields.find((f) => f.name.value === key)?.value;
-    return value?.kind === Kind.STRING ? value.value : undefined;
-  };
-  const name = field('name') ?? '';
-  return [name, field('as') ?? name];
-}
-
-function argument(directive: ConstDirectiveNode, name: string): ConstValueNode | undefined {
-  return directive.arguments?.find((a) => a.name.value === name)?.value;
-}
-
-function stringArg(directive: ConstDirectiveNode, name: string): string | undefined {
-  const value = argument(directive, name);
-  return value?.kind === Kind.STRING ? value.value : undefined;
+  const names = linkedDirectiveNames(document, 'https://specs.apollo.dev/cost/', ['cost', 'listSize']);
+  return { cost: names.get('cost') ?? new Set(), listSize: names.get('listSize') ?? new Set() };
 }
 
 function intArg(directive: ConstDirectiveNode, name: string): number | undefined {

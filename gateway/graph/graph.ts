@@ -14,9 +14,10 @@ import { InProcessDataSource } from './federation/in-process-data-source';
 import type { OperationPlanner } from './federation/operation-planner';
 import { RemoteSubgraphDataSource } from './federation/remote-data-source';
 import { SingleSubgraphExecutor } from './federation/single-subgraph-executor';
-import { TimedDataSource } from './federation/timed-data-source';
+import { TimedDataSource, type FetchBounds } from './federation/timed-data-source';
 import { formatError } from './format-error';
 import { OperationCostLimit, operationLimitsRule, type OperationLimits } from './limits';
+import { longRunningFields, LongRunningOperations } from './long-running';
 import type { GatewayMetrics } from './metrics';
 import { observabilityPlugin } from './observability';
 import type { PreparedOperation } from './prepared-operation';
@@ -37,6 +38,8 @@ export interface GraphOptions {
   maxQueryCost: number;
   /** Longest a subgraph fetch may take before the request goes on without it. */
   subgraphTimeoutMs: number;
+  /** Longest a fetch of a long-running root field (`@longRunning`) may take instead; 0: as long as the subgraph works. */
+  subgraphLongTimeoutMs: number;
   /** Largest answer taken from a remote subgraph. */
   subgraphMaxResponseBytes: number;
   introspection: boolean;
@@ -79,6 +82,11 @@ export class Graph {
       ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
     ];
     const inProcess = new Map<string, Subgraph>();
+    const bounds: FetchBounds = {
+      timeoutMs: options.subgraphTimeoutMs,
+      longTimeoutMs: options.subgraphLongTimeoutMs,
+      long: new LongRunningOperations(longRunningFields(options.supergraphSdl), options.planner.apiSchema),
+    };
     for (const { name, url } of options.planner.subgraphs) {
       const local = options.urls?.[name] ? undefined : options.local.get(name);
       let inner: GraphQLDataSource<GatewayContext>;
@@ -93,7 +101,7 @@ export class Graph {
         this.connections.push(remote);
         inner = remote;
       }
-      this.dataSources.set(name, new TimedDataSource(name, inner, options.subgraphTimeoutMs, options.metrics));
+      this.dataSources.set(name, new TimedDataSource(name, inner, bounds, options.metrics));
     }
     this.costLimit = new OperationCostLimit(
       new CostEstimator(options.planner.apiSchema, costDirectives(options.supergraphSdl)),

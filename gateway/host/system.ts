@@ -130,6 +130,7 @@ export async function createSystem(
     limits: { maxQueryDepth: config.maxQueryDepth, maxAliases: config.maxAliases, maxFields: config.maxFields },
     maxQueryCost: config.maxQueryCost,
     subgraphTimeoutMs: config.subgraphTimeoutMs,
+    subgraphLongTimeoutMs: config.subgraphLongTimeoutMs,
     subgraphMaxResponseBytes: config.subgraphMaxResponseBytes,
     introspection: config.introspection,
     metrics,

@@ -64,7 +64,7 @@ export const ERROR_CODES = {
     status: { graphql: 413, market: 413, dnsApi: 413 },
   },
   TOO_MANY_REQUESTS: {
-    meaning: 'Too many failed logins; `retryAfter` says the seconds to wait',
+    meaning: 'Too many failed logins, or long operations running; `retryAfter` says the seconds to wait',
     raisedBy: 'dns-api subgraph',
     status: { graphql: RAN, dnsApi: 429 },
   },

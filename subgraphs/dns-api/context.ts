@@ -4,6 +4,7 @@ import { authorize, type Action, type Caller, type Identity } from './identity';
 import type { ChangeFeed } from './service/changes';
 import type { DnssecService } from './service/dnssec';
 import type { ExportService } from './service/exports';
+import type { Operations } from './service/operations';
 import type { RecordService } from './service/records';
 import type { ZoneService } from './service/zones';
 
@@ -15,6 +16,8 @@ export interface DnsApiServices {
   exports: ExportService;
   identity: Identity;
   feed: ChangeFeed;
+  /** Long writes started in the background, by id. */
+  operations: Operations;
 }
 
 export interface DnsApiContext extends SubgraphContext {

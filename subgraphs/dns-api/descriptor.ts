@@ -68,6 +68,7 @@ export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
           overrides.wholeZoneReads instanceof Admission
             ? overrides.wholeZoneReads
             : new Admission({ running: config.dnsApiWholeZoneReads, waiting: config.dnsApiWholeZoneQueue }),
+        log,
       });
     } catch (err) {
       await users.close();

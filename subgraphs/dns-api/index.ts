@@ -2,6 +2,7 @@ import type { KeyVault } from '../../dns/dnssec';
 import type { Admission } from '../../platform/async';
 import type { DnsEngine } from '../../dns/engine';
 import type { ZoneStore } from '../../dns/store';
+import type { SubgraphLogger } from '../descriptor';
 import type { Subgraph, SubgraphContext } from '../subgraph';
 import { createDnsApiContext, type DnsApiContext, type DnsApiServices } from './context';
 import type { Identity, UserStore } from './identity';
@@ -9,7 +10,8 @@ import { buildDnsApiSchema } from './schema';
 import { ChangeFeed } from './service/changes';
 import { DEFAULT_DNSSEC_POLICY, DnssecService, type DnssecPolicy } from './service/dnssec';
 import { ExportService } from './service/exports';
-import { KeyedQueue } from './service/serving';
+import { OPERATION_LIMITS, Operations, type OperationLimits } from './service/operations';
+import { KeyedQueue, type DnsServing } from './service/serving';
 import { RECORD_DEFAULTS, RecordService, type RecordServiceOptions } from './service/records';
 import { ZONE_DEFAULTS, ZoneService, type ZoneDefaults } from './service/zones';
 
@@ -31,6 +33,10 @@ export interface DnsApiSubgraphOptions {
   now?: () => number;
   /** The cap on whole-zone reads of this process (default: its own, DNS_API_WHOLE_ZONE_READS' defaults). */
   wholeZoneReads?: Admission;
+  /** Bounds of the background operations (defaults: OPERATION_LIMITS). */
+  operations?: Partial<OperationLimits>;
+  /** Where a background operation's unexpected failure is logged. */
+  log?: SubgraphLogger;
 }
 
 export interface DnsApiSubgraph extends Subgraph<DnsApiContext> {
@@ -44,7 +50,9 @@ export interface DnsApiSubgraph extends Subgraph<DnsApiContext> {
 export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Promise<DnsApiSubgraph> {
   const schema = await buildDnsApiSchema();
   const feed = new ChangeFeed(options.store);
-  const serving = { served: (zone: string, serial: number | null) => options.engine.served(zone, serial) };
+  // The engine does not tell how far it is yet (an operation's progress stays null): once its served() takes a
+  // progress report, hand on the third argument here.
+  const serving: DnsServing = { served: (zone, serial) => options.engine.served(zone, serial) };
   // One queue of writes per zone for all services: a zone's If-Match check and its write are never interleaved
   // with another write of that zone (a record write, an update, a deletion, a DNSSEC change).
   const writes = new KeyedQueue();
@@ -64,6 +72,7 @@ export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Prom
     exports: new ExportService(zones, options.store, options.wholeZoneReads),
     identity: options.identity,
     feed,
+    operations: new Operations({ ...OPERATION_LIMITS, ...options.operations }, options.log),
   };
   return {
     name: 'dns-api',
@@ -78,9 +87,12 @@ export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Prom
         users: options.users.kind,
         zones: zones.length,
         changeSubscribers: feed.size,
+        operationsRunning: api.operations.active,
       };
     },
     async close() {
+      // Background writes end before the stores close (each is committed whole or not at all).
+      await api.operations.drain();
       feed.close();
       await options.users.close();
     },

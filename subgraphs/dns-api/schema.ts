@@ -11,6 +11,7 @@ import {
   ZoneResolver,
 } from './graphql/resolvers';
 import type { Zone } from '../../dns/model';
+import { OperationResolver } from './graphql/operations';
 
 let built: Promise<GraphQLSchema> | undefined;
 
@@ -26,6 +27,7 @@ export function buildDnsApiSchema(): Promise<GraphQLSchema> {
         DnssecResolver,
         UserResolver,
         ChangeResolver,
+        OperationResolver,
       ],
       validate: false,
     },

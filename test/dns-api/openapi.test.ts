@@ -553,6 +553,59 @@ describe('DNSSEC', () => {
   });
 });
 
+describe('long operations (Prefer: respond-async)', () => {
+  const ASYNC = { prefer: 'respond-async' };
+
+  /** Polls the operation until it is no longer running; every answer is checked against the document. */
+  async function finished(location: string, token: string): Promise<Json> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const answer = await call('GET', location.replace(/^\/api\/v1/, ''), { token });
+      expect(answer.status).toBe(200);
+      if (b(answer).state !== 'running') return b(answer);
+      if (Date.now() > deadline) throw new Error(`operation still runs: ${answer.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('create, DNSSEC on and a rollover: 202 with Location, the operation succeeded or failed; GET 404 and 401', async () => {
+    const created = await call('POST', '/zones', { token: operator, headers: ASYNC, body: { name: 'async.test' } });
+    expect(created.status).toBe(202);
+    expect((await finished(created.headers.get('location') as string, operator)).state).toBe('succeeded');
+    const on = await call('POST', '/zones/async.test/dnssec', {
+      token: operator,
+      headers: ASYNC,
+      body: { enable: true },
+    });
+    expect(on.status).toBe(202);
+    expect((await finished(on.headers.get('location') as string, operator)).state).toBe('succeeded');
+    const rotate = await call('POST', '/zones/async.test/dnssec/rotate', { token: operator, headers: ASYNC });
+    expect(rotate.status).toBe(202);
+    const rotated = await finished(rotate.headers.get('location') as string, operator);
+    expect(rotated.result).toMatchObject({ success: true });
+    const again = await call('POST', '/zones/async.test/dnssec', {
+      token: operator,
+      headers: ASYNC,
+      body: { enable: true },
+    });
+    expect((await finished(again.headers.get('location') as string, admin)).error).toMatchObject({ status: 409 });
+    const failedImport = await call('POST', '/zones', {
+      token: operator,
+      headers: ASYNC,
+      body: { name: 'async-bad.test', zone_file: 'not a zone file' },
+    });
+    expect((await finished(failedImport.headers.get('location') as string, operator)).error).toMatchObject({
+      status: 422,
+      errors: [{ field: 'zone_file' }],
+    });
+    expect((await call('GET', '/operations/00000000-0000-4000-8000-000000000000', { token: operator })).status).toBe(
+      404,
+    );
+    expect((await call('GET', '/operations/nope', { token: viewer })).status).toBe(404);
+    expect((await call('GET', '/operations/nope')).status).toBe(401);
+  });
+});
+
 describe('users', () => {
   let userId: string;
 

@@ -61,7 +61,13 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
     private readonly maxResponseBytes = 64 * 1024 * 1024,
   ) {
     const parsed = new URL(url);
-    this.pool = new Pool(parsed.origin, { keepAliveTimeout: 10_000, maxResponseSize: maxResponseBytes });
+    // No headers timeout of undici's own (300 s): the timed source above bounds each fetch, and a long-running
+    // field's fetch waits as long as SUBGRAPH_LONG_TIMEOUT_MS allows (none by default) for the subgraph to answer.
+    this.pool = new Pool(parsed.origin, {
+      keepAliveTimeout: 10_000,
+      maxResponseSize: maxResponseBytes,
+      headersTimeout: 0,
+    });
     this.path = `${parsed.pathname}${parsed.search}`;
   }
 

@@ -29,12 +29,17 @@ export function subgraphUnavailable(serviceName: string, err: unknown): GraphQLF
 }
 
 /**
- * A subgraph fetch that went past the subgraph timeout. The gateway stops waiting, but the subgraph goes on: a
- * mutation may still be applied, so its message says the outcome is unknown rather than that it failed
- * (docs/gateway.md, "Limits").
+ * A subgraph fetch that went past its bound (the subgraph timeout, or the long one of a long-running field). The
+ * gateway stops waiting, but the subgraph goes on: a mutation may still be applied, so its message says the outcome
+ * is unknown rather than that it failed (docs/gateway.md, "Limits").
  */
-export function subgraphTimeout(serviceName: string, timeoutMs: number, mutation: boolean): GraphQLFormattedError {
-  const late = `subgraph ${serviceName} did not answer within ${timeoutMs} ms (subgraphTimeoutMs)`;
+export function subgraphTimeout(
+  serviceName: string,
+  timeoutMs: number,
+  mutation: boolean,
+  setting: 'subgraphTimeoutMs' | 'subgraphLongTimeoutMs' = 'subgraphTimeoutMs',
+): GraphQLFormattedError {
+  const late = `subgraph ${serviceName} did not answer within ${timeoutMs} ms (${setting})`;
   return {
     message: mutation
       ? `${late}: the outcome of the mutation is unknown, its change may still be applied; ` +

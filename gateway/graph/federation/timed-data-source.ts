@@ -3,6 +3,7 @@ import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/t
 import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import { getOperationAST, OperationTypeNode, parse, type DocumentNode } from 'graphql';
 import type { GatewayContext } from '../context';
+import type { LongRunningOperations } from '../long-running';
 import type { GatewayMetrics } from '../metrics';
 import { FetchStop, withStop } from './fetch-signal';
 import { subgraphTimeout, subgraphUnavailable } from './subgraph-errors';
@@ -27,16 +28,26 @@ export function sendsMutation(options: ProcessOptions): boolean {
   return kind === OperationTypeNode.MUTATION;
 }
 
+/** How long a subgraph fetch may take (docs/gateway.md, "Limits"). */
+export interface FetchBounds {
+  /** SUBGRAPH_TIMEOUT_MS: every fetch but those below. */
+  timeoutMs: number;
+  /** SUBGRAPH_LONG_TIMEOUT_MS: a fetch that selects a long-running root field; 0: as long as the subgraph works. */
+  longTimeoutMs: number;
+  /** Which fetches select a long-running root field (`@longRunning` in the supergraph). */
+  long: LongRunningOperations;
+}
+
 /**
- * Wraps a subgraph data source: bounds each fetch by the subgraph timeout (the request goes on with the other
- * subgraphs' data and an error naming this one; a mutation's says its outcome is unknown), and records the fetch in
- * the metrics and the request's log line.
+ * Wraps a subgraph data source: bounds each fetch by the subgraph timeout, or a long-running field's fetch by the long
+ * one (the request goes on with the other subgraphs' data and an error naming this one; a mutation's says its outcome
+ * is unknown), and records the fetch in the metrics and the request's log line.
  */
 export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
   constructor(
     private readonly name: string,
     private readonly inner: GraphQLDataSource<GatewayContext>,
-    private readonly timeoutMs: number,
+    private readonly bounds: FetchBounds,
     private readonly metrics?: GatewayMetrics,
   ) {}
 
@@ -45,24 +56,35 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
     return { errors: [subgraphUnavailable(this.name, err)] };
   }
 
+  /** The fetch's bound in milliseconds (0: none) and the setting that gives it. */
+  private boundOf(options: ProcessOptions): [number, 'subgraphTimeoutMs' | 'subgraphLongTimeoutMs'] {
+    const { query, operationName } = options.request;
+    const document = options.kind === GraphQLDataSourceRequestKind.INCOMING_OPERATION ? options.document : undefined;
+    return this.bounds.long.selects(query, operationName, document)
+      ? [this.bounds.longTimeoutMs, 'subgraphLongTimeoutMs']
+      : [this.bounds.timeoutMs, 'subgraphTimeoutMs'];
+  }
+
   async process(options: ProcessOptions): Promise<GatewayGraphQLResponse> {
     const started = performance.now();
+    const [bound, setting] = this.boundOf(options);
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<GatewayGraphQLResponse>((resolve) => {
-      timer = setTimeout(
-        () => resolve({ errors: [subgraphTimeout(this.name, this.timeoutMs, sendsMutation(options))] }),
-        this.timeoutMs,
-      );
-    });
+    const timeout =
+      bound > 0
+        ? new Promise<GatewayGraphQLResponse>((resolve) => {
+            timer = setTimeout(
+              () => resolve({ errors: [subgraphTimeout(this.name, bound, sendsMutation(options), setting)] }),
+              bound,
+            );
+          })
+        : undefined;
     // The subgraph's work on it stops at the deadline too, or sooner when the request's client goes away.
     const stop = new FetchStop(options);
-    void timeout.then(() => stop.expire(new Error(`no answer from subgraph ${this.name} is awaited any more`)));
+    void timeout?.then(() => stop.expire(new Error(`no answer from subgraph ${this.name} is awaited any more`)));
     let ok = false;
     try {
-      const result = await Promise.race([
-        this.inner.process(withStop(options, stop)).catch((err: unknown) => this.unavailable(err)),
-        timeout,
-      ]);
+      const answer = this.inner.process(withStop(options, stop)).catch((err: unknown) => this.unavailable(err));
+      const result = await (timeout ? Promise.race([answer, timeout]) : answer);
       ok = !result.errors?.length;
       return result;
     } finally {

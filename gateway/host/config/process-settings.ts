@@ -114,6 +114,12 @@ export const ProcessSettings = z.object({
     env: 'SUBGRAPH_TIMEOUT_MS',
     help: 'Longest one fetch from a subgraph may take (milliseconds)',
   }),
+  subgraphLongTimeoutMs: setting(z.coerce.number().int().min(0).max(86_400_000).default(0), {
+    env: 'SUBGRAPH_LONG_TIMEOUT_MS',
+    help:
+      'Longest a fetch of a long-running field (`@longRunning`: a zone import, DNSSEC on, off or a rollover) may take ' +
+      'instead (milliseconds); 0: as long as the subgraph works on it',
+  }),
   subgraphMaxResponseBytes: setting(
     z.coerce
       .number()

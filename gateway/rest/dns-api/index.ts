@@ -4,6 +4,7 @@ import { callerOf, type Graph, type PreparedOperation, type RequestCaller } from
 import { Admission, AdmissionFullError } from '../../../platform/async';
 import { statusOfCode, type ErrorShape } from '../../../platform/errors';
 import { RestError } from '../errors';
+import { prefersAsync } from '../prefer';
 import type { RestInterface } from '../interface';
 import {
   BatchBody,
@@ -20,6 +21,7 @@ import {
   UpdateZoneBody,
 } from './bodies';
 import { registerJsonBodyParser } from './json-body';
+import { accepted, LongOps, renderOperation, type GqlOperation } from './long-operations';
 import { ListingCache } from './listing-cache';
 import { SharedPages } from './shared-pages';
 import { wholeFile, wholeListing, type FilePage, type ListingPage, type WholeRead } from './whole-listing';
@@ -88,7 +90,7 @@ type Data = Record<string, unknown>;
 
 /** One route's handler; the path parameters of every route are among these. */
 type Handler = (
-  req: FastifyRequest<{ Params: ZoneParams & RecordParams & UserParams }>,
+  req: FastifyRequest<{ Params: ZoneParams & RecordParams & UserParams & OperationParams }>,
   reply: FastifyReply,
 ) => Promise<FastifyReply>;
 
@@ -96,6 +98,7 @@ type Handler = (
 type ZoneParams = { zone: string };
 type RecordParams = { zone: string; id: string };
 type UserParams = { id: string };
+type OperationParams = { id: string };
 
 /** A query parameter given at most once (a second one is a malformed query). */
 function queryParam(req: FastifyRequest, name: string): string | undefined {
@@ -252,18 +255,22 @@ export function dnsApiRestInterface(graph: Graph, options: DnsApiRestOptions = {
 
         createZone: async (req, reply) => {
           const body = parseBody(CreateZoneBody, req.body);
-          const data = await run(req, Ops.createZone, {
-            input: {
-              name: body.name,
-              adminEmail: body.admin_email,
-              refresh: body.refresh,
-              retry: body.retry,
-              expire: body.expire,
-              minimum: body.minimum,
-              defaultTtl: body.default_ttl,
-              zoneFile: body.zone_file,
-            },
-          });
+          const input = {
+            name: body.name,
+            adminEmail: body.admin_email,
+            refresh: body.refresh,
+            retry: body.retry,
+            expire: body.expire,
+            minimum: body.minimum,
+            defaultTtl: body.default_ttl,
+            zoneFile: body.zone_file,
+          };
+          if (prefersAsync(req.headers.prefer))
+            return accepted(
+              reply,
+              (await run(req, LongOps.startCreateZone, { input })).startCreateZone as GqlOperation,
+            );
+          const data = await run(req, Ops.createZone, { input });
           const zone = data.createZone as GqlZone;
           void reply.header('location', `/api/v1/zones/${zone.name}`).header('etag', zone.etag);
           return json(reply, 201, zoneSummary(zone));
@@ -428,18 +435,37 @@ export function dnsApiRestInterface(graph: Graph, options: DnsApiRestOptions = {
 
         setDnssec: async (req: FastifyRequest<{ Params: ZoneParams }>, reply) => {
           const body = parseBody(DnssecBody, req.body);
-          const data = await run(req, Ops.setDnssec, {
+          const variables = {
             zone: req.params.zone,
             input: { enable: body.enable, algorithm: body.algorithm, keySize: body.key_size },
-          });
+          };
+          if (prefersAsync(req.headers.prefer))
+            return accepted(
+              reply,
+              (await run(req, LongOps.startSetDnssec, variables)).startSetZoneDnssec as GqlOperation,
+            );
+          const data = await run(req, Ops.setDnssec, variables);
           return json(reply, 200, dnssecStatus(data.setZoneDnssec as GqlDnssecStatus));
         },
 
         rotateDnssecKey: async (req: FastifyRequest<{ Params: ZoneParams }>, reply) => {
           // The seed gives it no body: none, or an empty object; anything in one is refused like other unknown fields.
           if (req.body !== undefined) parseBody(RotateBody, req.body);
-          const data = await run(req, Ops.rotateDnssec, { zone: req.params.zone });
+          const variables = { zone: req.params.zone };
+          if (prefersAsync(req.headers.prefer))
+            return accepted(
+              reply,
+              (await run(req, LongOps.startRotateDnssec, variables)).startRotateZoneDnssec as GqlOperation,
+            );
+          const data = await run(req, Ops.rotateDnssec, variables);
           return json(reply, 200, dnssecRollover(data.rotateZoneDnssec as GqlDnssecRollover));
+        },
+
+        // Long operations started with Prefer: respond-async: the caller who started one, and admins, see it.
+        getOperation: async (req: FastifyRequest<{ Params: OperationParams }>, reply) => {
+          const data = await run(req, LongOps.operation, { id: req.params.id });
+          if (!data.operation) throw new RestError(404, `no operation ${JSON.stringify(req.params.id.slice(0, 64))}`);
+          return json(reply, 200, renderOperation(data.operation as GqlOperation));
         },
 
         // Users

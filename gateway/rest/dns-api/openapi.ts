@@ -1,5 +1,6 @@
 import { docPath } from '../route-docs';
 import { responses, schemas, type PathItem } from './openapi-components';
+import { operationResponses, operationSchemas } from './openapi-operations';
 import { DNS_API_ROUTES } from './routes';
 
 export type { Operation, PathItem } from './openapi-components';
@@ -32,6 +33,7 @@ export const OPENAPI = {
     { name: 'zones', description: 'Zones and their SOA settings' },
     { name: 'records', description: 'Records, one id each' },
     { name: 'dnssec', description: 'Zone signing: keys, DS records and ZSK rollovers' },
+    { name: 'operations', description: 'Long writes run in the background (Prefer: respond-async)' },
     { name: 'users', description: 'Users and roles: admin, operator, viewer' },
     { name: 'meta', description: 'This document' },
   ],
@@ -62,7 +64,7 @@ export const OPENAPI = {
         schema: { type: 'string' },
       },
     },
-    schemas,
-    responses,
+    schemas: { ...schemas, ...operationSchemas },
+    responses: { ...responses, ...operationResponses },
   },
 };

@@ -4,14 +4,14 @@ import { prepareOperation } from '../../graph';
  * The fixed GraphQL operations behind each `/api/v1` path: the REST interface is a view of the graph, so every call
  * takes the gateway's one path (limits, the caller passed on, logs, metrics).
  */
-const ZONE_SUMMARY = 'name recordsCount createdAt updatedAt';
+export const ZONE_SUMMARY = 'name recordsCount createdAt updatedAt';
 const ZONE_DETAILS = `${ZONE_SUMMARY} adminEmail refresh retry expire minimum defaultTtl nameservers dnssecEnabled etag`;
 const RECORD = 'id name type value ttl createdAt updatedAt etag';
 /** What a listing shows of each record: a 10 000-record zone is 10 000 × each field resolved (and each ETag hashed). */
 const RECORD_SUMMARY = 'id name type value ttl';
 const USER = 'id username email role disabled createdAt lastLogin';
 const SIGNING_KEY = 'kid algorithm createdAt retiredAt verifiesUntil signing';
-const DNSSEC_STATUS =
+export const DNSSEC_STATUS =
   'enabled keys { id algorithm keyType bits createdAt expiresAt keyTag state publishAt activateAt inactiveAt deleteAt } dsRecords { keyTag algorithm digestType digest }';
 
 /**

@@ -14,6 +14,8 @@ import {
   type Json,
   type Operation,
 } from './openapi-components';
+import { LongOps } from './long-operations';
+import { asyncAnswers, operationIdParam, preferParam } from './openapi-operations';
 import { DnsApiOps as Ops, RECORDS_PAGE_MAX } from './operations';
 
 /**
@@ -130,17 +132,21 @@ export const DNS_API_ROUTES: readonly DnsApiRoute[] = [
   {
     method: 'POST',
     path: '/zones',
-    graphql: [Ops.createZone],
+    graphql: [Ops.createZone, LongOps.startCreateZone],
     openapi: {
       operationId: 'createZone',
-      summary: 'Creates a zone (NS records from the configuration) or imports a master file (its serial kept)',
+      summary:
+        'Creates a zone (NS records from the configuration) or imports a master file (its serial kept); in the ' +
+        'background with Prefer: respond-async',
       tags: ['zones'],
+      parameters: [preferParam],
       requestBody: jsonBody('CreateZoneRequest'),
       responses: {
         ...ok('201', 'Created', 'ZoneSummary', {
           ...etagHeader,
           Location: { required: true, schema: { type: 'string' } },
         }),
+        ...asyncAnswers,
         ...bodyErrors,
         ...authErrors,
         403: response('Forbidden'),
@@ -378,15 +384,18 @@ export const DNS_API_ROUTES: readonly DnsApiRoute[] = [
     method: 'POST',
     path: '/zones/:zone/dnssec',
     pathParameters: [param('zone')],
-    graphql: [Ops.setDnssec],
+    graphql: [Ops.setDnssec, LongOps.startSetDnssec],
     openapi: {
       operationId: 'setDnssec',
       summary:
-        'Signs the zone with a new KSK and ZSK (enable true), or stops signing and removes its keys (enable false)',
+        'Signs the zone with a new KSK and ZSK (enable true), or stops signing and removes its keys (enable false); ' +
+        'in the background with Prefer: respond-async',
       tags: ['dnssec'],
+      parameters: [preferParam],
       requestBody: jsonBody('DnssecRequest'),
       responses: {
         ...ok('200', 'The status after the change', 'DnssecStatus'),
+        ...asyncAnswers,
         ...bodyErrors,
         ...authErrors,
         403: response('Forbidden'),
@@ -400,22 +409,43 @@ export const DNS_API_ROUTES: readonly DnsApiRoute[] = [
     method: 'POST',
     path: '/zones/:zone/dnssec/rotate',
     pathParameters: [param('zone')],
-    graphql: [Ops.rotateDnssec],
+    graphql: [Ops.rotateDnssec, LongOps.startRotateDnssec],
     openapi: {
       operationId: 'rotateDnssecKey',
-      summary: 'Starts a ZSK rollover by pre-publication (RFC 7583)',
+      summary: 'Starts a ZSK rollover by pre-publication (RFC 7583); in the background with Prefer: respond-async',
       tags: ['dnssec'],
+      parameters: [preferParam],
       requestBody: {
         required: false,
         content: { 'application/json': { schema: ref('RotateRequest') } },
       },
       responses: {
         ...ok('200', 'The rollover started', 'DnssecRollover'),
+        ...asyncAnswers,
         ...bodyErrors,
         ...authErrors,
         403: response('Forbidden'),
         404: response('NotFound'),
         409: response('DnssecConflict'),
+        ...serverErrors,
+      },
+    },
+  },
+  {
+    method: 'GET',
+    path: '/operations/:id',
+    pathParameters: [operationIdParam],
+    graphql: [LongOps.operation],
+    openapi: {
+      operationId: 'getOperation',
+      summary:
+        'A long write started with Prefer: respond-async: running, succeeded with its result or failed with its ' +
+        'error (the user who started it, and admins)',
+      tags: ['operations'],
+      responses: {
+        ...ok('200', 'The operation', 'Operation'),
+        ...authErrors,
+        404: response('NoOperation'),
         ...serverErrors,
       },
     },

@@ -11,6 +11,7 @@ import {
   Root,
   Subscription,
 } from 'type-graphql';
+import { LONG_RUNNING } from '../../long-running';
 import { asApi } from '../errors';
 import { allowed, type DnsApiContext } from '../context';
 import type { User as StoredUser } from '../identity';
@@ -52,7 +53,7 @@ import {
 const userOf = (user: StoredUser): User => ({ ...user, role: user.role as UserRole });
 
 /** The service's DNSSEC status in the schema's types (its key types and states are the enums' values). */
-const dnssecOf = (status: StatusView): DnssecStatus => ({
+export const dnssecOf = (status: StatusView): DnssecStatus => ({
   ...status,
   keys: status.keys.map((k) => ({
     ...k,
@@ -159,7 +160,13 @@ export class ZoneResolver {
     }
   }
 
-  @Mutation(() => Zone, { description: 'Creates a zone (with NS records from the configuration), or imports one.' })
+  // An import of a big master file takes a while: the gateway waits for it past its subgraph timeout.
+  @Directive(LONG_RUNNING)
+  @Mutation(() => Zone, {
+    description:
+      'Creates a zone (with NS records from the configuration), or imports one; waits as long as an import takes ' +
+      '(startCreateZone runs it in the background instead).',
+  })
   async createZone(@Arg('input', () => CreateZoneInput) input: CreateZoneInput, @Ctx() ctx: DnsApiContext) {
     const caller = await allowed(ctx, 'write');
     return ctx.api.zones.create(input, caller.username);
@@ -339,10 +346,13 @@ export class RecordResolver {
 /** DNSSEC of a zone: on and off, and ZSK rollovers (admin and operator). */
 @Resolver()
 export class DnssecResolver {
+  // Signing a big zone (or re-serving it unsigned) takes a while: the gateway waits past its subgraph timeout.
+  @Directive(LONG_RUNNING)
   @Mutation(() => DnssecStatus, {
     description:
       'Signs the zone with a new KSK and ZSK (enable true), or stops signing and removes its keys (enable false; ' +
-      'not during a rollover). Answered signed or unsigned over DNS by the time this returns.',
+      'not during a rollover). Answered signed or unsigned over DNS by the time this returns, however long that ' +
+      'takes (startSetZoneDnssec runs it in the background instead).',
   })
   async setZoneDnssec(
     @Arg('zone', () => String) zone: string,
@@ -354,10 +364,12 @@ export class DnssecResolver {
     return dnssecOf(await ctx.api.dnssec.set(zone, { enable, algorithm, keySize }, caller.username));
   }
 
+  @Directive(LONG_RUNNING)
   @Mutation(() => DnssecRollover, {
     description:
       'Starts a ZSK rollover by pre-publication (RFC 7583): the new ZSK is published now and signs once published ' +
-      'long enough; the old one is removed when its signatures have expired from caches (rolloverCompletionDate).',
+      'long enough; the old one is removed when its signatures have expired from caches (rolloverCompletionDate). ' +
+      'Waits until DNS serves the new DNSKEY set (startRotateZoneDnssec runs it in the background instead).',
   })
   async rotateZoneDnssec(@Arg('zone', () => String) zone: string, @Ctx() ctx: DnsApiContext): Promise<DnssecRollover> {
     const caller = await allowed(ctx, 'write');

@@ -18,7 +18,8 @@ import {
 import type { DnssecKey, ZoneStore } from '../../../dns/store';
 import { apiError, asApi, invalid, invalidFields, type FieldError } from '../errors';
 import type { ChangeFeed } from './changes';
-import type { DnsServing, KeyedQueue } from './serving';
+import type { ProgressReport } from './operations';
+import type { DnsServing, KeyedQueue, PreparedWrite } from './serving';
 import { zoneRef } from './zones';
 
 /**
@@ -122,38 +123,52 @@ export class DnssecService {
 
   /** `POST /zones/{zone}/dnssec`: `enable` true (with `algorithm`, `key_size`) or false. */
   async set(name: string, input: DnssecInput, by: string): Promise<DnssecStatus> {
+    return this.prepareSet(name, input, by).run();
+  }
+
+  /**
+   * DNSSEC on or off, checked as far as the request's own values go (422), and the work that does it (404 no zone,
+   * 409 on or off already, or a rollover in progress): what a background operation starts.
+   */
+  prepareSet(name: string, input: DnssecInput, by: string): PreparedWrite<DnssecStatus> {
     const zone = zoneRef(name);
     if (typeof input.enable !== 'boolean') throw invalid('enable', 'enable must be true or false');
     if (input.enable) {
       const { algorithm, bits } = keyChoice(input);
-      return this.writes.run(zone, async () => {
-        const keys = await asApi(() => this.store.listDnssecKeys(zone));
-        if (keys.length > 0)
-          throw apiError(
-            'CONFLICT',
-            `DNSSEC is already enabled for zone ${zone}; turn it off first to change the algorithm`,
+      const run = (progress?: ProgressReport) =>
+        this.writes.run(zone, async () => {
+          const keys = await asApi(() => this.store.listDnssecKeys(zone));
+          if (keys.length > 0)
+            throw apiError(
+              'CONFLICT',
+              `DNSSEC is already enabled for zone ${zone}; turn it off first to change the algorithm`,
+            );
+          const materials = await Promise.all(
+            [KSK_FLAGS, ZSK_FLAGS].map((f) => newKeyMaterialAsync(algorithm, f, bits)),
           );
-        const materials = await Promise.all([KSK_FLAGS, ZSK_FLAGS].map((f) => newKeyMaterialAsync(algorithm, f, bits)));
-        const now = this.now();
-        const added = materials.map((material) => this.newKey(zone, material, now, now));
-        const updated = await asApi(() => this.store.changeDnssecKeys(zone, { add: added }));
-        await this.written(zone, updated.serial, by);
-        return this.statusOf(zone, added);
-      });
+          const now = this.now();
+          const added = materials.map((material) => this.newKey(zone, material, now, now));
+          const updated = await asApi(() => this.store.changeDnssecKeys(zone, { add: added }));
+          await this.written(zone, updated.serial, by, progress);
+          return this.statusOf(zone, added);
+        });
+      return { zone, run };
     }
     // null is "not given", as for enable: true (GraphQL clients send null for an optional field left empty).
     const given = (['algorithm', 'keySize'] as const).filter((f) => input[f] !== undefined && input[f] !== null);
     if (given.length)
       throw invalidFields(given.map((f) => ({ field: f, message: `${f} only goes with enable: true` })));
-    return this.writes.run(zone, async () => {
-      const keys = await asApi(() => this.store.listDnssecKeys(zone));
-      if (keys.length === 0) throw apiError('CONFLICT', `DNSSEC is not enabled for zone ${zone}`);
-      const rollover = this.rolloverOf(keys);
-      if (rollover) throw apiError('CONFLICT', `cannot turn DNSSEC off during a ZSK rollover: ${rollover}`);
-      const updated = await asApi(() => this.store.changeDnssecKeys(zone, { remove: 'all' }));
-      await this.written(zone, updated.serial, by);
-      return this.statusOf(zone, []);
-    });
+    const run = (progress?: ProgressReport) =>
+      this.writes.run(zone, async () => {
+        const keys = await asApi(() => this.store.listDnssecKeys(zone));
+        if (keys.length === 0) throw apiError('CONFLICT', `DNSSEC is not enabled for zone ${zone}`);
+        const rollover = this.rolloverOf(keys);
+        if (rollover) throw apiError('CONFLICT', `cannot turn DNSSEC off during a ZSK rollover: ${rollover}`);
+        const updated = await asApi(() => this.store.changeDnssecKeys(zone, { remove: 'all' }));
+        await this.written(zone, updated.serial, by, progress);
+        return this.statusOf(zone, []);
+      });
+    return { zone, run };
   }
 
   /**
@@ -163,51 +178,58 @@ export class DnssecService {
    * once). `rollover_completion_date` is that moment.
    */
   async rotate(name: string, by: string): Promise<RolloverResult> {
-    const zone = zoneRef(name);
-    return this.writes.run(zone, async () => {
-      const keys = await asApi(() => this.store.listDnssecKeys(zone));
-      if (keys.length === 0)
-        throw apiError(
-          'CONFLICT',
-          `DNSSEC is not enabled for zone ${zone}: enable it first (POST /zones/${zone}/dnssec)`,
-        );
-      const rollover = this.rolloverOf(keys);
-      if (rollover) throw apiError('CONFLICT', `a ZSK rollover is already in progress: ${rollover}`);
-      const now = this.now();
-      const old = keys.find((k) => k.flags === ZSK_FLAGS && this.stateOf(k, now) === 'active');
-      if (!old) throw apiError('CONFLICT', `zone ${zone} has no active ZSK to replace`);
-      const algorithm = algorithmByNumber(old.algorithm);
-      if (!algorithm)
-        throw apiError('CONFLICT', `the ZSK of zone ${zone} has an algorithm this server does not sign with`);
-      const maxTtl = await this.largestTtl(zone);
-      const material = await newKeyMaterialAsync(algorithm, ZSK_FLAGS, old.bits);
-      const p = this.policy;
-      const startedAt = this.now();
-      const activate = startedAt + p.propagationDelay + p.dnskeyTtl + p.publishSafety;
-      const remove = activate + p.propagationDelay + maxTtl + p.retireSafety;
-      const fresh = this.newKey(zone, material, startedAt, activate);
-      const gone = keys.filter((k) => k.deleteAt !== null && (seconds(k.deleteAt) ?? 0) <= now).map((k) => k.id);
-      const updated = await asApi(() =>
-        this.store.changeDnssecKeys(zone, {
-          add: [fresh],
-          update: [{ id: old.id, inactiveAt: iso(activate), deleteAt: iso(remove) }],
-          ...(gone.length ? { remove: gone } : {}),
-        }),
-      );
-      await this.written(zone, updated.serial, by);
-      return {
-        success: true,
-        message: `ZSK rollover started: key ${fresh.id} is published now and signs from ${iso(activate)}; key ${old.id} stops signing then and is removed at ${iso(remove)}`,
-        oldKeyId: old.id,
-        newKeyId: fresh.id,
-        rolloverCompletionDate: iso(remove),
-      };
-    });
+    return this.prepareRotate(name, by).run();
   }
 
-  private async written(zone: string, serial: number, by: string): Promise<void> {
+  /** A rollover of the zone named (404 for a name that is none) and the work that starts it: see rotate. */
+  prepareRotate(name: string, by: string): PreparedWrite<RolloverResult> {
+    const zone = zoneRef(name);
+    const run = (progress?: ProgressReport) =>
+      this.writes.run(zone, async () => {
+        const keys = await asApi(() => this.store.listDnssecKeys(zone));
+        if (keys.length === 0)
+          throw apiError(
+            'CONFLICT',
+            `DNSSEC is not enabled for zone ${zone}: enable it first (POST /zones/${zone}/dnssec)`,
+          );
+        const rollover = this.rolloverOf(keys);
+        if (rollover) throw apiError('CONFLICT', `a ZSK rollover is already in progress: ${rollover}`);
+        const now = this.now();
+        const old = keys.find((k) => k.flags === ZSK_FLAGS && this.stateOf(k, now) === 'active');
+        if (!old) throw apiError('CONFLICT', `zone ${zone} has no active ZSK to replace`);
+        const algorithm = algorithmByNumber(old.algorithm);
+        if (!algorithm)
+          throw apiError('CONFLICT', `the ZSK of zone ${zone} has an algorithm this server does not sign with`);
+        const maxTtl = await this.largestTtl(zone);
+        const material = await newKeyMaterialAsync(algorithm, ZSK_FLAGS, old.bits);
+        const p = this.policy;
+        const startedAt = this.now();
+        const activate = startedAt + p.propagationDelay + p.dnskeyTtl + p.publishSafety;
+        const remove = activate + p.propagationDelay + maxTtl + p.retireSafety;
+        const fresh = this.newKey(zone, material, startedAt, activate);
+        const gone = keys.filter((k) => k.deleteAt !== null && (seconds(k.deleteAt) ?? 0) <= now).map((k) => k.id);
+        const updated = await asApi(() =>
+          this.store.changeDnssecKeys(zone, {
+            add: [fresh],
+            update: [{ id: old.id, inactiveAt: iso(activate), deleteAt: iso(remove) }],
+            ...(gone.length ? { remove: gone } : {}),
+          }),
+        );
+        await this.written(zone, updated.serial, by, progress);
+        return {
+          success: true,
+          message: `ZSK rollover started: key ${fresh.id} is published now and signs from ${iso(activate)}; key ${old.id} stops signing then and is removed at ${iso(remove)}`,
+          oldKeyId: old.id,
+          newKeyId: fresh.id,
+          rolloverCompletionDate: iso(remove),
+        };
+      });
+    return { zone, run };
+  }
+
+  private async written(zone: string, serial: number, by: string, progress?: ProgressReport): Promise<void> {
     this.feed.attribute(zone, serial, by);
-    await this.serving.served(zone, serial);
+    await this.serving.served(zone, serial, progress);
   }
 
   private newKey(zone: string, material: KeyMaterial, now: number, activate: number): DnssecKey {

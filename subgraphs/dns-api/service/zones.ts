@@ -13,7 +13,7 @@ import type { ZoneStore } from '../../../dns/store';
 import { exportZoneFile, importZoneFile } from '../../../dns/zonefile';
 import { apiError, apiErrorOf, asApi, invalid, invalidFields, type FieldError } from '../errors';
 import type { ChangeFeed } from './changes';
-import { KeyedQueue, type DnsServing } from './serving';
+import { KeyedQueue, type DnsServing, type PreparedWrite } from './serving';
 
 /** Zone fields of a create or update (camelCase; the REST adapter maps the seed's snake_case names). */
 export interface ZoneSettingsInput {
@@ -188,6 +188,14 @@ export class ZoneService {
   }
 
   async create(input: CreateZoneInput, by: string): Promise<ZoneView> {
+    return this.prepareCreate(input, by).run();
+  }
+
+  /**
+   * A create checked as far as its own values go (422, 413: no store read, no parsing of the file), and the work
+   * that does it (409 when the zone exists, 422 for a file that does not read): what a background operation starts.
+   */
+  prepareCreate(input: CreateZoneInput, by: string): PreparedWrite<ZoneView> {
     const name = zoneNameArg(input.name);
     const problems = settingsProblems(input, (f) => f);
     if (input.zoneFile !== undefined && input.zoneFile !== null) {
@@ -199,13 +207,19 @@ export class ZoneService {
     if (problems.length) throw invalidFields(problems);
     const settings = this.newSettings(name, input);
     checkSoaNames(name, settings, input);
-    if (await asApi(() => this.store.getZone(name))) throw apiError('CONFLICT', `zone ${name} already exists`);
-    const zone = input.zoneFile
-      ? await this.importZone(name, input.zoneFile)
-      : await asApi(() => this.store.createZone(name, settings, this.newRecords(name, input)));
-    this.feed.attribute(name, zone.serial, by);
-    await this.serving.served(name, zone.serial);
-    return this.view(zone);
+    const zoneFile = input.zoneFile;
+    return {
+      zone: name,
+      run: async () => {
+        if (await asApi(() => this.store.getZone(name))) throw apiError('CONFLICT', `zone ${name} already exists`);
+        const zone = zoneFile
+          ? await this.importZone(name, zoneFile)
+          : await asApi(() => this.store.createZone(name, settings, this.newRecords(name, input)));
+        this.feed.attribute(name, zone.serial, by);
+        await this.serving.served(name, zone.serial);
+        return this.view(zone);
+      },
+    };
   }
 
   private async importZone(name: string, text: string): Promise<Zone> {
