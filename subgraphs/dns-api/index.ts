@@ -11,7 +11,7 @@ import { ChangeFeed } from './service/changes';
 import { DEFAULT_DNSSEC_POLICY, DnssecService, type DnssecPolicy } from './service/dnssec';
 import { ExportService } from './service/exports';
 import { OPERATION_LIMITS, Operations, type OperationLimits } from './service/operations';
-import { KeyedQueue, type DnsServing } from './service/serving';
+import { KeyedQueue, servingOf } from './service/serving';
 import { RECORD_DEFAULTS, RecordService, type RecordServiceOptions } from './service/records';
 import { ZONE_DEFAULTS, ZoneService, type ZoneDefaults } from './service/zones';
 
@@ -50,9 +50,7 @@ export interface DnsApiSubgraph extends Subgraph<DnsApiContext> {
 export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Promise<DnsApiSubgraph> {
   const schema = await buildDnsApiSchema();
   const feed = new ChangeFeed(options.store);
-  // The engine does not tell how far it is yet (an operation's progress stays null): once its served() takes a
-  // progress report, hand on the third argument here.
-  const serving: DnsServing = { served: (zone, serial) => options.engine.served(zone, serial) };
+  const serving = servingOf(options.engine);
   // One queue of writes per zone for all services: a zone's If-Match check and its write are never interleaved
   // with another write of that zone (a record write, an update, a deletion, a DNSSEC change).
   const writes = new KeyedQueue();

@@ -100,7 +100,8 @@ export class Operation {
   @Field(() => OperationState) state!: OperationState;
   @Field(() => OperationProgress, {
     nullable: true,
-    description: 'How far it is; null when the work does not tell (imports and DNSSEC signing do not yet).',
+    description:
+      'How far it is: while DNSSEC signs the zone whole, names signed of how many; null when the work does not tell (imports).',
   })
   progress!: OperationProgress | null;
   @Field(() => OperationResult, { nullable: true, description: 'Once succeeded: what the mutation returns.' })

@@ -20,3 +20,34 @@ export interface PreparedWrite<T> {
 }
 
 export { KeyedQueue } from '../../../platform/async';
+
+/** What `servingOf` needs of the DNS engine. */
+export interface ServingEngine {
+  served(zone: string, serial: number | null): Promise<void>;
+  /** How far signing the zone whole has got, or null when it is not being signed whole. */
+  signingProgress(zone: string): { done: number; total: number } | null;
+}
+
+/** How often a background operation's progress is read from the DNS engine while it waits for it (ms). */
+const PROGRESS_POLL_MS = 250;
+
+/**
+ * The engine as the API waits for it: `served`, and meanwhile, for a caller that wants progress (a background
+ * operation), how far the engine's signing of the zone has got (names signed, of how many), read every `pollMs`.
+ */
+export function servingOf(engine: ServingEngine, pollMs = PROGRESS_POLL_MS): DnsServing {
+  return {
+    served: async (zone, serial, progress) => {
+      if (!progress) return engine.served(zone, serial);
+      const poll = setInterval(() => {
+        const now = engine.signingProgress(zone);
+        if (now) progress(now.done, now.total);
+      }, pollMs);
+      try {
+        await engine.served(zone, serial);
+      } finally {
+        clearInterval(poll);
+      }
+    },
+  };
+}
