@@ -47,14 +47,17 @@ const keys = new Map<string, TsigKey>(
 
 // Requests handed to the engine, waiting for its reply.
 let nextId = 1;
-const waiting = new Map<number, { resolve: (messages: Buffer[]) => void; reject: (err: Error) => void }>();
+const waiting = new Map<
+  number,
+  { parts: Buffer[]; resolve: (messages: Buffer[]) => void; reject: (err: Error) => void }
+>();
 
 function handOver(kind: 'update' | 'transfer', raw: Buffer, remote: Remote): Promise<Buffer[]> {
   const id = nextId++;
   const handed: HandedRemote = { address: remote.address, port: remote.port, transport: remote.transport };
   if (remote.tsig?.status === 'ok') handed.signedBy = remote.tsig.key.name;
   return new Promise((resolve, reject) => {
-    waiting.set(id, { resolve, reject });
+    waiting.set(id, { parts: [], resolve, reject });
     tell({ t: 'handover', id, kind, raw, remote: handed });
   });
 }
@@ -142,11 +145,17 @@ port.on('message', (message: ToAnswerThread) => {
         report(err);
         process.exit(1);
       });
+    case 'part': {
+      const waiter = waiting.get(message.id);
+      for (const m of message.messages) waiter?.parts.push(asBuffer(m));
+      return;
+    }
     case 'reply': {
       const waiter = waiting.get(message.id);
       waiting.delete(message.id);
       if (message.failed) return waiter?.reject(new Error(`the engine could not answer a request handed over`));
-      return waiter?.resolve(message.messages.map(asBuffer));
+      for (const m of message.messages) waiter?.parts.push(asBuffer(m));
+      return waiter?.resolve(waiter.parts);
     }
     case 'udp':
       return server?.answerUdp(asBuffer(message.message), message.address, message.port);

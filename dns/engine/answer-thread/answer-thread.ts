@@ -30,6 +30,9 @@ export interface AnswerThreadOptions {
   onExit?: (code: number) => void;
 }
 
+/** Bytes of answer messages per message to the thread. */
+const PART_BYTES = 256 * 1024;
+
 /** How long the thread may take to stop before it is terminated. */
 const CLOSE_MS = 5000;
 
@@ -211,7 +214,19 @@ export class AnswerThread {
       failed = true;
       this.options.log?.warn({ err, kind }, 'a request handed over by the DNS answer thread failed');
     }
-    this.send({ t: 'reply', id, messages, failed });
+    // a transfer's messages in parts of about PART_BYTES: the thread reads each message event in one go
+    let part: Buffer[] = [];
+    let bytes = 0;
+    for (const m of messages) {
+      if (bytes + m.length > PART_BYTES && part.length > 0) {
+        this.send({ t: 'part', id, messages: part });
+        part = [];
+        bytes = 0;
+      }
+      part.push(m);
+      bytes += m.length;
+    }
+    this.send({ t: 'reply', id, messages: part, failed });
   }
 
   /** Answers, in the thread, a UDP message an answer worker process handed over. */

@@ -37,7 +37,9 @@ export type ToAnswerThread =
   | { t: 'drop'; zone: string; version: number }
   /** Every zone is there: open the sockets. */
   | { t: 'listen' }
-  /** The engine's answer to a request handed over: the messages to send (`failed`: none; the thread answers SERVFAIL). */
+  /** The first messages of a long answer (a zone transfer), sent in parts so that no one message is large to read. */
+  | { t: 'part'; id: number; messages: Uint8Array[] }
+  /** The engine's answer to a request handed over: the (last) messages to send (`failed`: none; SERVFAIL). */
   | { t: 'reply'; id: number; messages: Uint8Array[]; failed?: boolean }
   /** A UDP message an answer worker process handed over: answer it as received here. */
   | { t: 'udp'; message: Uint8Array; address: string; port: number }

@@ -96,4 +96,4 @@ export async function answerLater(message: Buffer, x: Exchange): Promise<void> {
 }
 
 /** Bytes of a many-message answer sent in one turn of the event loop. */
-const YIELD_BYTES = 64 * 1024;
+const YIELD_BYTES = 32 * 1024;

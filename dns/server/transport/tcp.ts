@@ -128,7 +128,7 @@ export class TcpConnection {
     void answerLater(message, {
       responder: this.responder,
       remote,
-      send: (reply) => this.send(reply),
+      send: (reply) => this.send(reply, true),
       report: this.report,
     }).then(() =>
       this.guarded(() => {
@@ -139,15 +139,25 @@ export class TcpConnection {
     );
   }
 
-  private send(reply: Buffer): void {
+  /** `owned`: the reply is this connection's to keep (not the answer cache's buffer, which the next query reuses). */
+  private send(reply: Buffer, owned = false): void {
     const socket = this.socket;
     if (socket.destroyed || socket.writableEnded) return;
     const message = sendable(reply, this.report);
-    // one buffer per answer: the answer may be the answer cache's own, reused by the next query
+    if (socket.writableLength === 0) this.lastWritten = Date.now();
+    if (owned) {
+      // no copy: a zone transfer is megabytes of messages, and copying them all made the answer thread's loop stall
+      const length = Buffer.allocUnsafe(2);
+      length.writeUInt16BE(message.length, 0);
+      socket.cork();
+      socket.write(length);
+      socket.write(message, () => this.guarded(() => this.written()));
+      socket.uncork();
+      return;
+    }
     const framed = Buffer.allocUnsafe(message.length + 2);
     framed.writeUInt16BE(message.length, 0);
     message.copy(framed, 2);
-    if (socket.writableLength === 0) this.lastWritten = Date.now();
     socket.write(framed, () => this.guarded(() => this.written()));
   }
 
