@@ -2,7 +2,7 @@
 import { isInZone, normalizeName, type RecordData, relativeName, toFqdn } from '../model';
 import { RecordValueError, formatSoa, formatValueRelative, validateRecord, validateTtl } from '../records';
 import type { ZoneSoa } from './parse';
-import { nextTurn } from '../../platform/async';
+import { runAtOnce, runInSteps } from '../../platform/async';
 
 export interface ZoneFileInput {
   origin: string;
@@ -68,11 +68,7 @@ const STEP_RECORDS = 2_000;
  * repeats. Records are validated (a record outside the zone, or an SOA among them, is a {@link RecordValueError}).
  */
 export function formatZoneFile(input: ZoneFileInput): string {
-  const steps = formatSteps(input, 0);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runAtOnce(formatSteps(input, 0));
 }
 
 /**
@@ -80,13 +76,7 @@ export function formatZoneFile(input: ZoneFileInput): string {
  * records is most of a second of work), stopping between them once `signal` fires (with its reason).
  */
 export async function formatZoneFileInSteps(input: ZoneFileInput, signal?: AbortSignal): Promise<string> {
-  const steps = formatSteps(input, STEP_RECORDS);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    await nextTurn();
-    signal?.throwIfAborted();
-  }
+  return runInSteps(formatSteps(input, STEP_RECORDS), { signal });
 }
 
 /** The file's origin in model form. */
@@ -168,11 +158,7 @@ export interface ZoneFilePartInput {
  * large to hold at once can be written a part at a time. Lines end with a newline; a part without lines is empty.
  */
 export function formatZoneFilePart(input: ZoneFilePartInput): string {
-  const steps = partSteps(input, 0);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runAtOnce(partSteps(input, 0));
 }
 
 /**
@@ -180,13 +166,7 @@ export function formatZoneFilePart(input: ZoneFilePartInput): string {
  * 10 000 records is a quarter of a second of work), stopping between them once `signal` fires (with its reason).
  */
 export async function formatZoneFilePartInSteps(input: ZoneFilePartInput, signal?: AbortSignal): Promise<string> {
-  const steps = partSteps(input, STEP_RECORDS);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    await nextTurn();
-    signal?.throwIfAborted();
-  }
+  return runInSteps(partSteps(input, STEP_RECORDS), { signal });
 }
 
 function* partSteps(input: ZoneFilePartInput, every: number): Generator<void, string> {

@@ -1,6 +1,5 @@
 /** RFC 1035 master files → SOA + validated records. */
-import { performance } from 'node:perf_hooks';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { runAtOnce, runInSteps } from '../../platform/async';
 import { NameError, normalizeName, RECORD_TYPES, type RecordData, toFqdn } from '../model';
 import {
   RecordValueError,
@@ -88,11 +87,7 @@ function wrap<T>(line: number, f: () => T): T {
  * the line.
  */
 export function parseZoneFile(text: string, options: ParseZoneOptions): ParsedZone {
-  const steps = parsing(text, options);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runAtOnce(parsing(text, options));
 }
 
 /** Entries of a master file read between two turns of the event loop's check (see parseZoneFileInSteps). */
@@ -105,16 +100,7 @@ const STEP_MS = 5;
  * records takes seconds to read and check, and the API that imports it keeps answering meanwhile.
  */
 export async function parseZoneFileInSteps(text: string, options: ParseZoneOptions): Promise<ParsedZone> {
-  const steps = parsing(text, options);
-  let started = performance.now();
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    if (performance.now() - started >= STEP_MS) {
-      await nextTurn();
-      started = performance.now();
-    }
-  }
+  return runInSteps(parsing(text, options), { stepMs: STEP_MS });
 }
 
 /** The parser, yielding every ENTRIES_PER_CHECK entries; returns what it read. */
