@@ -8,10 +8,7 @@ import {
   type NotifyTarget,
   processUpdate,
   type Remote,
-  Responder,
   sendNotify,
-  ServerCookies,
-  startDnsServer,
   type TcpLimits,
   ZoneTransfers,
 } from '../server';
@@ -19,12 +16,13 @@ import { RCODE, type WireRecord } from '../wire';
 import { type SigningPolicy, ZoneIndex } from '../zone';
 import { AnswerWorkers, type AnswerWorkersOptions } from './workers/answer-workers';
 import { AnswerThread } from './answer-thread/answer-thread';
+import { startAnswering } from './answering';
 import { KeyedQueue } from '../../platform/async';
 import { wireName } from '../model';
 import type { ZoneStore } from '../store';
 import type { TsigKey } from '../tsig';
 import { refreshFor, ZoneLoader } from './zone-loader';
-import { DnssecAnswerSigner, type KeyVault, SigningScheduler, storeSigning, type ZoneSigning } from '../dnssec';
+import { type KeyVault, SigningScheduler, storeSigning, type ZoneSigning } from '../dnssec';
 
 export interface DnsAccessOptions {
   /** Zone → key names allowed to update it; a zone not listed may be updated by every configured key. */
@@ -153,32 +151,23 @@ export class DnsEngine {
       // one secret for the engine and its workers: a cookie one process issued is good in every other
       const cookieSecret = randomBytes(32);
       if (options.answerThread !== false) engine.server = await engine.startThread(cookieSecret);
-      else {
-        const responder = new Responder(
-          engine.index,
-          {
+      else
+        engine.server = await startAnswering({
+          index: engine.index,
+          handlers: {
             update: (q, _raw, remote) => engine.handleUpdate(q, remote),
             transfer: async (q, _raw, remote) => engine.handleTransfer(q, remote),
           },
-          engine.keys,
-          onError,
-          {
-            answerCache: options.answerCache,
-            cookies: new ServerCookies(cookieSecret),
-            signer: new DnssecAnswerSigner(),
-          },
-        );
-        engine.server = await startDnsServer({
+          keys: engine.keys,
+          cookieSecret,
+          answerCache: options.answerCache,
           host: options.host,
           port: options.port,
-          responder,
           tcp: options.tcp,
           ...(options.udpBatch === undefined ? {} : { udpBatch: options.udpBatch }),
           onError,
-          onConnectionRefused: (info) =>
-            options.log?.warn(info, 'DNS TCP connection limit reached: new connections are closed at once'),
+          warn: (obj, msg) => options.log?.warn(obj, msg),
         });
-      }
       options.log?.info(
         { host: options.host, port: engine.server.port, zones: engine.index.size },
         'DNS server listening (UDP and TCP)',

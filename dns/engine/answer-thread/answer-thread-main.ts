@@ -7,8 +7,8 @@
 import type { DecodedPacket } from 'dns-packet';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { DnssecAnswerSigner } from '../../dnssec';
-import { type DnsServer, type Remote, Responder, ServerCookies, startDnsServer } from '../../server';
+import type { DnsServer, ExtraHandlers, Remote } from '../../server';
+import { startAnswering } from '../answering';
 import type { TsigKey } from '../../tsig';
 import { readZoneImage, ZoneIndex, type ZoneImage } from '../../zone';
 import type { AnswerThreadInit, FromAnswerThread, HandedRemote, ToAnswerThread } from './protocol';
@@ -62,24 +62,14 @@ function handOver(kind: 'update' | 'transfer', raw: Buffer, remote: Remote): Pro
   });
 }
 
-const responder = new Responder(
-  index,
-  {
-    update: async (_q: DecodedPacket, raw: Buffer, remote: Remote) => {
-      const [reply] = await handOver('update', raw, remote);
-      if (!reply) throw new Error('the engine gave no answer to an UPDATE');
-      return reply;
-    },
-    transfer: (_q: DecodedPacket, raw: Buffer, remote: Remote) => handOver('transfer', raw, remote),
+const handlers: ExtraHandlers = {
+  update: async (_q: DecodedPacket, raw: Buffer, remote: Remote) => {
+    const [reply] = await handOver('update', raw, remote);
+    if (!reply) throw new Error('the engine gave no answer to an UPDATE');
+    return reply;
   },
-  keys,
-  report,
-  {
-    answerCache: init.answerCache,
-    cookies: new ServerCookies(asBuffer(init.cookieSecret)),
-    signer: new DnssecAnswerSigner(),
-  },
-);
+  transfer: (_q: DecodedPacket, raw: Buffer, remote: Remote) => handOver('transfer', raw, remote),
+};
 
 // Zone versions of one zone are read and swapped in in the order they came: a patch applies to the one before.
 const installs = new Map<string, Promise<void>>();
@@ -112,20 +102,18 @@ function install(image: ZoneImage, version: number): void {
 let server: DnsServer | undefined;
 
 async function listen(): Promise<void> {
-  server = await startDnsServer({
+  server = await startAnswering({
+    index,
+    handlers,
+    keys,
+    cookieSecret: asBuffer(init.cookieSecret),
+    answerCache: init.answerCache,
     host: init.host,
     port: init.port,
-    responder,
     tcp: init.tcp,
     ...(init.udpBatch === undefined ? {} : { udpBatch: init.udpBatch }),
     onError: report,
-    onConnectionRefused: (info) =>
-      tell({
-        t: 'log',
-        level: 'warn',
-        obj: info,
-        msg: 'DNS TCP connection limit reached: new connections are closed at once',
-      }),
+    warn: (obj, msg) => tell({ t: 'log', level: 'warn', obj, msg }),
   });
   tell({ t: 'listening', port: server.port, batched: server.udp !== undefined && 'reusePort' in server.udp });
 }
