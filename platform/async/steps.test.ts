@@ -6,14 +6,20 @@ function* counting(steps: number): Generator<undefined, number> {
   return steps;
 }
 
-/** Turns of the event loop that ran while `work` did (a timer counting them). */
+/** Turns of the event loop that ran while `work` did (a ticker on the loop's check phase counting them). */
 async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
   let turns = 0;
-  const ticking = setInterval(() => turns++, 0);
+  let ticking = true;
+  const tick = (): void => {
+    if (!ticking) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
   try {
     await work();
   } finally {
-    clearInterval(ticking);
+    ticking = false;
   }
   return turns;
 }
