@@ -5,7 +5,7 @@
 import type { SoaAnswer } from 'dns-packet';
 import type { RecordData } from '../model/model';
 import { toPacketAnswer } from '../records';
-import { answersOf, questionsFor, zoneView } from '../testing/zone-compare';
+import { answersOf, questionsFor, transferOf, zoneView } from '../testing/zone-compare';
 import type { RR } from './rr';
 import { encodeZoneImage, readZoneImage } from './zone-image';
 import { ZoneBuilder, type ZoneData } from './zone-index';
@@ -73,6 +73,21 @@ describe('zone images', () => {
     const questions = questionsFor([source], extra);
     expect(answersOf(copy, questions)).toEqual(answersOf(source, questions));
     expect(held(copy)).toEqual(held(source));
+    // in owner order as shipped: a transfer from the copy sends the same messages without sorting its names first
+    expect(copy.inOwnerOrder).toBe(true);
+    expect(transferOf(copy)).toEqual(transferOf(source));
+    // a patch with a new name: the order comes from sorting, the same again
+    const patched = await readZoneImage(
+      await encodeZoneImage(
+        source.patched(soa(2), new Map([['0new.img.test', [answer(r('0new', 'A', '192.0.2.9'))]]])),
+        source,
+      ),
+      copy,
+    );
+    expect(patched.inOwnerOrder).toBe(false);
+    expect(transferOf(patched)).toEqual(
+      transferOf(source.patched(soa(2), new Map([['0new.img.test', [answer(r('0new', 'A', '192.0.2.9'))]]]))),
+    );
   });
 
   it('patches carry only the names a change touched, and the patched copy answers as the source', async () => {

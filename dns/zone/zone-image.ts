@@ -41,6 +41,8 @@ export interface ZoneImage {
   soa: SoaAnswer;
   /** Whole: every node; otherwise a patch of the copy that was shipped before. */
   whole: boolean;
+  /** A whole image's nodes are in owner order (apex first, then byte order): a transfer need not sort them. */
+  ordered: boolean;
   nodes: Buffer;
   /** Set on a signed copy. */
   signed: SignedHead | null;
@@ -181,6 +183,7 @@ export async function encodeZoneImage(next: ZoneData, shipped?: ZoneData): Promi
     zone: next.name,
     soa: next.soa,
     whole,
+    ordered: whole && next.inOwnerOrder,
     nodes: w.finish(),
     signed: state ? { policy: state.policy, expiresAt: state.expiresAt, signedAt: state.signedAt } : null,
     chain: state && (whole || !sameChain(shipped?.signing, state)) ? writeChain(state) : null,
@@ -275,7 +278,7 @@ export async function readZoneImage(image: ZoneImage, current: ZoneData | undefi
       nodes: NodeTable.of(nodes, new ImageNodes(image.nodes)),
       names: LayeredMap.of(names),
       cutsAndDnames: LayeredMap.of(cuts),
-      ordered: false,
+      ordered: image.ordered,
     });
   } else {
     if (!current) throw new Error(`zone image: a patch of ${image.zone || '.'}, which is not held`);

@@ -1,6 +1,7 @@
 import type { SoaAnswer } from 'dns-packet';
 import type { SignedState } from './signed-state';
 import type { RecordData } from '../model';
+import { runAtOnce, sortSteps } from '../../platform/async';
 import { cmp } from '../store';
 import { LayeredMap } from './layered-map';
 import { NodePacker, NodeTable, type NodePack } from './node-pack';
@@ -36,6 +37,11 @@ export class ZoneData {
   signing?: SignedState;
   private readonly ordered: boolean;
   private sorted?: string[];
+
+  /** Whether the node table is in owner order already (built from the store, not patched with new names since). */
+  get inOwnerOrder(): boolean {
+    return this.ordered;
+  }
 
   /** A zone built from its SOA and records in the order the store lists them (`tree`: a patched copy's parts). */
   constructor(
@@ -134,16 +140,34 @@ export class ZoneData {
   }
 
   /** Nodes in the order of a zone built afresh from the store (apex first, then owner names in byte order). */
-  *ownerNodes(): Iterable<Node> {
-    if (this.ordered) {
+  ownerNodes(): Iterable<Node> {
+    return this.nodesIn(runAtOnce(this.ownerOrder()));
+  }
+
+  /** The nodes of `order` (from `ownerOrder`; undefined: the table's own order). */
+  *nodesIn(order: readonly string[] | undefined): Iterable<Node> {
+    if (!order) {
       yield* this.nodes.values();
       return;
     }
+    for (const owner of order) yield this.nodes.peek(owner) as Node;
+  }
+
+  /**
+   * The owner names in the order of `ownerNodes`, as steps (sorting a large zone's names takes tens of milliseconds;
+   * the answer thread sorts in steps): undefined when the table is in that order already. Kept for this copy.
+   */
+  *ownerOrder(): Generator<void, readonly string[] | undefined> {
+    if (this.ordered) return undefined;
     if (!this.sorted) {
       const apex = this.soa.name.toLowerCase();
-      this.sorted = [apex, ...[...this.nodes.keys()].filter((n) => n !== apex).sort(cmp)];
+      const others = yield* sortSteps(
+        [...this.nodes.keys()].filter((n) => n !== apex),
+        cmp,
+      );
+      this.sorted = [apex, ...others];
     }
-    for (const owner of this.sorted) yield this.nodes.peek(owner) as Node;
+    return this.sorted;
   }
 
   /** TTL of negative answers: the SOA's TTL capped by its minimum field (RFC 2308 §5). */

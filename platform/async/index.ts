@@ -4,3 +4,4 @@ export { Admission, AdmissionFullError, type AdmissionLimits } from './admission
 export { KeyedQueue } from './keyed-queue';
 export { nextTurn } from './next-turn';
 export { runAtOnce, runInSteps, type StepOptions } from './steps';
+export { sortSteps } from './sort-steps';
