@@ -6,7 +6,7 @@ export { type NotifyTarget, sendNotify } from './operations/notify';
 export { zoneTransfer, ZoneTransfers } from './operations/transfer';
 export { processUpdate } from './operations/update';
 export { ServerCookies } from './pipeline/cookies';
-export { type ExtraHandlers, type Remote, Responder } from './pipeline/respond';
+export { collectReplies, type ExtraHandlers, type Remote, type Replies, Responder } from './pipeline/respond';
 export { safeReport } from './transport/serve';
 export { type DnsServer, startDnsServer, type UdpShare } from './transport/server';
 export { type TcpLimits } from './transport/tcp';

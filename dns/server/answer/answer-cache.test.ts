@@ -9,7 +9,7 @@ import type { ZoneStore } from '../../store/types';
 import { parseKeySpec } from '../../tsig/keyfile';
 import { signMessage } from '../../tsig/tsig';
 import { importZoneFile } from '../../zonefile/zone-files';
-import { Responder, type Remote } from '../pipeline/respond';
+import { collectReplies, Responder, type Remote } from '../pipeline/respond';
 import { ServerCookies } from '../pipeline/cookies';
 
 /**
@@ -113,7 +113,7 @@ const rcodeOf = (msg: Buffer): string | undefined => (packet.decode(msg) as { rc
 const firstData = (msg: Buffer): unknown => (packet.decode(msg).answers?.[0] as { data?: unknown } | undefined)?.data;
 
 async function reference(raw: Buffer, remote: Remote): Promise<Buffer> {
-  const replies = await responder.handle(raw, remote);
+  const replies = await collectReplies(await responder.handle(raw, remote));
   const [reply, ...more] = replies;
   if (reply === undefined || more.length > 0) throw new Error(`handle() gave ${replies.length} replies, not 1`);
   return reply;

@@ -5,7 +5,7 @@ import { openSqliteStore } from '../../store';
 import type { ZoneStore } from '../../store/types';
 import { importZoneFile } from '../../zonefile/zone-files';
 import type { AnswerSigner } from './answer';
-import { Responder, type Remote } from '../pipeline/respond';
+import { collectReplies, Responder, type Remote } from '../pipeline/respond';
 import type { RR } from '../../zone/rr';
 
 /** The signing hook: every answer, from either path, goes through it, told whether the query set DO. */
@@ -73,7 +73,7 @@ test('the plain path and the general path both call the signer, with the DO bit,
   const responder = new Responder(engine.index, {}, new Map(), undefined, { signer: stampSigner(calls) });
   const plain = Buffer.from(responder.answerNow(query(1, true), 'tcp') as Buffer);
   expect(calls).toEqual([['www.signed.test', 'A', true]]);
-  const [general] = await responder.handle(query(1, true), TCP);
+  const [general] = await collectReplies(await responder.handle(query(1, true), TCP));
   expect(calls).toHaveLength(2);
   expect(calls[1]).toEqual(['www.signed.test', 'A', true]);
   expect(txt(plain)).toEqual(['signed www.signed.test/A']);

@@ -7,6 +7,7 @@ import { wireName } from '../../model';
 import type { VerifyResult } from '../../tsig';
 import type { Answerer } from '../answer/answer';
 import { cookieOf, withCookie, type ServerCookies } from './cookies';
+import { mapReplies, type Replies } from './replies';
 import { encodeResponse, optOf, udpLimit } from '../answer/encode';
 import type { ZoneIndex } from '../../zone';
 import { CLASSIC_UDP_SIZE, FLAG_AA, FLAG_CD, FLAG_RD, FLAG_TC, OPCODE, opcodeOf, RCODE } from '../../wire';
@@ -23,8 +24,8 @@ export interface Remote {
 export interface ExtraHandlers {
   /** RFC 2136 UPDATE: returns the encoded response. */
   update?(query: DecodedPacket, raw: Buffer, remote: Remote): Promise<Buffer>;
-  /** AXFR/IXFR over TCP: returns the encoded response messages, in order. */
-  transfer?(query: DecodedPacket, raw: Buffer, remote: Remote): Promise<Buffer[]>;
+  /** AXFR/IXFR over TCP: the encoded response messages, in order. */
+  transfer?(query: DecodedPacket, raw: Buffer, remote: Remote): Replies | Promise<Replies>;
 }
 
 /** What dispatching needs from its responder. */
@@ -72,7 +73,7 @@ export async function dispatch(
   query: DecodedPacket,
   raw: Buffer,
   remote: Remote,
-): Promise<Buffer[]> {
+): Promise<Replies> {
   // RFC 6891 §6.1.1: more than one OPT record is FORMERR (BIND answers without an OPT of its own)
   if ((query.additionals ?? []).filter((a) => a.type === 'OPT').length > 1)
     return [encodeResponse({ ...query, additionals: [] }, {}, RCODE.FORMERR)];
@@ -81,7 +82,9 @@ export async function dispatch(
   if (cookie === undefined) return answer(ctx, query, raw, remote, 0);
   const option = ctx.cookies.answer(cookie, remote.address);
   const messages = await answer(ctx, query, raw, remote, 4 + option.length);
-  return isTransfer(query) && remote.transport === 'tcp' ? messages : messages.map((m) => withCookie(m, option));
+  return isTransfer(query) && remote.transport === 'tcp'
+    ? messages
+    : mapReplies(messages, (m) => withCookie(m, option));
 }
 
 function isTransfer(query: DecodedPacket): boolean {
@@ -96,7 +99,7 @@ async function answer(
   raw: Buffer,
   remote: Remote,
   cookieRoom: number,
-): Promise<Buffer[]> {
+): Promise<Replies> {
   const opcode = opcodeOf(raw);
   if (opcode === OPCODE.UPDATE) {
     return ctx.handlers.update

@@ -16,9 +16,11 @@ import { dispatch, type DispatchContext, type ExtraHandlers, type Remote } from 
 import { encodeResponse } from '../answer/encode';
 import { PlainQueries } from './plain-query';
 import { answerWithTsig } from './tsig-wrap';
+import { mapReplies, type Replies } from './replies';
 import type { ZoneIndex } from '../../zone';
 
 export type { ExtraHandlers, Remote } from './dispatch';
+export { collectReplies, type Replies } from './replies';
 
 export interface ResponderOptions {
   /** Limits of the answer cache (default DEFAULT_ANSWER_CACHE; maxEntries 0 turns it off). */
@@ -53,7 +55,7 @@ export class Responder {
     this.plain = new PlainQueries(index, answerer, cache, cookies);
   }
 
-  async handle(raw: Buffer, remote: Remote): Promise<Buffer[]> {
+  async handle(raw: Buffer, remote: Remote): Promise<Replies> {
     if (raw.length < 12) return [];
     if (raw.readUInt16BE(2) & 0x8000) return []; // a response: never answer it (no reflection loops)
     let query: DecodedPacket;
@@ -76,7 +78,7 @@ export class Responder {
     return answerWithTsig(raw, query, this.keys, async (bare, tsig) => {
       try {
         const answers = await dispatch(this.context, bare, asked, { ...remote, tsig });
-        return standIn ? answers.map((m) => standIn.restore(m)) : answers;
+        return standIn ? mapReplies(answers, (m) => standIn.restore(m)) : answers;
       } catch (err) {
         this.onError?.(err);
         return [encodeResponse(bare, {}, RCODE.SERVFAIL)];

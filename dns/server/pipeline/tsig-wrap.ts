@@ -6,6 +6,7 @@ import type { DecodedPacket } from 'dns-packet';
 import { signMessage, signResponse, type TsigKey, verifyMessage, type VerifyResult, WireError } from '../../tsig';
 import { encodeResponse } from '../answer/encode';
 import { headerOnlyResponse, RCODE } from '../../wire';
+import { mapReplies, type Replies } from './replies';
 
 /** The query without its TSIG record, so the response does not echo it. */
 function withoutTsig(query: DecodedPacket): DecodedPacket {
@@ -16,9 +17,9 @@ function withoutTsig(query: DecodedPacket): DecodedPacket {
 }
 
 /** Signs each message of a response; messages after the first chain on the previous MAC (RFC 8945 §5.3.1). */
-function signStream(replies: Buffer[], tsig: Extract<VerifyResult, { status: 'ok' }>): Buffer[] {
+function signStream(replies: Replies, tsig: Extract<VerifyResult, { status: 'ok' }>): Replies {
   let prior: Buffer | undefined;
-  return replies.map((reply, i) => {
+  return mapReplies(replies, (reply, i) => {
     const signed =
       i === 0
         ? signResponse(reply, tsig)
@@ -37,8 +38,8 @@ export async function answerWithTsig(
   raw: Buffer,
   query: DecodedPacket,
   keys: ReadonlyMap<string, TsigKey>,
-  answer: (query: DecodedPacket, tsig: VerifyResult) => Promise<Buffer[]>,
-): Promise<Buffer[]> {
+  answer: (query: DecodedPacket, tsig: VerifyResult) => Promise<Replies>,
+): Promise<Replies> {
   let tsig: VerifyResult;
   try {
     tsig = verifyMessage(raw, keys);

@@ -1,6 +1,6 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Remote, Responder } from '../pipeline/respond';
+import type { Remote, Replies, Responder } from '../pipeline/respond';
 import { headerOnlyResponse, MAX_MESSAGE, RCODE } from '../../wire';
+import { TurnShare } from './turn-share';
 
 /**
  * Answering one received message without letting anything escape: whatever the responder, the encoder or the
@@ -68,11 +68,27 @@ export interface Exchange {
   /** Sends one reply (what it throws is reported). */
   send(reply: Buffer): void;
   report: Report;
+  /**
+   * Resolves once the transport wants more (its queue drained below its mark); undefined when it does now. A zone
+   * transfer is sent no faster than the client reads it.
+   */
+  ready?(): Promise<void> | undefined;
+  /** True once nothing can be sent any more (the connection is gone): a stream is not read further. */
+  gone?(): boolean;
 }
+
+/** Bytes of a many-message answer sent before the sender lets the next one go on (or waits for the transport). */
+const YIELD_BYTES = 16 * 1024;
+
+/** What long answers may take of one turn of the loop, all together (ms). */
+const TURN_MS = 1;
+
+/** Long answers' share of each turn of the loop (per thread: each has its own module state). */
+const longAnswers = new TurnShare(TURN_MS);
 
 /** The answers of `handle`, sent when ready; settles (never rejects) once they were sent. */
 export async function answerLater(message: Buffer, x: Exchange): Promise<void> {
-  let replies: Buffer[];
+  let replies: Replies;
   try {
     replies = await x.responder.handle(message, x.remote);
   } catch (err) {
@@ -81,19 +97,34 @@ export async function answerLater(message: Buffer, x: Exchange): Promise<void> {
     replies = servfail ? [servfail] : [];
   }
   let bytes = 0;
-  for (const reply of replies) {
-    try {
-      x.send(reply);
-    } catch (err) {
-      x.report(err);
+  let holding = false; // a share of the turn (see TurnShare); the first YIELD_BYTES go without one
+  try {
+    for await (const reply of replies) {
+      try {
+        x.send(reply);
+      } catch (err) {
+        x.report(err);
+      }
+      if (x.gone?.()) break; // leaving the loop ends the stream: a transfer stops being made for nobody
+      // a zone transfer is many messages: other queries get their turn between every YIELD_BYTES of them
+      if ((bytes += reply.length) >= YIELD_BYTES) {
+        bytes = 0;
+        const drained = x.ready?.();
+        if (drained) {
+          if (holding) longAnswers.release();
+          holding = false;
+          await drained;
+        }
+        await longAnswers.next(holding);
+        holding = true;
+      }
     }
-    // a zone transfer is many messages: other queries get their turn between every YIELD_BYTES of them
-    if ((bytes += reply.length) >= YIELD_BYTES) {
-      bytes = 0;
-      await nextTurn();
-    }
+  } catch (err) {
+    // a stream that failed partway (a record too large for any message): SERVFAIL ends the transfer for the client
+    x.report(err);
+    const servfail = servfailFor(message);
+    if (servfail && !x.gone?.()) x.send(servfail);
+  } finally {
+    if (holding) longAnswers.release();
   }
 }
-
-/** Bytes of a many-message answer sent in one turn of the event loop. */
-const YIELD_BYTES = 32 * 1024;

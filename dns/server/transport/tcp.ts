@@ -130,6 +130,8 @@ export class TcpConnection {
       remote,
       send: (reply) => this.send(reply, true),
       report: this.report,
+      ready: () => this.drained(),
+      gone: () => this.socket.destroyed || this.socket.writableEnded,
     }).then(() =>
       this.guarded(() => {
         this.inFlight--;
@@ -159,6 +161,19 @@ export class TcpConnection {
     framed.writeUInt16BE(message.length, 0);
     message.copy(framed, 2);
     socket.write(framed, () => this.guarded(() => this.written()));
+  }
+
+  /** Once the socket takes more, when its queue is over its mark now (else undefined): it drained, or closed. */
+  private drained(): Promise<void> | undefined {
+    const socket = this.socket;
+    if (socket.destroyed || !socket.writableNeedDrain) return undefined;
+    return new Promise((resolve) => {
+      const done = (): void => {
+        socket.off('drain', done).off('close', done);
+        resolve();
+      };
+      socket.on('drain', done).on('close', done);
+    });
   }
 
   private written(): void {
