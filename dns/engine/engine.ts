@@ -1,15 +1,17 @@
 import type { DecodedPacket } from 'dns-packet';
 import { randomBytes } from 'node:crypto';
-import { isIPv4, isIPv6 } from 'node:net';
 import {
   type AnswerCacheLimits,
   type DnsServer,
   encodeResponse,
+  type ExtraHandlers,
   type NotifyTarget,
   processUpdate,
   type Remote,
   sendNotify,
   type TcpLimits,
+  type TransferAccess,
+  transferHandler,
   ZoneTransfers,
 } from '../server';
 import { RCODE, type WireRecord } from '../wire';
@@ -24,13 +26,9 @@ import type { TsigKey } from '../tsig';
 import { refreshFor, ZoneLoader } from './zone-loader';
 import { type KeyVault, SigningScheduler, storeSigning, type ZoneSigning } from '../dnssec';
 
-export interface DnsAccessOptions {
+export interface DnsAccessOptions extends TransferAccess {
   /** Zone → key names allowed to update it; a zone not listed may be updated by every configured key. */
   updateKeys?: Record<string, string[]>;
-  /** Zone → key names allowed to transfer it; a zone not listed may be transferred with any configured key. */
-  transferKeys?: Record<string, string[]>;
-  /** Unsigned zone transfers from loopback addresses (default true). */
-  transferFromLoopback?: boolean;
 }
 
 export interface DnsEngineLogger {
@@ -80,11 +78,6 @@ export interface DnsEngineOptions {
 /** How long after the answer thread ended by itself another is started. */
 const THREAD_RESTART_MS = 1000;
 
-function isLoopback(address: string): boolean {
-  const a = address.replace(/^::ffff:/, '');
-  return (isIPv4(a) && a.startsWith('127.')) || (isIPv6(a) && a === '::1');
-}
-
 export { soaAnswer } from './zone-loader';
 
 /**
@@ -101,13 +94,15 @@ export class DnsEngine {
   private readonly loader: ZoneLoader;
   private readonly notifyKey: TsigKey | undefined;
   private readonly updates = new KeyedQueue();
-  private readonly transfers = new ZoneTransfers();
   private unsubscribe?: () => void;
   private readonly signing?: ZoneSigning;
   private readonly scheduler?: SigningScheduler;
 
   private constructor(private readonly options: DnsEngineOptions) {
     this.keys = new Map((options.keys ?? []).map((k) => [k.name, k]));
+    this.handleTransfer = transferHandler(this.index, new ZoneTransfers(), options.access, (zone, remote) =>
+      options.log?.warn({ zone, from: remote.address }, 'zone transfer refused'),
+    );
     if (options.dnssec) {
       const signing = storeSigning(options.store, options.dnssec.vault, options.dnssec);
       this.signing = signing;
@@ -156,7 +151,7 @@ export class DnsEngine {
           index: engine.index,
           handlers: {
             update: (q, _raw, remote) => engine.handleUpdate(q, remote),
-            transfer: async (q, _raw, remote) => engine.handleTransfer(q, remote),
+            transfer: engine.handleTransfer,
           },
           keys: engine.keys,
           cookieSecret,
@@ -219,7 +214,7 @@ export class DnsEngine {
       keys: [...this.keys.values()],
       index: this.index,
       update: (q, remote) => this.handleUpdate(q, remote),
-      transfer: (q, remote) => this.handleTransfer(q, remote),
+      access: o.access,
       log: o.log,
       onExit: () => this.restartThread(cookieSecret, thread.port),
     });
@@ -322,22 +317,8 @@ export class DnsEngine {
     return encodeResponse(query, {}, outcome.rcode);
   }
 
-  private handleTransfer(query: DecodedPacket, remote: Remote): Buffer[] | Promise<Buffer[]> {
-    const question = query.questions?.[0];
-    const zone = question ? wireName(question.name) : '';
-    const data = this.index.get(zone);
-    if (!data) return [encodeResponse(query, {}, RCODE.NOTAUTH)];
-    const signedBy = remote.tsig?.status === 'ok' ? remote.tsig.key.name : undefined;
-    const allowed =
-      signedBy !== undefined
-        ? this.keyAllowed(this.options.access?.transferKeys, zone, signedBy)
-        : (this.options.access?.transferFromLoopback ?? true) && isLoopback(remote.address);
-    if (!allowed) {
-      this.options.log?.warn({ zone, from: remote.address }, 'zone transfer refused');
-      return [encodeResponse(query, {}, RCODE.REFUSED)];
-    }
-    return this.transfers.transfer(query, data, signedBy !== undefined);
-  }
+  /** Transfers answered on the engine's own loop (answerThread: false); the answer thread streams its own. */
+  private readonly handleTransfer: NonNullable<ExtraHandlers['transfer']>;
 
   private closed?: Promise<void>;
 

@@ -3,7 +3,13 @@ export { type AnswerCacheLimits } from './answer/answer-cache';
 export { type AnswerSigner } from './answer/answer';
 export { encodeResponse } from './answer/encode';
 export { type NotifyTarget, sendNotify } from './operations/notify';
-export { zoneTransfer, ZoneTransfers } from './operations/transfer';
+export {
+  type TransferAccess,
+  transferAllowed,
+  transferHandler,
+  zoneTransfer,
+  ZoneTransfers,
+} from './operations/transfer';
 export { processUpdate } from './operations/update';
 export { ServerCookies } from './pipeline/cookies';
 export { collectReplies, type ExtraHandlers, type Remote, type Replies, Responder } from './pipeline/respond';

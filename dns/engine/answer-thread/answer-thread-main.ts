@@ -1,13 +1,13 @@
 /**
  * The answer thread: its loop answers DNS over UDP and TCP and swaps in zone versions, nothing else. Zone versions
  * come from the engine as images, read here in steps of a few milliseconds (answers go on from the version held
- * meanwhile) and swapped in whole. What needs more than the zones — UPDATE, zone transfers — goes to the engine,
- * and its answer comes back to be sent (signed here when the request was).
+ * meanwhile) and swapped in whole. Zone transfers are streamed from those copies here. UPDATE, which needs the
+ * store, goes to the engine, and its answer comes back to be sent (signed here when the request was).
  */
 import type { DecodedPacket } from 'dns-packet';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { DnsServer, ExtraHandlers, Remote } from '../../server';
+import { type DnsServer, type ExtraHandlers, type Remote, transferHandler, ZoneTransfers } from '../../server';
 import { startAnswering } from '../answering';
 import type { TsigKey } from '../../tsig';
 import { readZoneImage, ZoneIndex, type ZoneImage } from '../../zone';
@@ -45,30 +45,29 @@ const keys = new Map<string, TsigKey>(
   init.keys.map((k) => [k.name, { name: k.name, algorithm: k.algorithm, secret: asBuffer(k.secret) }]),
 );
 
-// Requests handed to the engine, waiting for its reply.
+// UPDATEs handed to the engine, waiting for its reply.
 let nextId = 1;
-const waiting = new Map<
-  number,
-  { parts: Buffer[]; resolve: (messages: Buffer[]) => void; reject: (err: Error) => void }
->();
+const waiting = new Map<number, { resolve: (message: Buffer) => void; reject: (err: Error) => void }>();
 
-function handOver(kind: 'update' | 'transfer', raw: Buffer, remote: Remote): Promise<Buffer[]> {
+function handOver(raw: Buffer, remote: Remote): Promise<Buffer> {
   const id = nextId++;
   const handed: HandedRemote = { address: remote.address, port: remote.port, transport: remote.transport };
   if (remote.tsig?.status === 'ok') handed.signedBy = remote.tsig.key.name;
   return new Promise((resolve, reject) => {
-    waiting.set(id, { parts: [], resolve, reject });
-    tell({ t: 'handover', id, kind, raw, remote: handed });
+    waiting.set(id, { resolve, reject });
+    tell({ t: 'handover', id, raw, remote: handed });
   });
 }
 
+/** Steps of making a zone transfer here: short, as every query waits for the step in progress. */
+const TRANSFER_STEP_MS = 1;
+
 const handlers: ExtraHandlers = {
-  update: async (_q: DecodedPacket, raw: Buffer, remote: Remote) => {
-    const [reply] = await handOver('update', raw, remote);
-    if (!reply) throw new Error('the engine gave no answer to an UPDATE');
-    return reply;
-  },
-  transfer: (_q: DecodedPacket, raw: Buffer, remote: Remote) => handOver('transfer', raw, remote),
+  update: (_q: DecodedPacket, raw: Buffer, remote: Remote) => handOver(raw, remote),
+  // streamed from this thread's own copy of the zone: nothing to hand over, and sent as fast as the client reads
+  transfer: transferHandler(index, new ZoneTransfers({ stepMs: TRANSFER_STEP_MS }), init.access, (zone, remote) =>
+    tell({ t: 'log', level: 'warn', obj: { zone, from: remote.address }, msg: 'zone transfer refused' }),
+  ),
 };
 
 // Zone versions of one zone are read and swapped in in the order they came: a patch applies to the one before.
@@ -133,17 +132,12 @@ port.on('message', (message: ToAnswerThread) => {
         report(err);
         process.exit(1);
       });
-    case 'part': {
-      const waiter = waiting.get(message.id);
-      for (const m of message.messages) waiter?.parts.push(asBuffer(m));
-      return;
-    }
     case 'reply': {
       const waiter = waiting.get(message.id);
       waiting.delete(message.id);
-      if (message.failed) return waiter?.reject(new Error(`the engine could not answer a request handed over`));
-      for (const m of message.messages) waiter?.parts.push(asBuffer(m));
-      return waiter?.resolve(waiter.parts);
+      if (message.failed || !message.message)
+        return waiter?.reject(new Error(`the engine could not answer an UPDATE handed over`));
+      return waiter?.resolve(asBuffer(message.message));
     }
     case 'udp':
       return server?.answerUdp(asBuffer(message.message), message.address, message.port);

@@ -2,7 +2,7 @@ import type { DecodedPacket } from 'dns-packet';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Remote, UdpAnswer, UdpShare } from '../../server';
+import type { Remote, TransferAccess, UdpAnswer, UdpShare } from '../../server';
 import type { TsigKey } from '../../tsig';
 import { decodeMessage } from '../../wire';
 import { encodeZoneImage, type ZoneData, type ZoneIndex } from '../../zone';
@@ -11,7 +11,8 @@ import type { AnswerThreadInit, FromAnswerThread, HandedRemote, ToAnswerThread }
 /**
  * The engine's side of the answer thread (answer-thread-main.ts): starts it, ships it every zone version the
  * engine's index takes (as an image: a patch of the version shipped before when that is known cheaply), knows which
- * serial it answers with, and answers what it hands over (UPDATE, zone transfers) with the engine's handlers.
+ * serial it answers with, and answers the UPDATEs it hands over with the engine's handler (transfers it streams
+ * itself, from its own copies).
  * The thread's loop does nothing but answer and swap versions in, so DNS answers never wait for the control plane:
  * imports, listings, signing and the HTTP APIs run on this side.
  */
@@ -24,14 +25,12 @@ export interface AnswerThreadOptions {
   keys: readonly TsigKey[];
   index: ZoneIndex;
   update(query: DecodedPacket, remote: Remote): Promise<Buffer>;
-  transfer(query: DecodedPacket, remote: Remote): Buffer[] | Promise<Buffer[]>;
+  /** Who may transfer which zone (the thread streams transfers from its own copies). */
+  access?: TransferAccess;
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** Told when the thread ends without being closed (it crashed): nothing answers until another is started. */
   onExit?: (code: number) => void;
 }
-
-/** Bytes of answer messages per message to the thread. */
-const PART_BYTES = 256 * 1024;
 
 /** How long the thread may take to stop before it is terminated. */
 const CLOSE_MS = 5000;
@@ -80,6 +79,7 @@ export class AnswerThread {
       host: options.host,
       port: options.port,
       cookieSecret: options.cookieSecret,
+      ...(options.access ? { access: options.access } : {}),
       keys: options.keys.map((k) => ({ name: k.name, algorithm: k.algorithm, secret: k.secret })),
     };
     this.worker = new Worker(threadEntry(), { workerData: init, name: 'dns-answers' });
@@ -185,7 +185,7 @@ export class AnswerThread {
         this.shipped.delete(m.zone);
         return this.ship(m.zone);
       case 'handover':
-        return void this.answer(m.id, m.kind, Buffer.from(m.raw), m.remote);
+        return void this.answer(m.id, Buffer.from(m.raw), m.remote);
       case 'log':
         return m.level === 'warn' ? this.options.log?.warn(m.obj, m.msg) : this.options.log?.info(m.obj, m.msg);
       case 'error':
@@ -195,9 +195,8 @@ export class AnswerThread {
     }
   }
 
-  private async answer(id: number, kind: 'update' | 'transfer', raw: Buffer, handed: HandedRemote): Promise<void> {
-    let messages: Buffer[] = [];
-    let failed = false;
+  /** Answers an UPDATE the thread handed over (its TSIG checked there). */
+  private async answer(id: number, raw: Buffer, handed: HandedRemote): Promise<void> {
     try {
       const query = decodeMessage(raw) as unknown as DecodedPacket;
       const key = handed.signedBy === undefined ? undefined : this.options.keys.find((k) => k.name === handed.signedBy);
@@ -205,28 +204,14 @@ export class AnswerThread {
         address: handed.address,
         port: handed.port,
         transport: handed.transport,
-        // what the handlers read of the check: the key that signed (the thread verified it)
+        // what the handler reads of the check: the key that signed (the thread verified it)
         tsig: key ? ({ status: 'ok', key } as Remote['tsig']) : { status: 'unsigned' },
       };
-      messages =
-        kind === 'update' ? [await this.options.update(query, remote)] : await this.options.transfer(query, remote);
+      this.send({ t: 'reply', id, message: await this.options.update(query, remote) });
     } catch (err) {
-      failed = true;
-      this.options.log?.warn({ err, kind }, 'a request handed over by the DNS answer thread failed');
+      this.options.log?.warn({ err }, 'an UPDATE handed over by the DNS answer thread failed');
+      this.send({ t: 'reply', id, failed: true });
     }
-    // a transfer's messages in parts of about PART_BYTES: the thread reads each message event in one go
-    let part: Buffer[] = [];
-    let bytes = 0;
-    for (const m of messages) {
-      if (bytes + m.length > PART_BYTES && part.length > 0) {
-        this.send({ t: 'part', id, messages: part });
-        part = [];
-        bytes = 0;
-      }
-      part.push(m);
-      bytes += m.length;
-    }
-    this.send({ t: 'reply', id, messages: part, failed });
   }
 
   /** Answers, in the thread, a UDP message an answer worker process handed over. */

@@ -1,4 +1,4 @@
-import type { AnswerCacheLimits, TcpLimits } from '../../server';
+import type { AnswerCacheLimits, TcpLimits, TransferAccess } from '../../server';
 import type { TsigKey } from '../../tsig';
 import type { ZoneImage } from '../../zone';
 
@@ -16,8 +16,10 @@ export interface AnswerThreadInit {
   answerCache?: Partial<AnswerCacheLimits>;
   /** The server cookie secret: a cookie the thread issued is good in the answer workers too, and the other way round. */
   cookieSecret: Uint8Array;
-  /** TSIG keys, to check signed requests and sign the answers to them (UPDATE and transfers go on to the engine). */
+  /** TSIG keys, to check signed requests and sign the answers to them (UPDATE goes on to the engine). */
   keys: Array<Pick<TsigKey, 'name' | 'algorithm'> & { secret: Uint8Array }>;
+  /** Who may transfer which zone: transfers are streamed here, from the thread's own copy of the zone. */
+  access?: TransferAccess;
 }
 
 /** How a request handed over was received: its TSIG check as the key's name. */
@@ -37,10 +39,8 @@ export type ToAnswerThread =
   | { t: 'drop'; zone: string; version: number }
   /** Every zone is there: open the sockets. */
   | { t: 'listen' }
-  /** The first messages of a long answer (a zone transfer), sent in parts so that no one message is large to read. */
-  | { t: 'part'; id: number; messages: Uint8Array[] }
-  /** The engine's answer to a request handed over: the (last) messages to send (`failed`: none; SERVFAIL). */
-  | { t: 'reply'; id: number; messages: Uint8Array[]; failed?: boolean }
+  /** The engine's answer to an UPDATE handed over (`failed`: none; SERVFAIL). */
+  | { t: 'reply'; id: number; message?: Uint8Array; failed?: boolean }
   /** A UDP message an answer worker process handed over: answer it as received here. */
   | { t: 'udp'; message: Uint8Array; address: string; port: number }
   | { t: 'close' };
@@ -54,8 +54,8 @@ export type FromAnswerThread =
   | { t: 'at'; zone: string; version: number }
   /** An image could not be read: ship the zone whole again. */
   | { t: 'unreadable'; zone: string; message: string }
-  /** A request that needs the engine (UPDATE, zone transfer): answer with `reply`. */
-  | { t: 'handover'; id: number; kind: 'update' | 'transfer'; raw: Uint8Array; remote: HandedRemote }
+  /** An UPDATE, which needs the engine (the store): answer with `reply`. */
+  | { t: 'handover'; id: number; raw: Uint8Array; remote: HandedRemote }
   | { t: 'log'; level: 'warn' | 'info'; obj: object; msg: string }
   | { t: 'error'; message: string; stack?: string }
   | { t: 'closed' };
