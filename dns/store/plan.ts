@@ -4,6 +4,7 @@
  * needs and write its result in one transaction, so both stores accept and refuse the same batches alike.
  */
 import { randomUUID } from 'node:crypto';
+import { runAtOnce, runInSteps, sortSteps } from '../../platform/async';
 import { timestamp } from './clock';
 import { invalid, show } from './errors';
 import { DEFAULT_STORE_LIMITS, MAX_RECORDS_PER_CREATE, type StoreLimits } from './limits';
@@ -360,6 +361,28 @@ export function planCreate(
   newId: () => string = randomUUID,
   limits: StoreLimits = DEFAULT_STORE_LIMITS,
 ): Plan {
+  return runAtOnce(planCreateSteps(zone, records, now, newId, limits));
+}
+
+/** `planCreate` run in steps of 5 ms (a small zone's in one, without a turn of the loop). */
+export function planCreateInSteps(zone: string, records: unknown, now: Date, limits: StoreLimits): Promise<Plan> {
+  return runInSteps(planCreateSteps(zone, records, now, randomUUID, limits), { stepMs: 5 });
+}
+
+/** Rows between two yields of `planCreateSteps`. */
+const ROWS_PER_STEP = 1000;
+
+/**
+ * `planCreate` as steps (see platform/async runInSteps): planning a 100 000-record zone takes ~200 ms, which the
+ * stores run in steps so that the API's loop keeps going.
+ */
+export function* planCreateSteps(
+  zone: string,
+  records: unknown,
+  now: Date,
+  newId: () => string = randomUUID,
+  limits: StoreLimits = DEFAULT_STORE_LIMITS,
+): Generator<void, Plan> {
   if (!Array.isArray(records)) throw invalid('records must be an array');
   if (records.length > MAX_RECORDS_PER_CREATE) {
     throw invalid(`a new zone may hold at most ${MAX_RECORDS_PER_CREATE} records (got ${records.length})`);
@@ -383,16 +406,25 @@ export function planCreate(
       record.givenName,
       record.givenValue,
     );
+    if (i % ROWS_PER_STEP === ROWS_PER_STEP - 1) yield;
   }
-  // Row indexes in name order (ties in input order): each name's rows form one run.
+  // Row indexes in name order (ties in input order: the sort is stable): each name's rows form one run.
   const nameAt = (i: number): string => at(rows, i).name;
-  const order = Array.from({ length: rows.length }, (_, i) => i).sort((a, b) => {
-    const x = nameAt(a);
-    const y = nameAt(b);
-    return x < y ? -1 : x > y ? 1 : a - b;
-  });
+  const order = yield* sortSteps(
+    Array.from({ length: rows.length }, (_, i) => i),
+    (a, b) => {
+      const x = nameAt(a);
+      const y = nameAt(b);
+      return x < y ? -1 : x > y ? 1 : 0;
+    },
+  );
   let failure: StoreError | undefined;
+  let stepRows = 0;
   for (let start = 0; start < order.length;) {
+    if ((stepRows += 1) >= ROWS_PER_STEP) {
+      stepRows = 0;
+      yield;
+    }
     const name = nameAt(at(order, start));
     let end = start + 1;
     while (end < order.length && nameAt(at(order, end)) === name) end++;

@@ -38,7 +38,7 @@ import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
 import { ZONE_MIGRATIONS, tooNew } from './migrations';
 import { planDnssecKeyChange } from './dnssec-keys';
-import { collectKeys, planChanges, planCreate, type Plan } from './plan';
+import { collectKeys, planChanges, planCreateInSteps, type Plan } from './plan';
 import { pickSettings, withGiven, type RecordRow } from './rows';
 
 import { initialSerial, nextSerial } from './serial-policy';
@@ -405,7 +405,7 @@ class PostgresZoneStore implements ZoneStore {
     const clean = checkSettings(settings);
     const serial = checkCreationSerial(options.serial);
     const now = this.clock();
-    const plan = planCreate(name, records, now, undefined, this.limits);
+    const plan = await planCreateInSteps(name, records, now, this.limits);
     const ts = timestamp(now);
     const written = await this.tx(async (c) => {
       const inserted = await c.query(
