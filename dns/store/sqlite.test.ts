@@ -5,10 +5,12 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { openZoneStore } from './index';
 import { openSqliteStore } from './sqlite';
 import { SETTINGS, describeZoneStoreContract, dnssecKey, expectStoreError } from './store.contract';
+import type { RecordData, Zone } from '../model';
 import type { ZoneStore } from './types';
 
 const dir = mkdtempSync(join(tmpdir(), 'zone-store-sqlite-'));
@@ -120,5 +122,92 @@ describe('SQLite zone store specifics', () => {
     expect(s.kind).toBe('sqlite');
     await s.createZone('dd.example', SETTINGS);
     expect(existsSync(join(dataDir, 'zones.sqlite'))).toBe(true);
+  });
+
+  /** Creates `zone` with `records` in `store` while a ticker reads it every turn: the longest turn, what it saw. */
+  async function createWatched(store: ZoneStore, zone: string, records: RecordData[], also?: () => Promise<unknown>) {
+    const seen: Array<number | null> = [];
+    let ticking = true;
+    let last = performance.now();
+    let longestAway = 0;
+    const tick = (): void => {
+      if (!ticking) return;
+      longestAway = Math.max(longestAway, performance.now() - last);
+      last = performance.now();
+      void store.getZone(zone).then((z) => seen.push(z?.recordsCount ?? null));
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const [created] = await Promise.all([store.createZone(zone, SETTINGS, records), also?.()]);
+    ticking = false;
+    longestAway = Math.max(longestAway, performance.now() - last); // the last stretch: no tick came after it
+    return { created, seen, longestAway };
+  }
+
+  test('a large new zone is written in steps: the loop runs, readers see it only whole, other writes wait for it', async () => {
+    const zone = 'big.example';
+    // 60 000 records: a few hundred milliseconds of writing in one piece
+    const records: RecordData[] = Array.from({ length: 60_000 }, (_, i) => ({
+      name: `h${i}.${zone}`,
+      type: 'A',
+      ttl: 300,
+      value: `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`,
+    }));
+    // the same zone written in one piece, for comparison on this machine now
+    const whole = track(await openSqliteStore({ file: join(own, 'whole.sqlite'), steppedCreateRows: Infinity }));
+    const inOnePiece = await createWatched(whole, zone, records);
+    const store = track(await openSqliteStore({ file: join(own, 'stepped.sqlite') }));
+    let small: Zone | undefined;
+    const stepped = await createWatched(store, zone, records, async () => {
+      // a write to another zone asked meanwhile waits for the big one, then goes through (no "database is busy")
+      small = await store.createZone('small.example', SETTINGS, [
+        { name: 'a.small.example', type: 'A', ttl: 60, value: '192.0.2.1' },
+      ]);
+    });
+    expect(stepped.created.recordsCount).toBe(60_000);
+    expect(small?.recordsCount).toBe(1);
+    // the loop ran while it was written: its longest turn (planning and a GC remain) well under one piece's
+    expect(stepped.longestAway).toBeLessThan(inOnePiece.longestAway / 2);
+    // every look saw no zone or the whole one
+    expect(stepped.seen.filter((n) => n === null).length).toBeGreaterThan(10);
+    expect(stepped.seen.every((n) => n === null || n === 60_000)).toBe(true);
+    expect(await store.listRecords(zone, { name: `h59999.${zone}` })).toHaveLength(1);
+    // all or nothing: a second create of the name is refused, and writes nothing
+    await expectStoreError(store.createZone(zone, SETTINGS, records.slice(0, 20_000)), 'CONFLICT');
+    expect((await store.getZone(zone))?.recordsCount).toBe(60_000);
+  });
+
+  test('a large zone is read whole in steps from one snapshot: the same records as read at once', async () => {
+    const file = join(own, 'scan.sqlite');
+    const zone = 'scan.example';
+    const records: RecordData[] = Array.from({ length: 5000 }, (_, i) => ({
+      name: `h${i % 1700}.${zone}`,
+      type: i % 3 === 0 ? 'TXT' : 'A',
+      ttl: 300,
+      value: i % 3 === 0 ? `"t${i}"` : `10.0.${i >> 8}.${i & 255}`,
+      ...(i % 7 === 0 ? { givenName: `H${i % 1700}.${zone}` } : {}),
+    }));
+    const atOnce = track(await openSqliteStore({ file, steppedCreateRows: Infinity }));
+    await atOnce.createZone(zone, SETTINGS, records);
+    const inSteps = track(await openSqliteStore({ file, steppedCreateRows: 100 }));
+    const read = async (store: ZoneStore): Promise<RecordData[]> => {
+      const out: RecordData[] = [];
+      await store.eachRecord(zone, (r) => out.push(r));
+      return out;
+    };
+    const scanning = read(inSteps);
+    // a write committed while the scan runs is not part of it (one snapshot)
+    await atOnce.change(zone, [
+      { op: 'add', record: { name: `late.${zone}`, type: 'A', ttl: 60, value: '192.0.2.9' } },
+    ]);
+    const [stepped, whole] = [await scanning, await read(atOnce)];
+    expect(stepped).toHaveLength(5000);
+    expect(whole).toHaveLength(5001);
+    expect(stepped).toEqual(whole.filter((r) => r.name !== `late.${zone}`));
+    expect(stepped.filter((r) => r.givenName !== undefined).length).toBeGreaterThan(0);
+    await expectStoreError(
+      inSteps.eachRecord('missing.example', () => undefined),
+      'NOT_FOUND',
+    );
   });
 });

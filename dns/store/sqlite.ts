@@ -23,7 +23,8 @@ import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
 import { ZONE_MIGRATIONS, tooNew } from './migrations';
 import { planDnssecKeyChange } from './dnssec-keys';
-import { collectKeys, planChanges, planCreate, type Plan } from './plan';
+import { collectKeys, planChanges, planCreateInSteps, type Plan } from './plan';
+import { INSERT_RECORD_SQL, INSERT_ZONE_SQL, insertRows, insertZoneInSteps, scanZoneInSteps } from './sqlite-steps';
 import { pickSettings, withGiven, type RecordRow } from './rows';
 import { initialSerial, nextSerial } from './serial-policy';
 import {
@@ -59,7 +60,34 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** Most records per name and type a write may leave (default DEFAULT_MAX_RECORDS_PER_RRSET; 0 = no limit). */
   maxRecordsPerRrset?: number;
+  /**
+   * A zone with this many records or more is created, and read whole, in steps on a connection of its own
+   * (sqlite-steps.ts; default 10 000; never for ':memory:').
+   */
+  steppedCreateRows?: number;
 }
+
+/** A record as a scan reads it (givenName and givenValue only when they differ from the model form). */
+function recordOfScan([name, type, ttl, value, givenName, givenValue]: readonly [
+  string,
+  string,
+  number,
+  string,
+  string | null,
+  string | null,
+  ...unknown[],
+]): RecordData {
+  const record: RecordData = { name, type: type as RecordType, ttl, value };
+  if (givenName !== null) record.givenName = givenName;
+  if (givenValue !== null) record.givenValue = givenValue;
+  return record;
+}
+
+/** See SqliteStoreOptions.steppedCreateRows. */
+const STEPPED_CREATE_ROWS = 10_000;
+/** A step of writing a large zone runs this long before the loop goes on (ms). */
+const CREATE_STEP_MS = 5;
+const ignore = (): void => undefined;
 
 const ZONE_SELECT = `
   SELECT z.*, (SELECT COUNT(*) FROM records r WHERE r.zone = z.name) AS records_count FROM zones z`;
@@ -128,13 +156,26 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Zone
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma(`cache_size = ${CACHE_KIB}`); // 16 MiB of page cache: bulk imports of large zones
-    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    db.pragma(`busy_timeout = ${busyTimeoutMs(options)}`);
     migrateSqlite(db, ZONE_MIGRATIONS);
   } catch (err) {
     db.close();
     throw mapError(err);
   }
-  return new SqliteZoneStore(db, options.now ?? systemClock, limits);
+  return new SqliteZoneStore(db, options.now ?? systemClock, limits, {
+    file: options.file,
+    busyTimeoutMs: busyTimeoutMs(options),
+    steppedRows: options.file === ':memory:' ? Infinity : (options.steppedCreateRows ?? STEPPED_CREATE_ROWS),
+  });
+}
+
+const busyTimeoutMs = (options: SqliteStoreOptions): number => Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
+
+/** Where a large zone is written in steps, and from how many records on (Infinity: never; an in-memory database). */
+interface SteppedCreate {
+  file: string;
+  busyTimeoutMs: number;
+  steppedRows: number;
 }
 
 class SqliteZoneStore implements ZoneStore {
@@ -149,11 +190,14 @@ class SqliteZoneStore implements ZoneStore {
   private readonly inTransaction: Database.Transaction<(fn: () => unknown) => unknown>;
   /** listRecords statements by filter shape (8 at most). */
   private readonly listStatements = new Map<string, Database.Statement>();
+  /** Set while a large zone is written in steps on a connection of its own: every other write waits for it. */
+  private gate?: Promise<void>;
 
   constructor(
     private readonly db: Database.Database,
     private readonly clock: Clock,
     private readonly limits: StoreLimits,
+    private readonly stepped: SteppedCreate,
   ) {
     this.inTransaction = db.transaction((fn: () => unknown) => fn());
     this.s = {
@@ -163,10 +207,7 @@ class SqliteZoneStore implements ZoneStore {
       zoneRow: db.prepare('SELECT * FROM zones WHERE name = ?'),
       zoneVersion: db.prepare('SELECT serial, created_at FROM zones WHERE name = ?'),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
-      insertZone:
-        db.prepare(`INSERT INTO zones (name, admin_email, primary_ns, refresh, retry, expire, minimum, default_ttl, serial,
-        created_at, updated_at) VALUES (@name, @adminEmail, @primaryNs, @refresh, @retry, @expire, @minimum, @defaultTtl, @serial,
-        @createdAt, @updatedAt)`),
+      insertZone: db.prepare(INSERT_ZONE_SQL),
       updateZone:
         db.prepare(`UPDATE zones SET admin_email = @adminEmail, primary_ns = @primaryNs, refresh = @refresh, retry = @retry,
         expire = @expire, minimum = @minimum, default_ttl = @defaultTtl, serial = @serial, updated_at = @updatedAt WHERE name = @name`),
@@ -184,8 +225,7 @@ class SqliteZoneStore implements ZoneStore {
       recordsByNames: db
         .prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE zone = ? AND name IN (SELECT value FROM json_each(?))`)
         .raw(),
-      insertRecord: db.prepare(`INSERT INTO records (id, zone, name, type, ttl, value, created_at, updated_at,
-        given_name, given_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      insertRecord: db.prepare(INSERT_RECORD_SQL),
       updateRecord: db.prepare(
         `UPDATE records SET ttl = @ttl, value = @value, given_name = @givenName, given_value = @givenValue,
           updated_at = @updatedAt WHERE id = @id`,
@@ -212,9 +252,30 @@ class SqliteZoneStore implements ZoneStore {
     }
   }
 
-  /** Runs `fn` in one BEGIN IMMEDIATE transaction (rolled back when it throws). */
-  private write<T>(fn: () => T): T {
+  /**
+   * Runs `fn` in one BEGIN IMMEDIATE transaction (rolled back when it throws), once no large zone is being written in
+   * steps (its transaction holds the database's write lock: waiting for it here would block the loop).
+   */
+  private async write<T>(fn: () => T): Promise<T> {
+    while (this.gate) await this.gate;
     return this.run(() => this.inTransaction.immediate(fn) as T);
+  }
+
+  /** Writes a new zone's row and its many `rows` in steps (sqlite-steps.ts); the zone as committed. */
+  private async createInSteps(zone: Record<string, string | number>, rows: readonly RecordRow[]): Promise<Zone> {
+    while (this.gate) await this.gate;
+    if (this.closed) throw closedError();
+    const running = insertZoneInSteps(this.stepped.file, this.stepped.busyTimeoutMs, zone, rows, CREATE_STEP_MS);
+    const gate = running.then(ignore, ignore).finally(() => {
+      if (this.gate === gate) this.gate = undefined;
+    });
+    this.gate = gate;
+    try {
+      await running;
+    } catch (err) {
+      throw mapError(err);
+    }
+    return this.run(() => this.readZone(String(zone.name), false, rows.length)!);
   }
 
   /**
@@ -270,14 +331,18 @@ class SqliteZoneStore implements ZoneStore {
     const clean = checkSettings(settings);
     const serial = checkCreationSerial(options.serial);
     const now = this.clock();
-    const plan = planCreate(name, records, now, undefined, this.limits);
-    const zone = this.write(() => {
-      if (this.s.zoneExists.get(name)) throw new StoreError('CONFLICT', `zone ${name} already exists`);
-      const ts = timestamp(now);
-      this.s.insertZone.run({ name, ...clean, serial: serial ?? initialSerial(now), createdAt: ts, updatedAt: ts });
-      this.insert(plan.inserts);
-      return this.readZone(name, false, plan.inserts.length)!;
-    });
+    const plan = await planCreateInSteps(name, records, now, this.limits);
+    const ts = timestamp(now);
+    const row = { name, ...clean, serial: serial ?? initialSerial(now), createdAt: ts, updatedAt: ts };
+    const zone =
+      plan.inserts.length >= this.stepped.steppedRows
+        ? await this.createInSteps(row, plan.inserts)
+        : await this.write(() => {
+            if (this.s.zoneExists.get(name)) throw new StoreError('CONFLICT', `zone ${name} already exists`);
+            this.s.insertZone.run(row);
+            insertRows(this.s.insertRecord, plan.inserts);
+            return this.readZone(name, false, plan.inserts.length)!;
+          });
     this.committed(zone);
     this.events.emit({ zone: name, serial: zone.serial, kind: 'zone-created' });
     return zone;
@@ -286,7 +351,7 @@ class SqliteZoneStore implements ZoneStore {
   async updateZone(name: string, patch: Partial<ZoneSettings>): Promise<Zone> {
     const clean = checkSettingsPatch(patch);
     const now = this.clock();
-    const zone = this.write(() => {
+    const zone = await this.write(() => {
       const current = isKey(name) ? this.readZone(name, false) : null;
       if (!current) throw new StoreError('NOT_FOUND', `no zone ${name}`);
       const settings: ZoneSettings = { ...pickSettings(current), ...clean };
@@ -299,7 +364,7 @@ class SqliteZoneStore implements ZoneStore {
   }
 
   async deleteZone(name: string): Promise<boolean> {
-    const serial = this.write(() => {
+    const serial = await this.write(() => {
       const row = isKey(name) ? (this.s.zoneExists.get(name) as { serial: number } | undefined) : undefined;
       if (!row) return null;
       this.s.deleteZone.run(name);
@@ -351,6 +416,15 @@ class SqliteZoneStore implements ZoneStore {
   }
 
   async eachRecord(zone: string, visit: (record: RecordData) => void): Promise<void> {
+    const size = this.run(() => (isKey(zone) ? this.readZone(zone, true)?.recordsCount : undefined));
+    if (size !== undefined && size >= this.stepped.steppedRows) {
+      // a large zone is read in steps on a connection of its own (one snapshot), so the loop keeps going
+      try {
+        return await scanZoneInSteps(this.stepped.file, zone, (row) => visit(recordOfScan(row)), CREATE_STEP_MS);
+      } catch (err) {
+        throw mapError(err);
+      }
+    }
     this.run(() => {
       if (!isKey(zone) || !this.s.zoneExists.get(zone)) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
       // a scan reads each page once: a small page cache for it, or the whole zone would pass through 16 MiB of cache
@@ -361,10 +435,7 @@ class SqliteZoneStore implements ZoneStore {
         for (const [name, type, ttl, value, givenName, givenValue] of this.s.recordData.iterate(
           zone,
         ) as IterableIterator<[string, RecordType, number, string, string | null, string | null]>) {
-          const record: RecordData = { name, type, ttl, value };
-          if (givenName !== null) record.givenName = givenName;
-          if (givenValue !== null) record.givenValue = givenValue;
-          visit(record);
+          visit(recordOfScan([name, type, ttl, value, givenName, givenValue]));
         }
       } finally {
         this.db.pragma(`cache_size = ${CACHE_KIB}`);
@@ -393,7 +464,7 @@ class SqliteZoneStore implements ZoneStore {
   async change(zone: string, changes: RecordChange[], options: { ifSerial?: number } = {}): Promise<ChangeOutcome> {
     checkChangeCount(changes);
     const now = this.clock();
-    const outcome = this.write(() => {
+    const outcome = await this.write(() => {
       const current = this.currentZone(zone, options.ifSerial);
       const keys = collectKeys(changes);
       const rows = new Map<string, RecordRow>();
@@ -437,7 +508,7 @@ class SqliteZoneStore implements ZoneStore {
 
   async changeDnssecKeys(zone: string, change: DnssecKeyChange, options: { ifSerial?: number } = {}): Promise<Zone> {
     const now = this.clock();
-    const written = this.write(() => {
+    const written = await this.write(() => {
       const current = this.currentZone(zone, options.ifSerial);
       const checked = checkDnssecKeyChange(change, zone);
       const taken = new Set(this.s.dnssecKeyIds.all(JSON.stringify(checked.add.map((k) => k.id))) as string[]);
@@ -457,7 +528,7 @@ class SqliteZoneStore implements ZoneStore {
 
   private apply(plan: Plan): void {
     for (const id of plan.deletes) this.s.deleteRecord.run(id);
-    this.insert(plan.inserts);
+    insertRows(this.s.insertRecord, plan.inserts);
     for (const r of plan.updates)
       this.s.updateRecord.run({
         id: r.id,
@@ -469,23 +540,6 @@ class SqliteZoneStore implements ZoneStore {
       });
   }
 
-  private insert(rows: readonly RecordRow[]): void {
-    const stmt = this.s.insertRecord;
-    for (const r of rows)
-      stmt.run(
-        r.id,
-        r.zone,
-        r.name,
-        r.type,
-        r.ttl,
-        r.value,
-        r.createdAt,
-        r.updatedAt,
-        r.givenName ?? null,
-        r.givenValue ?? null,
-      );
-  }
-
   onChange(listener: ZoneChangeListener): () => void {
     return this.events.on(listener);
   }
@@ -493,6 +547,7 @@ class SqliteZoneStore implements ZoneStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.gate; // a zone being written in steps finishes (or fails) on its own connection first
     this.events.clear();
     this.db.close();
   }
