@@ -19,6 +19,7 @@ import { type SigningPolicy, ZoneIndex } from '../zone';
 import { AnswerWorkers, type AnswerWorkersOptions } from './workers/answer-workers';
 import { AnswerThread } from './answer-thread/answer-thread';
 import { startAnswering } from './answering';
+import { syncCatalog } from './catalog';
 import { KeyedQueue } from '../../platform/async';
 import { wireName } from '../model';
 import type { ZoneStore } from '../store';
@@ -46,6 +47,11 @@ export interface DnsEngineOptions {
   access?: DnsAccessOptions;
   /** Secondaries told by NOTIFY after every change of any zone. */
   notify?: NotifyTarget[];
+  /**
+   * Name of a catalog zone (RFC 9432) listing every other zone of the store, kept by this engine as a zone of the
+   * store (catalog.ts): secondaries that read catalogs follow zones created and deleted. Unset: none.
+   */
+  catalog?: string;
   /**
    * Key to sign NOTIFY messages with: the name of one of `keys`, or a key of its own (which then signs NOTIFY only:
    * it is not accepted on requests). Unset: NOTIFY goes out unsigned.
@@ -128,9 +134,12 @@ export class DnsEngine {
 
   static async start(options: DnsEngineOptions): Promise<DnsEngine> {
     const engine = new DnsEngine(options);
+    if (options.catalog !== undefined) await syncCatalog(options.store, options.catalog);
     for (const zone of await options.store.listZones()) await engine.reload(zone.name);
     engine.unsubscribe = options.store.onChange((event, detail) => {
       engine.workers?.changed(event, detail);
+      if ((event.kind === 'zone-created' || event.kind === 'zone-deleted') && event.zone !== options.catalog)
+        engine.catalogChanged();
       void engine.loader
         .reload(event.zone, refreshFor(event, detail))
         .then(() => {
@@ -266,6 +275,29 @@ export class DnsEngine {
     timer.unref();
   }
 
+  private catalogSync?: Promise<void>;
+  private catalogAgain = false;
+
+  /** A zone came or went: the catalog follows (one sync at a time; changes meanwhile make one more). */
+  private catalogChanged(): void {
+    const catalog = this.options.catalog;
+    if (catalog === undefined || this.closed) return;
+    if (this.catalogSync) return void (this.catalogAgain = true);
+    const run = async (): Promise<void> => {
+      do {
+        this.catalogAgain = false;
+        try {
+          await syncCatalog(this.options.store, catalog);
+        } catch (err) {
+          // another replica changed it meanwhile, or the store is away: the next zone created or deleted, or the
+          // next start, brings it in line
+          this.options.log?.warn({ err, zone: catalog }, 'the catalog zone could not be brought up to date');
+        }
+      } while (this.catalogAgain && !this.closed);
+    };
+    this.catalogSync = run().finally(() => (this.catalogSync = undefined));
+  }
+
   private notifySecondaries(zone: string): void {
     const key = this.notifyKey;
     for (const target of this.options.notify ?? []) {
@@ -330,6 +362,7 @@ export class DnsEngine {
 
   private async shutDown(): Promise<void> {
     this.unsubscribe?.();
+    await this.catalogSync; // its store writes end before the store is closed
     this.scheduler?.close();
     await this.workers?.close();
     await this.server?.close();

@@ -153,6 +153,7 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
       keys,
       access: config.dnsAccess,
       notify: config.notifyTargets.map(parseTarget),
+      ...(config.dnsCatalogZone ? { catalog: config.dnsCatalogZone } : {}),
       notifyKey: config.notifyKey?.includes(':') ? parseKeySpec(config.notifyKey) : config.notifyKey,
       log: dnsLog,
       workers: {

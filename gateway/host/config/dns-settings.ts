@@ -54,6 +54,20 @@ export const DnsServerSettings = z.object({
       help: 'Secondaries told by NOTIFY after every change, as host:port.',
     },
   ),
+  dnsCatalogZone: setting(
+    z
+      .string()
+      .regex(
+        /^(?=.{1,253}\.?$)([a-zA-Z0-9_]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9_])?\.)*[a-zA-Z0-9_]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9_])?\.?$/,
+        'must be a domain name, e.g. catalog.example',
+      )
+      .transform((v) => v.replace(/\.$/, '').toLowerCase())
+      .optional(),
+    {
+      env: 'DNS_CATALOG_ZONE',
+      help: 'Name of a catalog zone (RFC 9432) listing every zone served, kept in the store, so that secondaries reading catalogs (BIND 9 catalog-zones) add and drop zones by themselves. Unset: none.',
+    },
+  ),
   notifyKey: setting(
     z
       .string()

@@ -69,6 +69,8 @@ test.each([
   [{ REDIS_CONNECT_TIMEOUT_MS: 'soon' }, /REDIS_CONNECT_TIMEOUT_MS \(redisConnectTimeoutMs\)/],
   [{ REDIS_COMMAND_TIMEOUT_MS: '5' }, /REDIS_COMMAND_TIMEOUT_MS \(redisCommandTimeoutMs\).*10/],
   [{ REDIS_COMMAND_TIMEOUT_MS: '60001' }, /REDIS_COMMAND_TIMEOUT_MS \(redisCommandTimeoutMs\).*60000/],
+  [{ DNS_CATALOG_ZONE: 'not a name' }, /DNS_CATALOG_ZONE \(dnsCatalogZone\): must be a domain name/],
+  [{ DNS_CATALOG_ZONE: '-bad.example' }, /DNS_CATALOG_ZONE \(dnsCatalogZone\): must be a domain name/],
 ])('bad environment value %j stops start-up naming the key', (env, message) => {
   expect(() => loadConfig({ env })).toThrow(ConfigError);
   expect(() => loadConfig({ env })).toThrow(message);
@@ -316,6 +318,11 @@ describe('environment variables are found through the keys metadata, one of each
       { subgraphTrustedProxies: ['10.0.0.1', '::1'] },
     ],
     ['auto or a number', { DNS_WORKERS: '3' }, { dnsWorkers: 3 }],
+    [
+      'domain name (lower case, no final dot)',
+      { DNS_CATALOG_ZONE: 'Catalog.Example.' },
+      { dnsCatalogZone: 'catalog.example' },
+    ],
     ['secret', { ADMIN_PASSWORD: 'correct horse' }, { adminPassword: 'correct horse' }],
     ['subgraph section (dns-api)', { DNS_API_MAX_BATCH: '7' }, { dnsApiMaxBatch: 7 }],
     ['subgraph section (market)', { UPSTREAM_RETRIES: '0' }, { upstreamRetries: 0 }],
