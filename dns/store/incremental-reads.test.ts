@@ -67,8 +67,8 @@ describe.each([
     const zone = await store.updateZone(Z, { retry: 700 });
     off();
     expect(heard.map(([e]) => e)).toEqual([
-      { zone: Z, serial: out.zone.serial, kind: 'records-changed' },
-      { zone: Z, serial: zone.serial, kind: 'zone-updated' },
+      { zone: Z, serial: out.zone.serial, previous: out.zone.serial - 1, kind: 'records-changed' },
+      { zone: Z, serial: zone.serial, previous: out.zone.serial, kind: 'zone-updated' },
     ]);
     expect([...(heard[0]?.[1]?.names ?? [])].sort()).toEqual([`b.${Z}`, `c.${Z}`, `new.${Z}`]);
     expect(heard[1]?.[1]).toBeUndefined();

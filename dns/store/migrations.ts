@@ -82,6 +82,27 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX dnssec_keys_zone ON ${d.table('dnssec_keys')} (zone)`,
     ],
   },
+  {
+    version: 5,
+    name: 'change log',
+    // One row per committed change, written in its transaction: a replica that missed changes of a zone follows the
+    // chain of serials (`previous` → `serial`) from the one it serves and reads again only the names they touched.
+    // No foreign key: a deleted zone's changes stay until pruned by age. `names` NULL: the change's extent is the
+    // whole zone (creation) or the zone row (settings, DNSSEC keys).
+    statements: (d) => [
+      `CREATE TABLE ${d.table('zone_changes')} (
+        position     ${d.rowNumber},
+        zone         ${d.key} NOT NULL,
+        serial       ${d.uint32} NOT NULL,
+        previous     ${d.uint32},
+        kind         ${d.key} NOT NULL,
+        names        ${d.text},
+        committed_at ${d.timestamp} NOT NULL
+      )${d.tableSuffix}`,
+      `CREATE INDEX zone_changes_zone ON ${d.table('zone_changes')} (zone, position)`,
+      `CREATE INDEX zone_changes_time ON ${d.table('zone_changes')} (committed_at)`,
+    ],
+  },
 ];
 
 /** The version a database has once every migration ran. */

@@ -86,11 +86,21 @@ describe('PostgreSQL zone store specifics', () => {
     const out = await a.change('one.notify.example', [
       { op: 'add', record: { name: 'www.one.notify.example', type: 'A', ttl: 60, value: '192.0.2.1' } },
     ]);
-    expect(await changed).toEqual({ zone: 'one.notify.example', serial: out.zone.serial, kind: 'records-changed' });
+    expect(await changed).toEqual({
+      zone: 'one.notify.example',
+      serial: out.zone.serial,
+      previous: zone.serial,
+      kind: 'records-changed',
+    });
 
     const keysChanged = nextEvent(b, 'one.notify.example');
     const signed = await a.changeDnssecKeys('one.notify.example', { add: [dnssecKey('one.notify.example')] });
-    expect(await keysChanged).toEqual({ zone: 'one.notify.example', serial: signed.serial, kind: 'dnssec-changed' });
+    expect(await keysChanged).toEqual({
+      zone: 'one.notify.example',
+      serial: signed.serial,
+      previous: out.zone.serial,
+      kind: 'dnssec-changed',
+    });
     expect(await b.listDnssecKeys('one.notify.example')).toEqual(await a.listDnssecKeys('one.notify.example'));
 
     // And the other way round; B's own change is reported to B once (directly), not a second time via NOTIFY.
@@ -98,9 +108,15 @@ describe('PostgreSQL zone store specifics', () => {
     b.onChange((e) => e.zone === 'one.notify.example' && bHeard.push(e));
     const seenByA = nextEvent(a, 'one.notify.example');
     const updated = await b.updateZone('one.notify.example', { retry: 900 });
-    expect(await seenByA).toEqual({ zone: 'one.notify.example', serial: updated.serial, kind: 'zone-updated' });
+    const updatedEvent = {
+      zone: 'one.notify.example',
+      serial: updated.serial,
+      previous: signed.serial,
+      kind: 'zone-updated',
+    };
+    expect(await seenByA).toEqual(updatedEvent);
     await sleep(300);
-    expect(bHeard).toEqual([{ zone: 'one.notify.example', serial: updated.serial, kind: 'zone-updated' }]);
+    expect(bHeard).toEqual([updatedEvent]);
     // A heard its own three changes once each, plus B's update.
     expect(aHeard.map((e) => e.kind)).toEqual(['zone-created', 'records-changed', 'dnssec-changed', 'zone-updated']);
 

@@ -35,6 +35,7 @@ import type { RecordData, StoredRecord, Zone, ZoneSettings } from '../model';
 import { systemClock, timestamp, type Clock } from './clock';
 import { closedError } from './errors';
 import { ChangeEmitter } from './events';
+import { chainFrom, LogPruning, logNames, MAX_CHAIN, toLogEntry, type ChangeLogRow } from './change-log';
 import type { StoreLimits } from './limits';
 import { ZONE_MIGRATIONS, tooNew } from './migrations';
 import { planDnssecKeyChange } from './dnssec-keys';
@@ -63,6 +64,8 @@ import {
   type RecordFilter,
   type ZoneChangeEvent,
   type ZoneChangeListener,
+  type ZoneLogEntry,
+  type ZoneMark,
   type ZoneStore,
 } from './types';
 import { checkCreationSerial, checkPage } from './page';
@@ -172,6 +175,9 @@ class PostgresZoneStore implements ZoneStore {
   private listener: pg.Client | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private reconnectDelay = 250;
+  private readonly pruning = new LogPruning((before) =>
+    this.query(`DELETE FROM ${this.s}.zone_changes WHERE committed_at < $1`, [before.toISOString()]),
+  );
 
   constructor(
     private readonly pool: pg.Pool,
@@ -200,13 +206,16 @@ class PostgresZoneStore implements ZoneStore {
         return;
       }
       if (typeof parsed !== 'object' || parsed === null) return;
-      const p: Partial<Record<'schema' | 'origin' | 'zone' | 'serial' | 'kind' | 'names', unknown>> = parsed;
+      const p: Partial<Record<'schema' | 'origin' | 'zone' | 'serial' | 'previous' | 'kind' | 'names', unknown>> =
+        parsed;
       if (p.schema !== this.schema || p.origin === this.origin) return;
       if (typeof p.zone !== 'string' || typeof p.serial !== 'number' || typeof p.kind !== 'string') return;
       const names =
         Array.isArray(p.names) && p.names.every((n): n is string => typeof n === 'string') ? p.names : undefined;
       // A kind this version does not know (a newer process's) is passed on unchecked.
-      this.events.emit({ zone: p.zone, serial: p.serial, kind: p.kind as ZoneChangeEvent['kind'] }, names);
+      const event: ZoneChangeEvent = { zone: p.zone, serial: p.serial, kind: p.kind as ZoneChangeEvent['kind'] };
+      if (typeof p.previous === 'number') event.previous = p.previous;
+      this.events.emit(event, names);
     });
     const lost = () => {
       if (this.listener !== client) return;
@@ -321,11 +330,18 @@ class PostgresZoneStore implements ZoneStore {
     return zone;
   }
 
+  /** Writes the change's log row and sends its NOTIFY, both in the change's transaction (so only on commit). */
   private async notify(c: pg.PoolClient, event: ZoneChangeEvent, names?: readonly string[]): Promise<void> {
+    await c.query(
+      `INSERT INTO ${this.s}.zone_changes (zone, serial, previous, kind, names, committed_at)
+       VALUES ($1, $2, $3, $4, $5, now())`,
+      [event.zone, event.serial, event.previous ?? null, event.kind, logNames(event.kind, names)],
+    );
     const base = { schema: this.schema, origin: this.origin, ...event };
     let payload = JSON.stringify(names ? { ...base, names } : base);
     if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) payload = JSON.stringify(base);
     await c.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, payload]);
+    this.pruning.afterWrite();
   }
 
   /**
@@ -463,11 +479,17 @@ class PostgresZoneStore implements ZoneStore {
         ],
       );
       const z = (await this.readZone(c, name, false, current.recordsCount))!; // settings only: the same records
-      await this.notify(c, { zone: name, serial: z.zone.serial, kind: 'zone-updated' });
-      return z;
+      const event = {
+        zone: name,
+        serial: z.zone.serial,
+        previous: Number(locked.serial),
+        kind: 'zone-updated',
+      } as const;
+      await this.notify(c, event);
+      return { z, event };
     });
-    const zone = this.committed(written);
-    this.events.emit({ zone: name, serial: zone.serial, kind: 'zone-updated' });
+    const zone = this.committed(written.z);
+    this.events.emit(written.event);
     return zone;
   }
 
@@ -597,7 +619,7 @@ class PostgresZoneStore implements ZoneStore {
         for (const r of found.rows.map(fromDb)) rows.set(r.id, r);
       }
       const plan = planChanges({ zone, changes, rows: rows.values(), foreignIds, now, limits: this.limits });
-      if (!plan.effective) return { plan, zone: (await this.readZone(c, zone, false))! };
+      if (!plan.effective) return { plan, zone: (await this.readZone(c, zone, false))!, event: undefined };
       await this.apply(c, plan);
       await c.query(`UPDATE ${this.s}.zones SET serial = $2, updated_at = $3 WHERE name = $1`, [
         zone,
@@ -607,12 +629,13 @@ class PostgresZoneStore implements ZoneStore {
       const before = this.counts.get(zone, locked.version);
       const count = before === undefined ? undefined : before + plan.inserts.length - plan.deletes.length;
       const z = (await this.readZone(c, zone, false, count))!;
-      await this.notify(c, { zone, serial: z.zone.serial, kind: 'records-changed' }, plan.names);
-      return { plan, zone: z };
+      const event = { zone, serial: z.zone.serial, previous: serial, kind: 'records-changed' } as const;
+      await this.notify(c, event, plan.names);
+      return { plan, zone: z, event };
     });
-    if (outcome.plan.effective) {
+    if (outcome.event) {
       this.committed(outcome.zone);
-      this.events.emit({ zone, serial: outcome.zone.zone.serial, kind: 'records-changed' }, outcome.plan.names);
+      this.events.emit(outcome.event, outcome.plan.names);
     }
     return { zone: outcome.zone.zone, results: outcome.plan.results };
   }
@@ -678,12 +701,36 @@ class PostgresZoneStore implements ZoneStore {
       ]);
       // the records are untouched: the count of the version before carries over
       const z = (await this.readZone(c, zone, false, this.counts.get(zone, locked.version)))!;
-      await this.notify(c, { zone, serial: z.zone.serial, kind: 'dnssec-changed' });
-      return z;
+      const event = { zone, serial: z.zone.serial, previous: serial, kind: 'dnssec-changed' } as const;
+      await this.notify(c, event);
+      return { z, event };
     });
-    const after = this.committed(written);
-    this.events.emit({ zone, serial: after.serial, kind: 'dnssec-changed' });
+    const after = this.committed(written.z);
+    this.events.emit(written.event);
     return after;
+  }
+
+  async zoneSerials(): Promise<Map<string, ZoneMark>> {
+    const rows = await this.query<{ name: string; serial: string; created_at: string }>(
+      `SELECT name, serial, ${iso('created_at')} AS created_at FROM ${this.s}.zones`,
+    );
+    return new Map(rows.map((r) => [r.name, { serial: Number(r.serial), createdAt: r.created_at }]));
+  }
+
+  async changesSince(zone: string, serial: number): Promise<ZoneLogEntry[] | null> {
+    if (!isKey(zone)) return null;
+    // one statement: the zone's serial and its log rows from one snapshot
+    const rows = await this.query<ChangeLogRow & { current: string }>(
+      `SELECT z.serial AS current, c.position, c.zone, c.serial, c.previous, c.kind, c.names,
+         ${iso('c.committed_at')} AS committed_at
+       FROM ${this.s}.zones z LEFT JOIN ${this.s}.zone_changes c ON c.zone = z.name AND c.position >
+         COALESCE((SELECT max(position) FROM ${this.s}.zone_changes WHERE zone = $1 AND serial = $2), 0)
+       WHERE z.name = $1 ORDER BY c.position LIMIT $3`,
+      [zone, serial, MAX_CHAIN + 1],
+    );
+    if (rows.length === 0) return null;
+    const entries = rows.filter((r) => r.position !== null).map(toLogEntry);
+    return chainFrom(serial, Number(rows[0]!.current), entries);
   }
 
   onChange(listener: ZoneChangeListener): () => void {

@@ -9,11 +9,28 @@ import Database from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
 import { nextTurn } from '../../platform/async';
 import type { RecordRow } from './rows';
-import { StoreError } from './types';
+import { logNames } from './change-log';
+import { StoreError, type ZoneChangeEvent } from './types';
 
 export const INSERT_ZONE_SQL = `INSERT INTO zones (name, admin_email, primary_ns, refresh, retry, expire, minimum,
   default_ttl, serial, created_at, updated_at) VALUES (@name, @adminEmail, @primaryNs, @refresh, @retry, @expire,
   @minimum, @defaultTtl, @serial, @createdAt, @updatedAt)`;
+
+/** A change log row (change-log.ts), in the change's transaction. */
+export const LOG_CHANGE_SQL = `INSERT INTO zone_changes (zone, serial, previous, kind, names, committed_at)
+  VALUES (@zone, @serial, @previous, @kind, @names, @committedAt)`;
+
+/** The parameters of LOG_CHANGE_SQL for a change. */
+export function logRow(event: ZoneChangeEvent, committedAt: string, names?: readonly string[]) {
+  return {
+    zone: event.zone,
+    serial: event.serial,
+    previous: event.previous ?? null,
+    kind: event.kind,
+    names: logNames(event.kind, names),
+    committedAt,
+  };
+}
 
 export const INSERT_RECORD_SQL = `INSERT INTO records (id, zone, name, type, ttl, value, created_at, updated_at,
   given_name, given_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -66,6 +83,8 @@ export async function insertZoneInSteps(
       if (db.prepare('SELECT 1 FROM zones WHERE name = ?').get(zone.name))
         throw new StoreError('CONFLICT', `zone ${zone.name} already exists`);
       db.prepare(INSERT_ZONE_SQL).run(zone);
+      const created = { zone: String(zone.name), serial: Number(zone.serial), kind: 'zone-created' } as const;
+      db.prepare(LOG_CHANGE_SQL).run(logRow(created, String(zone.createdAt)));
       const insert = db.prepare(INSERT_RECORD_SQL);
       let started = performance.now();
       for (let i = 0; i < rows.length; i += ROWS_PER_CHECK) {

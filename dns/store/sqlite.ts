@@ -24,7 +24,16 @@ import type { StoreLimits } from './limits';
 import { ZONE_MIGRATIONS, tooNew } from './migrations';
 import { planDnssecKeyChange } from './dnssec-keys';
 import { collectKeys, planChanges, planCreateInSteps, type Plan } from './plan';
-import { INSERT_RECORD_SQL, INSERT_ZONE_SQL, insertRows, insertZoneInSteps, scanZoneInSteps } from './sqlite-steps';
+import {
+  INSERT_RECORD_SQL,
+  INSERT_ZONE_SQL,
+  LOG_CHANGE_SQL,
+  insertRows,
+  insertZoneInSteps,
+  logRow,
+  scanZoneInSteps,
+} from './sqlite-steps';
+import { chainFrom, LogPruning, MAX_CHAIN, toLogEntry, type ChangeLogRow } from './change-log';
 import { pickSettings, withGiven, type RecordRow } from './rows';
 import { initialSerial, nextSerial } from './serial-policy';
 import {
@@ -46,7 +55,10 @@ import {
   type RecordChange,
   type CreateZoneOptions,
   type RecordFilter,
+  type ZoneChangeEvent,
   type ZoneChangeListener,
+  type ZoneLogEntry,
+  type ZoneMark,
   type ZoneStore,
 } from './types';
 import { checkCreationSerial, checkPage } from './page';
@@ -192,6 +204,7 @@ class SqliteZoneStore implements ZoneStore {
   private readonly listStatements = new Map<string, Database.Statement>();
   /** Set while a large zone is written in steps on a connection of its own: every other write waits for it. */
   private gate?: Promise<void>;
+  private readonly pruning = new LogPruning(async (before) => this.write(() => this.s.pruneLog.run(timestamp(before))));
 
   constructor(
     private readonly db: Database.Database,
@@ -240,6 +253,14 @@ class SqliteZoneStore implements ZoneStore {
         'UPDATE dnssec_keys SET inactive_at = @inactiveAt, delete_at = @deleteAt WHERE id = @id',
       ),
       deleteDnssecKey: db.prepare('DELETE FROM dnssec_keys WHERE id = ?'),
+      logChange: db.prepare(LOG_CHANGE_SQL),
+      pruneLog: db.prepare('DELETE FROM zone_changes WHERE committed_at < ?'),
+      zoneSerials: db.prepare('SELECT name, serial, created_at FROM zones'),
+      changesSince: db.prepare(`SELECT z.serial AS current, c.position, c.zone, c.serial, c.previous, c.kind, c.names,
+          c.committed_at
+        FROM zones z LEFT JOIN zone_changes c ON c.zone = z.name AND c.position >
+          COALESCE((SELECT max(position) FROM zone_changes WHERE zone = @zone AND serial = @serial), 0)
+        WHERE z.name = @zone ORDER BY c.position LIMIT @limit`),
     };
   }
 
@@ -341,6 +362,7 @@ class SqliteZoneStore implements ZoneStore {
             if (this.s.zoneExists.get(name)) throw new StoreError('CONFLICT', `zone ${name} already exists`);
             this.s.insertZone.run(row);
             insertRows(this.s.insertRecord, plan.inserts);
+            this.s.logChange.run(logRow({ zone: name, serial: row.serial, kind: 'zone-created' }, ts));
             return this.readZone(name, false, plan.inserts.length)!;
           });
     this.committed(zone);
@@ -351,15 +373,16 @@ class SqliteZoneStore implements ZoneStore {
   async updateZone(name: string, patch: Partial<ZoneSettings>): Promise<Zone> {
     const clean = checkSettingsPatch(patch);
     const now = this.clock();
-    const zone = await this.write(() => {
+    const { zone, event } = await this.write(() => {
       const current = isKey(name) ? this.readZone(name, false) : null;
       if (!current) throw new StoreError('NOT_FOUND', `no zone ${name}`);
       const settings: ZoneSettings = { ...pickSettings(current), ...clean };
       this.s.updateZone.run({ ...settings, name, serial: nextSerial(current.serial, now), updatedAt: timestamp(now) });
-      return this.readZone(name, false, current.recordsCount)!; // settings only: the same records
+      const after = this.readZone(name, false, current.recordsCount)!; // settings only: the same records
+      return { zone: after, event: this.log(name, after.serial, current.serial, 'zone-updated', now) };
     });
     this.committed(zone);
-    this.events.emit({ zone: name, serial: zone.serial, kind: 'zone-updated' });
+    this.events.emit(event);
     return zone;
   }
 
@@ -368,6 +391,7 @@ class SqliteZoneStore implements ZoneStore {
       const row = isKey(name) ? (this.s.zoneExists.get(name) as { serial: number } | undefined) : undefined;
       if (!row) return null;
       this.s.deleteZone.run(name);
+      this.log(name, row.serial, undefined, 'zone-deleted', this.clock());
       return row.serial;
     });
     if (serial === null) return false;
@@ -485,17 +509,20 @@ class SqliteZoneStore implements ZoneStore {
         }
       }
       const plan = planChanges({ zone, changes, rows: rows.values(), foreignIds, now, limits: this.limits });
-      if (!plan.effective) return { plan, zone: this.readZone(zone, false)! };
+      if (!plan.effective) return { plan, zone: this.readZone(zone, false)!, event: undefined };
       this.apply(plan);
       this.s.bumpZone.run(nextSerial(current.serial, now), timestamp(now), zone);
       this.forgetIfOthersWrote();
       const before = this.counts.get(zone, version(current.serial, current.created_at));
       const count = before === undefined ? undefined : before + plan.inserts.length - plan.deletes.length;
-      return { plan, zone: this.readZone(zone, false, count)! };
+      const after = this.readZone(zone, false, count)!;
+      const event = this.log(zone, after.serial, current.serial, 'records-changed', now, plan.names);
+      return { plan, zone: after, event };
     });
-    if (outcome.plan.effective) this.committed(outcome.zone);
-    if (outcome.plan.effective)
-      this.events.emit({ zone, serial: outcome.zone.serial, kind: 'records-changed' }, outcome.plan.names);
+    if (outcome.event) {
+      this.committed(outcome.zone);
+      this.events.emit(outcome.event, outcome.plan.names);
+    }
     return { zone: outcome.zone, results: outcome.plan.results };
   }
 
@@ -508,7 +535,7 @@ class SqliteZoneStore implements ZoneStore {
 
   async changeDnssecKeys(zone: string, change: DnssecKeyChange, options: { ifSerial?: number } = {}): Promise<Zone> {
     const now = this.clock();
-    const written = await this.write(() => {
+    const { written, event } = await this.write(() => {
       const current = this.currentZone(zone, options.ifSerial);
       const checked = checkDnssecKeyChange(change, zone);
       const taken = new Set(this.s.dnssecKeyIds.all(JSON.stringify(checked.add.map((k) => k.id))) as string[]);
@@ -519,11 +546,46 @@ class SqliteZoneStore implements ZoneStore {
       this.s.bumpZone.run(nextSerial(current.serial, now), timestamp(now), zone);
       this.forgetIfOthersWrote();
       // the records are untouched: the count of the version before carries over
-      return this.readZone(zone, false, this.counts.get(zone, version(current.serial, current.created_at)))!;
+      const after = this.readZone(zone, false, this.counts.get(zone, version(current.serial, current.created_at)))!;
+      return { written: after, event: this.log(zone, after.serial, current.serial, 'dnssec-changed', now) };
     });
     this.committed(written);
-    this.events.emit({ zone, serial: written.serial, kind: 'dnssec-changed' });
+    this.events.emit(event);
     return written;
+  }
+
+  /** Writes the change's log row (inside its transaction) and gives its event. */
+  private log(
+    zone: string,
+    serial: number,
+    previous: number | undefined,
+    kind: ZoneChangeEvent['kind'],
+    now: Date,
+    names?: readonly string[],
+  ): ZoneChangeEvent {
+    const event: ZoneChangeEvent = previous === undefined ? { zone, serial, kind } : { zone, serial, previous, kind };
+    this.s.logChange.run(logRow(event, timestamp(now), names));
+    this.pruning.afterWrite(now.getTime());
+    return event;
+  }
+
+  async zoneSerials(): Promise<Map<string, ZoneMark>> {
+    return this.run(() => {
+      const rows = this.s.zoneSerials.all() as { name: string; serial: number; created_at: string }[];
+      return new Map(rows.map((r) => [r.name, { serial: r.serial, createdAt: r.created_at }]));
+    });
+  }
+
+  async changesSince(zone: string, serial: number): Promise<ZoneLogEntry[] | null> {
+    if (!isKey(zone)) return null;
+    return this.run(() => {
+      const rows = this.s.changesSince.all({ zone, serial, limit: MAX_CHAIN + 1 }) as (ChangeLogRow & {
+        current: number;
+      })[];
+      if (rows.length === 0) return null;
+      const entries = rows.filter((r) => r.position !== null).map(toLogEntry);
+      return chainFrom(serial, rows[0]!.current, entries);
+    });
   }
 
   private apply(plan: Plan): void {

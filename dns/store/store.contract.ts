@@ -1150,7 +1150,7 @@ export function describeZoneStoreContract(
           updatedAt: '2024-03-05T10:00:05.123Z',
         });
         expect(await store.getZone(zn)).toEqual(zone);
-        expect(events).toEqual([{ zone: zn, serial: zone.serial, kind: 'dnssec-changed' }]);
+        expect(events).toEqual([{ zone: zn, serial: zone.serial, previous: created.serial, kind: 'dnssec-changed' }]);
         expect(await store.listDnssecKeys(zn)).toEqual([zsk, sameTime, ksk]);
         expect((await store.listDnssecKeys(other)).map((k) => k.zone)).toEqual([other]);
       });
@@ -1203,7 +1203,9 @@ export function describeZoneStoreContract(
           { ...zsk, inactiveAt: null, deleteAt: null },
         ]);
         expect([z1.serial, z2.serial, z3.serial]).toEqual([zone.serial + 1, zone.serial + 2, zone.serial + 3]);
-        expect(events).toEqual([z1, z2, z3].map((z) => ({ zone: zn, serial: z.serial, kind: 'dnssec-changed' })));
+        expect(events).toEqual(
+          [z1, z2, z3].map((z) => ({ zone: zn, serial: z.serial, previous: z.serial - 1, kind: 'dnssec-changed' })),
+        );
         expect(z3.recordsCount).toBe(1);
       });
 
@@ -1263,8 +1265,8 @@ export function describeZoneStoreContract(
         expect(z1).toEqual({ ...zone, serial: zone.serial + 1, updatedAt: '2024-03-05T10:00:01.123Z' });
         expect(z2.serial).toBe(zone.serial + 2);
         expect(events).toEqual([
-          { zone: zn, serial: zone.serial + 1, kind: 'dnssec-changed' },
-          { zone: zn, serial: zone.serial + 2, kind: 'dnssec-changed' },
+          { zone: zn, serial: zone.serial + 1, previous: zone.serial, kind: 'dnssec-changed' },
+          { zone: zn, serial: zone.serial + 2, previous: zone.serial + 1, kind: 'dnssec-changed' },
         ]);
         expect(await store.listDnssecKeys(zn)).toEqual([ksk]);
       });
@@ -1501,8 +1503,8 @@ export function describeZoneStoreContract(
         await store.deleteZone(zn);
         expect(events).toEqual([
           { zone: zn, serial: created.serial, kind: 'zone-created' },
-          { zone: zn, serial: changed.zone.serial, kind: 'records-changed' },
-          { zone: zn, serial: updated.serial, kind: 'zone-updated' },
+          { zone: zn, serial: changed.zone.serial, previous: created.serial, kind: 'records-changed' },
+          { zone: zn, serial: updated.serial, previous: changed.zone.serial, kind: 'zone-updated' },
           { zone: zn, serial: updated.serial, kind: 'zone-deleted' },
         ]);
         off();
@@ -1523,6 +1525,65 @@ export function describeZoneStoreContract(
         off2();
         expect(heard).toEqual([out.zone.serial]);
         expect((await store.getZone(zn))?.recordsCount).toBe(1);
+      });
+    });
+
+    // ----------------------------------------------------------------------------------------------------------
+    describe('change log', () => {
+      test('changesSince gives the chain of changes from a serial to the current one, with the names each touched', async () => {
+        const zn = zoneName('log');
+        const created = await store.createZone(zn, SETTINGS);
+        clock.tick();
+        const a = await store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.1'), add(`b.${zn}`, 'A', '192.0.2.2')]);
+        clock.tick();
+        const settings = await store.updateZone(zn, { refresh: 120 });
+        clock.tick();
+        const keys = await store.changeDnssecKeys(zn, {});
+        clock.tick();
+        const c = await store.change(zn, [{ op: 'deleteMatching', name: `a.${zn}` }]);
+
+        expect(await store.changesSince(zn, c.zone.serial)).toEqual([]);
+        const chain = await store.changesSince(zn, created.serial);
+        expect(chain?.map((e) => [e.previous, e.serial, e.kind, e.names])).toEqual([
+          [created.serial, a.zone.serial, 'records-changed', [`a.${zn}`, `b.${zn}`]],
+          [a.zone.serial, settings.serial, 'zone-updated', null],
+          [settings.serial, keys.serial, 'dnssec-changed', null],
+          [keys.serial, c.zone.serial, 'records-changed', [`a.${zn}`]],
+        ]);
+        const positions = chain!.map((e) => e.position);
+        expect([...positions].sort((x, y) => x - y)).toEqual(positions);
+        expect(new Set(positions).size).toBe(4);
+        expect(chain!.every((e) => e.zone === zn && /^\d{4}-\d\d-\d\dT.*Z$/.test(e.committedAt))).toBe(true);
+        expect((await store.changesSince(zn, settings.serial))?.map((e) => e.serial)).toEqual([
+          keys.serial,
+          c.zone.serial,
+        ]);
+      });
+
+      test('changesSince is null when the log cannot bring a zone from that serial: unknown serial or zone, a zone deleted', async () => {
+        const zn = zoneName('nolog');
+        const first = await store.createZone(zn, SETTINGS);
+        await store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.1')]);
+        expect(await store.changesSince(zn, first.serial + 12345)).toBeNull();
+        expect(await store.changesSince(zoneName('missing'), first.serial)).toBeNull();
+        await store.deleteZone(zn);
+        expect(await store.changesSince(zn, first.serial)).toBeNull();
+        const again = await store.createZone(zn, SETTINGS);
+        await store.change(zn, [add(`b.${zn}`, 'A', '192.0.2.2')]);
+        expect((await store.changesSince(zn, again.serial))?.map((e) => e.names)).toEqual([[`b.${zn}`]]);
+      });
+
+      test('zoneSerials gives every zone its serial and creation time; failed writes leave no log row', async () => {
+        const zn = zoneName('marks');
+        const created = await store.createZone(zn, SETTINGS);
+        await expectStoreError(store.change(zn, [{ op: 'delete', id: 'no-such-id' }]), 'NOT_FOUND');
+        await expectStoreError(store.updateZone(zn, { refresh: -1 }), 'INVALID');
+        expect(await store.changesSince(zn, created.serial)).toEqual([]);
+        const changed = await store.change(zn, [add(`a.${zn}`, 'A', '192.0.2.1')]);
+        const marks = await store.zoneSerials();
+        expect(marks.get(zn)).toEqual({ serial: changed.zone.serial, createdAt: created.createdAt });
+        await store.deleteZone(zn);
+        expect((await store.zoneSerials()).has(zn)).toBe(false);
       });
     });
 

@@ -51,6 +51,11 @@ export class StoreError extends Error {
 export interface ZoneChangeEvent {
   zone: string;
   serial: number;
+  /**
+   * The serial the zone had before this change (absent: creation, deletion, or an event of an older process). A
+   * mirror whose copy has another serial missed a change and must catch up (`changesSince`) instead of patching.
+   */
+  previous?: number;
   /** `dnssec-changed`: the zone's DNSSEC keys or their timings changed (or a re-sign was asked for). */
   kind: 'zone-created' | 'zone-updated' | 'zone-deleted' | 'records-changed' | 'dnssec-changed';
 }
@@ -68,6 +73,26 @@ export interface ZoneChangeDetail {
 }
 
 export type ZoneChangeListener = (event: ZoneChangeEvent, detail?: ZoneChangeDetail) => void;
+
+/** Which version of which incarnation of a zone: what a mirror compares with the store. */
+export interface ZoneMark {
+  serial: number;
+  createdAt: string;
+}
+
+/** One committed change as the store's change log keeps it (a row of `zone_changes`). */
+export interface ZoneLogEntry {
+  /** Rises with every change of the store (all zones). */
+  position: number;
+  zone: string;
+  serial: number;
+  /** The serial before the change; null for a creation. */
+  previous: number | null;
+  kind: ZoneChangeEvent['kind'];
+  /** The owner names a records change touched; null when its extent is the zone row (settings, keys) or everything. */
+  names: string[] | null;
+  committedAt: string;
+}
 
 /** Filter of `listRecords`; given together, conditions must all hold. */
 export interface RecordFilter {
@@ -160,6 +185,16 @@ export interface ZoneStore {
    * for `change`. Keys go with their zone when it is deleted.
    */
   changeDnssecKeys(zone: string, change: DnssecKeyChange, options?: { ifSerial?: number }): Promise<Zone>;
+  /**
+   * Every zone's serial and creation time now (a zone deleted and created again may repeat a serial, not both):
+   * one cheap read, for a mirror to check it serves what the store has.
+   */
+  zoneSerials(): Promise<Map<string, ZoneMark>>;
+  /**
+   * The changes that brought `zone` from `serial` to the serial it has now, oldest first (empty when it has that
+   * serial); null when the log cannot tell (pruned, the zone was created again or never had that serial since).
+   */
+  changesSince(zone: string, serial: number): Promise<ZoneLogEntry[] | null>;
   /**
    * Called after every committed change (by this process; PostgreSQL also relays other processes' changes), with
    * the names it touched when known.

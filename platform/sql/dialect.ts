@@ -7,6 +7,8 @@ export interface SqlDialect {
   /** Text that is only stored. */
   text: string;
   integer: string;
+  /** A primary key the database numbers itself, rising with each row inserted (never reused). */
+  rowNumber: string;
   /** An unsigned 32-bit number: beyond a PostgreSQL `integer`. */
   uint32: string;
   /** A boolean column named `column` (SQLite has none: 0/1 with a check). */
@@ -23,6 +25,7 @@ export const SQLITE_DIALECT: SqlDialect = {
   key: 'TEXT',
   text: 'TEXT',
   integer: 'INTEGER',
+  rowNumber: 'INTEGER PRIMARY KEY AUTOINCREMENT',
   uint32: 'INTEGER',
   boolean: (column) => `INTEGER CHECK (${column} IN (0, 1))`,
   timestamp: 'TEXT',
@@ -38,6 +41,7 @@ export function postgresDialect(quotedSchema: string): SqlDialect {
     key: 'text COLLATE "C"',
     text: 'text',
     integer: 'integer',
+    rowNumber: 'bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY',
     uint32: 'bigint',
     boolean: () => 'boolean',
     timestamp: 'timestamptz',
