@@ -24,7 +24,9 @@ import { KeyedQueue } from '../../platform/async';
 import { wireName } from '../model';
 import type { ZoneStore } from '../store';
 import type { TsigKey } from '../tsig';
-import { refreshFor, ZoneLoader } from './zone-loader';
+import { refreshFor, ZoneLoader, type ZoneDrift } from './zone-loader';
+import { ReplicaCheck, type ReplicaStatus } from './replica-check';
+import type { ZoneChangeEvent } from '../store';
 import { type KeyVault, SigningScheduler, storeSigning, type ZoneSigning } from '../dnssec';
 
 export interface DnsAccessOptions extends TransferAccess {
@@ -79,6 +81,11 @@ export interface DnsEngineOptions {
    * the signing clock (tests move it).
    */
   dnssec?: { vault: KeyVault; policy?: Partial<SigningPolicy>; now?: () => number };
+  /**
+   * Compare every zone served with the store at this interval and catch up what differs (replica-check.ts): for a
+   * store other processes write too. Absent or `everyMs` 0: changes are known from the store's events only.
+   */
+  replicaCheck?: { everyMs: number; timeoutMs?: number };
 }
 
 /** How long after the answer thread ended by itself another is started. */
@@ -101,6 +108,7 @@ export class DnsEngine {
   private readonly notifyKey: TsigKey | undefined;
   private readonly updates = new KeyedQueue();
   private unsubscribe?: () => void;
+  private replicaCheck?: ReplicaCheck;
   private readonly signing?: ZoneSigning;
   private readonly scheduler?: SigningScheduler;
 
@@ -140,16 +148,18 @@ export class DnsEngine {
       engine.workers?.changed(event, detail);
       if ((event.kind === 'zone-created' || event.kind === 'zone-deleted') && event.zone !== options.catalog)
         engine.catalogChanged();
-      void engine.loader
-        .reload(event.zone, refreshFor(event, detail))
-        .then(() => {
-          engine.scheduler?.check(event.zone, engine.index.get(event.zone));
-          if (event.kind !== 'zone-deleted') engine.notifySecondaries(event.zone);
-        })
-        .catch((err: unknown) =>
-          options.log?.warn({ err, zone: event.zone }, 'after a change: reload or NOTIFY failed'),
-        );
+      engine.afterReload(event.zone, engine.loader.reload(event.zone, refreshFor(event, detail)));
     });
+    const check = options.replicaCheck;
+    if (check && check.everyMs > 0) {
+      engine.replicaCheck = new ReplicaCheck(options.store, engine.loader, {
+        everyMs: check.everyMs,
+        timeoutMs: check.timeoutMs ?? Math.max(2_000, check.everyMs),
+        onDrift: (drift) => engine.drifted(drift),
+        log: options.log,
+      });
+      engine.replicaCheck.start();
+    }
     if (options.listen !== false) {
       const onError = (err: unknown): void => options.log?.warn({ err }, 'dns server error');
       // one secret for the engine and its workers: a cookie one process issued is good in every other
@@ -235,6 +245,45 @@ export class DnsEngine {
       answerUdp: thread.answerUdp,
       close: () => thread.close(),
     };
+  }
+
+  /** After a reload for a change: the signing timers looked at again, secondaries told (not of a deletion). */
+  private afterReload(zone: string, reload: Promise<void>): void {
+    reload
+      .then(() => {
+        this.scheduler?.check(zone, this.index.get(zone));
+        if (this.index.get(zone)) this.notifySecondaries(zone);
+      })
+      .catch((err: unknown) => this.options.log?.warn({ err, zone }, 'after a change: reload or NOTIFY failed'));
+  }
+
+  /**
+   * The replica check found `zone` other than the store has it and started bringing it in line: the answer workers
+   * are told as of a change (without names: they follow the change log too), and after the reload as after one.
+   */
+  private drifted(drift: ZoneDrift): void {
+    const { zone } = drift;
+    const event: ZoneChangeEvent =
+      drift.store === null
+        ? { zone, serial: drift.served ?? 0, kind: 'zone-deleted' }
+        : { zone, serial: drift.store, kind: drift.action === 'catch-up' ? 'records-changed' : 'zone-created' };
+    this.workers?.changed(event);
+    this.options.log?.info(drift, 'zone differed from the store (a change not heard of): catching up');
+    // joins the reload check() queued (a queued reload takes later requests in), to act once it is done
+    this.afterReload(
+      zone,
+      this.loader.reload(zone, { catchUp: true, ...(drift.store === null ? {} : { serial: drift.store }) }),
+    );
+  }
+
+  /** What the replica check found (null when it does not run: a store no other process writes). */
+  replication(): (ReplicaStatus & { current: boolean }) | null {
+    return this.replicaCheck ? { ...this.replicaCheck.status(), current: this.replicaCheck.current() } : null;
+  }
+
+  /** Runs the replica check now (tests; after a reconnect). */
+  async checkReplica(): Promise<void> {
+    await this.replicaCheck?.checkNow();
   }
 
   /** How far signing `zone` whole has got (names signed of how many), or null when it is not being signed whole. */
@@ -362,6 +411,7 @@ export class DnsEngine {
 
   private async shutDown(): Promise<void> {
     this.unsubscribe?.();
+    await this.replicaCheck?.stop();
     await this.catalogSync; // its store writes end before the store is closed
     this.scheduler?.close();
     await this.workers?.close();

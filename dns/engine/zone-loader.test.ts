@@ -319,8 +319,26 @@ describe('PostgreSQL: changes of other store instances (LISTEN/NOTIFY)', () => {
     index = new ZoneIndex();
     loader = new ZoneLoader(counted.store, index);
     await loader.reload(RELAYED);
-    mine.onChange((event, detail) => void loader.reload(event.zone, refreshFor(event, detail)));
+    mine.onChange((event, detail) => {
+      if (deaf)
+        dropped += 1; // a notification lost on the way
+      else void loader.reload(event.zone, refreshFor(event, detail));
+    });
   });
+  let deaf = false;
+  let dropped = 0;
+  /** Runs `fn` with the relayed notifications lost, until `count` of them were. */
+  async function missing(count: number, fn: () => Promise<unknown>): Promise<void> {
+    const before = dropped;
+    deaf = true;
+    try {
+      await fn();
+      for (let i = 0; i < 500 && dropped < before + count; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(dropped).toBe(before + count);
+    } finally {
+      deaf = false;
+    }
+  }
   afterAll(async () => {
     await loader.idle();
     await Promise.all([mine.close(), theirs.close()]);
@@ -354,8 +372,9 @@ describe('PostgreSQL: changes of other store instances (LISTEN/NOTIFY)', () => {
     expect(reads.byName).toBe(byName + 1);
   });
 
-  test('a relayed change with too many names for a NOTIFY payload is read whole', async () => {
+  test('a relayed change with too many names for a NOTIFY payload is read by name from the change log', async () => {
     const whole = reads.whole;
+    const fromLog = loader.caughtUpFromLog;
     const long = (i: number) => `${'l'.repeat(60)}.${'m'.repeat(60)}.${'n'.repeat(60)}.n${i}.${RELAYED}`;
     const out = await theirs.change(
       RELAYED,
@@ -366,7 +385,56 @@ describe('PostgreSQL: changes of other store instances (LISTEN/NOTIFY)', () => {
     );
     await caughtUp(out.zone.serial);
     await expectFresh();
-    expect(reads.whole).toBe(whole + 1);
+    expect(reads.whole).toBe(whole);
+    expect(loader.caughtUpFromLog).toBe(fromLog + 1);
+  });
+
+  test('a change whose notification was lost is caught up through the log at the next one, not patched over', async () => {
+    const whole = reads.whole;
+    const fromLog = loader.caughtUpFromLog;
+    const served = index.get(RELAYED)!.soa.data.serial;
+    await missing(2, async () => {
+      await theirs.change(RELAYED, [
+        { op: 'add', record: { name: `lost.${RELAYED}`, type: 'A', ttl: 300, value: '192.0.2.7' } },
+      ]);
+      await theirs.updateZone(RELAYED, { refresh: 7200 });
+    });
+    expect(index.get(RELAYED)!.soa.data.serial).toBe(served);
+    const out = await theirs.change(RELAYED, [
+      { op: 'add', record: { name: `heard.${RELAYED}`, type: 'A', ttl: 300, value: '192.0.2.8' } },
+    ]);
+    await caughtUp(out.zone.serial);
+    await expectFresh();
+    expect(index.get(RELAYED)!.soa.data.refresh).toBe(7200);
+    expect(reads.whole).toBe(whole);
+    expect(loader.caughtUpFromLog).toBe(fromLog + 1);
+  });
+
+  test('check() compares with the store: a zone behind is caught up by log, a new or deleted one read whole', async () => {
+    const behind = await theirs.getZone(RELAYED);
+    const fresh = 'fresh.relay.test';
+    await missing(2, async () => {
+      await theirs.change(RELAYED, [{ op: 'deleteMatching', name: `lost.${RELAYED}` }]);
+      await theirs.createZone(fresh, SETTINGS, [{ name: `www.${fresh}`, type: 'A', ttl: 60, value: '192.0.2.9' }]);
+    });
+    const drift = loader.check(await mine.zoneSerials());
+    expect(drift).toEqual(
+      expect.arrayContaining([
+        { zone: RELAYED, served: behind!.serial, store: behind!.serial + 1, action: 'catch-up', started: true },
+        { zone: fresh, served: null, store: expect.any(Number), action: 'whole', started: true },
+      ]),
+    );
+    await loader.idle();
+    await expectFresh();
+    expect(index.get(fresh)?.soa.data.serial).toBe((await theirs.getZone(fresh))!.serial);
+    expect(loader.check(await mine.zoneSerials())).toEqual([]);
+
+    await missing(1, () => theirs.deleteZone(fresh));
+    expect(loader.check(await mine.zoneSerials())).toEqual([
+      { zone: fresh, served: expect.any(Number), store: null, action: 'whole', started: true },
+    ]);
+    await loader.idle();
+    expect(index.get(fresh)).toBeUndefined();
   });
 
   test('settings changed by another instance reach the SOA', async () => {

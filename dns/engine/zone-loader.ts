@@ -11,7 +11,7 @@ import {
   type ZoneKey,
 } from '../zone';
 import { reshapes, signPatch, signZoneInSteps, unsignedPatch, type ZoneSigning } from '../dnssec';
-import { StoreError, type ZoneChangeDetail, type ZoneChangeEvent, type ZoneStore } from '../store';
+import { StoreError, type ZoneChangeDetail, type ZoneChangeEvent, type ZoneMark, type ZoneStore } from '../store';
 
 /**
  * Keeps the engine's in-memory index in step with the zone store. A change of records re-reads only the owner
@@ -30,6 +30,13 @@ export interface ZoneRefresh {
   names?: Iterable<string>;
   /** The zone's serial after the change (the SOA never goes below it). */
   serial?: number;
+  /**
+   * The serial the change started from. A patch applies only on top of it: when the copy served has another serial
+   * (a change was missed) or it is unknown, the loader catches up through the store's change log instead.
+   */
+  previous?: number;
+  /** Bring the zone to what the store has now through the change log (a check found it behind). */
+  catchUp?: boolean;
 }
 
 /** The refreshes requested for the reload queued behind the running one, merged. */
@@ -39,6 +46,24 @@ interface Wanted {
   names: Set<string>;
   /** The newest serial the changes announced (RFC 1982 order); undefined when none did. */
   serial?: number;
+  /**
+   * The serial the merged changes start from when they form one chain (each starting where the one before ended);
+   * null when they do not or it is unknown: the reload then follows the change log from the serial it serves.
+   */
+  from?: number | null;
+}
+
+/** A zone whose copy served differs from the store (see ZoneLoader.check). */
+export interface ZoneDrift {
+  zone: string;
+  /** The serial served; null: not served. */
+  served: number | null;
+  /** The store's serial; null: the store has no such zone. */
+  store: number | null;
+  /** How it is brought in line: through the change log, or read whole (or dropped). */
+  action: 'catch-up' | 'whole';
+  /** False when a reload was already under way (a change on its way): none was started for the drift. */
+  started: boolean;
 }
 
 export interface ZoneLoaderLogger {
@@ -47,8 +72,13 @@ export interface ZoneLoaderLogger {
 
 /** What a store event asks to read again: records changes with known names are read by name. */
 export function refreshFor(event: ZoneChangeEvent, detail: ZoneChangeDetail | undefined): ZoneRefresh {
-  if (event.kind === 'records-changed' && detail?.names) return { names: detail.names, serial: event.serial };
-  if (event.kind === 'zone-updated') return { settings: true, serial: event.serial };
+  const previous = event.previous === undefined ? {} : { previous: event.previous };
+  if (event.kind === 'records-changed')
+    // names left out (too many for a NOTIFY payload): the change log has them
+    return detail?.names
+      ? { names: detail.names, serial: event.serial, ...previous }
+      : { catchUp: true, serial: event.serial };
+  if (event.kind === 'zone-updated') return { settings: true, serial: event.serial, ...previous };
   return { full: true };
 }
 
@@ -80,6 +110,10 @@ export class ZoneLoader {
   private readonly queued = new Map<string, { promise: Promise<void>; wanted: Wanted }>();
   /** Zones whose last reload failed: what it should have read is unknown now, so the next one reads everything. */
   private readonly stale = new Set<string>();
+  /** Per zone loaded, the creation time of the zone row it was read from: a zone deleted and created again differs. */
+  private readonly created = new Map<string, string>();
+  /** Reloads that followed the change log (a change missed, or announced without its names). */
+  caughtUpFromLog = 0;
   /** Zones being signed whole: names signed so far, of how many. */
   private readonly signingProgress = new Map<string, { done: number; total: number }>();
 
@@ -156,13 +190,48 @@ export class ZoneLoader {
     }
   }
 
+  /**
+   * Compares the copies served with the store's zones (`marks`: every zone's serial and creation time) and starts
+   * bringing each that differs and has no reload under way in line: behind, through the change log; ahead, another
+   * incarnation, new or gone, whole. Gives what differed (zones with a reload under way included).
+   */
+  check(marks: ReadonlyMap<string, ZoneMark>): ZoneDrift[] {
+    const drift: ZoneDrift[] = [];
+    for (const [zone, mark] of marks) {
+      const data = this.index.get(zone);
+      const same = data !== undefined && this.created.get(zone) === mark.createdAt;
+      if (same && serialOf(data) === mark.serial) continue;
+      const action = same && !serialAtLeast(serialOf(data), mark.serial) ? 'catch-up' : 'whole';
+      drift.push({ zone, served: data ? serialOf(data) : null, store: mark.serial, action, started: false });
+    }
+    for (const zone of this.index.names())
+      if (!marks.has(zone))
+        drift.push({ zone, served: serialOf(this.index.get(zone)), store: null, action: 'whole', started: false });
+    for (const d of drift) {
+      if (this.reloads.has(d.zone)) continue;
+      d.started = true;
+      void this.reload(d.zone, d.action === 'catch-up' ? { catchUp: true, serial: d.store! } : { full: true });
+    }
+    return drift;
+  }
+
+  /** Whether a reload of `zone` is under way or queued. */
+  busy(zone: string): boolean {
+    return this.reloads.has(zone);
+  }
+
   /** Resolves when every reload started so far has ended. */
   async idle(): Promise<void> {
     await Promise.all(this.reloads.values());
   }
 
   private async refresh(zone: string, wanted: Wanted): Promise<void> {
-    if (wanted.full || this.stale.has(zone) || !this.index.get(zone)) return this.rebuild(zone);
+    const loaded = this.index.get(zone);
+    if (wanted.full || this.stale.has(zone) || !loaded) return this.rebuild(zone);
+    // already served: a later change's catch-up read what this one touched
+    if (wanted.serial !== undefined && serialAtLeast(serialOf(loaded), wanted.serial)) return;
+    if (wanted.from !== serialOf(loaded) && !(await this.followLog(zone, serialOf(loaded), wanted)))
+      return this.rebuild(zone);
     let settings: Zone | null | undefined;
     let rows: StoredRecord[] = [];
     try {
@@ -200,6 +269,24 @@ export class ZoneLoader {
       );
   }
 
+  /**
+   * Adds to `wanted` what the changes from `serial` (the copy served) to the store's serial now touched, from the
+   * change log; false when that takes reading the zone whole (the log cannot tell, or keys changed: re-sign).
+   */
+  private async followLog(zone: string, serial: number, wanted: Wanted): Promise<boolean> {
+    const chain = await this.store.changesSince(zone, serial);
+    const last = chain?.at(-1);
+    if (!chain || !last) return false; // [] while the event announced a newer serial: another incarnation
+    for (const change of chain) {
+      if (change.kind === 'zone-updated') wanted.settings = true;
+      else if (change.kind !== 'records-changed' || !change.names) return false;
+      else for (const name of change.names) wanted.names.add(name);
+    }
+    wanted.serial = last.serial;
+    this.caughtUpFromLog += 1;
+    return true;
+  }
+
   /** How far the zone's signing whole has got (null: it is not being signed whole now). */
   progress(zone: string): { done: number; total: number } | null {
     const p = this.signingProgress.get(zone);
@@ -226,20 +313,31 @@ export class ZoneLoader {
 
   /** Reads the whole zone and builds its index anew (or drops it when the store has no such zone). */
   private async rebuild(zone: string): Promise<void> {
-    let data = await buildZone(this.store, zone);
+    let createdAt: string | undefined;
+    let data = await buildZone(this.store, zone, (settings) => (createdAt = settings.createdAt));
     const keys = data && this.signing ? await this.signing.keysFor(zone, data.soa.name) : [];
     if (data && this.signing && keys.length > 0)
       data = await this.signWhole(zone, data, keys, this.signing.policy, this.signing.now());
     if (data) this.index.set(data);
     else this.index.delete(zone);
+    if (createdAt) this.created.set(zone, createdAt);
+    else this.created.delete(zone);
     this.stale.delete(zone);
   }
 }
 
-/** A zone's index built afresh from the whole zone in the store; undefined when the store has no such zone. */
-export async function buildZone(store: ZoneStore, zone: string): Promise<ZoneData | undefined> {
+/**
+ * A zone's index built afresh from the whole zone in the store; undefined when the store has no such zone.
+ * `settings` is told the zone row it read.
+ */
+export async function buildZone(
+  store: ZoneStore,
+  zone: string,
+  read?: (settings: Zone) => void,
+): Promise<ZoneData | undefined> {
   const settings = await store.getZone(zone);
   if (!settings) return undefined;
+  read?.(settings);
   // the zone row first, then its records: records may be newer than the serial, never older (see refresh)
   const builder = new ZoneBuilder(settings.name, soaAnswer(settings));
   await store.eachRecord(zone, (r) => builder.add(r));
@@ -252,6 +350,11 @@ function ownerKey(name: string): string {
 }
 
 function merge(wanted: Wanted, refresh: ZoneRefresh): Wanted {
+  // one chain while each change starts where the merged ones ended; anything else is caught up through the log
+  const first = !wanted.full && !wanted.settings && wanted.names.size === 0 && wanted.from === undefined;
+  if (refresh.catchUp || refresh.previous === undefined) wanted.from = null;
+  else if (first) wanted.from = refresh.previous;
+  else if (wanted.serial !== refresh.previous) wanted.from = null;
   if (refresh.full) wanted.full = true;
   if (refresh.settings) wanted.settings = true;
   for (const name of refresh.names ?? []) wanted.names.add(name);

@@ -174,13 +174,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     reply.type(options.metrics.registry.contentType).send(await metricsText(options.metrics.registry)),
   );
 
-  app.get('/healthz', async (_req, reply) => {
+  const probeAll = async () => {
     let ok = true;
     let degraded = false; // still serving (200), with less (e.g. Redis away): said in `status`
+    let ready = true;
     const check = async (probe: () => Promise<SubgraphHealth>): Promise<SubgraphHealth> => {
       const health = await probe().catch((err: unknown): SubgraphHealth => ({ status: 'down', error: String(err) }));
       if (health.status === 'down') ok = false;
       if (health.status === 'degraded') degraded = true;
+      if (health.ready === false) ready = false;
       return health;
     };
     const subgraphs: Record<string, SubgraphHealth> = {};
@@ -189,8 +191,19 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const parts: Record<string, SubgraphHealth> = {};
     for (const [name, probe] of Object.entries(options.parts ?? {})) parts[name] = await check(probe);
     const status = !ok ? 'unavailable' : degraded ? 'degraded' : 'ok';
-    return reply.status(ok ? 200 : 503).send({ status, version: VERSION, subgraphs, ...parts });
+    return { ok, ready: ok && ready, body: { status, version: VERSION, subgraphs, ...parts } };
+  };
+  app.get('/healthz', async (_req, reply) => {
+    const { ok, body } = await probeAll();
+    return reply.status(ok ? 200 : 503).send(body);
   });
+  // Readiness: 503 also while a part serves but should get no traffic (a replica behind its store, the store away).
+  app.get('/readyz', async (_req, reply) => {
+    const { ready, body } = await probeAll();
+    return reply.status(ready ? 200 : 503).send({ ...body, ready });
+  });
+  // Liveness: the process and its loop turn; nothing else is asked (a slow database must not get it restarted).
+  app.get('/livez', async (_req, reply) => reply.send({ status: 'ok', version: VERSION }));
 
   return app;
 }

@@ -98,6 +98,10 @@ export const DnsServerSettings = z.object({
     env: 'DNS_TCP_MAX_CONNECTIONS',
     help: "Most DNS TCP connections open at once (BIND's tcp-clients default, 150); more are closed at once.",
   }),
+  dnsReplicaCheckMs: setting(z.coerce.number().int().min(0).max(3_600_000).default(500), {
+    env: 'DNS_REPLICA_CHECK_MS',
+    help: "With DATABASE_URL (replicas on one database): how often every zone's serial served is compared with the store's and what differs caught up through the change log, so a change whose notification was lost is served within about this long. 0: off.",
+  }),
   dnsTcpIdleMs: setting(z.coerce.number().int().min(100).max(3_600_000).default(10_000), {
     env: 'DNS_TCP_IDLE_MS',
     help: 'A DNS TCP connection with nothing in progress is closed after this long.',

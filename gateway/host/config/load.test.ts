@@ -69,6 +69,9 @@ test.each([
   [{ REDIS_CONNECT_TIMEOUT_MS: 'soon' }, /REDIS_CONNECT_TIMEOUT_MS \(redisConnectTimeoutMs\)/],
   [{ REDIS_COMMAND_TIMEOUT_MS: '5' }, /REDIS_COMMAND_TIMEOUT_MS \(redisCommandTimeoutMs\).*10/],
   [{ REDIS_COMMAND_TIMEOUT_MS: '60001' }, /REDIS_COMMAND_TIMEOUT_MS \(redisCommandTimeoutMs\).*60000/],
+  [{ DNS_REPLICA_CHECK_MS: '-1' }, /DNS_REPLICA_CHECK_MS \(dnsReplicaCheckMs\)/],
+  [{ DNS_REPLICA_CHECK_MS: '3600001' }, /DNS_REPLICA_CHECK_MS \(dnsReplicaCheckMs\).*3600000/],
+  [{ DNS_REPLICA_CHECK_MS: 'often' }, /DNS_REPLICA_CHECK_MS \(dnsReplicaCheckMs\)/],
   [{ DNS_CATALOG_ZONE: 'not a name' }, /DNS_CATALOG_ZONE \(dnsCatalogZone\): must be a domain name/],
   [{ DNS_CATALOG_ZONE: '-bad.example' }, /DNS_CATALOG_ZONE \(dnsCatalogZone\): must be a domain name/],
 ])('bad environment value %j stops start-up naming the key', (env, message) => {
