@@ -7,3 +7,4 @@ export { DEFAULT_MAX_RECORDS_PER_RRSET, MAX_CHANGES_PER_CALL, MAX_VALUE_LENGTH }
 export { nextSerial, initialSerial } from './serial-policy';
 export * from './types';
 export { cmp } from './order';
+export { probeStore, STORE_PROBE_MS } from './probe';

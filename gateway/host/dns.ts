@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { autoWorkerCount, DnsEngine } from '../../dns/engine';
 import { wireName, type Zone } from '../../dns/model';
 import type { NotifyTarget } from '../../dns/server';
-import { openZoneStore, StoreError, type ZoneStore } from '../../dns/store';
+import { openZoneStore, probeStore, StoreError, type ZoneStore } from '../../dns/store';
 import { securePrivateDir, type Tightened } from '../../platform/files';
-import { withDeadline } from '../../platform/async';
 import { parseKeySpec, readKeyFile, type TsigKey } from '../../dns/tsig';
 import { importZoneFile } from '../../dns/zonefile';
 import type { SubgraphHealth } from '../../subgraphs/subgraph';
@@ -187,28 +186,14 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
   }
 }
 
-/** How long a health check waits for the zone store: a stalled database makes it degraded, never a hung probe. */
-const STORE_PROBE_MS = 2_000;
-
 /**
  * The DNS part's health: the store answering (bounded), the listener, the zones served and, on a shared store, what
  * the replica check found. `degraded` (DNS keeps answering from what it has) when the store is slow or away, or a
  * zone stays behind it; `ready` false then (a load balancer should send writes and reads elsewhere).
  */
 export async function dnsHealth(store: ZoneStore, engine: DnsEngine): Promise<SubgraphHealth> {
-  const problems: string[] = [];
-  let zones: number | null = null;
-  try {
-    zones = (
-      await withDeadline(
-        store.zoneSerials(),
-        STORE_PROBE_MS,
-        `the zone store did not answer within ${STORE_PROBE_MS} ms`,
-      )
-    ).size;
-  } catch (err) {
-    problems.push(err instanceof Error ? err.message : String(err));
-  }
+  const probe = await probeStore(store);
+  const problems: string[] = probe.problem ? [probe.problem] : [];
   const replication = engine.replication();
   if (replication && !replication.current)
     problems.push(`zones not compared with the store since ${replication.lastCheckAt ?? 'start'}`);
@@ -218,10 +203,10 @@ export async function dnsHealth(store: ZoneStore, engine: DnsEngine): Promise<Su
     );
   return {
     status: problems.length > 0 ? 'degraded' : 'ok',
-    ready: problems.length === 0 && engine.server !== undefined,
+    ready: problems.length === 0,
     ...(problems.length > 0 ? { problems } : {}),
     store: store.kind,
-    zones,
+    zones: probe.zones,
     served: engine.index.size,
     listening: engine.server ? `${engine.server.host}:${engine.server.port}` : null,
     ...(replication ? { replication } : {}),

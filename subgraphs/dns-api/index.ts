@@ -1,7 +1,7 @@
 import type { KeyVault } from '../../dns/dnssec';
 import type { Admission } from '../../platform/async';
 import type { DnsEngine } from '../../dns/engine';
-import type { ZoneStore } from '../../dns/store';
+import { probeStore, type ZoneStore } from '../../dns/store';
 import type { SubgraphLogger } from '../descriptor';
 import type { Subgraph, SubgraphContext } from '../subgraph';
 import { createDnsApiContext, type DnsApiContext, type DnsApiServices } from './context';
@@ -78,12 +78,14 @@ export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Prom
     api,
     createContext: (base: SubgraphContext) => createDnsApiContext(base, api),
     async health() {
-      const zones = await options.store.listZones();
+      const probe = await probeStore(options.store);
       return {
-        status: 'ok',
+        status: probe.problem ? 'degraded' : 'ok',
+        ready: !probe.problem,
+        ...(probe.problem ? { problems: [probe.problem] } : {}),
         store: options.store.kind,
         users: options.users.kind,
-        zones: zones.length,
+        zones: probe.zones,
         changeSubscribers: feed.size,
         operationsRunning: api.operations.active,
       };
