@@ -9,7 +9,7 @@ import type { ZoneStore } from '../../dns/store/types';
 import { sendNotify } from '../../dns/server/operations/notify';
 import { parseKeySpec, type TsigKey } from '../../dns/tsig/keyfile';
 import { importZoneFile } from '../../dns/zonefile/zone-files';
-import { dig, requireTool, startNamed, type DigAnswer, type Named } from '../support/dns-peers';
+import { axfrLines, dig, requireTool, startNamed, type DigAnswer, type Named } from '../support/dns-peers';
 
 /**
  * BIND 9 `named` as OUR secondary: it loads each zone from our server by zone transfer (for `signed.test` with a TSIG
@@ -154,22 +154,6 @@ const QUERIES: string[][] = [
   ['host.sub.compare.test', 'A'], // referral with glue
   ['+tcp', 'big.compare.test', 'TXT'],
 ];
-
-async function axfrLines(
-  server: { host: string; port: number },
-  zone: string,
-  extra: string[] = [],
-): Promise<string[]> {
-  const { stdout } = await run(
-    'dig',
-    ['+noall', '+answer', '+time=3', '+tries=1', ...extra, `@${server.host}`, '-p', String(server.port), zone, 'AXFR'],
-    { timeout: 15_000 },
-  );
-  return stdout
-    .split('\n')
-    .map((l) => l.replace(/\s+/g, ' ').trim().toLowerCase())
-    .filter((l) => l && !l.startsWith(';'));
-}
 
 describe('named as secondary of compare.test (unsigned transfer from loopback)', () => {
   let serial: number;

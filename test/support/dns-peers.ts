@@ -76,6 +76,24 @@ export async function dig(server: { host: string; port: number }, args: string[]
   };
 }
 
+/** A zone transfer with BIND's dig: the records as zone-file lines, whitespace normalised, lower case. */
+export async function axfrLines(
+  server: { host: string; port: number },
+  zone: string,
+  extra: string[] = [],
+): Promise<string[]> {
+  requireTool('dig');
+  const { stdout } = await run(
+    'dig',
+    ['+noall', '+answer', '+time=3', '+tries=1', ...extra, `@${server.host}`, '-p', String(server.port), zone, 'AXFR'],
+    { timeout: 15_000 },
+  );
+  return stdout
+    .split('\n')
+    .map((l) => l.replace(/\s+/g, ' ').trim().toLowerCase())
+    .filter((l) => l && !l.startsWith(';'));
+}
+
 export interface Named {
   host: string;
   port: number;
