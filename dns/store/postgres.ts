@@ -93,7 +93,16 @@ export interface PostgresStoreOptions {
   poolSize?: number;
   /** Most records per name and type a write may leave (default DEFAULT_MAX_RECORDS_PER_RRSET; 0 = no limit). */
   maxRecordsPerRrset?: number;
+  /**
+   * Longest wait for a lock (a zone row another transaction writes, a table someone locked) before a statement fails
+   * with UNAVAILABLE and nothing is written; default LOCK_TIMEOUT_MS, below the gateway's subgraph timeout, so a
+   * client never hears "timed out" of a write that commits later. 0: wait as long as it takes.
+   */
+  lockTimeoutMs?: number;
 }
+
+/** The default `lockTimeoutMs`. */
+export const LOCK_TIMEOUT_MS = 5_000;
 
 /** The NOTIFY channel; the payload names the schema, so stores on different schemas ignore each other. */
 export const NOTIFY_CHANNEL = 'zone_changes';
@@ -118,6 +127,11 @@ function mapError(err: unknown): unknown {
   if (failure?.kind === 'unavailable')
     return new StoreError('UNAVAILABLE', `PostgreSQL is unavailable: ${failure.message}`);
   if (failure?.kind === 'unique') return new StoreError('CONFLICT', failure.message);
+  if (failure?.kind === 'busy')
+    return new StoreError(
+      'UNAVAILABLE',
+      `the zone store is busy (a lock held elsewhere did not come free in time); nothing was written: ${failure.message}`,
+    );
   if (failure?.kind === 'foreign-key') return new StoreError('NOT_FOUND', failure.message);
   return err;
 }
@@ -137,6 +151,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 10_000,
     application_name: 'zone-store',
+    options: `-c lock_timeout=${Math.max(0, Math.floor(options.lockTimeoutMs ?? LOCK_TIMEOUT_MS))}`,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});

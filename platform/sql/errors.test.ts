@@ -15,6 +15,7 @@ test.each([
   ['40P01', 'retryable'],
   ['SQLITE_BUSY', 'busy'],
   ['SQLITE_BUSY_SNAPSHOT', 'busy'],
+  ['55P03', 'busy'], // lock_not_available: a lock_timeout ran out
   ['SQLITE_LOCKED', 'busy'],
   ['23505', 'unique'],
   ['SQLITE_CONSTRAINT_UNIQUE', 'unique'],

@@ -66,7 +66,9 @@ export function sqlFailure(err: unknown): SqlFailure | undefined {
   if (isConnectionError(err)) return { kind: 'unavailable', message };
   if (isRetryable(err)) return { kind: 'retryable', message };
   if (typeof code !== 'string') return undefined;
-  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return { kind: 'busy', message };
+  // 55P03: lock_not_available (a lock_timeout ran out)
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code === '55P03')
+    return { kind: 'busy', message };
   if (code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE')
     return { kind: 'unique', message };
   if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return { kind: 'foreign-key', message };

@@ -37,6 +37,8 @@ export async function migratePostgres(
   schema: string,
   lockKey: string,
 ): Promise<void> {
+  // a connection may bound its lock waits (lock_timeout): a migration waits for the one another process runs
+  await c.query('SET LOCAL lock_timeout = 0');
   await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockKey]);
   // Only when missing: CREATE SCHEMA needs the CREATE privilege on the database even with IF NOT EXISTS.
   const present = await c.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);

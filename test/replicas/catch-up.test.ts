@@ -149,6 +149,15 @@ test('a stalled database: /healthz and /readyz answer within seconds (degraded, 
     expect(((await ready.json()) as { ready: boolean }).ready).toBe(false);
     // DNS still answers
     expect(await servedSerial(b())).toBe(await servedSerialAfterLock(locker));
+    // a write waits for the lock at most 5 s, then fails whole, well before the gateway's 10 s: no late commit
+    const writeStarted = Date.now();
+    const write = await call(b().api, 'POST', `/zones/${ZONE}/records`, {
+      token,
+      body: { name: 'during-lock', type: 'A', ttl: 300, value: '192.0.2.99' },
+    });
+    expect(Date.now() - writeStarted).toBeLessThan(9_000);
+    expect(write.status).toBe(503);
+    expect(write.text).toMatch(/busy.*nothing was written/);
   } finally {
     await locker.query('ROLLBACK').catch(() => {});
     await locker.end();
@@ -159,6 +168,8 @@ test('a stalled database: /healthz and /readyz answer within seconds (degraded, 
   }
   expect((await fetch(`${b().url}/readyz`)).status).toBe(200);
   expect((await fetch(`${b().url}/livez`)).status).toBe(200);
+  const { lines } = await converged();
+  expect(lines.join('\n')).not.toContain('during-lock');
 }, 60_000);
 
 /** The zone's serial as the locking transaction sees it (the lock holder may read). */
