@@ -25,6 +25,7 @@ import { gatewayVsPlain } from './gateway';
 import { gwbenchBenchmark } from './gwbench';
 import { isolationBenchmark } from './isolation';
 import { liveBenchmark } from './live';
+import { replicasBenchmark } from './replicas';
 import { startNode } from './processes';
 
 /**
@@ -36,7 +37,8 @@ import { startNode } from './processes';
  * our gateway vs Apollo Gateway, Hive Gateway and Hive Gateway + router-runtime over the same HTTP subgraphs; its
  * workload files in GWBENCH_DIR, default ../shared/gwbench) and isolation (DNS answers under a steady 2 000 questions/s
  * while the control plane imports, lists, exports, transfers and signs a 100 000-record zone: lost questions, p99,
- * longest silence, RSS; wall times against PowerDNS and BIND; BENCH_ISOLATION_PARTS=import,list,export,axfr,dnssec).
+ * longest silence, RSS; wall times against PowerDNS and BIND; BENCH_ISOLATION_PARTS=import,list,export,axfr,dnssec)
+ * and replicas (three replicas on one PostgreSQL database: propagation lag, API creates/s through 1, 2, 3 replicas).
  */
 
 async function rawCeiling(body: string): Promise<number> {
@@ -111,7 +113,18 @@ async function upstreamEconomy(): Promise<string[]> {
   }
 }
 
-const SECTIONS = ['market', 'gateway', 'dns', 'dnssec', 'dns-api', 'dns-tool', 'live', 'gwbench', 'isolation'];
+const SECTIONS = [
+  'market',
+  'gateway',
+  'dns',
+  'dnssec',
+  'dns-api',
+  'dns-tool',
+  'live',
+  'gwbench',
+  'isolation',
+  'replicas',
+];
 
 async function main(): Promise<void> {
   console.log(`bench: ${SECONDS} s per run, ${CONNECTIONS} connections, node ${process.version}`);
@@ -129,6 +142,7 @@ async function main(): Promise<void> {
   if (!only || only === 'live') for (const l of await liveBenchmark()) console.log(l);
   if (!only || only === 'gwbench') for (const l of await gwbenchBenchmark()) console.log(l);
   if (!only || only === 'isolation') for (const l of await isolationBenchmark()) console.log(l);
+  if (!only || only === 'replicas') for (const l of await replicasBenchmark()) console.log(l);
 }
 
 main().catch((err: unknown) => {
