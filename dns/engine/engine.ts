@@ -22,11 +22,10 @@ import { startAnswering } from './answering';
 import { syncCatalog } from './catalog';
 import { KeyedQueue } from '../../platform/async';
 import { wireName } from '../model';
-import type { ZoneStore } from '../store';
+import type { ZoneChangeEvent, ZoneStore } from '../store';
 import type { TsigKey } from '../tsig';
 import { refreshFor, ZoneLoader, type ZoneDrift } from './zone-loader';
 import { ReplicaCheck, type ReplicaStatus } from './replica-check';
-import type { ZoneChangeEvent } from '../store';
 import { type KeyVault, SigningScheduler, storeSigning, type ZoneSigning } from '../dnssec';
 
 export interface DnsAccessOptions extends TransferAccess {
@@ -279,11 +278,6 @@ export class DnsEngine {
   /** What the replica check found (null when it does not run: a store no other process writes). */
   replication(): (ReplicaStatus & { current: boolean }) | null {
     return this.replicaCheck ? { ...this.replicaCheck.status(), current: this.replicaCheck.current() } : null;
-  }
-
-  /** Runs the replica check now (tests; after a reconnect). */
-  async checkReplica(): Promise<void> {
-    await this.replicaCheck?.checkNow();
   }
 
   /** How far signing `zone` whole has got (names signed of how many), or null when it is not being signed whole. */
