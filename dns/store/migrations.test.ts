@@ -88,7 +88,7 @@ interface Column {
 
 interface Schema {
   migrations: { version: number; name: string; appliedAt: string }[];
-  columns: Record<'zones' | 'records' | 'dnssec_keys', Column[]>;
+  columns: Record<'zones' | 'records' | 'dnssec_keys' | 'sealed_secrets', Column[]>;
   indexes: string[];
 }
 
@@ -105,7 +105,12 @@ function sqliteSchema(file: string): Schema {
       migrations: db
         .prepare('SELECT version, name, applied_at AS appliedAt FROM schema_migrations ORDER BY version')
         .all() as Schema['migrations'],
-      columns: { zones: columns('zones'), records: columns('records'), dnssec_keys: columns('dnssec_keys') },
+      columns: {
+        zones: columns('zones'),
+        records: columns('records'),
+        dnssec_keys: columns('dnssec_keys'),
+        sealed_secrets: columns('sealed_secrets'),
+      },
       indexes: db
         .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name`)
         .pluck()
@@ -146,6 +151,7 @@ async function postgresSchema(): Promise<Schema> {
         zones: await columns('zones'),
         records: await columns('records'),
         dnssec_keys: await columns('dnssec_keys'),
+        sealed_secrets: await columns('sealed_secrets'),
       },
       indexes: indexes.rows.map((r) => r.indexname),
     };
@@ -214,6 +220,11 @@ describe('both dialects, one list', () => {
         ['expires_at', true],
       ].map(([name, notNull]) => ({ name, notNull, primaryKey: name === 'id' })),
     );
+    expect(lite.columns.sealed_secrets).toEqual([
+      { name: 'name', notNull: true, primaryKey: true },
+      { name: 'sealed', notNull: true, primaryKey: false },
+      { name: 'created_at', notNull: true, primaryKey: false },
+    ]);
     const indexes = ['dnssec_keys_zone', 'records_zone_name_type', 'zone_changes_time', 'zone_changes_zone'];
     expect(lite.indexes).toEqual(indexes);
     expect(post.indexes).toEqual(indexes);
@@ -390,6 +401,8 @@ describe('DNSSEC keys (version 3) on a database of version 2', () => {
       expect(await store.deleteZone('v2.test')).toBe(true);
       await store.createZone('v2.test', SETTINGS);
       expect(await store.listDnssecKeys('v2.test')).toEqual([]);
+      // and the later versions' tables are there too (sealed secrets, version 4)
+      expect(await store.putSealedSecretIfAbsent('upgraded', 'v1:a:b:c')).toBe('v1:a:b:c');
     } finally {
       await store.close();
     }
@@ -403,7 +416,7 @@ describe('DNSSEC keys (version 3) on a database of version 2', () => {
       for (const sql of version2Database(SQLITE_DIALECT)) db.exec(sql);
       db.close();
       await check(await openSqliteStore({ file }));
-      expect(sqliteSchema(file).migrations.map((m) => m.version)).toEqual([1, 2, 3, 5]);
+      expect(sqliteSchema(file).migrations.map((m) => m.version)).toEqual(MIGRATIONS.map((m) => m.version));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -417,7 +430,7 @@ describe('DNSSEC keys (version 3) on a database of version 2', () => {
       for (const sql of version2Database(postgresDialect(`"${v2Schema}"`))) await client.query(sql);
       await check(await openPostgresStore({ url, schema: v2Schema, listen: false }));
       const versions = await client.query(`SELECT version FROM "${v2Schema}".schema_migrations ORDER BY version`);
-      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 5]);
+      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
     } finally {
       await client.end();
     }

@@ -83,6 +83,19 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 4,
+    name: 'sealed secrets',
+    // Secrets every replica of one database shares (the DNS tool's token and TSIG key, a check value of the master
+    // key), each sealed by the caller under the master key: the database alone gives none of them away.
+    statements: (d) => [
+      `CREATE TABLE ${d.table('sealed_secrets')} (
+        name       ${d.key} NOT NULL PRIMARY KEY,
+        sealed     ${d.text} NOT NULL,
+        created_at ${d.timestamp} NOT NULL
+      )${d.tableSuffix}`,
+    ],
+  },
+  {
     version: 5,
     name: 'change log',
     // One row per committed change, written in its transaction: a replica that missed changes of a zone follows the

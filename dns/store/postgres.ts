@@ -32,6 +32,7 @@ import {
 import { RecordCounts } from './counts';
 import { toZone, type ZoneRow } from './rows';
 import type { RecordData, StoredRecord, Zone, ZoneSettings } from '../model';
+import { checkSealed, checkSecretName, isSecretName } from './sealed-secrets';
 import { systemClock, timestamp, type Clock } from './clock';
 import { closedError } from './errors';
 import { ChangeEmitter } from './events';
@@ -746,6 +747,28 @@ class PostgresZoneStore implements ZoneStore {
     if (rows.length === 0) return null;
     const entries = rows.filter((r) => r.position !== null).map(toLogEntry);
     return chainFrom(serial, Number(rows[0]!.current), entries);
+  }
+
+  async getSealedSecret(name: string): Promise<string | null> {
+    if (!isSecretName(name)) return null;
+    const rows = await this.query<{ sealed: string }>(`SELECT sealed FROM ${this.s}.sealed_secrets WHERE name = $1`, [
+      name,
+    ]);
+    return rows[0]?.sealed ?? null;
+  }
+
+  async putSealedSecretIfAbsent(name: string, sealed: string): Promise<string> {
+    checkSecretName(name);
+    checkSealed(sealed);
+    const inserted = await this.query<{ sealed: string }>(
+      `INSERT INTO ${this.s}.sealed_secrets (name, sealed, created_at) VALUES ($1, $2, $3)
+       ON CONFLICT (name) DO NOTHING RETURNING sealed`,
+      [name, sealed, timestamp(this.clock())],
+    );
+    // Another replica's row won: read it in a statement of its own (a new snapshot sees that commit).
+    const held = inserted[0]?.sealed ?? (await this.getSealedSecret(name));
+    if (held === null) throw new StoreError('UNAVAILABLE', `secret ${name} vanished while it was kept`);
+    return held;
   }
 
   onChange(listener: ZoneChangeListener): () => void {

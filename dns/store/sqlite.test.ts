@@ -69,6 +69,7 @@ describe('SQLite zone store specifics', () => {
         { version: 1, name: 'zones and records' },
         { version: 2, name: 'names as given' },
         { version: 3, name: 'dnssec keys' },
+        { version: 4, name: 'sealed secrets' },
         { version: 5, name: 'change log' },
       ]);
       const indexes = db

@@ -18,6 +18,7 @@ import { toZone, type ZoneRow } from './rows';
 import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
 import { systemClock, timestamp, type Clock } from './clock';
 import { closedError } from './errors';
+import { checkSealed, checkSecretName, isSecretName } from './sealed-secrets';
 import { ensurePrivateDatabaseFile } from '../../platform/files';
 import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
@@ -261,6 +262,10 @@ class SqliteZoneStore implements ZoneStore {
         FROM zones z LEFT JOIN zone_changes c ON c.zone = z.name AND c.position >
           COALESCE((SELECT max(position) FROM zone_changes WHERE zone = @zone AND serial = @serial), 0)
         WHERE z.name = @zone ORDER BY c.position LIMIT @limit`),
+      sealedSecret: db.prepare('SELECT sealed FROM sealed_secrets WHERE name = ?').pluck(),
+      insertSealedSecret: db.prepare(
+        'INSERT INTO sealed_secrets (name, sealed, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
+      ),
     };
   }
 
@@ -585,6 +590,22 @@ class SqliteZoneStore implements ZoneStore {
       if (rows.length === 0) return null;
       const entries = rows.filter((r) => r.position !== null).map(toLogEntry);
       return chainFrom(serial, rows[0]!.current, entries);
+    });
+  }
+
+  async getSealedSecret(name: string): Promise<string | null> {
+    return this.run(() =>
+      isSecretName(name) ? ((this.s.sealedSecret.get(name) as string | undefined) ?? null) : null,
+    );
+  }
+
+  async putSealedSecretIfAbsent(name: string, sealed: string): Promise<string> {
+    checkSecretName(name);
+    checkSealed(sealed);
+    const at = timestamp(this.clock());
+    return this.write(() => {
+      this.s.insertSealedSecret.run(name, sealed, at);
+      return this.s.sealedSecret.get(name) as string;
     });
   }
 

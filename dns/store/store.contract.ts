@@ -1486,6 +1486,49 @@ export function describeZoneStoreContract(
     });
 
     // ----------------------------------------------------------------------------------------------------------
+    describe('sealed secrets', () => {
+      const secretName = (label: string) => `${label}-${++seq}`;
+
+      test('absent: null; put if absent keeps the first and returns it; a second put returns the first', async () => {
+        const name = secretName('token');
+        expect(await store.getSealedSecret(name)).toBeNull();
+        expect(await store.putSealedSecretIfAbsent(name, 'v1:aaa:bbb:ccc')).toBe('v1:aaa:bbb:ccc');
+        expect(await store.putSealedSecretIfAbsent(name, 'v1:xxx:yyy:zzz')).toBe('v1:aaa:bbb:ccc');
+        expect(await store.getSealedSecret(name)).toBe('v1:aaa:bbb:ccc');
+      });
+
+      test('another store on the same database sees it; of puts at once from several stores, one wins for all', async () => {
+        const name = secretName('race');
+        const others = [store, await openTracked(), await openTracked()];
+        const held = await Promise.all(
+          others.flatMap((s, i) => [0, 1].map((j) => s.putSealedSecretIfAbsent(name, `v1:s${i}:p${j}:x`))),
+        );
+        expect(new Set(held).size).toBe(1);
+        for (const s of others) expect(await s.getSealedSecret(name)).toBe(held[0]);
+      });
+
+      test('bad names and texts are INVALID, and the message never shows the sealed text', async () => {
+        for (const bad of ['', 'Upper', '-lead', 'a b', 'x'.repeat(101), 'nul\u0000'])
+          await expectStoreError(store.putSealedSecretIfAbsent(bad, 'v1:a:b:c'), 'INVALID', { message: /secret name/ });
+        const err = await expectStoreError(
+          store.putSealedSecretIfAbsent(secretName('t'), 'has space-SECRET'),
+          'INVALID',
+        );
+        expect(err.message).not.toContain('SECRET');
+        await expectStoreError(store.putSealedSecretIfAbsent(secretName('t'), ''), 'INVALID');
+        await expectStoreError(store.putSealedSecretIfAbsent(secretName('t'), 'x'.repeat(16_385)), 'INVALID');
+        expect(await store.getSealedSecret('Not a name')).toBeNull();
+      });
+
+      test('a closed store refuses with UNAVAILABLE', async () => {
+        const extra = await open();
+        await extra.close();
+        await expectStoreError(extra.getSealedSecret('x'), 'UNAVAILABLE');
+        await expectStoreError(extra.putSealedSecretIfAbsent('x', 'v1:a:b:c'), 'UNAVAILABLE');
+      });
+    });
+
+    // ----------------------------------------------------------------------------------------------------------
     describe('events', () => {
       test('onChange reports every committed change with its kind and serial, and nothing for failures', async () => {
         const zn = zoneName('events');

@@ -185,6 +185,13 @@ export interface ZoneStore {
    * for `change`. Keys go with their zone when it is deleted.
    */
   changeDnssecKeys(zone: string, change: DnssecKeyChange, options?: { ifSerial?: number }): Promise<Zone>;
+  /** A shared secret's sealed text (migration 4, sealed by the caller under the master key); null when absent. */
+  getSealedSecret(name: string): Promise<string | null>;
+  /**
+   * Keeps `sealed` under `name` unless the store holds one already, and returns what it holds now: of replicas
+   * starting at once, the first writer wins and every other one gets its value. INVALID for a bad name or text.
+   */
+  putSealedSecretIfAbsent(name: string, sealed: string): Promise<string>;
   /**
    * Every zone's serial and creation time now (a zone deleted and created again may repeat a serial, not both):
    * one cheap read, for a mirror to check it serves what the store has.
