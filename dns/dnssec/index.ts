@@ -2,7 +2,8 @@
 export { type Algorithm, algorithmByName, algorithmByNumber, ALGORITHMS, DEFAULT_ALGORITHM } from './algorithms';
 export { DnssecAnswerSigner } from './answer-signer';
 export { type RrsigFields } from './canonical';
-export { KeyVault } from './key-vault';
+export { KeyVault, MASTER_KEY_FILE } from './key-vault';
+export { MasterKeyError, parseMasterKey, readMasterKeyFile } from './master-key';
 export { dnskeyRdata, dsDigest, keyTag, KSK_FLAGS, ZSK_FLAGS } from './keys';
 export { SigningScheduler } from './scheduler';
 export { type KeyMaterial, newKeyMaterialAsync } from './zone-keys';

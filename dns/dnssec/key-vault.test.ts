@@ -50,7 +50,7 @@ describe('KeyVault', () => {
 
   test('a master key of the wrong size is refused', () => {
     expect(() => KeyVault.of(randomBytes(16))).toThrow(/must be 32 bytes, not 16/);
-    expect(() => KeyVault.open({ dataDir: dir, configured: randomBytes(8).toString('base64') })).toThrow(/32 bytes/);
+    expect(() => KeyVault.open({ dataDir: dir, key: randomBytes(8) })).toThrow(/32 bytes/);
   });
 
   test('without a configured key: one is made in the data directory (mode 0600) and used again', () => {
@@ -62,9 +62,15 @@ describe('KeyVault', () => {
     expect(readFileSync(file, 'utf8').trim()).toBe(first.secret.toString('base64'));
   });
 
+  test('a master key file that is not a key: an error naming the file, showing none of its text', () => {
+    writeFileSync(join(dir, MASTER_KEY_FILE), 'c2hvcnQ=\n');
+    expect(() => KeyVault.open({ dataDir: dir })).toThrow(/dnssec-master\.key: the master key in it is 5 bytes/);
+    expect(() => KeyVault.open({ dataDir: dir })).not.toThrow(/c2hvcnQ/);
+  });
+
   test('a configured key wins over the file', () => {
     writeFileSync(join(dir, MASTER_KEY_FILE), randomBytes(32).toString('base64'));
     const configured = randomBytes(32);
-    expect(KeyVault.open({ dataDir: dir, configured: configured.toString('base64') }).secret).toEqual(configured);
+    expect(KeyVault.open({ dataDir: dir, key: configured }).secret).toEqual(configured);
   });
 });

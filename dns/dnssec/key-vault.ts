@@ -2,11 +2,12 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { securePrivateDir } from '../../platform/files';
+import { MasterKeyError, parseMasterKey } from './master-key';
 
 /**
- * Private keys at rest (DNSSEC keys, the DNS API's token signing key): AES-256-GCM under one master key that never
- * enters the store. The master key comes from configuration (base64, 32 bytes) or from a file in the data
- * directory, made on first use with mode 0600. A key sealed under another master key (or altered, or moved to
+ * Secrets at rest (DNSSEC keys, the DNS API's token signing key, the secrets replicas share): AES-256-GCM under one
+ * master key that never enters the store. The master key comes from configuration (MASTER_KEY, MASTER_KEY_FILE) or
+ * from a file in the data directory, made on first use with mode 0600. A key sealed under another master key (or altered, or moved to
  * another row: `context` binds it to what it belongs to) does not open: an error, never a wrong key.
  */
 export class KeyVault {
@@ -14,18 +15,21 @@ export class KeyVault {
 
   /** A vault from 32 bytes of key. */
   static of(master: Buffer): KeyVault {
-    if (master.length !== 32) throw new Error(`the DNSSEC master key must be 32 bytes, not ${master.length}`);
+    if (master.length !== 32) throw new Error(`the master key must be 32 bytes, not ${master.length}`);
     return new KeyVault(Buffer.from(master));
   }
 
-  /** A vault whose key is `configured` (base64) or else the file `<dataDir>/dnssec-master.key` (made when missing). */
-  static open(options: { dataDir: string; configured?: string }): KeyVault {
-    if (options.configured) return KeyVault.of(Buffer.from(options.configured, 'base64'));
+  /**
+   * A vault whose key is `key` (MASTER_KEY or MASTER_KEY_FILE, already checked) or else the file
+   * `<dataDir>/dnssec-master.key`, made when missing: enough for one machine, not for replicas (each would make its own).
+   */
+  static open(options: { dataDir: string; key?: Buffer | undefined }): KeyVault {
+    if (options.key) return KeyVault.of(options.key);
     const file = join(options.dataDir, MASTER_KEY_FILE);
     try {
-      return KeyVault.of(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));
+      return KeyVault.of(parseMasterKey(readFileSync(file, 'utf8')));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw fileError(file, err);
     }
     const master = randomBytes(32);
     securePrivateDir(dirname(file));
@@ -34,7 +38,7 @@ export class KeyVault {
     chmodSync(temporary, 0o600);
     renameSync(temporary, file);
     // another process may have made one first: the file decides
-    return KeyVault.of(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));
+    return KeyVault.of(parseMasterKey(readFileSync(file, 'utf8')));
   }
 
   /** The master key, for answer workers of this engine (they open the same keys). */
@@ -63,7 +67,9 @@ export class KeyVault {
     try {
       return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64')), decipher.final()]);
     } catch {
-      throw new Error(`${what} does not open with this master key (another data directory or DNSSEC_MASTER_KEY?)`);
+      throw new Error(
+        `${what} does not open with this master key (sealed under another: give every replica the same MASTER_KEY or MASTER_KEY_FILE)`,
+      );
     }
   }
 
@@ -73,5 +79,11 @@ export class KeyVault {
   }
 }
 
+/** The data directory's own master key when none is configured (the name predates other secrets sealed by it). */
 export const MASTER_KEY_FILE = 'dnssec-master.key';
+
+/** A master key file that is there but not a key: a message naming it (a MasterKeyError shows none of its text). */
+function fileError(file: string, err: unknown): Error {
+  return err instanceof MasterKeyError ? new Error(`${file}: the master key in it ${err.message}`) : (err as Error);
+}
 const VERSION = 'v1';

@@ -12,14 +12,15 @@ import type { SubgraphHealth } from '../../subgraphs/subgraph';
 import { ConfigError } from './config/load';
 import type { Config } from './config/schema';
 import type { Logger } from '../../platform/log';
-import { KeyVault } from '../../dns/dnssec';
+import { MASTER_KEY_FILE, type KeyVault } from '../../dns/dnssec';
+import { configuredMasterKey, openVault } from './master-key';
 
 export interface DnsPart {
   store: ZoneStore;
   engine: DnsEngine;
   /** The DNS tool's key for this server (generated into DATA_DIR on first start); absent when DNS is off. */
   toolKey?: TsigKey;
-  /** Seals and opens private DNSSEC keys (master key from DNSSEC_MASTER_KEY or DATA_DIR/dnssec-master.key). */
+  /** Seals and opens the secrets kept in the store (master key from MASTER_KEY, MASTER_KEY_FILE or DATA_DIR/dnssec-master.key). */
   vault: KeyVault;
   health(): Promise<SubgraphHealth>;
   close(): Promise<void>;
@@ -115,6 +116,13 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
     maxRecordsPerRrset: config.dnsMaxRecordsPerRrset,
   });
   try {
+    const masterKey = configuredMasterKey(config);
+    const vault = openVault(config.dataDir, masterKey);
+    if (store.kind === 'postgres' && masterKey === undefined)
+      dnsLog.warn(
+        { file: join(config.dataDir, MASTER_KEY_FILE) },
+        'PostgreSQL store without MASTER_KEY: every other replica needs this same master key (give it as MASTER_KEY or MASTER_KEY_FILE)',
+      );
     const existing = new Set((await store.listZones()).map((z) => z.name));
     for (const [rawName, file] of Object.entries(config.zoneFiles)) {
       const name = wireName(rawName);
@@ -140,7 +148,6 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
         ? undefined
         : (keys.find((k) => k.name === TOOL_KEY_NAME) ?? ensureToolKey(config.dataDir, dnsLog));
     if (toolKey && !keys.includes(toolKey)) keys.push(toolKey);
-    const vault = KeyVault.open({ dataDir: config.dataDir, configured: config.dnssecMasterKey });
     const engine = await DnsEngine.start({
       store,
       dnssec: {

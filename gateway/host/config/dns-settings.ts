@@ -1,6 +1,17 @@
 import { z } from 'zod';
 import { parseKeySpec } from '../../../dns/tsig';
 import { commaList, portNumber, setting, textBool } from '../../../platform/settings';
+import { MasterKeyError, parseMasterKey } from '../../../dns/dnssec';
+
+/** A master key's text: checked here so a bad one stops start-up naming its setting (and showing none of it). */
+const masterKeyText = z.string().superRefine((text, ctx) => {
+  try {
+    parseMasterKey(text);
+  } catch (err) {
+    if (!(err instanceof MasterKeyError)) throw err;
+    ctx.addIssue({ code: 'custom', message: err.message });
+  }
+});
 
 /** The embedded DNS server: address, zones loaded at start, TSIG, NOTIFY, limits, answer workers, DNSSEC key sealing. */
 export const DnsServerSettings = z.object({
@@ -137,17 +148,19 @@ export const DnsServerSettings = z.object({
       help: "Processes that answer DNS queries over UDP besides the gateway's own (they share its socket and read the same store): `auto` is one per core but one from 4 cores up, none below (see autoWorkerCount); 0 answers from the gateway alone.",
     },
   ),
-  dnssecMasterKey: setting(
-    z
-      .string()
-      .refine((v) => Buffer.from(v, 'base64').length === 32, {
-        error: 'must be 32 bytes in base64 (openssl rand -base64 32)',
-      })
-      .optional(),
-    {
-      env: 'DNSSEC_MASTER_KEY',
-      help: 'The master key (base64, 32 bytes) that seals private DNSSEC keys in the store; unset: one is made into DATA_DIR/dnssec-master.key. Every process serving the same store needs the same one.',
-      secret: true,
-    },
-  ),
+  masterKey: setting(masterKeyText.optional(), {
+    env: 'MASTER_KEY',
+    help: 'The master key that seals every secret kept in the store (DNSSEC private keys, the token signing key, the secrets replicas share): 32 bytes as base64 (openssl rand -base64 32) or 64 hex digits. Give every replica of one database the same. Unset, with no MASTER_KEY_FILE: one is made into DATA_DIR/dnssec-master.key (one machine only). No flag: a command line is visible to every local user.',
+    secret: true,
+  }),
+  masterKeyFile: setting(z.string().min(1).optional(), {
+    env: 'MASTER_KEY_FILE',
+    flag: '--master-key-file <file>',
+    help: 'A file holding the master key (as MASTER_KEY takes it; e.g. a mounted secret), read at start; instead of MASTER_KEY.',
+  }),
+  dnssecMasterKey: setting(masterKeyText.optional(), {
+    env: 'DNSSEC_MASTER_KEY',
+    help: 'Older name of MASTER_KEY (base64 or hex), still read; set one of them, not both.',
+    secret: true,
+  }),
 });

@@ -250,7 +250,7 @@ describe('DNSSEC settings', () => {
   test.each([
     [
       { DNSSEC_MASTER_KEY: Buffer.alloc(16).toString('base64') },
-      /DNSSEC_MASTER_KEY \(dnssecMasterKey\).*32 bytes in base64/,
+      /DNSSEC_MASTER_KEY \(dnssecMasterKey\): is 16 bytes of base64, not 32/,
     ],
     [{ DNSSEC_DNSKEY_TTL: '0' }, /DNSSEC_DNSKEY_TTL \(dnssecDnskeyTtl\).*>=1/],
     [{ DNSSEC_SIGNATURE_VALIDITY_S: '60' }, /DNSSEC_SIGNATURE_VALIDITY_S \(dnssecSignatureValidityS\).*>=3600/],
@@ -369,5 +369,37 @@ describe('the cap on whole-zone reads', () => {
   ])('bad value %j stops start-up naming the key and the bound', (env, message) => {
     expect(() => loadConfig({ env })).toThrow(ConfigError);
     expect(() => loadConfig({ env })).toThrow(message);
+  });
+});
+
+describe('master key', () => {
+  const key = Buffer.alloc(32, 9);
+
+  test('MASTER_KEY as base64 or hex; MASTER_KEY_FILE and its flag; unset by default', () => {
+    expect(loadConfig({ env: {} }).masterKey).toBeUndefined();
+    expect(loadConfig({ env: { MASTER_KEY_FILE: '' } }).masterKeyFile).toBeUndefined(); // empty: unset
+    expect(loadConfig({ env: { MASTER_KEY: key.toString('base64') } }).masterKey).toBe(key.toString('base64'));
+    expect(loadConfig({ env: { MASTER_KEY: key.toString('hex') } }).masterKey).toBe(key.toString('hex'));
+    expect(loadConfig({ env: { MASTER_KEY_FILE: '/run/secrets/mk' } }).masterKeyFile).toBe('/run/secrets/mk');
+    expect(loadConfig({ env: {}, flags: { masterKeyFile: '/k' } }).masterKeyFile).toBe('/k');
+  });
+
+  test.each([
+    [{ MASTER_KEY: Buffer.alloc(16, 1).toString('base64') }, /MASTER_KEY \(masterKey\): is 16 bytes of base64, not 32/],
+    [{ MASTER_KEY: 'ab'.repeat(31) }, /MASTER_KEY \(masterKey\): is 62 hex digits, not 64/],
+    [{ MASTER_KEY: 'not a key at all' }, /MASTER_KEY \(masterKey\): is neither base64 nor hex/],
+    [
+      { MASTER_KEY: key.toString('base64'), MASTER_KEY_FILE: '/k' },
+      /MASTER_KEY_FILE \(masterKeyFile\): give the master key once: MASTER_KEY or MASTER_KEY_FILE, not both/,
+    ],
+    [
+      { MASTER_KEY: key.toString('base64'), DNSSEC_MASTER_KEY: key.toString('base64') },
+      /DNSSEC_MASTER_KEY \(dnssecMasterKey\): is the older name of MASTER_KEY/,
+    ],
+  ])('bad %j stops start-up naming the setting, showing none of the key', (env, message) => {
+    expect(() => loadConfig({ env })).toThrow(ConfigError);
+    expect(() => loadConfig({ env })).toThrow(message);
+    const secret = env.MASTER_KEY;
+    if (secret) expect(() => loadConfig({ env })).not.toThrow(secret.slice(0, 12));
   });
 });

@@ -47,6 +47,14 @@ export const ConfigSchema = z
   .refine((c) => c.liveMaxBufferedBytes >= c.liveMaxStreamBufferBytes, {
     path: ['liveMaxBufferedBytes'],
     message: "must be at least liveMaxStreamBufferBytes (one stream's bound)",
+  })
+  .refine((c) => c.masterKey === undefined || c.masterKeyFile === undefined, {
+    path: ['masterKeyFile'],
+    message: 'give the master key once: MASTER_KEY or MASTER_KEY_FILE, not both',
+  })
+  .refine((c) => c.dnssecMasterKey === undefined || (c.masterKey === undefined && c.masterKeyFile === undefined), {
+    path: ['dnssecMasterKey'],
+    message: 'is the older name of MASTER_KEY: set MASTER_KEY (or MASTER_KEY_FILE) alone',
   });
 
 export type Config = z.infer<typeof ConfigSchema>;
