@@ -6,6 +6,7 @@ export { KeyVault, MASTER_KEY_FILE } from './key-vault';
 export { MasterKeyError, parseMasterKey, readMasterKeyFile } from './master-key';
 export { dnskeyRdata, dsDigest, keyTag, KSK_FLAGS, ZSK_FLAGS } from './keys';
 export { SigningScheduler } from './scheduler';
+export { MASTER_KEY_CHECK, MasterKeyMismatchError, sharedSecret, verifyMasterKey } from './shared-secrets';
 export { type KeyMaterial, newKeyMaterialAsync } from './zone-keys';
 export { reshapes, signPatch, signZoneInSteps, unsignedPatch } from './zone-signer';
 export { seconds, storedKey, storeSigning, type ZoneSigning } from './zone-signing';

@@ -13,7 +13,7 @@ import { ConfigError } from './config/load';
 import type { Config } from './config/schema';
 import type { Logger } from '../../platform/log';
 import { MASTER_KEY_FILE, type KeyVault } from '../../dns/dnssec';
-import { configuredMasterKey, openVault } from './master-key';
+import { checkMasterKey, configuredMasterKey, openVault } from './master-key';
 
 export interface DnsPart {
   store: ZoneStore;
@@ -116,8 +116,10 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
     maxRecordsPerRrset: config.dnsMaxRecordsPerRrset,
   });
   try {
+    // Before anything is served or written: a master key that cannot open the store's secrets stops the start here.
     const masterKey = configuredMasterKey(config);
     const vault = openVault(config.dataDir, masterKey);
+    await checkMasterKey(store, vault, config);
     if (store.kind === 'postgres' && masterKey === undefined)
       dnsLog.warn(
         { file: join(config.dataDir, MASTER_KEY_FILE) },

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ZoneStore } from '../../dns/store';
+import { KeyVault } from '../../dns/dnssec';
+import { openSqliteStore, type ZoneStore } from '../../dns/store';
 import { ConfigError } from './config/load';
-import { configuredMasterKey } from './master-key';
+import { checkMasterKey, configuredMasterKey, openVault } from './master-key';
 
 /** The master key from MASTER_KEY / MASTER_KEY_FILE, and the start-up refusal that names them. */
 describe('master key at start', () => {
@@ -39,5 +40,28 @@ describe('master key at start', () => {
     expect(read).toThrow(ConfigError);
     expect(read).toThrow(message);
     if (text) expect(read).not.toThrow(text.slice(0, 6));
+  });
+
+  test('a master key that does not open the store: one line naming MASTER_KEY / MASTER_KEY_FILE and what to do', async () => {
+    store = await openSqliteStore({ file: join(dir, 'zones.sqlite') });
+    const first = randomBytes(32);
+    await checkMasterKey(store, KeyVault.of(first), { dataDir: dir, masterKey: first.toString('base64') });
+    await checkMasterKey(store, KeyVault.of(first), { dataDir: dir, masterKey: first.toString('base64') });
+    const other = randomBytes(32).toString('base64');
+    const refused = checkMasterKey(store, KeyVault.of(Buffer.from(other, 'base64')), {
+      dataDir: dir,
+      masterKey: other,
+    });
+    await expect(refused).rejects.toThrow(ConfigError);
+    await expect(
+      checkMasterKey(store, KeyVault.of(Buffer.from(other, 'base64')), { dataDir: dir, masterKey: other }),
+    ).rejects.toThrow(
+      /^MASTER_KEY \/ MASTER_KEY_FILE: the key in MASTER_KEY does not open the secret master-key-check the store holds \(sealed under another master key\): start every replica on this database with the same MASTER_KEY or MASTER_KEY_FILE as the first; nothing was served$/,
+    );
+    // without a configured key: the message says this replica made its own
+    const own = openVault(join(dir, 'own'), undefined);
+    await expect(checkMasterKey(store, own, { dataDir: join(dir, 'own') })).rejects.toThrow(
+      /no MASTER_KEY was given, so this replica made its own in \S+own\/dnssec-master\.key, which does not open/,
+    );
   });
 });
