@@ -5,4 +5,5 @@ export {
   securePrivateDir,
   tightenIfPresent,
   type Tightened,
+  writePrivateFile,
 } from './private-files';

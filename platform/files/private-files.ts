@@ -3,8 +3,19 @@
  * and token): only the user the server runs as may read it. Directories are made 0700 and files 0600; ones an older
  * version (or a umask) left looser are tightened at start, so a local user cannot read a key and forge a token.
  */
-import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, statSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -80,4 +91,21 @@ export function ensurePrivateDatabaseFile(file: string): void {
   if (file === ':memory:' || file === '') return;
   ensurePrivateFile(file);
   for (const suffix of ['-wal', '-shm', '-journal']) tightenIfPresent(`${file}${suffix}`);
+}
+
+/**
+ * Writes `text` to `file` whole or not at all (a temporary file, mode 0600, renamed over it): a reader never sees a
+ * half-written secret, and the directory is made private first.
+ */
+export function writePrivateFile(file: string, text: string): void {
+  securePrivateDir(dirname(file));
+  const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    writeFileSync(temporary, text, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+    chmodSync(temporary, PRIVATE_FILE_MODE);
+    renameSync(temporary, file);
+  } catch (err) {
+    rmSync(temporary, { force: true });
+    throw err;
+  }
 }

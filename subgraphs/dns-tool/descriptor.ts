@@ -9,7 +9,7 @@ import { ToolAuth, type DirectoryLogin } from './auth';
 import { DnsToolConfigSchema, type DnsToolConfig } from './config';
 import { buildDnsToolSchema, createDnsToolSubgraph } from './index';
 import { DnsApiTokens, type DnsApiClaims, type DnsApiSource } from './jwt-trust';
-import { ensureGeneratedToken } from './token-file';
+import { ensureGeneratedToken, sharedGeneratedToken } from './token-file';
 import { auditLine, eventId } from './tool/audit';
 import { ldapLogin } from './tool/ldap-login';
 import { RedisSessionStore } from './tool/redis-sessions';
@@ -165,7 +165,15 @@ export const dnsToolDescriptor: SubgraphDescriptor<DnsToolConfig> = {
     let tokens = settings.tokens;
     let roles = settings;
     if (tokens.length === 0) {
-      const generated = ensureGeneratedToken(shared.dataDir);
+      // Shared through the store with every replica of it (sealed), else this data directory's own.
+      const generated = dns
+        ? await sharedGeneratedToken(shared.dataDir, { store: dns.store, vault: dns.vault })
+        : { ...ensureGeneratedToken(shared.dataDir), replacedFile: false };
+      if (generated.replacedFile)
+        log.warn(
+          { file: generated.file },
+          'DNS tool: the token file held another token; replaced by the one replicas share',
+        );
       tokens = [generated.token];
       roles = { ...settings, usersRoles: { ...settings.usersRoles, [generated.token]: ['root'] } };
       // Shown once, on the terminal and not through the logger (logs are kept and shipped; this must not be).
