@@ -1,4 +1,4 @@
 /** TSIG (RFC 8945): keys and BIND key files, signing and verifying messages. Only re-exports. */
-export { parseKeySpec, readKeyFile, type TsigKey } from './keyfile';
+export { parseKeyFile, parseKeySpec, readKeyFile, type TsigKey } from './keyfile';
 export { parseTsig, signMessage, signResponse, verifyMessage, type VerifyResult, verifyStreamMessage } from './tsig';
 export { nameToWire, readName, recordOffsets, skipName, WireError } from './wire-walk';

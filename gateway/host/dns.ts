@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { autoWorkerCount, DnsEngine } from '../../dns/engine';
 import { wireName, type Zone } from '../../dns/model';
@@ -14,6 +13,7 @@ import type { Config } from './config/schema';
 import type { Logger } from '../../platform/log';
 import { MASTER_KEY_FILE, type KeyVault } from '../../dns/dnssec';
 import { checkMasterKey, configuredMasterKey, openVault } from './master-key';
+import { sharedToolKey, TOOL_KEY_NAME } from './tool-key';
 
 export interface DnsPart {
   store: ZoneStore;
@@ -70,30 +70,7 @@ async function loadZoneFile(store: ZoneStore, name: string, file: string): Promi
   }
 }
 
-/** The name of the key the DNS tool signs its changes to the embedded server with. */
-export const TOOL_KEY_NAME = 'dns-tool';
-
-/**
- * The DNS tool's key for the embedded server: read from DATA_DIR/dns-tool.key, or generated there on first start
- * (HMAC-SHA256, 256 random bits, mode 0600). The file is in BIND's format, so `nsupdate -k` can use it too.
- */
-export function ensureToolKey(dataDir: string, log: Logger): TsigKey {
-  const file = join(dataDir, `${TOOL_KEY_NAME}.key`);
-  if (existsSync(file)) {
-    const key = readKeyFile(file).find((k) => k.name === TOOL_KEY_NAME);
-    if (!key) throw new Error(`${file}: no key "${TOOL_KEY_NAME}" in it (delete the file to generate a new one)`);
-    return key;
-  }
-  const secret = randomBytes(32);
-  securePrivateDir(dataDir);
-  writeFileSync(
-    file,
-    `key "${TOOL_KEY_NAME}" {\n\talgorithm hmac-sha256;\n\tsecret "${secret.toString('base64')}";\n};\n`,
-    { mode: 0o600, flag: 'wx' },
-  );
-  log.info({ file }, 'first start: TSIG key for the DNS tool generated');
-  return { name: TOOL_KEY_NAME, algorithm: 'hmac-sha256', secret };
-}
+export { TOOL_KEY_NAME } from './tool-key';
 
 /** DATA_DIR made private (0700, its files 0600): what was tightened; a directory that cannot be made is a setting to fix. */
 function securedDataDir(dataDir: string): Tightened[] {
@@ -148,7 +125,8 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
     const toolKey =
       config.dnsPort === 0
         ? undefined
-        : (keys.find((k) => k.name === TOOL_KEY_NAME) ?? ensureToolKey(config.dataDir, dnsLog));
+        : (keys.find((k) => k.name === TOOL_KEY_NAME) ??
+          (await sharedToolKey(config.dataDir, { store, vault }, dnsLog)));
     if (toolKey && !keys.includes(toolKey)) keys.push(toolKey);
     const engine = await DnsEngine.start({
       store,
