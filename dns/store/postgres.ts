@@ -771,6 +771,32 @@ class PostgresZoneStore implements ZoneStore {
     return held;
   }
 
+  async resealAll(reseal: (sealed: string, kind: string) => string): Promise<number> {
+    return this.tx(async (c) => {
+      // Locked for the rotation: a key or secret written meanwhile waits, then is read sealed under the new key.
+      const secrets = await c.query<{ name: string; sealed: string }>(
+        `SELECT name, sealed FROM ${this.s}.sealed_secrets ORDER BY name FOR UPDATE`,
+      );
+      const keys = await c.query<{ id: string; private_key: string }>(
+        `SELECT id, private_key FROM ${this.s}.dnssec_keys ORDER BY id FOR UPDATE`,
+      );
+      const names = secrets.rows.map((r) => r.name);
+      const sealed = secrets.rows.map((r) => reseal(r.sealed, `secret:${r.name}`));
+      sealed.forEach((s) => checkSealed(s));
+      await c.query(
+        `UPDATE ${this.s}.sealed_secrets t SET sealed = u.sealed FROM unnest($1::text[], $2::text[]) AS u(name, sealed)
+         WHERE t.name = u.name`,
+        [names, sealed],
+      );
+      await c.query(
+        `UPDATE ${this.s}.dnssec_keys k SET private_key = u.private_key
+         FROM unnest($1::text[], $2::text[]) AS u(id, private_key) WHERE k.id = u.id`,
+        [keys.rows.map((r) => r.id), keys.rows.map((r) => reseal(r.private_key, 'dnssec-key'))],
+      );
+      return secrets.rows.length + keys.rows.length;
+    });
+  }
+
   onChange(listener: ZoneChangeListener): () => void {
     return this.events.on(listener);
   }

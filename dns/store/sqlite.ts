@@ -263,6 +263,10 @@ class SqliteZoneStore implements ZoneStore {
           COALESCE((SELECT max(position) FROM zone_changes WHERE zone = @zone AND serial = @serial), 0)
         WHERE z.name = @zone ORDER BY c.position LIMIT @limit`),
       sealedSecret: db.prepare('SELECT sealed FROM sealed_secrets WHERE name = ?').pluck(),
+      sealedSecrets: db.prepare('SELECT name, sealed FROM sealed_secrets ORDER BY name'),
+      updateSealedSecret: db.prepare('UPDATE sealed_secrets SET sealed = ? WHERE name = ?'),
+      privateKeys: db.prepare('SELECT id, private_key FROM dnssec_keys ORDER BY id'),
+      updatePrivateKey: db.prepare('UPDATE dnssec_keys SET private_key = ? WHERE id = ?'),
       insertSealedSecret: db.prepare(
         'INSERT INTO sealed_secrets (name, sealed, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
       ),
@@ -606,6 +610,23 @@ class SqliteZoneStore implements ZoneStore {
     return this.write(() => {
       this.s.insertSealedSecret.run(name, sealed, at);
       return this.s.sealedSecret.get(name) as string;
+    });
+  }
+
+  async resealAll(reseal: (sealed: string, kind: string) => string): Promise<number> {
+    return this.write(() => {
+      let count = 0;
+      for (const { name, sealed } of this.s.sealedSecrets.all() as { name: string; sealed: string }[]) {
+        const next = reseal(sealed, `secret:${name}`);
+        checkSealed(next);
+        this.s.updateSealedSecret.run(next, name);
+        count++;
+      }
+      for (const { id, private_key } of this.s.privateKeys.all() as { id: string; private_key: string }[]) {
+        this.s.updatePrivateKey.run(reseal(private_key, 'dnssec-key'), id);
+        count++;
+      }
+      return count;
     });
   }
 

@@ -1520,9 +1520,44 @@ export function describeZoneStoreContract(
         expect(await store.getSealedSecret('Not a name')).toBeNull();
       });
 
+      test('resealAll rewrites every sealed secret and DNSSEC private key at once, or none when reseal throws', async () => {
+        const zn = zoneName('reseal');
+        await store.createZone(zn, SETTINGS);
+        const key = dnssecKey(zn, { privateKey: 'v1:old:key:x' });
+        await store.changeDnssecKeys(zn, { add: [key] });
+        const name = secretName('reseal');
+        await store.putSealedSecretIfAbsent(name, 'v1:old:secret:x');
+        const kinds = new Set<string>();
+        const count = await store.resealAll((sealed, kind) => {
+          kinds.add(kind);
+          return sealed.replace(':old:', ':new:');
+        });
+        expect(count).toBeGreaterThanOrEqual(2);
+        expect([...kinds]).toEqual(expect.arrayContaining([`secret:${name}`, 'dnssec-key']));
+        expect(await store.getSealedSecret(name)).toBe('v1:new:secret:x');
+        expect((await store.listDnssecKeys(zn))[0]?.privateKey).toBe('v1:new:key:x');
+        // a failure part-way leaves everything as it was
+        await expect(
+          store.resealAll((sealed, kind) => {
+            if (kind === 'dnssec-key') throw new Error('cannot open');
+            return sealed.replace(':new:', ':newer:');
+          }),
+        ).rejects.toThrow('cannot open');
+        expect(await store.getSealedSecret(name)).toBe('v1:new:secret:x');
+        await expectStoreError(
+          store.resealAll(() => 'not sealed text'),
+          'INVALID',
+        );
+        expect(await store.getSealedSecret(name)).toBe('v1:new:secret:x');
+      });
+
       test('a closed store refuses with UNAVAILABLE', async () => {
         const extra = await open();
         await extra.close();
+        await expectStoreError(
+          extra.resealAll((s) => s),
+          'UNAVAILABLE',
+        );
         await expectStoreError(extra.getSealedSecret('x'), 'UNAVAILABLE');
         await expectStoreError(extra.putSealedSecretIfAbsent('x', 'v1:a:b:c'), 'UNAVAILABLE');
       });

@@ -203,6 +203,12 @@ export interface ZoneStore {
    */
   changesSince(zone: string, serial: number): Promise<ZoneLogEntry[] | null>;
   /**
+   * Rewrites every sealed text the store holds — each sealed secret and each DNSSEC private key — as `reseal` gives
+   * it, in one transaction (all or none; a master key rotation). `reseal` gets the text and its kind: `secret:<name>`
+   * or `dnssec-key`; it returns the new sealed text (the store never sees clear text). Returns how many were rewritten.
+   */
+  resealAll(reseal: (sealed: string, kind: string) => string): Promise<number>;
+  /**
    * Called after every committed change (by this process; PostgreSQL also relays other processes' changes), with
    * the names it touched when known.
    */
