@@ -1,15 +1,21 @@
 // @needs build postgres bind
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { DnsClient } from '../../dns/client';
-import { PROJECT_ROOT } from '../../gateway/host/paths';
 import { GENERATED_TOKEN_FILE } from '../../subgraphs/dns-tool/token-file';
-import { freeDnsPort, freePort } from '../bench/processes';
+import {
+  dnskeysAt,
+  gatewayStarted,
+  launchGateway,
+  MAIN,
+  stopGateway,
+  toolLogin,
+  until,
+  type GatewayProcess,
+} from '../support/gateway-process';
 import { TEST_ADMIN_PASSWORD } from '../support/system';
 import { call, login } from './api';
 
@@ -19,7 +25,6 @@ import { call, login } from './api';
  * DNS tool token at once, with nothing copied by hand; a replica given another master key (or none) refuses to start
  * with one line naming MASTER_KEY / MASTER_KEY_FILE, before it serves anything. Real processes (the built program).
  */
-const MAIN = join(PROJECT_ROOT, 'dist', 'gateway', 'main.js');
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DATABASE = `replica_secrets_${process.pid}_${randomBytes(3).toString('hex')}`;
 const databaseUrl = (() => {
@@ -36,94 +41,21 @@ const ZONE_FILE = [
   'www 300 IN A 192.0.2.80',
   '',
 ].join('\n');
-const STARTUP_MS = 45_000;
 jest.setTimeout(120_000);
 
-interface Replica {
-  child: ChildProcess;
-  dataDir: string;
-  base: string;
-  dnsPort: number;
-  output(): string;
-  exited: Promise<number | null>;
-}
-
+type Replica = GatewayProcess;
 const replicas: Replica[] = [];
 const dirs: string[] = [];
 
-/** Polls `check` until it gives a value (not undefined), up to `ms`: waits for a condition, never a fixed time. */
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = STARTUP_MS): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Starts the built program on the shared database with a DATA_DIR of its own; `env` adds or unsets settings. */
+/** A replica on the shared database with a DATA_DIR of its own and MASTER_KEY unless `env` says otherwise. */
 async function launch(env: Record<string, string | undefined>): Promise<Replica> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'replica-secrets-'));
-  dirs.push(dataDir);
-  const port = await freePort();
-  const dnsPort = await freeDnsPort();
-  const { NODE_ENV: _jest, ...userEnv } = process.env;
-  const merged: Record<string, string | undefined> = {
-    ...userEnv,
-    PORT: String(port),
-    DNS_PORT: String(dnsPort),
-    DNS_API_PORT: '0',
-    DNS_WORKERS: '0',
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    MASTER_KEY,
-    ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-    SEED_DEMO: 'false',
-    LOG_LEVEL: 'warn',
-    LOG_FORMAT: 'json',
-    MARKET_CLOCK: '2026-11-20T18:00:00Z',
-    ...env,
-  };
-  // a setting given as undefined is left out (spawn would pass the text "undefined")
-  const childEnv = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined));
-  const child = spawn(process.execPath, [MAIN], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const replica = { child, dataDir, base: `http://127.0.0.1:${port}`, dnsPort, output: () => output, exited };
+  const replica = await launchGateway({ DATABASE_URL: databaseUrl, MASTER_KEY, ...env });
   replicas.push(replica);
+  dirs.push(replica.dataDir);
   return replica;
 }
-
-/** A replica up and answering /healthz (it exiting first fails with its output). */
-async function started(replica: Replica): Promise<Replica> {
-  await until('the replica answering /healthz', async () => {
-    if (replica.child.exitCode !== null) throw new Error(`the replica exited:\n${replica.output().slice(-3000)}`);
-    return (await fetch(`${replica.base}/healthz`)).status === 200 ? true : undefined;
-  }).catch((err: unknown) => {
-    throw new Error(`${(err as Error).message}\n${replica.output().slice(-3000)}`);
-  });
-  return replica;
-}
-
-/** login_token on the replica's /api.php: the session id, or undefined when refused. */
-async function toolLogin(replica: Replica, token: string): Promise<string | undefined> {
-  const res = await fetch(`${replica.base}/api.php`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ action: 'login_token', token }).toString(),
-  });
-  const body = (await res.json()) as { session_id?: string };
-  return body.session_id;
-}
-
-/** The zone's DNSKEY records as the replica's DNS server answers them (its public keys, sorted). */
-async function dnskeys(replica: Replica): Promise<string[]> {
-  const answer = await new DnsClient({ server: { host: '127.0.0.1', port: replica.dnsPort } }).query(ZONE, 'TYPE48'); // DNSKEY
-  return answer.answers.map((r) => r.value).sort();
-}
+const started = gatewayStarted;
+const dnskeys = (replica: Replica) => dnskeysAt(replica, ZONE);
 
 /** `dig +dnssec` for www's A record at the replica: the answer section's record types. */
 async function digTypes(replica: Replica): Promise<string[]> {
@@ -160,10 +92,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const r of replicas) {
-    if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGTERM');
-    await r.exited;
-  }
+  for (const r of replicas) await stopGateway(r);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   await admin(`DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
 });

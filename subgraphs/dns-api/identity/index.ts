@@ -16,7 +16,15 @@ export {
   type UserUpdateInput,
 } from './identity';
 export { IdentityError, type AuthFailure, type FieldProblem, type IdentityErrorCode } from './errors';
-export { TOKEN_ALGORITHM, type Jwks, type KeySealer, type PublicJwk, type Rotation, type SigningKeyInfo } from './keys';
+export {
+  sealContext as signingKeySealContext,
+  TOKEN_ALGORITHM,
+  type Jwks,
+  type KeySealer,
+  type PublicJwk,
+  type Rotation,
+  type SigningKeyInfo,
+} from './keys';
 export { ACTIONS, ROLES, authorize, can, isRole, rolesAllowed, type Action, type Role } from './roles';
 export type { IdentityLog } from './log';
 export { EMAIL_MAX, USERNAME_MAX } from './validation';

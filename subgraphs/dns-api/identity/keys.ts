@@ -70,7 +70,8 @@ const RELOAD_INTERVAL_MS = 10_000;
 /** Beyond the token lifetime a retired key stays: a replica may sign with it until it reloads. */
 const RETIRED_GRACE_MS = 3 * RELOAD_INTERVAL_MS;
 
-const sealContext = (kid: string): string => `dns-api-signing-key:${kid}`;
+/** What a signing key is sealed for (its kid: a key moved to another row does not open); master key rotation too. */
+export const sealContext = (kid: string): string => `dns-api-signing-key:${kid}`;
 
 async function generate(now: Date, vault: KeySealer): Promise<SigningKey> {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
