@@ -40,6 +40,14 @@ import { chainFrom, LogPruning, logNames, MAX_CHAIN, toLogEntry, type ChangeLogR
 import type { StoreLimits } from './limits';
 import { ZONE_MIGRATIONS, tooNew } from './migrations';
 import { planDnssecKeyChange } from './dnssec-keys';
+import {
+  checkKeyIds,
+  checkRecordVersion,
+  checkZoneVersion,
+  holdKeySet,
+  holdRecordVersion,
+  holdZoneVersion,
+} from './conditions';
 import { collectKeys, planChanges, planCreateInSteps, type Plan } from './plan';
 import { pickSettings, withGiven, type RecordRow } from './rows';
 
@@ -59,7 +67,10 @@ import {
   StoreError,
   type ChangeOutcome,
   type DnssecKey,
+  type ChangeOptions,
   type DnssecKeyChange,
+  type DnssecKeyChangeOptions,
+  type ZoneWriteOptions,
   type RecordChange,
   type CreateZoneOptions,
   type RecordFilter,
@@ -467,8 +478,9 @@ class PostgresZoneStore implements ZoneStore {
     return zone;
   }
 
-  async updateZone(name: string, patch: Partial<ZoneSettings>): Promise<Zone> {
+  async updateZone(name: string, patch: Partial<ZoneSettings>, options: ZoneWriteOptions = {}): Promise<Zone> {
     const clean = checkSettingsPatch(patch);
+    const ifVersion = checkZoneVersion(options.ifVersion);
     const now = this.clock();
     const written = await this.tx(async (c) => {
       const locked = isKey(name)
@@ -477,6 +489,7 @@ class PostgresZoneStore implements ZoneStore {
         : undefined;
       if (!locked) throw new StoreError('NOT_FOUND', `no zone ${name}`);
       const current = (await this.readZone(c, name, false))!.zone;
+      holdZoneVersion(name, ifVersion, current);
       const next: ZoneSettings = { ...pickSettings(current), ...clean };
       await c.query(
         `UPDATE ${this.s}.zones SET admin_email = $2, primary_ns = $3, refresh = $4, retry = $5, expire = $6, minimum = $7,
@@ -509,9 +522,18 @@ class PostgresZoneStore implements ZoneStore {
     return zone;
   }
 
-  async deleteZone(name: string): Promise<boolean> {
-    if (!isKey(name)) return false;
+  async deleteZone(name: string, options: ZoneWriteOptions = {}): Promise<boolean> {
+    const ifVersion = checkZoneVersion(options.ifVersion);
+    if (!isKey(name)) {
+      holdZoneVersion(name, ifVersion, null);
+      return false;
+    }
     const serial = await this.tx(async (c) => {
+      if (ifVersion) {
+        // the row locked first: the version checked is the one deleted
+        await c.query(`SELECT 1 FROM ${this.s}.zones WHERE name = $1 FOR UPDATE`, [name]);
+        holdZoneVersion(name, ifVersion, (await this.readZone(c, name, false))?.zone ?? null);
+      }
       const row = (
         await c.query<{ serial: string }>(`DELETE FROM ${this.s}.zones WHERE name = $1 RETURNING serial`, [name])
       ).rows[0];
@@ -606,11 +628,23 @@ class PostgresZoneStore implements ZoneStore {
     return { locked, serial };
   }
 
-  async change(zone: string, changes: RecordChange[], options: { ifSerial?: number } = {}): Promise<ChangeOutcome> {
+  async change(zone: string, changes: RecordChange[], options: ChangeOptions = {}): Promise<ChangeOutcome> {
     checkChangeCount(changes);
+    const ifRecord = checkRecordVersion(options.ifRecord);
     const now = this.clock();
     const outcome = await this.tx(async (c) => {
       const { locked, serial } = await this.lockZone(c, zone, options.ifSerial);
+      if (ifRecord) {
+        const row = isKey(ifRecord.id)
+          ? (
+              await c.query<DbRecordRow>(
+                `SELECT ${this.recordColumns} FROM ${this.s}.records WHERE zone = $1 AND id = $2`,
+                [zone, ifRecord.id],
+              )
+            ).rows[0]
+          : undefined;
+        holdRecordVersion(zone, ifRecord, row ? fromDb(row) : null);
+      }
       const keys = collectKeys(changes);
       const rows = new Map<string, RecordRow>();
       const foreignIds = new Set<string>();
@@ -669,16 +703,19 @@ class PostgresZoneStore implements ZoneStore {
     return rows.filter((r): r is DnssecKey => r.id !== null);
   }
 
-  async changeDnssecKeys(zone: string, change: DnssecKeyChange, options: { ifSerial?: number } = {}): Promise<Zone> {
+  async changeDnssecKeys(zone: string, change: DnssecKeyChange, options: DnssecKeyChangeOptions = {}): Promise<Zone> {
     const now = this.clock();
+    const ifKeys = checkKeyIds(options.ifKeys);
     const written = await this.tx(async (c) => {
       const { locked, serial } = await this.lockZone(c, zone, options.ifSerial);
+      const keys = await this.dnssecKeys(c, zone);
+      holdKeySet(zone, ifKeys, keys);
       const checked = checkDnssecKeyChange(change, zone);
       const ids = checked.add.map((k) => k.id);
       const taken = ids.length
         ? (await c.query<{ id: string }>(`SELECT id FROM ${this.s}.dnssec_keys WHERE id = ANY($1::text[])`, [ids])).rows
         : [];
-      const plan = planDnssecKeyChange(zone, checked, await this.dnssecKeys(c, zone), new Set(taken.map((r) => r.id)));
+      const plan = planDnssecKeyChange(zone, checked, keys, new Set(taken.map((r) => r.id)));
       const { inserts, updates, deletes } = plan;
       if (inserts.length > 0)
         await c.query(

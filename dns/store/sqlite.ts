@@ -24,6 +24,14 @@ import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
 import { ZONE_MIGRATIONS, tooNew } from './migrations';
 import { planDnssecKeyChange } from './dnssec-keys';
+import {
+  checkKeyIds,
+  checkRecordVersion,
+  checkZoneVersion,
+  holdKeySet,
+  holdRecordVersion,
+  holdZoneVersion,
+} from './conditions';
 import { collectKeys, planChanges, planCreateInSteps, type Plan } from './plan';
 import {
   INSERT_RECORD_SQL,
@@ -52,7 +60,10 @@ import {
   StoreError,
   type ChangeOutcome,
   type DnssecKey,
+  type ChangeOptions,
   type DnssecKeyChange,
+  type DnssecKeyChangeOptions,
+  type ZoneWriteOptions,
   type RecordChange,
   type CreateZoneOptions,
   type RecordFilter,
@@ -379,12 +390,14 @@ class SqliteZoneStore implements ZoneStore {
     return zone;
   }
 
-  async updateZone(name: string, patch: Partial<ZoneSettings>): Promise<Zone> {
+  async updateZone(name: string, patch: Partial<ZoneSettings>, options: ZoneWriteOptions = {}): Promise<Zone> {
     const clean = checkSettingsPatch(patch);
+    const ifVersion = checkZoneVersion(options.ifVersion);
     const now = this.clock();
     const { zone, event } = await this.write(() => {
       const current = isKey(name) ? this.readZone(name, false) : null;
       if (!current) throw new StoreError('NOT_FOUND', `no zone ${name}`);
+      holdZoneVersion(name, ifVersion, current);
       const settings: ZoneSettings = { ...pickSettings(current), ...clean };
       this.s.updateZone.run({ ...settings, name, serial: nextSerial(current.serial, now), updatedAt: timestamp(now) });
       const after = this.readZone(name, false, current.recordsCount)!; // settings only: the same records
@@ -395,8 +408,10 @@ class SqliteZoneStore implements ZoneStore {
     return zone;
   }
 
-  async deleteZone(name: string): Promise<boolean> {
+  async deleteZone(name: string, options: ZoneWriteOptions = {}): Promise<boolean> {
+    const ifVersion = checkZoneVersion(options.ifVersion);
     const serial = await this.write(() => {
+      if (ifVersion) holdZoneVersion(name, ifVersion, isKey(name) ? this.readZone(name, false) : null);
       const row = isKey(name) ? (this.s.zoneExists.get(name) as { serial: number } | undefined) : undefined;
       if (!row) return null;
       this.s.deleteZone.run(name);
@@ -494,11 +509,18 @@ class SqliteZoneStore implements ZoneStore {
     return current;
   }
 
-  async change(zone: string, changes: RecordChange[], options: { ifSerial?: number } = {}): Promise<ChangeOutcome> {
+  async change(zone: string, changes: RecordChange[], options: ChangeOptions = {}): Promise<ChangeOutcome> {
     checkChangeCount(changes);
+    const ifRecord = checkRecordVersion(options.ifRecord);
     const now = this.clock();
     const outcome = await this.write(() => {
       const current = this.currentZone(zone, options.ifSerial);
+      if (ifRecord)
+        holdRecordVersion(
+          zone,
+          ifRecord,
+          isKey(ifRecord.id) ? recordOrNull(this.s.record.get(zone, ifRecord.id) as RecordTuple | undefined) : null,
+        );
       const keys = collectKeys(changes);
       const rows = new Map<string, RecordRow>();
       const foreignIds = new Set<string>();
@@ -542,13 +564,16 @@ class SqliteZoneStore implements ZoneStore {
     });
   }
 
-  async changeDnssecKeys(zone: string, change: DnssecKeyChange, options: { ifSerial?: number } = {}): Promise<Zone> {
+  async changeDnssecKeys(zone: string, change: DnssecKeyChange, options: DnssecKeyChangeOptions = {}): Promise<Zone> {
     const now = this.clock();
+    const ifKeys = checkKeyIds(options.ifKeys);
     const { written, event } = await this.write(() => {
       const current = this.currentZone(zone, options.ifSerial);
+      const keys = this.s.dnssecKeys.all(zone) as DnssecKey[];
+      holdKeySet(zone, ifKeys, keys);
       const checked = checkDnssecKeyChange(change, zone);
       const taken = new Set(this.s.dnssecKeyIds.all(JSON.stringify(checked.add.map((k) => k.id))) as string[]);
-      const plan = planDnssecKeyChange(zone, checked, this.s.dnssecKeys.all(zone) as DnssecKey[], taken);
+      const plan = planDnssecKeyChange(zone, checked, keys, taken);
       for (const key of plan.inserts) this.s.insertDnssecKey.run(key);
       for (const { id, inactiveAt, deleteAt } of plan.updates) this.s.updateDnssecKey.run({ id, inactiveAt, deleteAt });
       for (const id of plan.deletes) this.s.deleteDnssecKey.run(id);

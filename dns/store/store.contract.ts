@@ -10,12 +10,15 @@ import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '.
 import {
   StoreError,
   type DnssecKey,
+  type ChangeOptions,
   type DnssecKeyChange,
+  type DnssecKeyChangeOptions,
   type RecordChange,
   type RecordFilter,
   type StoreErrorCode,
   type ZoneChangeEvent,
   type ZoneStore,
+  type ZoneWriteOptions,
 } from './types';
 
 export interface ContractOpenOptions {
@@ -311,6 +314,48 @@ export function describeZoneStoreContract(
         });
         await expectStoreError(store.updateZone(zn, { minimum: -5 }), 'INVALID', { message: /minimum/ });
         expect(await store.getZone(zn)).toEqual(created);
+      });
+
+      test('ifVersion: updateZone and deleteZone of a zone changed or gone since it was read are PRECONDITION_FAILED', async () => {
+        const zn = zoneName('ifversion');
+        const read = await store.createZone(zn, SETTINGS);
+        const seen = { serial: read.serial, updatedAt: read.updatedAt };
+        clock.tick(1000);
+        const updated = await store.updateZone(zn, { refresh: 7200 }, { ifVersion: seen }); // the version read: passes
+        expect(updated.refresh).toBe(7200);
+        // the same version again is stale now: nothing written, by either call
+        await expectStoreError(store.updateZone(zn, { refresh: 60 }, { ifVersion: seen }), 'PRECONDITION_FAILED', {
+          message: new RegExp(`zone ${zn} changed since it was read`),
+        });
+        await expectStoreError(store.deleteZone(zn, { ifVersion: seen }), 'PRECONDITION_FAILED');
+        // the same serial with another update time (a zone deleted and created again) is another version
+        await expectStoreError(
+          store.updateZone(zn, { refresh: 60 }, { ifVersion: { serial: updated.serial, updatedAt: read.updatedAt } }),
+          'PRECONDITION_FAILED',
+        );
+        expect(await store.getZone(zn)).toEqual(updated);
+        expect(
+          await store.deleteZone(zn, { ifVersion: { serial: updated.serial, updatedAt: updated.updatedAt } }),
+        ).toBe(true);
+        // gone: a conditional write is PRECONDITION_FAILED, not "false" or NOT_FOUND
+        const last = { serial: updated.serial, updatedAt: updated.updatedAt };
+        await expectStoreError(store.deleteZone(zn, { ifVersion: last }), 'PRECONDITION_FAILED', {
+          message: /deleted/,
+        });
+        await expectStoreError(store.updateZone(zn, { refresh: 60 }, { ifVersion: last }), 'NOT_FOUND');
+      });
+
+      test.each([
+        ['a string', 'v1'],
+        ['a serial that is no integer', { serial: '1', updatedAt: '2024-03-05T10:00:00.123Z' }],
+        ['no updatedAt', { serial: 1 }],
+      ])('ifVersion %s is INVALID and changes nothing', async (_what, bad) => {
+        const zn = zoneName('ifversionbad');
+        const zone = await store.createZone(zn, SETTINGS);
+        const options = { ifVersion: bad } as unknown as ZoneWriteOptions;
+        await expectStoreError(store.updateZone(zn, { refresh: 60 }, options), 'INVALID', { message: /ifVersion/ });
+        await expectStoreError(store.deleteZone(zn, options), 'INVALID', { message: /ifVersion/ });
+        expect(await store.getZone(zn)).toEqual(zone);
       });
 
       test('deleteZone removes the zone and its records; a second delete is false', async () => {
@@ -730,6 +775,64 @@ export function describeZoneStoreContract(
           'SERIAL_MISMATCH',
         );
         expect((await store.getZone(zn))?.recordsCount).toBe(1);
+      });
+
+      test('ifRecord: a record changed or gone since it was read is PRECONDITION_FAILED and writes nothing', async () => {
+        const zn = zoneName('ifrecord');
+        await store.createZone(zn, SETTINGS, [rec(`a.${zn}`, 'A', '192.0.2.1'), rec(`b.${zn}`, 'A', '192.0.2.2')]);
+        const [a, b] = await store.listRecords(zn);
+        if (!a || !b) throw new Error('two records expected');
+        const version = (r: StoredRecord) => ({ id: r.id, ttl: r.ttl, value: r.value, updatedAt: r.updatedAt });
+        clock.tick(1000);
+        const out = await store.change(zn, [{ op: 'update', id: a.id, ttl: 60 }], { ifRecord: version(a) });
+        const changed = nth(out.results).record!;
+        const before = await snapshot(store, zn);
+        // the version read before that update is stale now, for an update and for a delete
+        for (const change of [
+          { op: 'update', id: a.id, ttl: 120 },
+          { op: 'delete', id: a.id },
+        ] as RecordChange[])
+          await expectStoreError(store.change(zn, [change], { ifRecord: version(a) }), 'PRECONDITION_FAILED', {
+            message: new RegExp(`record ${a.id} of zone ${zn} changed since it was read`),
+          });
+        // each part of the version counts (what the API's ETag is made of)
+        for (const stale of [{ ttl: 61 }, { value: '192.0.2.9' }, { updatedAt: a.updatedAt }])
+          await expectStoreError(
+            store.change(zn, [{ op: 'delete', id: a.id }], { ifRecord: { ...version(changed), ...stale } }),
+            'PRECONDITION_FAILED',
+          );
+        // the condition may name another record than the one changed; it holds for b, unchanged
+        expect(await snapshot(store, zn)).toEqual(before);
+        await store.change(zn, [{ op: 'delete', id: b.id }], { ifRecord: version(b) });
+        // gone: PRECONDITION_FAILED, not NOT_FOUND; an unknown zone is still NOT_FOUND first
+        await expectStoreError(
+          store.change(zn, [add(`c.${zn}`, 'A', '192.0.2.3')], { ifRecord: version(b) }),
+          'PRECONDITION_FAILED',
+          {
+            message: /deleted/,
+          },
+        );
+        await expectStoreError(store.change('nope.example', [], { ifRecord: version(b) }), 'NOT_FOUND');
+        expect((await store.getZone(zn))?.recordsCount).toBe(1);
+      });
+
+      test.each([
+        ['a string', 'v1'],
+        ['no id', { ttl: 300, value: '192.0.2.1', updatedAt: '2024-03-05T10:00:00.123Z' }],
+        [
+          'a ttl that is no integer',
+          { id: 'x', ttl: '300', value: '192.0.2.1', updatedAt: '2024-03-05T10:00:00.123Z' },
+        ],
+      ])('ifRecord %s is INVALID and writes nothing', async (_what, bad) => {
+        const zn = zoneName('ifrecordbad');
+        await store.createZone(zn, SETTINGS, [rec(`a.${zn}`, 'A', '192.0.2.1')]);
+        const before = await snapshot(store, zn);
+        await expectStoreError(
+          store.change(zn, [add(`b.${zn}`, 'A', '192.0.2.2')], { ifRecord: bad } as unknown as ChangeOptions),
+          'INVALID',
+          { message: /ifRecord/ },
+        );
+        expect(await snapshot(store, zn)).toEqual(before);
       });
 
       test('atomicity: a batch whose 3rd change fails leaves the zone exactly as before', async () => {
@@ -1382,6 +1485,47 @@ export function describeZoneStoreContract(
         expect(await store.listDnssecKeys(zn)).toHaveLength(2);
       });
 
+      test('ifKeys: a key set other than the one read is PRECONDITION_FAILED and writes nothing', async () => {
+        const { zn, ksk } = await signedZone('keys-ifkeys');
+        // "enable" (keys only onto none) of a zone that has keys
+        await refused(
+          zn,
+          () => store.changeDnssecKeys(zn, { add: [dnssecKey(zn)] }, { ifKeys: [] }),
+          'PRECONDITION_FAILED',
+          /changed since they were read/,
+        );
+        // a key set with one key more or less, or another key
+        await refused(
+          zn,
+          () => store.changeDnssecKeys(zn, {}, { ifKeys: [ksk.id, randomUUID()] }),
+          'PRECONDITION_FAILED',
+        );
+        await refused(zn, () => store.changeDnssecKeys(zn, {}, { ifKeys: [randomUUID()] }), 'PRECONDITION_FAILED');
+        const zsk = dnssecKey(zn);
+        await store.changeDnssecKeys(zn, { add: [zsk] }, { ifKeys: [ksk.id] }); // the set read: passes
+        await refused(
+          zn,
+          () => store.changeDnssecKeys(zn, { remove: 'all' }, { ifKeys: [ksk.id] }),
+          'PRECONDITION_FAILED',
+        );
+        await store.changeDnssecKeys(zn, { remove: 'all' }, { ifKeys: [zsk.id, ksk.id] }); // any order
+        await store.changeDnssecKeys(zn, { add: [dnssecKey(zn)] }, { ifKeys: [] }); // none now: passes
+        expect(await store.listDnssecKeys(zn)).toHaveLength(1);
+      });
+
+      test.each([
+        ['a string', 'k1'],
+        ['a list with a number', ['k1', 2]],
+      ])('ifKeys %s is INVALID and writes nothing', async (_what, bad) => {
+        const { zn } = await signedZone('keys-ifkeysbad');
+        await refused(
+          zn,
+          () => store.changeDnssecKeys(zn, {}, { ifKeys: bad } as unknown as DnssecKeyChangeOptions),
+          'INVALID',
+          /ifKeys/,
+        );
+      });
+
       /** Refused changes: each is INVALID and writes nothing (a good key added before it included). */
       const invalidChanges: [string, RegExp, (zn: string, existing: DnssecKey) => unknown][] = [
         ['flags 255', /add\[1\] flags must be 256 \(ZSK\) or 257 \(KSK\)/, (zn) => badKey(zn, { flags: 255 })],
@@ -1667,6 +1811,60 @@ export function describeZoneStoreContract(
 
     // ----------------------------------------------------------------------------------------------------------
     describe('concurrency and lifecycle', () => {
+      test('conditions hold across store instances: of writes with the same condition at once, exactly one lands', async () => {
+        const other = await openTracked({ now: clock.now });
+        const zn = zoneName('condrace');
+        const zone = await store.createZone(zn, SETTINGS, [rec(`a.${zn}`, 'A', '192.0.2.1')]);
+        const r = nth(await store.listRecords(zn));
+        const ifRecord = { id: r.id, ttl: r.ttl, value: r.value, updatedAt: r.updatedAt };
+        const ifVersion = { serial: zone.serial, updatedAt: zone.updatedAt };
+        const codes = async (calls: Promise<unknown>[]) =>
+          (await Promise.allSettled(calls)).map((o) =>
+            o.status === 'fulfilled' ? 'ok' : o.reason instanceof StoreError ? o.reason.code : String(o.reason),
+          );
+        clock.tick(1000);
+        const records = await codes(
+          Array.from({ length: 6 }, (_, i) =>
+            (i % 2 ? other : store).change(zn, [{ op: 'update', id: r.id, ttl: 100 + i }], { ifRecord }),
+          ),
+        );
+        expect(records.filter((c) => c === 'ok')).toHaveLength(1);
+        expect(records.filter((c) => c === 'PRECONDITION_FAILED')).toHaveLength(5);
+        const zoneNow = (await store.getZone(zn))!;
+        expect(zoneNow.serial).toBe(zone.serial + 1);
+        const zones = await codes(
+          Array.from({ length: 4 }, (_, i) =>
+            (i % 2 ? other : store).updateZone(zn, { retry: 600 + i }, { ifVersion }),
+          ),
+        );
+        // the version read was before the record update: all stale
+        expect(zones).toEqual(Array(4).fill('PRECONDITION_FAILED'));
+        const current = { serial: zoneNow.serial, updatedAt: zoneNow.updatedAt };
+        const again = await codes(
+          Array.from({ length: 4 }, (_, i) =>
+            (i % 2 ? other : store).updateZone(zn, { retry: 600 + i }, { ifVersion: current }),
+          ),
+        );
+        expect(again.sort()).toEqual(['PRECONDITION_FAILED', 'PRECONDITION_FAILED', 'PRECONDITION_FAILED', 'ok']);
+        const enables = await codes(
+          Array.from({ length: 4 }, (_, i) =>
+            (i % 2 ? other : store).changeDnssecKeys(
+              zn,
+              { add: [dnssecKey(zn, { flags: 257 }), dnssecKey(zn)] },
+              { ifKeys: [] },
+            ),
+          ),
+        );
+        expect(enables.sort()).toEqual(['PRECONDITION_FAILED', 'PRECONDITION_FAILED', 'PRECONDITION_FAILED', 'ok']);
+        expect(await store.listDnssecKeys(zn)).toHaveLength(2);
+        const serial = (await store.getZone(zn))!.serial;
+        const bumps = await codes(
+          Array.from({ length: 4 }, (_, i) => (i % 2 ? other : store).changeDnssecKeys(zn, {}, { ifSerial: serial })),
+        );
+        expect(bumps.sort()).toEqual(['SERIAL_MISMATCH', 'SERIAL_MISMATCH', 'SERIAL_MISMATCH', 'ok']);
+        expect((await store.getZone(zn))!.serial).toBe(serial + 1);
+      });
+
       test('10 parallel change() calls all land and the serial rises by exactly 10', async () => {
         const zn = zoneName('parallel');
         const zone = await store.createZone(zn, SETTINGS);

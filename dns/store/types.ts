@@ -34,7 +34,56 @@ export interface ChangeOutcome {
   results: ChangeResult[];
 }
 
-export type StoreErrorCode = 'NOT_FOUND' | 'CONFLICT' | 'INVALID' | 'SERIAL_MISMATCH' | 'UNAVAILABLE';
+export type StoreErrorCode =
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'INVALID'
+  | 'SERIAL_MISMATCH'
+  /** A write's condition (`ifRecord`, `ifVersion`, `ifKeys`) did not hold under its write lock. */
+  | 'PRECONDITION_FAILED'
+  | 'UNAVAILABLE';
+
+/**
+ * A zone as a writer saw it: the write goes ahead only if the zone still has this serial and update time when the
+ * write holds the zone's lock (what an If-Match on the zone's ETag checks, atomically across processes).
+ */
+export interface ZoneVersion {
+  serial: number;
+  updatedAt: string;
+}
+
+/** A record as a writer saw it (what its ETag is made of): the write goes ahead only if it is still so. */
+export interface RecordVersion {
+  id: string;
+  ttl: number;
+  value: string;
+  updatedAt: string;
+}
+
+/** Conditions of `change`, checked inside its transaction after the zone is locked. */
+export interface ChangeOptions {
+  /** SERIAL_MISMATCH unless the zone has this serial. */
+  ifSerial?: number;
+  /** PRECONDITION_FAILED unless the zone has this record unchanged (gone counts as changed). */
+  ifRecord?: RecordVersion;
+}
+
+/** Conditions of `updateZone` and `deleteZone`, checked inside their transaction. */
+export interface ZoneWriteOptions {
+  /** PRECONDITION_FAILED unless the zone is still this version (gone counts as changed). */
+  ifVersion?: ZoneVersion;
+}
+
+/** Conditions of `changeDnssecKeys`, checked inside its transaction after the zone is locked. */
+export interface DnssecKeyChangeOptions {
+  /** SERIAL_MISMATCH unless the zone has this serial (a scheduled re-sign of the copy a server has). */
+  ifSerial?: number;
+  /**
+   * PRECONDITION_FAILED unless the zone's keys are exactly these ids, in any order: the change was planned from that
+   * key set (`[]`: only when the zone has no keys — enabling DNSSEC).
+   */
+  ifKeys?: readonly string[];
+}
 
 /** A refused store operation. Nothing was written. `index` names the failing change of a batch. */
 export class StoreError extends Error {
@@ -164,10 +213,13 @@ export interface ZoneStore {
   getZone(name: string): Promise<Zone | null>;
   /** Creates a zone with its initial records (e.g. NS, or an imported master file) in one transaction. */
   createZone(name: string, settings: ZoneSettings, records?: RecordData[], options?: CreateZoneOptions): Promise<Zone>;
-  /** Changes zone settings; raises the serial. */
-  updateZone(name: string, patch: Partial<ZoneSettings>): Promise<Zone>;
-  /** Deletes the zone and all its records; false if there was none. */
-  deleteZone(name: string): Promise<boolean>;
+  /** Changes zone settings; raises the serial. `ifVersion`: only if the zone is still that version. */
+  updateZone(name: string, patch: Partial<ZoneSettings>, options?: ZoneWriteOptions): Promise<Zone>;
+  /**
+   * Deletes the zone and all its records; false if there was none (PRECONDITION_FAILED instead when `ifVersion` is
+   * given: the zone read is gone).
+   */
+  deleteZone(name: string, options?: ZoneWriteOptions): Promise<boolean>;
   listRecords(zone: string, filter?: RecordFilter): Promise<StoredRecord[]>;
   /**
    * Every record of the zone in `listRecords` order, without ids and timestamps, handed to `visit` one at a time:
@@ -175,16 +227,20 @@ export interface ZoneStore {
    */
   eachRecord(zone: string, visit: (record: RecordData) => void): Promise<void>;
   getRecord(zone: string, id: string): Promise<StoredRecord | null>;
-  /** Applies changes atomically; `ifSerial` makes it conditional on the current serial (optimistic locking). */
-  change(zone: string, changes: RecordChange[], options?: { ifSerial?: number }): Promise<ChangeOutcome>;
+  /**
+   * Applies changes atomically; `ifSerial` makes it conditional on the current serial (optimistic locking),
+   * `ifRecord` on one record being as it was read.
+   */
+  change(zone: string, changes: RecordChange[], options?: ChangeOptions): Promise<ChangeOutcome>;
   /** The zone's DNSSEC keys, oldest first (none: the zone is not signed). NOT_FOUND for an unknown zone. */
   listDnssecKeys(zone: string): Promise<DnssecKey[]>;
   /**
    * Applies a change of the zone's DNSSEC keys atomically, raises the serial and emits `dnssec-changed`; returns
    * the zone after it. NOT_FOUND for an unknown zone or key id, CONFLICT for a key id that exists; `ifSerial` as
-   * for `change`. Keys go with their zone when it is deleted.
+   * for `change`; `ifKeys`: only if the zone's keys are those (PRECONDITION_FAILED). Keys go with their zone when it
+   * is deleted.
    */
-  changeDnssecKeys(zone: string, change: DnssecKeyChange, options?: { ifSerial?: number }): Promise<Zone>;
+  changeDnssecKeys(zone: string, change: DnssecKeyChange, options?: DnssecKeyChangeOptions): Promise<Zone>;
   /** A shared secret's sealed text (migration 4, sealed by the caller under the master key); null when absent. */
   getSealedSecret(name: string): Promise<string | null>;
   /**
