@@ -71,6 +71,7 @@ export function apiErrorOf(err: unknown, fieldPrefix = ''): unknown {
       case 'INVALID':
         return invalid(fieldPrefix ? fieldPrefix.replace(/\.$/, '') : 'value', err.message);
       case 'SERIAL_MISMATCH':
+      case 'PRECONDITION_FAILED':
         return apiError('PRECONDITION_FAILED', err.message);
       case 'UNAVAILABLE':
         return apiError('UNAVAILABLE', err.message);

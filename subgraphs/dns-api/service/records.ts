@@ -1,11 +1,17 @@
 import { createHash } from 'node:crypto';
 import { MAX_TTL, RECORD_TYPES, type RecordData, type RecordType, type StoredRecord } from '../../../dns/model';
 import { RecordValueError, validateRecord } from '../../../dns/records';
-import { type RecordChange, type RecordPosition, StoreError, type ZoneStore } from '../../../dns/store';
+import {
+  type RecordChange,
+  type RecordPosition,
+  type RecordVersion,
+  StoreError,
+  type ZoneStore,
+} from '../../../dns/store';
 import { apiError, apiErrorOf, asApi, invalid, type FieldError } from '../errors';
 import type { ChangeFeed } from './changes';
 import { KeyedQueue, type DnsServing } from './serving';
-import { etagMatches, zoneRef } from './zones';
+import { etagMatches, versionWanted, zoneRef } from './zones';
 
 export interface RecordInput {
   name: string;
@@ -165,6 +171,20 @@ function recordOf(input: RecordInput, zone: string, defaultTtl: number, prefix =
   }
 }
 
+const ifMatchGiven = (ifMatch: string | null | undefined): ifMatch is string =>
+  ifMatch !== undefined && ifMatch !== null;
+
+const stale = (id: string, ifMatch: string) =>
+  apiError('PRECONDITION_FAILED', `record ${id} changed since it was read (If-Match ${ifMatch} does not match)`);
+
+/** What the record's ETag is made of, as the write's condition. */
+const versionOf = (r: StoredRecord): RecordVersion => ({
+  id: r.id,
+  ttl: r.ttl,
+  value: r.value,
+  updatedAt: r.updatedAt,
+});
+
 /** Records of one zone: each an individual row with its own id (RRsets are not the unit). */
 export class RecordService {
   constructor(
@@ -172,7 +192,10 @@ export class RecordService {
     private readonly serving: DnsServing,
     private readonly feed: ChangeFeed,
     private readonly options: RecordServiceOptions = RECORD_DEFAULTS,
-    /** API writes of one zone run one at a time (shared with the zone service): an If-Match check and its write see the same record. */
+    /**
+     * API writes of one zone run one at a time in this process (shared with the zone service); an If-Match holds
+     * across processes because the store checks it again inside the write (`ifRecord`).
+     */
     private readonly writes: KeyedQueue = new KeyedQueue(),
   ) {}
 
@@ -234,7 +257,9 @@ export class RecordService {
     return this.writes.run(zone, async () => {
       const current = await this.current(zone, id, ifMatch);
       const change = this.updateOf(current, id, patch, '');
-      const outcome = await asApi(() => this.store.change(zone, [change]));
+      const outcome = await this.conditional(id, ifMatch, () =>
+        this.store.change(zone, [change], versionWanted(ifMatch) ? { ifRecord: versionOf(current) } : {}),
+      );
       await this.committed(zone, outcome.zone.serial, by);
       const updated = outcome.results[0]?.record;
       if (!updated) throw new Error('the store updated a record without returning it');
@@ -245,8 +270,10 @@ export class RecordService {
   delete(zoneName: string, id: string, ifMatch: string | null | undefined, by: string): Promise<void> {
     const zone = zoneRef(zoneName);
     return this.writes.run(zone, async () => {
-      await this.current(zone, id, ifMatch);
-      const outcome = await asApi(() => this.store.change(zone, [{ op: 'delete', id }]));
+      const current = await this.current(zone, id, ifMatch);
+      const outcome = await this.conditional(id, ifMatch, () =>
+        this.store.change(zone, [{ op: 'delete', id }], versionWanted(ifMatch) ? { ifRecord: versionOf(current) } : {}),
+      );
       await this.committed(zone, outcome.zone.serial, by);
     });
   }
@@ -343,16 +370,26 @@ export class RecordService {
     return { op: 'update', id, ...(hasTtl ? { ttl: checked.ttl } : {}), ...(hasValue ? { value: checked.value } : {}) };
   }
 
-  /** The record as stored, after checking an If-Match against its ETag (412 when it changed since). */
+  /**
+   * The record as stored, after checking an If-Match against its ETag (412 when it changed since). The write then
+   * passes the version read as its condition, so a change committed in between (by any process) is a 412 too.
+   */
   private async current(zone: string, id: string, ifMatch: string | null | undefined): Promise<StoredRecord> {
     const record = await asApi(() => this.store.getRecord(zone, id));
     if (!record) throw await this.missing(zone, id);
-    if (ifMatch !== undefined && ifMatch !== null && !etagMatches(ifMatch, recordEtag(record)))
-      throw apiError(
-        'PRECONDITION_FAILED',
-        `record ${id} changed since it was read (If-Match ${ifMatch} does not match)`,
-      );
+    if (ifMatchGiven(ifMatch) && !etagMatches(ifMatch, recordEtag(record))) throw stale(id, ifMatch);
     return record;
+  }
+
+  /** A conditional write: a condition that failed in the store is the same 412 as the check before it. */
+  private async conditional<T>(id: string, ifMatch: string | null | undefined, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'PRECONDITION_FAILED' && ifMatchGiven(ifMatch))
+        throw stale(id, ifMatch);
+      throw apiErrorOf(err);
+    }
   }
 
   private async zoneOf(zone: string) {

@@ -9,7 +9,7 @@ import {
   type ZoneSettings,
 } from '../../../dns/model';
 import { checkZoneName, emailToRname, soaNames, ZoneNameError } from '../../../dns/records';
-import type { ZoneStore } from '../../../dns/store';
+import { StoreError, type ZoneStore, type ZoneWriteOptions } from '../../../dns/store';
 import { exportZoneFile, importZoneFile } from '../../../dns/zonefile';
 import { apiError, apiErrorOf, asApi, invalid, invalidFields, type FieldError } from '../errors';
 import type { ChangeFeed } from './changes';
@@ -153,7 +153,10 @@ export class ZoneService {
     private readonly serving: DnsServing,
     private readonly feed: ChangeFeed,
     private readonly defaults: ZoneDefaults = ZONE_DEFAULTS,
-    /** Writes of one zone, one at a time (shared with the record service): an If-Match check and its write see the same zone. */
+    /**
+     * Writes of one zone, one at a time in this process (shared with the record service); an If-Match holds across
+     * processes because the store checks the zone's version again inside the write (`ifVersion`).
+     */
     private readonly writes: KeyedQueue = new KeyedQueue(),
   ) {}
 
@@ -276,8 +279,10 @@ export class ZoneService {
         'nothing to change: give at least one of adminEmail, refresh, retry, expire, minimum, defaultTtl',
       );
     const zone = await this.writes.run(zoneName, async () => {
-      await this.checkEtag(zoneName, ifMatch);
-      const updated = await asApi(() => this.store.updateZone(zoneName, changes));
+      const seen = await this.checkEtag(zoneName, ifMatch);
+      const updated = await this.conditional(zoneName, ifMatch, () =>
+        this.store.updateZone(zoneName, changes, conditionOf(seen, ifMatch)),
+      );
       this.feed.attribute(zoneName, updated.serial, by);
       await this.serving.served(zoneName, updated.serial);
       return updated;
@@ -290,7 +295,10 @@ export class ZoneService {
     await this.writes.run(zoneName, async () => {
       const zone = await this.checkEtag(zoneName, ifMatch);
       this.feed.attribute(zoneName, zone.serial, by, 'zone-deleted');
-      if (!(await asApi(() => this.store.deleteZone(zoneName)))) throw apiError('NOT_FOUND', `no zone ${zoneName}`);
+      const deleted = await this.conditional(zoneName, ifMatch, () =>
+        this.store.deleteZone(zoneName, conditionOf(zone, ifMatch)),
+      );
+      if (!deleted) throw apiError('NOT_FOUND', `no zone ${zoneName}`);
       await this.serving.served(zoneName, null);
     });
   }
@@ -308,17 +316,45 @@ export class ZoneService {
     }
   }
 
-  /** The zone, after checking an If-Match against its ETag (412 when it changed since). */
+  /**
+   * The zone, after checking an If-Match against its ETag (412 when it changed since). The write then passes the
+   * version read as its condition, so a change committed in between (by any process) is a 412 too.
+   */
   private async checkEtag(zoneName: string, ifMatch: string | null | undefined): Promise<Zone> {
     const zone = await asApi(() => this.store.getZone(zoneName));
     if (!zone) throw apiError('NOT_FOUND', `no zone ${zoneName}`);
     if (ifMatch !== undefined && ifMatch !== null && !etagMatches(ifMatch, zoneEtag(zone)))
-      throw apiError(
-        'PRECONDITION_FAILED',
-        `zone ${zoneName} changed since it was read (If-Match ${ifMatch} does not match)`,
-      );
+      throw staleZone(zoneName, ifMatch);
     return zone;
   }
+
+  /** A conditional write: a condition that failed in the store is the same 412 as the check before it. */
+  private async conditional<T>(
+    zoneName: string,
+    ifMatch: string | null | undefined,
+    write: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'PRECONDITION_FAILED' && ifMatch !== undefined && ifMatch !== null)
+        throw staleZone(zoneName, ifMatch);
+      throw apiErrorOf(err);
+    }
+  }
+}
+
+const staleZone = (zoneName: string, ifMatch: string) =>
+  apiError('PRECONDITION_FAILED', `zone ${zoneName} changed since it was read (If-Match ${ifMatch} does not match)`);
+
+/** The store condition of a write with If-Match: the zone's version as read (none without If-Match, or for `*`). */
+function conditionOf(zone: Zone, ifMatch: string | null | undefined): ZoneWriteOptions {
+  return !versionWanted(ifMatch) ? {} : { ifVersion: { serial: zone.serial, updatedAt: zone.updatedAt } };
+}
+
+/** Whether an If-Match asks for the version read (a list of tags), not just for something to exist (`*`, none). */
+export function versionWanted(ifMatch: string | null | undefined): ifMatch is string {
+  return ifMatch !== undefined && ifMatch !== null && !ifMatch.split(',').some((t) => t.trim() === '*');
 }
 
 /** If-Match: `*` or a list of entity tags, any of which may match (weak tags never match a strong comparison). */
