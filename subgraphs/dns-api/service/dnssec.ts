@@ -15,8 +15,9 @@ import {
   storedKey,
   ZSK_FLAGS,
 } from '../../../dns/dnssec';
-import type { DnssecKey, ZoneStore } from '../../../dns/store';
-import { apiError, asApi, invalid, invalidFields, type FieldError } from '../errors';
+import type { Zone } from '../../../dns/model';
+import { StoreError, type DnssecKey, type DnssecKeyChange, type ZoneStore } from '../../../dns/store';
+import { apiError, apiErrorOf, asApi, invalid, invalidFields, type FieldError } from '../errors';
 import type { ChangeFeed } from './changes';
 import type { ProgressReport } from './operations';
 import type { DnsServing, KeyedQueue, PreparedWrite } from './serving';
@@ -148,7 +149,8 @@ export class DnssecService {
           );
           const now = this.now();
           const added = materials.map((material) => this.newKey(zone, material, now, now));
-          const updated = await asApi(() => this.store.changeDnssecKeys(zone, { add: added }));
+          // only onto no keys: another process that enabled it meanwhile wins, this one is the 409 below
+          const updated = await this.onKeys(zone, [], { add: added });
           await this.written(zone, updated.serial, by, progress);
           return this.statusOf(zone, added);
         });
@@ -164,7 +166,7 @@ export class DnssecService {
         if (keys.length === 0) throw apiError('CONFLICT', `DNSSEC is not enabled for zone ${zone}`);
         const rollover = this.rolloverOf(keys);
         if (rollover) throw apiError('CONFLICT', `cannot turn DNSSEC off during a ZSK rollover: ${rollover}`);
-        const updated = await asApi(() => this.store.changeDnssecKeys(zone, { remove: 'all' }));
+        const updated = await this.onKeys(zone, keys, { remove: 'all' });
         await this.written(zone, updated.serial, by, progress);
         return this.statusOf(zone, []);
       });
@@ -208,13 +210,12 @@ export class DnssecService {
         const remove = activate + p.propagationDelay + maxTtl + p.retireSafety;
         const fresh = this.newKey(zone, material, startedAt, activate);
         const gone = keys.filter((k) => k.deleteAt !== null && (seconds(k.deleteAt) ?? 0) <= now).map((k) => k.id);
-        const updated = await asApi(() =>
-          this.store.changeDnssecKeys(zone, {
-            add: [fresh],
-            update: [{ id: old.id, inactiveAt: iso(activate), deleteAt: iso(remove) }],
-            ...(gone.length ? { remove: gone } : {}),
-          }),
-        );
+        // only onto the keys read: of two rotations at once (any processes) one starts, the other is a 409
+        const updated = await this.onKeys(zone, keys, {
+          add: [fresh],
+          update: [{ id: old.id, inactiveAt: iso(activate), deleteAt: iso(remove) }],
+          ...(gone.length ? { remove: gone } : {}),
+        });
         await this.written(zone, updated.serial, by, progress);
         return {
           success: true,
@@ -225,6 +226,30 @@ export class DnssecService {
         };
       });
     return { zone, run };
+  }
+
+  /**
+   * Changes the zone's keys only if they are still `seen` (checked by the store inside the write). When they are
+   * not, another writer got there first: 409 saying what state the keys are in now.
+   */
+  private async onKeys(zone: string, seen: readonly DnssecKey[], change: DnssecKeyChange): Promise<Zone> {
+    try {
+      return await this.store.changeDnssecKeys(zone, change, { ifKeys: seen.map((k) => k.id) });
+    } catch (err) {
+      if (!(err instanceof StoreError && err.code === 'PRECONDITION_FAILED')) throw apiErrorOf(err);
+    }
+    const now = await asApi(() => this.store.listDnssecKeys(zone));
+    const rollover = this.rolloverOf(now);
+    throw apiError(
+      'CONFLICT',
+      now.length === 0
+        ? `DNSSEC was turned off for zone ${zone} meanwhile`
+        : rollover
+          ? `a ZSK rollover is already in progress: ${rollover}`
+          : seen.length === 0
+            ? `DNSSEC is already enabled for zone ${zone}; turn it off first to change the algorithm`
+            : `the DNSSEC keys of zone ${zone} changed meanwhile; read them again`,
+    );
   }
 
   private async written(zone: string, serial: number, by: string, progress?: ProgressReport): Promise<void> {
