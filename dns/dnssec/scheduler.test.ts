@@ -9,7 +9,7 @@ import { DEFAULT_SIGNING_POLICY } from './zone-signer';
 
 const T0 = 1_800_000_000;
 
-function zone(signedAt: number, keys: Array<Partial<ZoneKey>>): ZoneData {
+function zone(signedAt: number, keys: Array<Partial<ZoneKey>>, serial = 7): ZoneData {
   const signing: SignedState = {
     keys: keys.map((k) => ({ publishAt: T0, activateAt: T0, inactiveAt: null, deleteAt: null, ...k }) as ZoneKey),
     policy: DEFAULT_SIGNING_POLICY,
@@ -18,21 +18,30 @@ function zone(signedAt: number, keys: Array<Partial<ZoneKey>>): ZoneData {
     expiresAt: signedAt + DEFAULT_SIGNING_POLICY.signatureValidity,
     signedAt,
   };
-  return { signing } as unknown as ZoneData;
+  return { signing, soa: { data: { serial } } } as unknown as ZoneData;
 }
 
 describe('SigningScheduler', () => {
   let now = T0;
   const asked: string[] = [];
+  const serials: Array<number | undefined> = [];
+  /** The serial the store has: a bump asked for another is refused, as the store's ifSerial does. */
+  let stored = 7;
   const scheduler = new SigningScheduler(
-    async (name) => {
+    async (name, serial) => {
+      serials.push(serial);
+      if (serial !== stored) return false;
       asked.push(name);
+      stored++;
+      return true;
     },
     () => now,
   );
   afterAll(() => scheduler.close());
   beforeEach(() => {
     asked.length = 0;
+    serials.length = 0;
+    stored = 7;
     now = T0;
   });
 
@@ -52,6 +61,17 @@ describe('SigningScheduler', () => {
     scheduler.check('a.test', z);
     await Promise.resolve();
     expect(asked).toEqual(['a.test']);
+  });
+
+  test('the bump names the serial of the copy that was due; a copy another server bumped already asks nothing', async () => {
+    now = T0 + 100;
+    const due = zone(T0, [{ activateAt: T0 + 100 }]);
+    scheduler.check('a.test', due); // this server bumps 7 → 8
+    scheduler.check('a.test', due); // a second server with the same copy, as replicas are: refused (8 now)
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(serials).toEqual([7, 7]);
+    expect(asked).toEqual(['a.test']);
+    expect(stored).toBe(8);
   });
 
   test('a zone signed again after the event waits for the next one', async () => {

@@ -13,13 +13,21 @@ const MAX_WAIT_MS = 2 ** 31 - 1;
  * the signatures have run half their validity, it asks for the zone to be signed afresh (`resign`: a new serial
  * in the store, which every server of the zone then reads and signs). One timer per zone; the clock is the
  * engine's (`now`, seconds), so a test can move it and call `check`.
+ *
+ * `resign` is given the serial of the copy that was due, and must bump only a zone that still has it: every server
+ * of the zone (replicas on one database) runs a scheduler and comes due at the same moment, and the first bump
+ * makes the others' copies stale, so the zone is signed afresh once, not once per server.
  */
 export class SigningScheduler {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private closed = false;
 
   constructor(
-    private readonly resign: (zone: string) => Promise<void>,
+    /**
+     * Asks for a new serial of `zone` if it still has `serial` (undefined: the copy has none to compare); false when
+     * it had moved on and nothing was written.
+     */
+    private readonly resign: (zone: string, serial: number | undefined) => Promise<boolean>,
     private readonly now: () => number,
     private readonly log?: SchedulerLogger,
   ) {}
@@ -43,7 +51,7 @@ export class SigningScheduler {
     if (due === null) return;
     const wait = (due - this.now()) * 1000;
     if (wait <= 0) {
-      this.resign(name).catch((err: unknown) => {
+      this.resign(name, zone.soa.data.serial).catch((err: unknown) => {
         this.log?.warn({ err, zone: name }, 'DNSSEC: the zone could not be signed afresh; trying again in a minute');
         this.timers.set(name, unref(setTimeout(() => this.check(name, zone), 60_000)));
       });

@@ -22,7 +22,7 @@ import { startAnswering } from './answering';
 import { syncCatalog } from './catalog';
 import { KeyedQueue } from '../../platform/async';
 import { wireName } from '../model';
-import type { ZoneChangeEvent, ZoneStore } from '../store';
+import { StoreError, type ZoneChangeEvent, type ZoneStore } from '../store';
 import type { TsigKey } from '../tsig';
 import { refreshFor, ZoneLoader, type ZoneDrift } from './zone-loader';
 import { ReplicaCheck, type ReplicaStatus } from './replica-check';
@@ -120,8 +120,16 @@ export class DnsEngine {
       const signing = storeSigning(options.store, options.dnssec.vault, options.dnssec);
       this.signing = signing;
       this.scheduler = new SigningScheduler(
-        async (zone) => {
-          await options.store.changeDnssecKeys(zone, {});
+        // conditional on the serial this copy has: of the replicas due at once, one bumps it (the rest see it
+        // moved on, and look again when the new serial's copy arrives)
+        async (zone, serial) => {
+          try {
+            await options.store.changeDnssecKeys(zone, {}, serial === undefined ? {} : { ifSerial: serial });
+            return true;
+          } catch (err) {
+            if (err instanceof StoreError && err.code === 'SERIAL_MISMATCH') return false;
+            throw err;
+          }
         },
         () => signing.now(),
         options.log,
