@@ -34,16 +34,17 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
 
 /**
  * Starts the built program; `env` adds settings or, given as undefined, leaves them out. A DATA_DIR is made unless
- * `env.DATA_DIR` names one; the caller removes it (`dataDir`).
+ * `env.DATA_DIR` names one, and free ports are taken unless `env.PORT` / `env.DNS_PORT` name them; the caller
+ * removes the directory (`dataDir`).
  */
 export async function launchGateway(env: Record<string, string | undefined>): Promise<GatewayProcess> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'gateway-process-'));
-  const port = await freePort();
-  const dnsPort = await freeDnsPort();
+  const port = env.PORT ?? String(await freePort());
+  const dnsPort = Number(env.DNS_PORT ?? (await freeDnsPort()));
   const { NODE_ENV: _jest, ...userEnv } = process.env;
   const merged: Record<string, string | undefined> = {
     ...userEnv,
-    PORT: String(port),
+    PORT: port,
     DNS_PORT: String(dnsPort),
     DNS_API_PORT: '0',
     DNS_WORKERS: '0',
@@ -65,11 +66,14 @@ export async function launchGateway(env: Record<string, string | undefined>): Pr
   return { child, dataDir, base: `http://127.0.0.1:${port}`, dnsPort, output: () => output, exited };
 }
 
-/** The process up and answering /healthz (it exiting first fails with its output). */
-export async function gatewayStarted(p: GatewayProcess): Promise<GatewayProcess> {
-  await until('the gateway answering /healthz', async () => {
+/**
+ * The process up and answering `probe` (/healthz, or /readyz for one that must also serve what the store has) with
+ * 200; it exiting first fails with its output.
+ */
+export async function gatewayStarted(p: GatewayProcess, probe = '/healthz'): Promise<GatewayProcess> {
+  await until(`the gateway answering ${probe}`, async () => {
     if (p.child.exitCode !== null) throw new Error('exited');
-    return (await fetch(`${p.base}/healthz`)).status === 200 ? true : undefined;
+    return (await fetch(`${p.base}${probe}`)).status === 200 ? true : undefined;
   }).catch((err: unknown) => {
     throw new Error(`${(err as Error).message}\n${p.output().slice(-3000)}`);
   });

@@ -1,18 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { PROJECT_ROOT } from '../../gateway/host/paths';
 import { freeDnsPort, freePort } from '../bench/processes';
-import { TEST_ADMIN_PASSWORD } from './system';
+import { gatewayStarted, launchGateway, type GatewayProcess } from './gateway-process';
 
 /**
  * Replicas as an operator runs them: the built program (`node dist/gateway/main.js`) started several times, each with
  * its own DATA_DIR, HTTP and DNS ports, all on one PostgreSQL database made for the test (dropped at the end).
  */
-const MAIN = join(PROJECT_ROOT, 'dist', 'gateway', 'main.js');
 const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A database of its own for a test file: its URL, and `drop` (also ends every connection still open to it). */
@@ -56,56 +54,52 @@ export interface Replica {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts a replica on `databaseUrl` and waits until /readyz says ready. `env` adds settings. */
+/** One master key per database, as every replica of it must be given the same (a replica with another refuses). */
+const masterKeys = new Map<string, string>();
+function masterKeyOf(databaseUrl: string): string {
+  let key = masterKeys.get(databaseUrl);
+  if (!key) masterKeys.set(databaseUrl, (key = randomBytes(32).toString('base64')));
+  return key;
+}
+
+/**
+ * Starts a replica on `databaseUrl` with the master key every replica of that database gets, and waits until /readyz
+ * says ready. `env` adds settings.
+ */
 export async function startReplica(
   name: string,
   databaseUrl: string,
   env: Record<string, string> = {},
 ): Promise<Replica> {
-  const port = await freePort();
-  const dnsPort = await freeDnsPort();
-  const dataDir = mkdtempSync(join(tmpdir(), `replica-${name}-`));
-  let output = '';
-  const launch = async (): Promise<ChildProcess> => {
-    const child = spawn(process.execPath, [MAIN], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        DNS_PORT: String(dnsPort),
-        DNS_API_PORT: '0',
-        DNS_WORKERS: '0',
-        DATA_DIR: dataDir,
-        DATABASE_URL: databaseUrl,
-        ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-        SEED_DEMO: 'false',
-        LOG_LEVEL: 'warn',
-        MARKET_CLOCK: '2026-11-20T18:00:00Z',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 600 && child.exitCode === null; i++) {
-      const ready = await fetch(`${base}/readyz`).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (ready) return child;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    child.kill('SIGKILL');
-    throw new Error(`replica ${name} was not ready within 60 s:\n${output.slice(-3000)}`);
+  const settings: Record<string, string> = {
+    PORT: String(await freePort()),
+    DNS_PORT: String(await freeDnsPort()),
+    DATA_DIR: mkdtempSync(join(tmpdir(), `replica-${name}-`)),
+    DATABASE_URL: databaseUrl,
+    MASTER_KEY: masterKeyOf(databaseUrl),
+    ...env,
   };
+  let outputs = '';
+  let current: GatewayProcess | undefined;
+  const launch = async (): Promise<ChildProcess> => {
+    if (current) outputs += current.output();
+    current = await launchGateway(settings);
+    await gatewayStarted(current, '/readyz').catch(async (err: unknown) => {
+      current?.child.kill('SIGKILL');
+      throw new Error(`replica ${name}: ${(err as Error).message}`);
+    });
+    return current.child;
+  };
+  const child = await launch();
+  const base = current!.base;
   const replica: Replica = {
     name,
-    url: `http://127.0.0.1:${port}`,
-    api: `http://127.0.0.1:${port}/api/v1`,
-    dns: { host: '127.0.0.1', port: dnsPort },
-    dataDir,
-    child: await launch(),
-    output: () => output,
+    url: base,
+    api: `${base}/api/v1`,
+    dns: { host: '127.0.0.1', port: Number(settings.DNS_PORT) },
+    dataDir: settings.DATA_DIR!,
+    child,
+    output: () => outputs + (current?.output() ?? ''),
     restart: async () => {
       replica.child = await launch();
     },
