@@ -1,9 +1,12 @@
-// @needs build postgres
+// @needs build postgres bind
 /**
  * Guards that hold across replicas: three all-in-one processes on one PostgreSQL database (each its own DATA_DIR).
  * The same If-Match sent through all three at once gives exactly one 200 and 412 for the rest, in every round;
- * DNSSEC enabled or rotated through two at once ends with one key set (the other answer a 409).
+ * DNSSEC enabled or rotated through two at once ends with one key set (the other answer a 409); a scheduled re-sign
+ * that comes due on all three at once raises the serial once.
  */
+import pg from 'pg';
+import { dig } from '../support/dns-peers';
 import { startReplica, stopReplicas, testDatabase, type Replica } from '../support/replica-cluster';
 import { TEST_ADMIN_PASSWORD } from '../support/system';
 import { call, login } from '../dns-api/api';
@@ -16,7 +19,14 @@ let token: string;
 beforeAll(async () => {
   database = await testDatabase('guards');
   // one at a time: the first migrates the database and creates the admin user
-  for (const name of ['a', 'b', 'c']) replicas.push(await startReplica(name, database.url));
+  // DNSSEC timings at their smallest, so a ZSK rollover's next key event (the new key signing) comes due in about 1 s
+  const env = {
+    DNSSEC_PROPAGATION_DELAY_S: '0',
+    DNSSEC_PUBLISH_SAFETY_S: '0',
+    DNSSEC_RETIRE_SAFETY_S: '0',
+    DNSSEC_DNSKEY_TTL: '1',
+  };
+  for (const name of ['a', 'b', 'c']) replicas.push(await startReplica(name, database.url, env));
   token = await login(nth(0), 'admin', TEST_ADMIN_PASSWORD);
   expect((await call(nth(0), 'POST', '/zones', { token, body: { name: ZONE } })).status).toBe(201);
 }, 180_000);
@@ -99,4 +109,56 @@ test('DNSSEC enable and rotate through two replicas at once: one key set, the ot
   const rotate = await Promise.all([0, 1].map((i) => call(nth(i), 'POST', `/zones/${ZONE}/dnssec/rotate`, { token })));
   expect(rotate.map((r) => r.status).sort()).toEqual([200, 409]);
   expect((await keys()).map((k) => k.key_type).sort()).toEqual(['KSK', 'ZSK', 'ZSK']);
+}, 120_000);
+
+/** The serial each replica's DNS server answers for `zone` (BIND's dig). */
+async function servedSerials(zone: string): Promise<number[]> {
+  return Promise.all(
+    replicas.map(async (r) => Number((await dig(r.dns, [zone, 'SOA'])).answer[0]?.split(' ')[6] ?? Number.NaN)),
+  );
+}
+
+/** The change log of `zone`: what the store committed, whichever replica wrote it, oldest first. */
+async function changesOf(zone: string): Promise<Array<{ serial: number; kind: string }>> {
+  const client = new pg.Client({ connectionString: database!.url });
+  await client.connect();
+  try {
+    const rows = await client.query<{ serial: string; kind: string }>(
+      'SELECT serial, kind FROM zone_changes WHERE zone = $1 ORDER BY position',
+      [zone],
+    );
+    return rows.rows.map((r) => ({ serial: Number(r.serial), kind: r.kind }));
+  } finally {
+    await client.end();
+  }
+}
+
+test('a re-sign scheduled on three replicas at once raises the serial once', async () => {
+  const zone = 'resign.example.test';
+  expect((await call(nth(0), 'POST', '/zones', { token, body: { name: zone } })).status).toBe(201);
+  expect((await call(nth(0), 'POST', `/zones/${zone}/dnssec`, { token, body: { enable: true } })).status).toBe(200);
+  expect((await call(nth(1), 'POST', `/zones/${zone}/dnssec/rotate`, { token })).status).toBe(200);
+  const keys = await call<{ keys: Array<{ activate_at: string | null }> }>(nth(2), 'GET', `/zones/${zone}/dnssec`, {
+    token,
+  });
+  // the new ZSK starts signing at its activation (about 1 s on): every replica's scheduler comes due then
+  const due = Math.max(...keys.body.keys.map((k) => Date.parse(k.activate_at ?? '')));
+  expect(due).toBeGreaterThan(Date.now() - 60_000);
+  // created, enabled, rotated: the scheduled re-sign is the fourth change; wait until it is committed and served
+  const deadline = Date.now() + 20_000;
+  let changes = await changesOf(zone);
+  let served = await servedSerials(zone);
+  const settled = () =>
+    Date.now() > due && changes.length >= 4 && served.every((s) => s === changes[changes.length - 1]!.serial);
+  while (Date.now() < deadline && !settled()) {
+    await new Promise((r) => setTimeout(r, 100));
+    [changes, served] = await Promise.all([changesOf(zone), servedSerials(zone)]);
+  }
+  expect(changes.map((c) => c.kind)).toEqual(['zone-created', 'dnssec-changed', 'dnssec-changed', 'dnssec-changed']);
+  const bumped = changes[3]!.serial;
+  expect(bumped).toBe(changes[2]!.serial + 1);
+  // another replica's bump would come from its timer at the same moment; give them two seconds more
+  await new Promise((r) => setTimeout(r, 2_000));
+  expect(await changesOf(zone)).toHaveLength(4);
+  expect(await servedSerials(zone)).toEqual([bumped, bumped, bumped]);
 }, 120_000);
