@@ -14,51 +14,29 @@
  *
  * An attempt counts as a failure from the moment it starts (before the slow password check), so attempts sent at once
  * cannot all pass the check; a success takes its own count back and clears the failures of its (username, address).
- * State lives in memory, per process, in maps of at most `maxTrackedKeys` keys each (least recently failed evicted).
+ * The counts live in a ledger (ledger.ts): in memory, per process, in maps of at most `maxTrackedKeys` keys each
+ * (memory-ledger.ts). This class makes the messages, the refusals and the log lines; how an attempt ended is
+ * recorded in the background, so `succeeded()` and `failed()` never wait nor throw.
  * IPv6 clients are counted per /64 (one host usually holds a whole /64); IPv4-mapped IPv6 counts as IPv4.
  */
 import { isIPv4, isIPv6 } from 'node:net';
-import { LRUCache } from 'lru-cache';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  THROTTLE_DEFAULTS,
+  type FailureCounts,
+  type LedgerFactory,
+  type ThrottleKeys,
+  type ThrottleLedger,
+  type ThrottleOptions,
+  type TrackedKeys,
+} from './ledger';
+import { memoryLedger } from './memory-ledger';
 
 /** Where the throttle reports failed logins and limits reached (user name and address; never a password). */
 export interface ThrottleLog {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
 }
-import { setTimeout as sleep } from 'node:timers/promises';
-
-export interface ThrottleOptions {
-  /**
-   * Failed logins of one username from one address within the window before that address is refused for it; from
-   * all addresses together, the failures after which the username's attempts are slowed down (default 5).
-   */
-  maxFailuresPerUsername?: number;
-  /** Failed logins from one client address within the window before further attempts are refused (default 20). */
-  maxFailuresPerAddress?: number;
-  /** The window, in seconds (default 900: 15 minutes). */
-  windowSeconds?: number;
-  /** Most keys tracked at once in each map (default 10 000). */
-  maxTrackedKeys?: number;
-  /** Spacing of a slowed username's attempts at its first failure over the limit, doubled with each more (250 ms). */
-  slowdownBaseMs?: number;
-  /** Largest spacing of a slowed username's attempts (default 30 000 ms). */
-  slowdownMaxMs?: number;
-  /** Longest an attempt waits for its turn; one that would wait longer is refused with the wait (default 5 000 ms). */
-  maxHoldMs?: number;
-  /** How long an address that logged in as a user skips that user's slow-down (default 30 days). */
-  trustSeconds?: number;
-}
-
-export const THROTTLE_DEFAULTS: Readonly<Required<ThrottleOptions>> = Object.freeze({
-  maxFailuresPerUsername: 5,
-  maxFailuresPerAddress: 20,
-  windowSeconds: 900,
-  maxTrackedKeys: 10_000,
-  slowdownBaseMs: 250,
-  slowdownMaxMs: 30_000,
-  maxHoldMs: 5_000,
-  trustSeconds: 30 * 86_400,
-});
 
 /** One attempt in progress: report how it ended exactly once. */
 export interface LoginAttempt {
@@ -82,77 +60,8 @@ export interface ThrottleDeps {
   wait?: (ms: number) => Promise<void>;
   /** What the log calls the login (`DNS API`, `DNS tool token`…). */
   what?: string;
-}
-
-/** Failure times (ms) per key, oldest first; the map's order is the order keys last failed. */
-class FailureWindow {
-  private readonly keys = new Map<string, number[]>();
-
-  constructor(
-    readonly limit: number,
-    private readonly windowMs: number,
-    private readonly maxKeys: number,
-  ) {}
-
-  get size(): number {
-    return this.keys.size;
-  }
-
-  /** The failures of `key` still in the window. */
-  private live(key: string, now: number): number[] {
-    const times = this.keys.get(key);
-    if (!times) return [];
-    const cutoff = now - this.windowMs;
-    let drop = 0;
-    while (drop < times.length && (times[drop] ?? Infinity) <= cutoff) drop++;
-    if (drop > 0) times.splice(0, drop);
-    if (times.length === 0) this.keys.delete(key);
-    return times;
-  }
-
-  count(key: string, now: number): number {
-    return this.live(key, now).length;
-  }
-
-  /** Milliseconds until `key` may try again, or 0 when it may now. */
-  waitMs(key: string, now: number): number {
-    const times = this.live(key, now);
-    if (times.length < this.limit) return 0;
-    const oldestCounted = times[times.length - this.limit] ?? now;
-    return Math.max(1, oldestCounted + this.windowMs - now);
-  }
-
-  /** Counts a failure; returns the failures of `key` now in the window. */
-  add(key: string, now: number): number {
-    const times = this.live(key, now);
-    this.keys.delete(key); // re-inserted last: the map stays ordered by most recent failure
-    times.push(now);
-    if (times.length > this.limit) times.splice(0, times.length - this.limit);
-    this.evict();
-    this.keys.set(key, times);
-    return times.length;
-  }
-
-  /** Takes back one failure counted at `at` (the provisional count of an attempt that succeeded). */
-  remove(key: string, at: number): void {
-    const times = this.keys.get(key);
-    if (!times) return;
-    const i = times.lastIndexOf(at);
-    if (i >= 0) times.splice(i, 1);
-    if (times.length === 0) this.keys.delete(key);
-  }
-
-  clear(key: string): void {
-    this.keys.delete(key);
-  }
-
-  /** Makes room for one key by dropping the least recently failed keys (those out of the window go first). */
-  private evict(): void {
-    for (const key of this.keys.keys()) {
-      if (this.keys.size < this.maxKeys) return;
-      this.keys.delete(key);
-    }
-  }
+  /** Where the counts live (default: this process's memory; `redisLedger` shares them between replicas). */
+  ledger?: LedgerFactory;
 }
 
 function positiveInteger(value: number, name: string): number {
@@ -160,22 +69,20 @@ function positiveInteger(value: number, name: string): number {
   return value;
 }
 
-/** Failures of a username counted at most (its slow-down has reached its largest spacing long before). */
-const MAX_COUNTED_PER_USERNAME = 64;
+const REFUSED_WHICH = {
+  both: 'for this username and from this address',
+  pair: 'for this username from this address',
+  address: 'from this address',
+} as const;
 
 export class LoginThrottle {
   private readonly o: Required<ThrottleOptions>;
-  /** Failures per (username, address). */
-  private readonly pairs: FailureWindow;
-  private readonly addresses: FailureWindow;
-  /** Failures per username from every address. */
-  private readonly usernames: FailureWindow;
-  /** The earliest time (ms) the next password check of a slowed username may run. */
-  private readonly turns: LRUCache<string, number>;
-  /** (username, address) pairs that logged in, and until when (ms) they skip the username's slow-down. */
-  private readonly trusted: LRUCache<string, number>;
+  private readonly ledger: ThrottleLedger;
   private readonly now: () => Date;
   private readonly wait: (ms: number) => Promise<void>;
+  private readonly what: string;
+  /** Outcomes still being recorded. */
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(
     options: ThrottleOptions = {},
@@ -184,19 +91,18 @@ export class LoginThrottle {
     const o = { ...THROTTLE_DEFAULTS, ...options };
     for (const key of Object.keys(THROTTLE_DEFAULTS) as Array<keyof ThrottleOptions>) positiveInteger(o[key], key);
     this.o = o;
-    const windowMs = o.windowSeconds * 1000;
-    this.pairs = new FailureWindow(o.maxFailuresPerUsername, windowMs, o.maxTrackedKeys);
-    this.addresses = new FailureWindow(o.maxFailuresPerAddress, windowMs, o.maxTrackedKeys);
-    this.usernames = new FailureWindow(MAX_COUNTED_PER_USERNAME, windowMs, o.maxTrackedKeys);
-    this.turns = new LRUCache({ max: o.maxTrackedKeys });
-    this.trusted = new LRUCache({ max: o.maxTrackedKeys });
+    this.what = deps.what ?? 'login';
+    this.ledger = (deps.ledger ?? memoryLedger)(Object.freeze({ ...o }), {
+      what: this.what,
+      ...(deps.log ? { log: deps.log } : {}),
+    });
     this.now = deps.now ?? (() => new Date());
     this.wait = deps.wait ?? ((ms) => sleep(ms).then(() => undefined));
   }
 
-  /** Keys tracked now: for tests and metrics. */
-  get tracked(): { usernames: number; addresses: number; pairs: number } {
-    return { usernames: this.usernames.size, addresses: this.addresses.size, pairs: this.pairs.size };
+  /** Keys tracked in this process's memory: for tests and metrics. */
+  get tracked(): TrackedKeys {
+    return this.ledger.tracked;
   }
 
   /**
@@ -206,58 +112,53 @@ export class LoginThrottle {
    */
   async begin(username: string, clientAddress: string): Promise<LoginAttempt> {
     const t = this.now().getTime();
-    const address = addressKey(clientAddress);
-    const pair = `${username}\n${address}`;
-    const pairWait = this.pairs.waitMs(pair, t);
-    const addressWait = this.addresses.waitMs(address, t);
-    if (pairWait > 0 || addressWait > 0) {
-      const which =
-        pairWait > 0 && addressWait > 0
-          ? 'for this username and from this address'
-          : pairWait > 0
-            ? 'for this username from this address'
-            : 'from this address';
-      throw this.refusal(`too many failed logins ${which}`, Math.max(pairWait, addressWait));
-    }
-    const hold = this.takeTurn(username, pair, t);
-    this.pairs.add(pair, t);
-    this.addresses.add(address, t);
-    this.usernames.add(username, t);
-    if (hold > 0) await this.wait(hold);
+    const keys: ThrottleKeys = { username, address: addressKey(clientAddress) };
+    const decision = await this.ledger.begin(keys, t);
+    if (decision.kind === 'refused')
+      throw this.refusal(`too many failed logins ${REFUSED_WHICH[decision.limit]}`, decision.waitMs);
+    if (decision.kind === 'slowed')
+      throw this.refusal(
+        'too many failed logins for this username from many addresses: its attempts are slowed down',
+        decision.waitMs,
+      );
+    if (decision.holdMs > 0) await this.wait(decision.holdMs);
+    const { id } = decision;
     let done = false;
     return {
       succeeded: () => {
         if (done) return;
         done = true;
-        this.pairs.clear(pair);
-        this.addresses.remove(address, t);
-        this.usernames.remove(username, t);
-        this.trusted.set(pair, this.now().getTime() + this.o.trustSeconds * 1000);
+        const trustUntil = this.now().getTime() + this.o.trustSeconds * 1000;
+        this.record(keys, this.ledger.succeeded(keys, t, id, trustUntil));
       },
       failed: () => {
         if (done) return;
         done = true;
-        this.reportFailure(username, address, pair, t);
+        if (!this.deps.log) return; // counted already: what is left is the log line
+        this.record(
+          keys,
+          this.ledger.failed(keys, t, id).then((counts) => this.reportFailure(keys, counts)),
+        );
       },
     };
   }
 
-  /** How long this attempt waits for its turn (0 when the username is not slowed, or the address is trusted). */
-  private takeTurn(username: string, pair: string, t: number): number {
-    if ((this.trusted.get(pair) ?? 0) > t) return 0;
-    const over = this.usernames.count(username, t) - this.o.maxFailuresPerUsername;
-    if (over < 0) return 0;
-    const spacing = Math.min(this.o.slowdownBaseMs * 2 ** over, this.o.slowdownMaxMs);
-    const turn = Math.max(t, this.turns.get(username) ?? 0);
-    const hold = turn - t;
-    if (hold > this.o.maxHoldMs) {
-      throw this.refusal(
-        'too many failed logins for this username from many addresses: its attempts are slowed down',
-        hold,
-      );
-    }
-    this.turns.set(username, turn + spacing);
-    return hold;
+  /** Resolves once every outcome reported so far is recorded (tests; a shutdown that waits for them). */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all(this.pending);
+  }
+
+  /** Records an outcome in the background: the caller goes on, and an error is logged, never thrown. */
+  private record(keys: ThrottleKeys, work: Promise<void>): void {
+    const recorded: Promise<void> = work
+      .catch((err: unknown) =>
+        this.deps.log?.warn(
+          { username: keys.username, address: keys.address, err: err instanceof Error ? err.message : String(err) },
+          `${this.what}: the login throttle could not record how an attempt ended`,
+        ),
+      )
+      .finally(() => this.pending.delete(recorded));
+    this.pending.add(recorded);
   }
 
   private refusal(why: string, waitMs: number): Error {
@@ -266,13 +167,11 @@ export class LoginThrottle {
   }
 
   /** Logs a failure, and once each when a limit is reached (an attacker's refused attempts are not logged again). */
-  private reportFailure(username: string, address: string, pair: string, t: number): void {
-    const what = this.deps.what ?? 'login';
+  private reportFailure({ username, address }: ThrottleKeys, counts: FailureCounts): void {
+    const { what } = this;
     const log = this.deps.log;
     if (!log) return;
-    const perPair = this.pairs.count(pair, t);
-    const perAddress = this.addresses.count(address, t);
-    const perUsername = this.usernames.count(username, t);
+    const { perPair, perAddress, perUsername } = counts;
     log.info({ username, address, perPair, perAddress, perUsername }, `${what}: failed login`);
     if (perPair === this.o.maxFailuresPerUsername)
       log.warn(
