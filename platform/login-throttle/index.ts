@@ -15,3 +15,4 @@ export {
   type TrackedKeys,
 } from './ledger';
 export { memoryLedger } from './memory-ledger';
+export { redisLedger, type RedisLedgerOptions } from './redis-ledger';

@@ -14,9 +14,11 @@
  *
  * An attempt counts as a failure from the moment it starts (before the slow password check), so attempts sent at once
  * cannot all pass the check; a success takes its own count back and clears the failures of its (username, address).
- * The counts live in a ledger (ledger.ts): in memory, per process, in maps of at most `maxTrackedKeys` keys each
- * (memory-ledger.ts). This class makes the messages, the refusals and the log lines; how an attempt ended is
- * recorded in the background, so `succeeded()` and `failed()` never wait nor throw.
+ * The counts live in a ledger (ledger.ts): by default in memory, per process, in maps of at most `maxTrackedKeys`
+ * keys each (memory-ledger.ts); with Redis, shared by every replica, each check and count one script run, so N
+ * replicas allow what one does (redis-ledger.ts). While Redis is unreachable that ledger counts in memory, per
+ * process, until it answers again. This class makes the messages, the refusals and the log lines; how an attempt
+ * ended is recorded in the background, so `succeeded()` and `failed()` never wait nor throw.
  * IPv6 clients are counted per /64 (one host usually holds a whole /64); IPv4-mapped IPv6 counts as IPv4.
  */
 import { isIPv4, isIPv6 } from 'node:net';
