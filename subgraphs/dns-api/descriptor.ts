@@ -4,6 +4,8 @@ import { Identity, openUserStore } from './identity';
 import { buildDnsApiSchema, createDnsApiSubgraph } from './index';
 import { wireName } from '../../dns/model';
 import { Admission } from '../../platform/async';
+import { redisLedger } from '../../platform/login-throttle';
+import { RedisLink } from '../../platform/redis';
 
 /**
  * The DNS server API: zones, records, users and tokens over the embedded DNS server's zone store. Its users live
@@ -20,6 +22,17 @@ export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
     const dns = engines.dns;
     if (!dns) throw new Error('the dns-api subgraph needs the DNS engine');
     const users = await openUserStore({ dataDir: shared.dataDir, databaseUrl: shared.databaseUrl });
+    // With REDIS_URL the login throttle counts in Redis, so N replicas allow what one does.
+    const redis = shared.redisUrl
+      ? new RedisLink({
+          url: shared.redisUrl,
+          purpose: 'DNS API login throttle',
+          fallback: 'failed DNS API logins count per process',
+          connectTimeoutMs: shared.redisConnectTimeoutMs,
+          commandTimeoutMs: shared.redisCommandTimeoutMs,
+          log,
+        })
+      : undefined;
     try {
       const identity = new Identity({
         store: users,
@@ -34,6 +47,7 @@ export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
           maxFailuresPerAddress: config.dnsApiLoginFailuresPerAddress,
           windowSeconds: config.dnsApiLoginWindowS,
         },
+        ...(redis ? { throttleLedger: redisLedger(redis, { prefix: shared.redisPrefix, namespace: 'dns-api' }) } : {}),
       });
       const bootstrap = await identity.ensureAdmin(config.adminPassword);
       if (bootstrap.created) {
@@ -69,9 +83,14 @@ export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
             ? overrides.wholeZoneReads
             : new Admission({ running: config.dnsApiWholeZoneReads, waiting: config.dnsApiWholeZoneQueue }),
         log,
+        async onClose() {
+          await identity.settled(); // failed and successful logins recorded before the link closes
+          await redis?.close();
+        },
       });
     } catch (err) {
       await users.close();
+      await redis?.close();
       throw err;
     }
   },

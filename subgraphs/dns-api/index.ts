@@ -37,6 +37,8 @@ export interface DnsApiSubgraphOptions {
   operations?: Partial<OperationLimits>;
   /** Where a background operation's unexpected failure is logged. */
   log?: SubgraphLogger;
+  /** Runs last when the subgraph closes (what its builder opened for it, e.g. the login throttle's Redis link). */
+  onClose?: () => Promise<void>;
 }
 
 export interface DnsApiSubgraph extends Subgraph<DnsApiContext> {
@@ -95,6 +97,7 @@ export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Prom
       await api.operations.drain();
       feed.close();
       await options.users.close();
+      await options.onClose?.();
     },
   };
 }

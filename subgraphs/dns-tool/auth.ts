@@ -8,6 +8,7 @@ import type { DnsApiTokens } from './jwt-trust';
 import { bearerCredential } from '../bearer';
 import {
   LoginThrottle,
+  type LedgerFactory,
   type LoginAttempt,
   type ThrottleLog,
   type ThrottleOptions,
@@ -31,6 +32,8 @@ export interface ToolAuthOptions {
   dnsApiRoles: Readonly<Record<string, readonly string[]>>;
   /** Failed logins and token guesses: limits as the DNS API's login (per name/token and address, per address). */
   throttle?: ThrottleOptions;
+  /** Where the throttle counts (default: this process's memory; with Redis, shared by every replica). */
+  throttleLedger?: LedgerFactory;
   /** Where failed logins are reported (never a password or a token). */
   log?: ThrottleLog;
   /** Clock of the throttle (tests). */
@@ -69,6 +72,7 @@ export class ToolAuth {
       what: 'DNS tool',
       ...(options.now ? { now: options.now } : {}),
       ...(options.log ? { log: options.log } : {}),
+      ...(options.throttleLedger ? { ledger: options.throttleLedger } : {}),
     });
   }
 
@@ -86,6 +90,11 @@ export class ToolAuth {
       attempt.failed();
       throw err;
     }
+  }
+
+  /** Resolves once the throttle has recorded how every login so far ended (before its Redis link closes). */
+  settled(): Promise<void> {
+    return this.throttle.settled();
   }
 
   /** Whether any way of logging in is configured (the original without one lets everyone in; we never do). */

@@ -4,6 +4,7 @@ import { createRemoteJWKSet, type JSONWebKeySet } from 'jose';
 import { GraphAccessError, type SubgraphDeps, type SubgraphDescriptor } from '../descriptor';
 import { readKeyFile } from '../../dns/tsig';
 import { VERSION } from '../../platform/version';
+import { redisLedger } from '../../platform/login-throttle';
 import { RedisLink } from '../../platform/redis';
 import { ToolAuth, type DirectoryLogin } from './auth';
 import { DnsToolConfigSchema, type DnsToolConfig } from './config';
@@ -76,26 +77,25 @@ function userOf(value: unknown): DnsApiClaims | null {
   return typeof username === 'string' && typeof role === 'string' ? { username, role: role.toLowerCase() } : null;
 }
 
-/** Sessions in memory, or in Redis with REDIS_URL (shared by replicas); `close` ends the Redis connection. */
-function sessionStore({ config, shared, log }: SubgraphDeps<DnsToolConfig>): {
-  store: SessionStore;
-  close: () => Promise<void>;
-} {
-  const idleSeconds = config.dnsTool.sessionIdleS;
-  const bounds = { maxPerUser: config.dnsTool.maxSessionsPerUser, maxBytes: config.dnsTool.maxSessionBytes };
-  if (!shared.redisUrl) return { store: new MemorySessionStore({ idleSeconds, bounds }), close: async () => undefined };
-  const link = new RedisLink({
+/** With REDIS_URL: the link the tool's sessions and login throttle share with every replica (closed with the tool). */
+function toolRedis({ shared, log }: SubgraphDeps<DnsToolConfig>): RedisLink | undefined {
+  if (!shared.redisUrl) return undefined;
+  return new RedisLink({
     url: shared.redisUrl,
-    purpose: 'DNS tool sessions',
+    purpose: 'DNS tool sessions and login throttle',
     fallback: 'DNS tool logins and sessions fail until Redis answers',
     connectTimeoutMs: shared.redisConnectTimeoutMs,
     commandTimeoutMs: shared.redisCommandTimeoutMs,
     log,
   });
-  return {
-    store: new RedisSessionStore(link, { prefix: shared.redisPrefix, idleSeconds, bounds }),
-    close: () => link.close(),
-  };
+}
+
+/** Sessions in memory, or in Redis (shared by replicas). */
+function sessionStore({ config, shared }: SubgraphDeps<DnsToolConfig>, redis: RedisLink | undefined): SessionStore {
+  const idleSeconds = config.dnsTool.sessionIdleS;
+  const bounds = { maxPerUser: config.dnsTool.maxSessionsPerUser, maxBytes: config.dnsTool.maxSessionBytes };
+  if (!redis) return new MemorySessionStore({ idleSeconds, bounds });
+  return new RedisSessionStore(redis, { prefix: shared.redisPrefix, idleSeconds, bounds });
 }
 
 function loopbackOf(host: string): string {
@@ -189,7 +189,8 @@ export const dnsToolDescriptor: SubgraphDescriptor<DnsToolConfig> = {
     const dnsApi = settings.trustDnsApi ? dnsApiSource(deps) : undefined;
     const ldap = settings.ldap;
     const directory: DirectoryLogin | undefined = ldap ? (u, p) => ldapLogin(ldap, u, p) : undefined;
-    const { store: sessions, close: closeSessions } = sessionStore(deps);
+    const redis = toolRedis(deps);
+    const sessions = sessionStore(deps, redis);
     const auth = new ToolAuth({
       roles,
       tokens,
@@ -206,6 +207,8 @@ export const dnsToolDescriptor: SubgraphDescriptor<DnsToolConfig> = {
         maxFailuresPerAddress: shared.dnsApiLoginFailuresPerAddress,
         windowSeconds: shared.dnsApiLoginWindowS,
       },
+      // With Redis every replica counts the same failures: N replicas allow what one does.
+      ...(redis ? { throttleLedger: redisLedger(redis, { prefix: shared.redisPrefix, namespace: 'dns-tool' }) } : {}),
       log: log.child({ part: 'login' }),
     });
     return createDnsToolSubgraph({
@@ -217,7 +220,8 @@ export const dnsToolDescriptor: SubgraphDescriptor<DnsToolConfig> = {
       async onClose() {
         unfollow?.();
         await auditWrites;
-        await closeSessions();
+        await auth.settled(); // failed and successful logins recorded before the link closes
+        await redis?.close();
       },
     });
   },

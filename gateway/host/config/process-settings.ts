@@ -44,7 +44,7 @@ export const ProcessSettings = z.object({
     {
       env: 'REDIS_URL',
       flag: '--redis-url <url>',
-      help: 'Redis shared by replicas: market cache, live fan-out, DNS tool sessions; unset: in memory',
+      help: 'Redis shared by replicas: market cache, live fan-out, DNS tool sessions, login throttles; unset: in memory',
     },
   ),
   redisPrefix: setting(
@@ -52,7 +52,10 @@ export const ProcessSettings = z.object({
       .string()
       .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1–64 letters, digits or . _ : -')
       .default('onegraph'),
-    { env: 'REDIS_PREFIX', help: "Prefix of the Redis keys and channel the replicas' shared live poller uses." },
+    {
+      env: 'REDIS_PREFIX',
+      help: "Prefix of the replicas' shared Redis keys and channel: live poller, DNS tool sessions, login throttles.",
+    },
   ),
   redisConnectTimeoutMs: setting(z.coerce.number().int().min(50).max(60_000).default(1_000), {
     env: 'REDIS_CONNECT_TIMEOUT_MS',

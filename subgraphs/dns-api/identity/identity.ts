@@ -23,7 +23,7 @@ import {
 import type { Role } from './roles';
 import type { StoredUser, User, UserPatch, UserStore } from './store/types';
 import type { IdentityLog } from './log';
-import { LoginThrottle, type ThrottleOptions } from '../../../platform/login-throttle';
+import { LoginThrottle, type LedgerFactory, type ThrottleOptions } from '../../../platform/login-throttle';
 import { bearerCredential } from '../../bearer';
 import { Problems, USERNAME_MAX, checkBoolean, checkEmail, checkRole, checkUsername, isUuid } from './validation';
 
@@ -42,6 +42,8 @@ export interface IdentityOptions {
   /** Token lifetime in seconds (default 3600; 60 to 31 536 000). */
   tokenLifetimeSeconds?: number;
   throttle?: ThrottleOptions;
+  /** Where the throttle counts (default: this process's memory; with Redis, shared by every replica). */
+  throttleLedger?: LedgerFactory;
   /** Clock for tokens, timestamps and throttle windows (tests inject one). */
   now?: () => Date;
   /** scrypt parameters of new hashes (default N=2^15, r=8, p=1; tests may lower them). */
@@ -183,6 +185,7 @@ export class Identity {
       now: this.now,
       what: 'DNS API',
       ...(o.log ? { log: o.log } : {}),
+      ...(o.throttleLedger ? { ledger: o.throttleLedger } : {}),
     });
     this.keys = new KeyRing({
       store: this.store,
@@ -207,9 +210,14 @@ export class Identity {
     return `Identity ${inspect(this.toJSON())}`;
   }
 
-  /** Keys tracked by the login throttle (usernames, addresses, pairs of both). */
+  /** Keys the login throttle holds in this process's memory (usernames, addresses, pairs of both). */
   get throttleSize(): { usernames: number; addresses: number; pairs: number } {
     return this.throttle.tracked;
+  }
+
+  /** Resolves once the throttle has recorded how every login so far ended (before its Redis link closes). */
+  settled(): Promise<void> {
+    return this.throttle.settled();
   }
 
   // -- tokens -------------------------------------------------------------------------------------------------
