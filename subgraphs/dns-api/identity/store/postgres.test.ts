@@ -77,6 +77,7 @@ describe('PostgreSQL user store specifics', () => {
         'dnssec_keys',
         'records',
         'schema_migrations',
+        'sealed_secrets',
         'zone_changes',
         'zones',
       ]);
