@@ -6,6 +6,7 @@ import { wireName } from '../../dns/model';
 import { Admission } from '../../platform/async';
 import { redisLedger } from '../../platform/login-throttle';
 import { RedisLink } from '../../platform/redis';
+import { RedisSharedOperations } from './service/shared-operations';
 
 /**
  * The DNS server API: zones, records, users and tokens over the embedded DNS server's zone store. Its users live
@@ -22,12 +23,13 @@ export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
     const dns = engines.dns;
     if (!dns) throw new Error('the dns-api subgraph needs the DNS engine');
     const users = await openUserStore({ dataDir: shared.dataDir, databaseUrl: shared.databaseUrl });
-    // With REDIS_URL the login throttle counts in Redis, so N replicas allow what one does.
+    // With REDIS_URL the login throttle counts in Redis, so N replicas allow what one does, and background operations
+    // are kept there too, so a poll through any replica finds them.
     const redis = shared.redisUrl
       ? new RedisLink({
           url: shared.redisUrl,
-          purpose: 'DNS API login throttle',
-          fallback: 'failed DNS API logins count per process',
+          purpose: 'DNS API login throttle and operations',
+          fallback: 'failed DNS API logins count per process; operations of other replicas cannot be read',
           connectTimeoutMs: shared.redisConnectTimeoutMs,
           commandTimeoutMs: shared.redisCommandTimeoutMs,
           log,
@@ -83,6 +85,7 @@ export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
             ? overrides.wholeZoneReads
             : new Admission({ running: config.dnsApiWholeZoneReads, waiting: config.dnsApiWholeZoneQueue }),
         log,
+        ...(redis ? { sharedOperations: new RedisSharedOperations(redis, shared.redisPrefix) } : {}),
         async onClose() {
           await identity.settled(); // failed and successful logins recorded before the link closes
           await redis?.close();

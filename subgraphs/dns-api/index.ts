@@ -10,7 +10,7 @@ import { buildDnsApiSchema } from './schema';
 import { ChangeFeed } from './service/changes';
 import { DEFAULT_DNSSEC_POLICY, DnssecService, type DnssecPolicy } from './service/dnssec';
 import { ExportService } from './service/exports';
-import { OPERATION_LIMITS, Operations, type OperationLimits } from './service/operations';
+import { OPERATION_LIMITS, Operations, type OperationLimits, type SharedOperations } from './service/operations';
 import { KeyedQueue, servingOf } from './service/serving';
 import { RECORD_DEFAULTS, RecordService, type RecordServiceOptions } from './service/records';
 import { ZONE_DEFAULTS, ZoneService, type ZoneDefaults } from './service/zones';
@@ -37,6 +37,8 @@ export interface DnsApiSubgraphOptions {
   operations?: Partial<OperationLimits>;
   /** Where a background operation's unexpected failure is logged. */
   log?: SubgraphLogger;
+  /** Where replicas show each other their background operations (none: each sees its own). */
+  sharedOperations?: SharedOperations;
   /** Runs last when the subgraph closes (what its builder opened for it, e.g. the login throttle's Redis link). */
   onClose?: () => Promise<void>;
 }
@@ -72,7 +74,12 @@ export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Prom
     exports: new ExportService(zones, options.store, options.wholeZoneReads),
     identity: options.identity,
     feed,
-    operations: new Operations({ ...OPERATION_LIMITS, ...options.operations }, options.log),
+    operations: new Operations(
+      { ...OPERATION_LIMITS, ...options.operations },
+      options.log,
+      undefined,
+      options.sharedOperations,
+    ),
   };
   return {
     name: 'dns-api',

@@ -175,7 +175,7 @@ export class OperationResolver {
   })
   async operation(@Arg('id', () => ID) id: string, @Ctx() ctx: DnsApiContext): Promise<Operation | null> {
     const caller = await allowed(ctx, 'read');
-    const operation = ctx.api.operations.get(id);
+    const operation = await ctx.api.operations.find(id);
     if (!operation || (operation.owner !== caller.id && caller.role !== 'admin')) return null;
     return operationOf(operation);
   }
