@@ -1,4 +1,4 @@
-// @needs postgres build bind
+// @needs postgres build bind redis
 import pg from 'pg';
 import { call, login } from '../dns-api/api';
 import { axfrLines, dig } from '../support/dns-peers';

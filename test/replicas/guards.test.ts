@@ -1,4 +1,4 @@
-// @needs build postgres bind
+// @needs postgres build bind redis
 /**
  * Guards that hold across replicas: three all-in-one processes on one PostgreSQL database (each its own DATA_DIR).
  * The same If-Match sent through all three at once gives exactly one 200 and 412 for the rest, in every round;

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from '@redis/client';
 import pg from 'pg';
 import { freeDnsPort, freePort } from '../bench/processes';
 import { gatewayStarted, launchGateway, type GatewayProcess } from './gateway-process';
@@ -12,6 +13,8 @@ import { gatewayStarted, launchGateway, type GatewayProcess } from './gateway-pr
  * its own DATA_DIR, HTTP and DNS ports, all on one PostgreSQL database made for the test (dropped at the end).
  */
 const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** Redis every replica is given, as the operations guide says (sessions, throttles, operations, market cache). */
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** A database of its own for a test file: its URL, and `drop` (also ends every connection still open to it). */
 export async function testDatabase(prefix: string): Promise<{ url: string; name: string; drop(): Promise<void> }> {
@@ -22,8 +25,23 @@ export async function testDatabase(prefix: string): Promise<{ url: string; name:
   return {
     url: url.toString(),
     name,
-    drop: async () => void (await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)),
+    drop: async () => {
+      await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await dropRedisKeys(`${name}:`);
+    },
   };
+}
+
+/** Deletes the keys replicas of a test database left in Redis (their prefix). */
+async function dropRedisKeys(prefix: string): Promise<void> {
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  try {
+    const keys = await client.keys(`${prefix}*`);
+    if (keys.length > 0) await client.del(keys);
+  } finally {
+    await client.quit();
+  }
 }
 
 /** One statement on the server's `postgres` database (what a test does as the operator would, with psql). */
@@ -63,8 +81,8 @@ function masterKeyOf(databaseUrl: string): string {
 }
 
 /**
- * Starts a replica on `databaseUrl` with the master key every replica of that database gets, and waits until /readyz
- * says ready. `env` adds settings.
+ * Starts a replica on `databaseUrl` with what every replica of that database gets — one master key, one Redis under a
+ * prefix of the database's own — and waits until /readyz says ready. `env` adds settings.
  */
 export async function startReplica(
   name: string,
@@ -77,6 +95,8 @@ export async function startReplica(
     DATA_DIR: mkdtempSync(join(tmpdir(), `replica-${name}-`)),
     DATABASE_URL: databaseUrl,
     MASTER_KEY: masterKeyOf(databaseUrl),
+    REDIS_URL,
+    REDIS_PREFIX: `${new URL(databaseUrl).pathname.slice(1)}:`,
     ...env,
   };
   let outputs = '';
