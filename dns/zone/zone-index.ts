@@ -6,6 +6,7 @@ import { cmp } from '../store';
 import { LayeredMap } from './layered-map';
 import { NodePacker, NodeTable, type NodePack } from './node-pack';
 import { addTo, type Node, type RR } from './rr';
+import { ZoneJournal, type JournalStep, type Lineage } from './journal';
 
 /** The parts of a zone copy (see ZoneData). */
 export interface Tree {
@@ -35,6 +36,8 @@ export class ZoneData {
   retired = false;
   /** Set on a signed copy (DNSSEC): what the next change needs to sign it again, and what answers need. */
   signing?: SignedState;
+  /** Set by `patched` until the index serves the copy: the copy it came from and the names changed (for IXFR). */
+  lineage?: Lineage | undefined;
   private readonly ordered: boolean;
   private sorted?: string[];
 
@@ -131,12 +134,14 @@ export class ZoneData {
     }
     const names = new Map<string, number | undefined>();
     for (const [n, c] of counts) names.set(n, c > 0 ? c : undefined);
-    return new ZoneData(this.name, soa, [], {
+    const copy = new ZoneData(this.name, soa, [], {
       nodes: this.nodes.with(nodes, fold),
       names: this.names.with(names, fold),
       cutsAndDnames: this.cutsAndDnames.with(cuts, fold),
       ordered,
     });
+    copy.lineage = { base: this, owners: [apex, ...owners.keys()] };
+    return copy;
   }
 
   /** Nodes in the order of a zone built afresh from the store (apex first, then owner names in byte order). */
@@ -288,10 +293,21 @@ export class ZoneIndex {
   layout = 0;
   private readonly watchers = new Set<(zone: string) => void>();
 
-  set(zone: ZoneData): void {
+  /** Each zone's recent changes, for IXFR (see ZoneJournal). */
+  private readonly journals = new Map<string, ZoneJournal>();
+
+  /**
+   * Serves `zone` from now on. Its journal follows the change from the copy served before (by the copy's lineage),
+   * or takes `steps` recorded elsewhere (a copy that came whole from the engine's index).
+   */
+  set(zone: ZoneData, steps?: readonly JournalStep[]): void {
     const previous = this.zones.get(zone.name);
     this.zones.set(zone.name, zone);
     if (previous === zone) return;
+    let journal = this.journals.get(zone.name);
+    if (!journal) this.journals.set(zone.name, (journal = new ZoneJournal()));
+    if (steps) journal.append(previous, zone, steps);
+    else journal.follow(previous, zone);
     if (previous) previous.retired = true;
     else this.layout++;
     this.told(zone.name);
@@ -301,6 +317,7 @@ export class ZoneIndex {
     const previous = this.zones.get(name);
     if (!previous) return;
     this.zones.delete(name);
+    this.journals.delete(name);
     previous.retired = true;
     this.layout++;
     this.told(name);
@@ -318,6 +335,11 @@ export class ZoneIndex {
 
   get(name: string): ZoneData | undefined {
     return this.zones.get(name);
+  }
+
+  /** The changes of zone `name` recorded since its chain last started (none for a zone not held). */
+  journal(name: string): ZoneJournal | undefined {
+    return this.journals.get(name);
   }
 
   get size(): number {

@@ -10,7 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { type DnsServer, type ExtraHandlers, type Remote, transferHandler, ZoneTransfers } from '../../server';
 import { startAnswering } from '../answering';
 import type { TsigKey } from '../../tsig';
-import { readZoneImage, ZoneIndex, type ZoneImage } from '../../zone';
+import { decodeSteps, readZoneImage, ZoneIndex, type ZoneImage } from '../../zone';
 import type { AnswerThreadInit, FromAnswerThread, HandedRemote, ToAnswerThread } from './protocol';
 
 /**
@@ -93,7 +93,7 @@ function install(image: ZoneImage, version: number): void {
   };
   inOrder(image.zone, async () => {
     const data = await readZoneImage(received, index.get(image.zone));
-    index.set(data);
+    index.set(data, image.journal ? decodeSteps(asBuffer(image.journal)) : undefined);
     tell({ t: 'at', zone: image.zone, version });
   });
 }

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { Remote, TransferAccess, UdpAnswer, UdpShare } from '../../server';
 import type { TsigKey } from '../../tsig';
 import { decodeMessage } from '../../wire';
-import { encodeZoneImage, type ZoneData, type ZoneIndex } from '../../zone';
+import { encodeSteps, encodeZoneImage, type ZoneData, type ZoneIndex } from '../../zone';
 import type { AnswerThreadInit, FromAnswerThread, HandedRemote, ToAnswerThread } from './protocol';
 
 /**
@@ -156,8 +156,15 @@ export class AnswerThread {
           continue;
         }
         const image = await encodeZoneImage(data, shipped);
+        // a patch image's changes are its nodes; a whole one carries the steps from the copy shipped before
+        const steps =
+          image.whole && shipped
+            ? this.options.index.journal(zone)?.since(shipped.soa.data.serial ?? 0, data.soa.data.serial ?? 0)
+            : undefined;
+        if (steps) image.journal = encodeSteps(steps);
         const transfer = [image.nodes.buffer as ArrayBuffer];
         if (image.chain) transfer.push(image.chain.buffer as ArrayBuffer);
+        if (image.journal) transfer.push(image.journal.buffer as ArrayBuffer);
         this.send({ t: 'image', image, version }, transfer);
         this.shipped.set(zone, data);
       } while (this.dirty.has(zone));

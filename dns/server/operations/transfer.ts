@@ -5,7 +5,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { serialAtLeast, wireName } from '../../model';
 import { encodeMessage, FLAG_AA, FLAG_TC, messageLength, RCODE } from '../../wire';
 import { encodeResponse } from '../answer/encode';
-import type { RR, ZoneData, ZoneIndex } from '../../zone';
+import type { JournalStep, RR, ZoneData, ZoneIndex, ZoneJournal } from '../../zone';
 import type { Remote, Replies } from '../pipeline/respond';
 
 /** Records per AXFR message, and their bytes: keeps messages well under 64 KiB without name compression. */
@@ -26,13 +26,11 @@ function upToDate(query: DecodedPacket, zone: ZoneData, signed: boolean): Buffer
   return [encodeResponse(query, { answers: [zone.soa] }, RCODE.NOERROR, FLAG_AA, signed)];
 }
 
-/** The messages of a full transfer, one at a time: SOA, every other record in store order, SOA again. */
-function* transferMessages(
-  query: DecodedPacket,
-  zone: ZoneData,
-  signed: boolean,
-  order = runAtOnce(zone.ownerOrder()),
-): Generator<Buffer> {
+/**
+ * `records` as transfer messages, one at a time: as many records per message as fit (RECORDS_PER_MESSAGE,
+ * MAX_BATCH_BYTES), the question in the first message only.
+ */
+function* messagesOf(query: DecodedPacket, zone: ZoneData, records: Iterable<RR>, signed: boolean): Generator<Buffer> {
   let batch: RR[] = [];
   let first = true;
   const encode = (): Buffer => {
@@ -54,7 +52,7 @@ function* transferMessages(
     return message;
   };
   let bytes = 0;
-  function* add(rr: RR): Generator<Buffer> {
+  for (const rr of records) {
     const size = messageLength({ answers: [rr] });
     if (batch.length >= RECORDS_PER_MESSAGE || bytes + size > MAX_BATCH_BYTES) {
       if (batch.length) yield encode();
@@ -63,20 +61,68 @@ function* transferMessages(
     batch.push(rr);
     bytes += size;
   }
-  yield* add(zone.soa);
-  for (const node of zone.nodesIn(order))
-    for (const [type, rrs] of node) if (type !== 'SOA') for (const rr of rrs) yield* add(rr);
-  yield* add(zone.soa);
   if (batch.length) yield encode();
 }
 
+/** The records of a full transfer: SOA, every other record in store order, SOA again. */
+function* fullTransfer(zone: ZoneData, order: readonly string[] | undefined): Generator<RR> {
+  yield zone.soa;
+  for (const node of zone.nodesIn(order)) for (const [type, rrs] of node) if (type !== 'SOA') yield* rrs;
+  yield zone.soa;
+}
+
+/** The messages of a full transfer, one at a time. */
+function transferMessages(
+  query: DecodedPacket,
+  zone: ZoneData,
+  signed: boolean,
+  order = runAtOnce(zone.ownerOrder()),
+): Generator<Buffer> {
+  return messagesOf(query, zone, fullTransfer(zone, order), signed);
+}
+
 /**
- * AXFR (RFC 5936): SOA, every other record, SOA again, in as many messages as needed. IXFR requests get the same
- * full transfer (RFC 1995 §4 allows it when no incremental history is kept), except when the client already has
- * the current version or a newer one: then the answer is our SOA alone (RFC 1995 §2), as BIND answers.
+ * The records of an incremental transfer (RFC 1995 §4): the current SOA; per version, the SOA before it, the records
+ * it deleted, its SOA, the records it added; the current SOA again.
  */
-export function zoneTransfer(query: DecodedPacket, zone: ZoneData, signed = false): Buffer[] {
-  return upToDate(query, zone, signed) ?? [...transferMessages(query, zone, signed)];
+function* incrementalTransfer(zone: ZoneData, steps: readonly JournalStep[]): Generator<RR> {
+  yield zone.soa;
+  for (const step of steps) {
+    yield step.from;
+    yield* step.deleted;
+    yield step.to;
+    yield* step.added;
+  }
+  yield zone.soa;
+}
+
+/**
+ * An IXFR's incremental answer when `journal` reaches back to the client's serial (all its messages: the changes
+ * kept are bounded); undefined when it does not, or the query is no IXFR.
+ */
+function incremental(
+  query: DecodedPacket,
+  zone: ZoneData,
+  signed: boolean,
+  journal: ZoneJournal | undefined,
+): Buffer[] | undefined {
+  const clientSerial = query.questions?.[0]?.type === 'IXFR' ? ixfrClientSerial(query) : undefined;
+  if (clientSerial === undefined || !journal) return undefined;
+  const steps = journal.since(clientSerial, zone.soa.data.serial ?? 0);
+  if (!steps || steps.length === 0) return undefined;
+  return [...messagesOf(query, zone, incrementalTransfer(zone, steps), signed)];
+}
+
+/**
+ * AXFR (RFC 5936): SOA, every other record, SOA again, in as many messages as needed. An IXFR gets our SOA alone when
+ * the client already has the current version or a newer one (RFC 1995 §2, as BIND); the changes since its version
+ * when `journal` reaches back to it; else the same full transfer (RFC 1995 §4 allows it).
+ */
+export function zoneTransfer(query: DecodedPacket, zone: ZoneData, signed = false, journal?: ZoneJournal): Buffer[] {
+  return (
+    upToDate(query, zone, signed) ??
+    incremental(query, zone, signed, journal) ?? [...transferMessages(query, zone, signed)]
+  );
 }
 
 /** Bytes a shared encoding may run ahead of the transfer furthest along (it waits beyond). */
@@ -280,8 +326,9 @@ export class ZoneTransfers {
 
   constructor(private readonly options: ZoneTransfersOptions = {}) {}
 
-  transfer(query: DecodedPacket, zone: ZoneData, signed = false): Replies {
-    const now = upToDate(query, zone, signed);
+  /** The transfer `query` asks of `zone`: see zoneTransfer (`journal`: the zone's, for IXFR). */
+  transfer(query: DecodedPacket, zone: ZoneData, signed = false, journal?: ZoneJournal): Replies {
+    const now = upToDate(query, zone, signed) ?? incremental(query, zone, signed, journal);
     if (now) return now;
     // the same question, flags and EDNS give the same messages but for the ID
     const key = `${signed}:${encodeMessage({ ...query, id: 0 }).toString('base64')}`;
@@ -342,6 +389,6 @@ export function transferHandler(
       refused(zone, remote);
       return [encodeResponse(query, {}, RCODE.REFUSED)];
     }
-    return transfers.transfer(query, data, remote.tsig?.status === 'ok');
+    return transfers.transfer(query, data, remote.tsig?.status === 'ok', index.journal(zone));
   };
 }
