@@ -82,10 +82,28 @@ export async function axfrLines(
   zone: string,
   extra: string[] = [],
 ): Promise<string[]> {
+  return transferLines(server, zone, 'AXFR', extra);
+}
+
+/** An IXFR from `serial` with BIND's dig (over TCP): the records in the order sent, as axfrLines gives them. */
+export async function ixfrLines(
+  server: { host: string; port: number },
+  zone: string,
+  serial: number,
+): Promise<string[]> {
+  return transferLines(server, zone, `IXFR=${serial}`, ['+tcp']);
+}
+
+async function transferLines(
+  server: { host: string; port: number },
+  zone: string,
+  type: string,
+  extra: string[],
+): Promise<string[]> {
   requireTool('dig');
   const { stdout } = await run(
     'dig',
-    ['+noall', '+answer', '+time=3', '+tries=1', ...extra, `@${server.host}`, '-p', String(server.port), zone, 'AXFR'],
+    ['+noall', '+answer', '+time=3', '+tries=1', ...extra, `@${server.host}`, '-p', String(server.port), zone, type],
     { timeout: 15_000 },
   );
   return stdout
@@ -99,6 +117,8 @@ export interface Named {
   port: number;
   dir: string;
   process: ChildProcess;
+  /** What named has logged so far (stderr, `-g`). */
+  log(): string;
   stop(): Promise<void>;
 }
 
@@ -152,6 +172,7 @@ ${zoneBlocks.join('\n')}
     port,
     dir,
     process: child,
+    log: logOf,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
