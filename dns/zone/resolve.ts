@@ -80,6 +80,7 @@ export function resolve(index: ZoneIndex, qname: string, qtype: string): Resolut
   // serve it too
   if (zone && qtype === 'DS' && zone.name === lower && lower !== '') zone = index.find(parentOf(lower)) ?? zone;
   if (!zone) return { rcode: 'REFUSED', aa: false, answers: [], authorities: [], additionals: [] };
+  if (zone.unavailable) return { rcode: 'SERVFAIL', aa: false, answers: [], authorities: [], additionals: [], zone };
   const result = resolveIn(zone, qname, qtype);
   result.zone = zone;
   return result;

@@ -53,6 +53,8 @@ export interface ZoneImage {
    * the shipper when its journal has it; absent, the receiving journal starts anew.
    */
   journal?: Buffer | null;
+  /** The copy answers SERVFAIL (see ZoneData.unavailable). */
+  unavailable?: boolean;
 }
 
 /** Lets the loop run once the current step has run STEP_MS. */
@@ -192,6 +194,7 @@ export async function encodeZoneImage(next: ZoneData, shipped?: ZoneData): Promi
     nodes: w.finish(),
     signed: state ? { policy: state.policy, expiresAt: state.expiresAt, signedAt: state.signedAt } : null,
     chain: state && (whole || !sameChain(shipped?.signing, state)) ? writeChain(state) : null,
+    ...(next.unavailable ? { unavailable: true } : {}),
   };
 }
 
@@ -297,6 +300,7 @@ export async function readZoneImage(image: ZoneImage, current: ZoneData | undefi
     });
     zone = current.patched(image.soa, owners, false); // the sender folds, then ships the zone whole
   }
+  zone.unavailable = image.unavailable === true;
   if (image.signed) {
     const previous = current?.signing;
     const chain = image.chain

@@ -38,6 +38,11 @@ export class ZoneData {
   signing?: SignedState;
   /** Set by `patched` until the index serves the copy: the copy it came from and the names changed (for IXFR). */
   lineage?: Lineage | undefined;
+  /**
+   * Set on the copy of a secondary zone that expired or was never transferred: every answer from it is SERVFAIL and
+   * it is not transferred, as BIND answers for such a zone (docs/dns-server.md, "Secondary zones").
+   */
+  unavailable = false;
   private readonly ordered: boolean;
   private sorted?: string[];
 

@@ -385,6 +385,7 @@ export function transferHandler(
     const zone = question ? wireName(question.name) : '';
     const data = index.get(zone);
     if (!data) return [encodeResponse(query, {}, RCODE.NOTAUTH)];
+    if (data.unavailable) return [encodeResponse(query, {}, RCODE.SERVFAIL)]; // an expired secondary zone, as BIND
     if (!transferAllowed(access, zone, remote)) {
       refused(zone, remote);
       return [encodeResponse(query, {}, RCODE.REFUSED)];
