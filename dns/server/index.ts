@@ -12,7 +12,15 @@ export {
 } from './operations/transfer';
 export { processUpdate } from './operations/update';
 export { ServerCookies } from './pipeline/cookies';
-export { collectReplies, type ExtraHandlers, type Remote, type Replies, Responder } from './pipeline/respond';
+export {
+  collectReplies,
+  type ExtraHandlers,
+  notifyAnswer,
+  notifyReply,
+  type Remote,
+  type Replies,
+  Responder,
+} from './pipeline/respond';
 export { safeReport } from './transport/serve';
 export { type DnsServer, startDnsServer, type UdpShare } from './transport/server';
 export { type TcpLimits } from './transport/tcp';

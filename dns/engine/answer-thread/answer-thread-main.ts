@@ -45,7 +45,7 @@ const keys = new Map<string, TsigKey>(
   init.keys.map((k) => [k.name, { name: k.name, algorithm: k.algorithm, secret: asBuffer(k.secret) }]),
 );
 
-// UPDATEs handed to the engine, waiting for its reply.
+// UPDATEs (and NOTIFYs, with secondary zones) handed to the engine, waiting for its reply.
 let nextId = 1;
 const waiting = new Map<number, { resolve: (message: Buffer) => void; reject: (err: Error) => void }>();
 
@@ -64,6 +64,7 @@ const TRANSFER_STEP_MS = 1;
 
 const handlers: ExtraHandlers = {
   update: (_q: DecodedPacket, raw: Buffer, remote: Remote) => handOver(raw, remote),
+  ...(init.handOverNotify ? { notify: (_q: DecodedPacket, raw: Buffer, remote: Remote) => handOver(raw, remote) } : {}),
   // streamed from this thread's own copy of the zone: nothing to hand over, and sent as fast as the client reads
   transfer: transferHandler(index, new ZoneTransfers({ stepMs: TRANSFER_STEP_MS }), init.access, (zone, remote) =>
     tell({ t: 'log', level: 'warn', obj: { zone, from: remote.address }, msg: 'zone transfer refused' }),
@@ -136,7 +137,7 @@ port.on('message', (message: ToAnswerThread) => {
       const waiter = waiting.get(message.id);
       waiting.delete(message.id);
       if (message.failed || !message.message)
-        return waiter?.reject(new Error(`the engine could not answer an UPDATE handed over`));
+        return waiter?.reject(new Error(`the engine could not answer a message handed over`));
       return waiter?.resolve(asBuffer(message.message));
     }
     case 'udp':

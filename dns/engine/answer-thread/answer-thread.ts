@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Remote, TransferAccess, UdpAnswer, UdpShare } from '../../server';
 import type { TsigKey } from '../../tsig';
-import { decodeMessage } from '../../wire';
+import { decodeMessage, OPCODE, opcodeOf } from '../../wire';
 import { encodeSteps, encodeZoneImage, type ZoneData, type ZoneIndex } from '../../zone';
 import type { AnswerThreadInit, FromAnswerThread, HandedRemote, ToAnswerThread } from './protocol';
 
@@ -25,6 +25,8 @@ export interface AnswerThreadOptions {
   keys: readonly TsigKey[];
   index: ZoneIndex;
   update(query: DecodedPacket, remote: Remote): Promise<Buffer>;
+  /** Answers the NOTIFYs the thread hands over (absent: the thread answers NOTIFY itself, as a primary). */
+  notify?(query: DecodedPacket, remote: Remote): Promise<Buffer>;
   /** Who may transfer which zone (the thread streams transfers from its own copies). */
   access?: TransferAccess;
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
@@ -80,6 +82,7 @@ export class AnswerThread {
       port: options.port,
       cookieSecret: options.cookieSecret,
       ...(options.access ? { access: options.access } : {}),
+      ...(options.notify ? { handOverNotify: true } : {}),
       keys: options.keys.map((k) => ({ name: k.name, algorithm: k.algorithm, secret: k.secret })),
     };
     this.worker = new Worker(threadEntry(), { workerData: init, name: 'dns-answers' });
@@ -202,7 +205,7 @@ export class AnswerThread {
     }
   }
 
-  /** Answers an UPDATE the thread handed over (its TSIG checked there). */
+  /** Answers an UPDATE or a NOTIFY the thread handed over (its TSIG checked there). */
   private async answer(id: number, raw: Buffer, handed: HandedRemote): Promise<void> {
     try {
       const query = decodeMessage(raw) as unknown as DecodedPacket;
@@ -214,9 +217,11 @@ export class AnswerThread {
         // what the handler reads of the check: the key that signed (the thread verified it)
         tsig: key ? ({ status: 'ok', key } as Remote['tsig']) : { status: 'unsigned' },
       };
-      this.send({ t: 'reply', id, message: await this.options.update(query, remote) });
+      const isNotify = opcodeOf(raw) === OPCODE.NOTIFY && this.options.notify !== undefined;
+      const message = isNotify ? await this.options.notify!(query, remote) : await this.options.update(query, remote);
+      this.send({ t: 'reply', id, message });
     } catch (err) {
-      this.options.log?.warn({ err }, 'an UPDATE handed over by the DNS answer thread failed');
+      this.options.log?.warn({ err }, 'a message handed over by the DNS answer thread failed');
       this.send({ t: 'reply', id, failed: true });
     }
   }

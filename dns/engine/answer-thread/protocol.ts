@@ -20,6 +20,8 @@ export interface AnswerThreadInit {
   keys: Array<Pick<TsigKey, 'name' | 'algorithm'> & { secret: Uint8Array }>;
   /** Who may transfer which zone: transfers are streamed here, from the thread's own copy of the zone. */
   access?: TransferAccess;
+  /** NOTIFY goes on to the engine too (it serves secondary zones, whose refresh a NOTIFY starts). */
+  handOverNotify?: boolean;
 }
 
 /** How a request handed over was received: its TSIG check as the key's name. */
@@ -54,7 +56,7 @@ export type FromAnswerThread =
   | { t: 'at'; zone: string; version: number }
   /** An image could not be read: ship the zone whole again. */
   | { t: 'unreadable'; zone: string; message: string }
-  /** An UPDATE, which needs the engine (the store): answer with `reply`. */
+  /** An UPDATE (it needs the store) or a NOTIFY (secondary zones): the engine answers with `reply`. */
   | { t: 'handover'; id: number; raw: Uint8Array; remote: HandedRemote }
   | { t: 'log'; level: 'warn' | 'info'; obj: object; msg: string }
   | { t: 'error'; message: string; stack?: string }

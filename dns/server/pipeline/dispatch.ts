@@ -26,6 +26,8 @@ export interface ExtraHandlers {
   update?(query: DecodedPacket, raw: Buffer, remote: Remote): Promise<Buffer>;
   /** AXFR/IXFR over TCP: the encoded response messages, in order. */
   transfer?(query: DecodedPacket, raw: Buffer, remote: Remote): Replies | Promise<Replies>;
+  /** NOTIFY (RFC 1996) when a zone may be a secondary one (absent: answered as a primary, see notifyAnswer). */
+  notify?(query: DecodedPacket, raw: Buffer, remote: Remote): Promise<Buffer>;
 }
 
 /** What dispatching needs from its responder. */
@@ -49,18 +51,20 @@ const META_QTYPE_RCODE: Record<string, number | undefined> = {
 };
 
 /**
- * The answer to a NOTIFY (RFC 1996): we are primary for every zone we serve, so there is nothing to fetch; as BIND
- * answers a NOTIFY for a zone it is primary for: NOERROR, AA, the question echoed. A name that is not the apex of
- * one of our zones is NOTAUTH; anything but one SOA question is FORMERR. RD and CD are cleared, as BIND does.
+ * The answer to a NOTIFY (RFC 1996) for a zone we are primary for: there is nothing to fetch; as BIND answers a
+ * NOTIFY for a zone it is primary for: NOERROR, AA, the question echoed. A name that is not the apex of one of our
+ * zones is NOTAUTH; anything but one SOA question is FORMERR. (Secondary zones are answered by the `notify` handler.)
  */
-function notifyAnswer(index: ZoneIndex, query: DecodedPacket): Buffer {
-  const flags = (query.flags ?? 0) & ~(FLAG_RD | FLAG_CD);
+export function notifyAnswer(index: ZoneIndex, query: DecodedPacket): Buffer {
   const question = query.questions?.length === 1 ? query.questions[0] : undefined;
-  if (question === undefined) return encodeResponse({ ...query, flags }, {}, RCODE.FORMERR);
-  if (question.type !== 'SOA') return encodeResponse({ ...query, flags }, {}, RCODE.FORMERR);
-  return index.get(wireName(question.name))
-    ? encodeResponse({ ...query, flags }, {}, RCODE.NOERROR, FLAG_AA)
-    : encodeResponse({ ...query, flags }, {}, RCODE.NOTAUTH);
+  if (question === undefined || question.type !== 'SOA') return notifyReply(query, RCODE.FORMERR);
+  return notifyReply(query, index.get(wireName(question.name)) ? RCODE.NOERROR : RCODE.NOTAUTH);
+}
+
+/** A NOTIFY answer with `rcode`: AA when NOERROR, RD and CD cleared, as BIND does. */
+export function notifyReply(query: DecodedPacket, rcode: number): Buffer {
+  const flags = (query.flags ?? 0) & ~(FLAG_RD | FLAG_CD);
+  return encodeResponse({ ...query, flags }, {}, rcode, rcode === RCODE.NOERROR ? FLAG_AA : 0);
 }
 
 /**
@@ -112,7 +116,8 @@ async function answer(
     const flags = opcode === OPCODE.QUERY ? query.flags : (query.flags ?? 0) & ~(FLAG_RD | FLAG_CD);
     return [encodeResponse({ ...query, flags, questions: [], additionals: [] }, {}, RCODE.FORMERR)];
   }
-  if (opcode === OPCODE.NOTIFY) return [notifyAnswer(ctx.index, query)];
+  if (opcode === OPCODE.NOTIFY)
+    return [ctx.handlers.notify ? await ctx.handlers.notify(query, raw, remote) : notifyAnswer(ctx.index, query)];
   if (opcode !== OPCODE.QUERY) {
     // as BIND: the header alone (and OPT), RD and CD cleared — the opcode says nothing about what they mean
     const bare = { ...query, questions: [], flags: (query.flags ?? 0) & ~(FLAG_RD | FLAG_CD) };

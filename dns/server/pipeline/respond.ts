@@ -19,7 +19,7 @@ import { answerWithTsig } from './tsig-wrap';
 import { mapReplies, type Replies } from './replies';
 import type { ZoneIndex } from '../../zone';
 
-export type { ExtraHandlers, Remote } from './dispatch';
+export { type ExtraHandlers, notifyAnswer, notifyReply, type Remote } from './dispatch';
 export { collectReplies, type Replies } from './replies';
 
 export interface ResponderOptions {
