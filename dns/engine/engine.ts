@@ -5,6 +5,8 @@ import {
   type DnsServer,
   encodeResponse,
   type ExtraHandlers,
+  notifyAnswer,
+  notifyReply,
   type NotifyTarget,
   processUpdate,
   type Remote,
@@ -27,6 +29,8 @@ import type { TsigKey } from '../tsig';
 import { refreshFor, ZoneLoader, type ZoneDrift } from './zone-loader';
 import { ReplicaCheck, type ReplicaStatus } from './replica-check';
 import { type KeyVault, SigningScheduler, storeSigning, type ZoneSigning } from '../dnssec';
+import { SecondaryZones, type SecondaryStatus } from './secondary/secondary-zones';
+import type { SecondaryZone } from './secondary/spec';
 
 export interface DnsAccessOptions extends TransferAccess {
   /** Zone → key names allowed to update it; a zone not listed may be updated by every configured key. */
@@ -85,6 +89,12 @@ export interface DnsEngineOptions {
    * store other processes write too. Absent or `everyMs` 0: changes are known from the store's events only.
    */
   replicaCheck?: { everyMs: number; timeoutMs?: number };
+  /**
+   * Zones served as a secondary of another server (secondary/secondary-zones.ts): not in the store, transferred
+   * from their primary, kept as master files in `dir`. None may be a zone of the store; answer workers cannot serve
+   * them (they read the store), so `workers` must be 0 with any.
+   */
+  secondary?: { zones: readonly SecondaryZone[]; dir?: string; timeoutMs?: number };
 }
 
 /** How long after the answer thread ended by itself another is started. */
@@ -110,9 +120,24 @@ export class DnsEngine {
   private replicaCheck?: ReplicaCheck;
   private readonly signing?: ZoneSigning;
   private readonly scheduler?: SigningScheduler;
+  private readonly secondaries?: SecondaryZones;
 
   private constructor(private readonly options: DnsEngineOptions) {
     this.keys = new Map((options.keys ?? []).map((k) => [k.name, k]));
+    const secondary = options.secondary;
+    if (secondary && secondary.zones.length > 0) {
+      if ((options.workers?.count ?? 0) > 0)
+        throw new Error('secondary zones are served by this process alone: answer workers (DNS_WORKERS) must be 0');
+      this.secondaries = new SecondaryZones({
+        zones: secondary.zones,
+        index: this.index,
+        keys: this.keys,
+        ...(secondary.dir === undefined ? {} : { dir: secondary.dir }),
+        ...(secondary.timeoutMs === undefined ? {} : { timeoutMs: secondary.timeoutMs }),
+        ...(options.log ? { log: options.log } : {}),
+        onTransferred: (zone) => this.notifySecondaries(zone),
+      });
+    }
     this.handleTransfer = transferHandler(this.index, new ZoneTransfers(), options.access, (zone, remote) =>
       options.log?.warn({ zone, from: remote.address }, 'zone transfer refused'),
     );
@@ -135,7 +160,7 @@ export class DnsEngine {
         options.log,
       );
     }
-    this.loader = new ZoneLoader(options.store, this.index, options.log, this.signing);
+    this.loader = new ZoneLoader(options.store, this.index, options.log, this.signing, this.secondaries?.names());
     this.notifyKey = DnsEngine.findNotifyKey(options.notifyKey, this.keys);
   }
 
@@ -150,7 +175,15 @@ export class DnsEngine {
   static async start(options: DnsEngineOptions): Promise<DnsEngine> {
     const engine = new DnsEngine(options);
     if (options.catalog !== undefined) await syncCatalog(options.store, options.catalog);
-    for (const zone of await options.store.listZones()) await engine.reload(zone.name);
+    const zones = await options.store.listZones();
+    const both = zones.filter((z) => engine.secondaries?.has(z.name)).map((z) => z.name || '.');
+    if (both.length > 0)
+      throw new Error(
+        `zone(s) ${both.join(', ')} are in the zone store and configured as secondary: a zone is either the store's (primary) or transferred (secondary)`,
+      );
+    for (const zone of zones) await engine.reload(zone.name);
+    // the copies on disk are in the index before the server opens: served at once, before the primaries answer
+    await engine.secondaries?.start();
     engine.unsubscribe = options.store.onChange((event, detail) => {
       engine.workers?.changed(event, detail);
       if ((event.kind === 'zone-created' || event.kind === 'zone-deleted') && event.zone !== options.catalog)
@@ -178,6 +211,7 @@ export class DnsEngine {
           handlers: {
             update: (q, _raw, remote) => engine.handleUpdate(q, remote),
             transfer: engine.handleTransfer,
+            ...(engine.secondaries ? { notify: (q, _raw, remote) => engine.handleNotify(q, remote) } : {}),
           },
           keys: engine.keys,
           cookieSecret,
@@ -240,6 +274,7 @@ export class DnsEngine {
       keys: [...this.keys.values()],
       index: this.index,
       update: (q, remote) => this.handleUpdate(q, remote),
+      ...(this.secondaries ? { notify: (q: DecodedPacket, remote: Remote) => this.handleNotify(q, remote) } : {}),
       access: o.access,
       log: o.log,
       onExit: () => this.restartThread(cookieSecret, thread.port),
@@ -286,6 +321,11 @@ export class DnsEngine {
   /** What the replica check found (null when it does not run: a store no other process writes). */
   replication(): (ReplicaStatus & { current: boolean }) | null {
     return this.replicaCheck ? { ...this.replicaCheck.status(), current: this.replicaCheck.current() } : null;
+  }
+
+  /** Every secondary zone's state (serial, last refresh, expired, last error); empty without secondary zones. */
+  secondaryStatus(): SecondaryStatus[] {
+    return this.secondaries?.status() ?? [];
   }
 
   /** How far signing `zone` whole has got (names signed of how many), or null when it is not being signed whole. */
@@ -372,6 +412,11 @@ export class DnsEngine {
       return encodeResponse(query, {}, RCODE.FORMERR);
     const zone = wireName(question.name);
     if (!this.index.get(zone)) return encodeResponse(query, {}, RCODE.NOTAUTH);
+    if (this.secondaries?.has(zone)) {
+      // as BIND answers an UPDATE for a zone it is secondary for (no update-forwarding): the primary takes writes
+      this.options.log?.warn({ zone, from: remote.address }, 'dynamic update of a secondary zone refused');
+      return encodeResponse(query, {}, RCODE.REFUSED);
+    }
     // Updates need a valid TSIG key allowed for the zone; with no keys configured nothing may update.
     if (remote.tsig?.status !== 'ok' || !this.keyAllowed(this.options.access?.updateKeys, zone, remote.tsig.key.name)) {
       this.options.log?.warn(
@@ -400,6 +445,14 @@ export class DnsEngine {
     return encodeResponse(query, {}, outcome.rcode);
   }
 
+  /** A NOTIFY: for a secondary zone, checked and acted on (secondary-zones.ts); for any other, as a primary answers. */
+  private handleNotify(query: DecodedPacket, remote: Remote): Promise<Buffer> {
+    const question = query.questions?.length === 1 ? query.questions[0] : undefined;
+    const zone = question?.type === 'SOA' ? wireName(question.name) : undefined;
+    if (zone === undefined || !this.secondaries?.has(zone)) return Promise.resolve(notifyAnswer(this.index, query));
+    return Promise.resolve(notifyReply(query, this.secondaries.notify(zone, remote)));
+  }
+
   /** Transfers answered on the engine's own loop (answerThread: false); the answer thread streams its own. */
   private readonly handleTransfer: NonNullable<ExtraHandlers['transfer']>;
 
@@ -413,6 +466,7 @@ export class DnsEngine {
 
   private async shutDown(): Promise<void> {
     this.unsubscribe?.();
+    await this.secondaries?.close();
     await this.replicaCheck?.stop();
     await this.catalogSync; // its store writes end before the store is closed
     this.scheduler?.close();

@@ -123,6 +123,8 @@ export class ZoneLoader {
     private readonly log?: ZoneLoaderLogger,
     /** Keeps zones with DNSSEC keys signed (absent: every zone is served unsigned). */
     private readonly signing?: ZoneSigning,
+    /** Zones of the index that are not the store's (secondary zones): never read from it, nor dropped as absent. */
+    private readonly foreign: ReadonlySet<string> = new Set(),
   ) {}
 
   /**
@@ -131,6 +133,7 @@ export class ZoneLoader {
    * reloads, not one per change.
    */
   reload(zone: string, refresh: ZoneRefresh = { full: true }): Promise<void> {
+    if (this.foreign.has(zone)) return Promise.resolve();
     const waiting = this.queued.get(zone);
     if (waiting) {
       merge(waiting.wanted, refresh);
@@ -198,6 +201,7 @@ export class ZoneLoader {
   check(marks: ReadonlyMap<string, ZoneMark>): ZoneDrift[] {
     const drift: ZoneDrift[] = [];
     for (const [zone, mark] of marks) {
+      if (this.foreign.has(zone)) continue;
       const data = this.index.get(zone);
       const same = data !== undefined && this.created.get(zone) === mark.createdAt;
       if (same && serialOf(data) === mark.serial) continue;
@@ -205,7 +209,7 @@ export class ZoneLoader {
       drift.push({ zone, served: data ? serialOf(data) : null, store: mark.serial, action, started: false });
     }
     for (const zone of this.index.names())
-      if (!marks.has(zone))
+      if (!marks.has(zone) && !this.foreign.has(zone))
         drift.push({ zone, served: serialOf(this.index.get(zone)), store: null, action: 'whole', started: false });
     for (const d of drift) {
       if (this.reloads.has(d.zone)) continue;

@@ -1,0 +1,313 @@
+import { DnsClient } from '../../client';
+import { serialGreater } from '../../model';
+import type { Remote } from '../../server';
+import type { TsigKey } from '../../tsig';
+import { RCODE } from '../../wire';
+import { ZoneBuilder, type ZoneIndex } from '../../zone';
+import type { SecondaryZone } from './spec';
+import { loadCopy, saveCopy, soaOf, touchCopy, TransferCollector, zoneData, type Transferred } from './zone-copy';
+
+/**
+ * The zones this server serves as a secondary (RFC 1034 §4.3.5, RFC 1996): each is transferred from its primary
+ * (SOA query, then AXFR when the primary's serial is newer, RFC 1982 order), put in the index like a zone of the
+ * store (answered, transferred on, authoritative) and kept as a master file in `dir`, which the next start serves
+ * at once. A NOTIFY from the primary starts a check at once; otherwise the SOA's refresh and retry timers do, and a
+ * zone not refreshed for its expire time answers SERVFAIL until it is (BIND's behaviour). Guide:
+ * docs/dns-server.md, "Secondary zones".
+ */
+
+export interface SecondaryLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface SecondaryZonesOptions {
+  zones: readonly SecondaryZone[];
+  index: ZoneIndex;
+  /** The configured TSIG keys, by name: each zone's `key` is one of them. */
+  keys: ReadonlyMap<string, TsigKey>;
+  /** Where the copies are kept (DATA_DIR/secondary); undefined: nowhere (every start transfers afresh). */
+  dir?: string;
+  log?: SecondaryLogger;
+  /** Per exchange with a primary (default 5 s). */
+  timeoutMs?: number;
+  /** Told after each transfer: the engine NOTIFYs its own secondaries, as BIND's secondaries do. */
+  onTransferred?: (zone: string) => void;
+}
+
+/** What the health report says of one secondary zone. */
+export interface SecondaryStatus {
+  zone: string;
+  primary: string;
+  /** The serial served; null: none yet. */
+  serial: number | null;
+  /** When the copy was last known current (transferred, or the primary's serial found unchanged). */
+  refreshedAt: string | null;
+  /** Past its expire time (or never transferred): answered with SERVFAIL. */
+  expired: boolean;
+  /** Why the last refresh failed; absent when it succeeded. */
+  error?: string;
+  errorAt?: string;
+}
+
+/** Retry delay when no SOA is known yet (nothing transferred): BIND retries a zone never loaded about as soon. */
+const FIRST_RETRY_S = 15;
+/** Timers below this are raised to it (a primary's SOA of 0 would make a busy loop). */
+const MIN_TIMER_S = 1;
+/** setTimeout's limit (about 24.8 days); longer waits are taken in pieces. */
+const MAX_TIMEOUT_MS = 0x7fffffff;
+
+interface ZoneState {
+  spec: SecondaryZone;
+  key: TsigKey | undefined;
+  client: DnsClient;
+  /** The SOA of the copy served (its timers count). */
+  soa?: Transferred['soa'];
+  /** When the copy was last known current (ms). */
+  since?: number;
+  refresh?: NodeJS.Timeout;
+  expire?: NodeJS.Timeout;
+  /** A refresh under way, and whether another was asked for meanwhile (a NOTIFY during a transfer). */
+  running?: Promise<void>;
+  again: boolean;
+  expired: boolean;
+  error?: { message: string; at: number };
+}
+
+export class SecondaryZones {
+  private readonly states = new Map<string, ZoneState>();
+  private closed = false;
+
+  constructor(private readonly options: SecondaryZonesOptions) {
+    for (const spec of options.zones) {
+      const key = spec.key === undefined ? undefined : options.keys.get(spec.key);
+      if (spec.key !== undefined && !key)
+        throw new Error(`secondary zone ${spec.zone}: TSIG key "${spec.key}" is not one of the configured keys`);
+      const client = new DnsClient({
+        server: spec.primary,
+        ...(key ? { key } : {}),
+        timeoutMs: options.timeoutMs ?? 5000,
+      });
+      this.states.set(spec.zone, { spec, key, client, again: false, expired: false });
+    }
+  }
+
+  /** Whether `zone` is one of the secondary zones (not the store's). */
+  has(zone: string): boolean {
+    return this.states.has(zone);
+  }
+
+  /** The zone names, for the loader to leave alone. */
+  names(): ReadonlySet<string> {
+    return new Set(this.states.keys());
+  }
+
+  /**
+   * Serves every zone's copy on disk (SERVFAIL for one without: not transferred yet), then asks every primary;
+   * resolves once the copies are in the index, without waiting for the primaries.
+   */
+  async start(): Promise<void> {
+    for (const state of this.states.values()) {
+      const loaded = await this.loadFromDisk(state);
+      if (!loaded) this.unavailable(state, 'not transferred yet');
+      this.refreshNow(state);
+    }
+  }
+
+  private async loadFromDisk(state: ZoneState): Promise<boolean> {
+    const { dir, log } = this.options;
+    if (dir === undefined) return false;
+    const zone = state.spec.zone;
+    try {
+      const found = await loadCopy(dir, zone);
+      if (!found) return false;
+      this.install(state, found.copy, found.since);
+      log?.info({ zone, serial: found.copy.soa.serial }, 'secondary zone served from its copy on disk');
+      if (this.pastExpire(state)) this.markExpired(state);
+      return true;
+    } catch (err) {
+      log?.warn({ zone, err }, 'secondary zone: the copy on disk cannot be read; transferring afresh');
+      return false;
+    }
+  }
+
+  /**
+   * The answer to a NOTIFY for one of our secondary zones (RFC 1996 §3.7, §3.11): from the zone's primary (and
+   * signed with its key when it has one) NOERROR, and a refresh starts at once; from anyone else REFUSED, as BIND
+   * answers a NOTIFY its `allow-notify` does not admit.
+   */
+  notify(zone: string, remote: Remote): number {
+    const state = this.states.get(zone);
+    if (!state) return RCODE.NOTAUTH;
+    const from = remote.address.replace(/^::ffff:/, '');
+    const signedBy = remote.tsig?.status === 'ok' ? remote.tsig.key.name : undefined;
+    if (from !== state.spec.primary.host || (state.key !== undefined && signedBy !== state.key.name)) {
+      this.options.log?.warn(
+        { zone, from: remote.address, key: signedBy ?? null },
+        'NOTIFY refused: not from the zone primary, or not signed with its key',
+      );
+      return RCODE.REFUSED;
+    }
+    this.refreshNow(state);
+    return RCODE.NOERROR;
+  }
+
+  /** Starts a refresh now, or one more right after the one under way. */
+  private refreshNow(state: ZoneState): void {
+    if (this.closed) return;
+    if (state.running) return void (state.again = true);
+    clearTimeout(state.refresh);
+    const run = async (): Promise<void> => {
+      do {
+        state.again = false;
+        await this.refresh(state);
+      } while (state.again && !this.closed);
+    };
+    state.running = run().finally(() => (state.running = undefined));
+  }
+
+  /** One refresh: the primary's SOA, a transfer when it is newer, then the next timer (refresh, or retry on failure). */
+  private async refresh(state: ZoneState): Promise<void> {
+    const { zone } = state.spec;
+    const log = this.options.log;
+    try {
+      const answer = await state.client.query(zone, 'SOA');
+      const record = answer.answers.find((r) => r.type === 'SOA' && r.name === zone);
+      if (answer.rcode !== RCODE.NOERROR || !record)
+        throw new Error(`the primary answered the SOA query with rcode ${answer.rcode} and no SOA`);
+      const serial = soaOf(record).serial;
+      const held = state.soa?.serial;
+      if (held !== undefined && !state.expired && !serialGreater(serial, held)) {
+        if (serial !== held)
+          log?.warn({ zone, held, primary: serial }, "secondary zone: the primary's serial is older");
+        await this.current(state, Date.now());
+      } else await this.transfer(state);
+      state.error = undefined;
+      this.schedule(state, state.soa?.refresh ?? FIRST_RETRY_S);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      state.error = { message, at: Date.now() };
+      log?.warn({ zone, primary: where(state.spec), reason: message }, 'secondary zone could not be refreshed');
+      this.schedule(state, state.soa?.retry ?? FIRST_RETRY_S);
+    }
+  }
+
+  /** AXFR from the primary, served and kept on disk. */
+  private async transfer(state: ZoneState): Promise<void> {
+    const { zone } = state.spec;
+    const started = Date.now();
+    const collector = new TransferCollector(zone);
+    const { soa } = await state.client.transferEach(zone, collector.add);
+    const copy = collector.finish(soa);
+    this.install(state, copy, Date.now());
+    this.options.log?.info(
+      { zone, serial: copy.soa.serial, records: copy.records.length, ms: Date.now() - started },
+      'secondary zone transferred',
+    );
+    this.options.onTransferred?.(zone);
+    if (copy.skipped > 0)
+      this.options.log?.warn(
+        { zone, skipped: copy.skipped, types: [...collector.skippedTypes] },
+        'secondary zone: records of types this server does not hold were left out',
+      );
+    if (this.options.dir !== undefined)
+      await saveCopy(this.options.dir, copy).catch((err: unknown) =>
+        this.options.log?.warn({ zone, err }, 'secondary zone: the copy could not be written to disk'),
+      );
+  }
+
+  /** Serves `copy`, known current at `since`, and sets its expire timer. */
+  private install(state: ZoneState, copy: Transferred, since: number): void {
+    this.options.index.set(zoneData(copy));
+    state.soa = copy.soa;
+    state.expired = false;
+    this.known(state, since);
+  }
+
+  /** The copy served was found current at `since`: the expire timer starts again from then. */
+  private async current(state: ZoneState, since: number): Promise<void> {
+    this.known(state, since);
+    if (this.options.dir !== undefined) await touchCopy(this.options.dir, state.spec.zone, new Date(since));
+  }
+
+  private known(state: ZoneState, since: number): void {
+    state.since = since;
+    clearTimeout(state.expire);
+    const expire = state.soa?.expire;
+    if (expire === undefined) return;
+    const wait = (): void => {
+      if (this.closed) return;
+      if (this.pastExpire(state)) return this.markExpired(state);
+      state.expire = setTimeout(wait, Math.min(MAX_TIMEOUT_MS, since + expire * 1000 - Date.now() + 1));
+      state.expire.unref();
+    };
+    wait();
+  }
+
+  private pastExpire(state: ZoneState): boolean {
+    const expire = state.soa?.expire;
+    return expire !== undefined && state.since !== undefined && Date.now() >= state.since + expire * 1000;
+  }
+
+  private markExpired(state: ZoneState): void {
+    if (state.expired) return;
+    state.expired = true;
+    this.unavailable(state, 'expired: not refreshed from the primary within the SOA expire time');
+  }
+
+  /** The zone answers SERVFAIL from now on (its records kept, for a refresh to compare with). */
+  private unavailable(state: ZoneState, why: string): void {
+    const { zone } = state.spec;
+    const current = this.options.index.get(zone);
+    const copy = current
+      ? current.patched(current.soa, new Map())
+      : new ZoneBuilder(zone, { name: zone || '.', type: 'SOA', class: 'IN', ttl: 0, data: PLACEHOLDER_SOA }).finish();
+    copy.unavailable = true;
+    this.options.index.set(copy);
+    this.options.log?.warn({ zone, primary: where(state.spec), why }, 'secondary zone answers SERVFAIL');
+  }
+
+  /** The next refresh in `seconds` (at least MIN_TIMER_S). */
+  private schedule(state: ZoneState, seconds: number): void {
+    if (this.closed) return;
+    clearTimeout(state.refresh);
+    const due = Date.now() + Math.max(MIN_TIMER_S, seconds) * 1000;
+    const wait = (): void => {
+      const left = due - Date.now();
+      if (left <= 0) return this.refreshNow(state);
+      state.refresh = setTimeout(wait, Math.min(MAX_TIMEOUT_MS, left));
+      state.refresh.unref();
+    };
+    wait();
+  }
+
+  /** Every zone's state, for the health report. */
+  status(): SecondaryStatus[] {
+    return [...this.states.values()].map((s) => ({
+      zone: s.spec.zone,
+      primary: where(s.spec),
+      serial: s.soa ? s.soa.serial : null,
+      refreshedAt: s.since === undefined ? null : new Date(s.since).toISOString(),
+      expired: s.expired || s.soa === undefined,
+      ...(s.error ? { error: s.error.message, errorAt: new Date(s.error.at).toISOString() } : {}),
+    }));
+  }
+
+  /** Stops the timers and waits for refreshes under way. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const s of this.states.values()) {
+      clearTimeout(s.refresh);
+      clearTimeout(s.expire);
+    }
+    for (const s of this.states.values()) await s.running;
+  }
+}
+
+/** The SOA of a zone not transferred yet: never answered (the copy is unavailable), only a placeholder. */
+const PLACEHOLDER_SOA = { mname: '.', rname: '.', serial: 0, refresh: 0, retry: 0, expire: 0, minimum: 0 };
+
+function where(spec: SecondaryZone): string {
+  const { host, port } = spec.primary;
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}

@@ -1,0 +1,104 @@
+import type { SoaAnswer } from 'dns-packet';
+import { readFile, stat, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ClientRecord } from '../../client';
+import { type RecordData, toFqdn } from '../../model';
+import { parseSoa, RecordValueError, validateRecord } from '../../records';
+import { cmp } from '../../store';
+import { ZoneBuilder, type ZoneData } from '../../zone';
+import { formatZoneFileInSteps, parseZoneFileInSteps, type ZoneSoa } from '../../zonefile';
+import { writePrivateFile } from '../../../platform/files';
+
+/**
+ * A secondary zone's content as transferred from its primary: its SOA and every other record in model form. It
+ * becomes a zone copy the server answers from (`zoneData`) and a master file on disk (`saveCopy`), read back at
+ * the next start (`loadCopy`) so the zone is served at once, before the primary is asked, as BIND does.
+ */
+export interface Transferred {
+  zone: string;
+  soa: ZoneSoa;
+  records: RecordData[];
+  /** Records of types this server cannot hold (DNSSEC records of a signed primary, unknown types): left out. */
+  skipped: number;
+}
+
+/** Collects a transfer's records (DnsClient.transferEach hands them one by one) into a Transferred. */
+export class TransferCollector {
+  readonly records: RecordData[] = [];
+  skipped = 0;
+  readonly skippedTypes = new Set<string>();
+
+  constructor(private readonly zone: string) {}
+
+  readonly add = (record: ClientRecord): void => {
+    try {
+      this.records.push(validateRecord({ ...record, name: toFqdn(record.name) }, this.zone, { syntax: 'master' }));
+    } catch (err) {
+      if (!(err instanceof RecordValueError)) throw err;
+      this.skipped += 1;
+      this.skippedTypes.add(record.type);
+    }
+  };
+
+  finish(soa: ClientRecord): Transferred {
+    return { zone: this.zone, soa: soaOf(soa), records: this.records, skipped: this.skipped };
+  }
+}
+
+/** The SOA record of a transfer or an answer as the zone file's SOA (fields and TTL). */
+export function soaOf(record: ClientRecord): ZoneSoa {
+  return { ...parseSoa(record.value), ttl: record.ttl };
+}
+
+/** The SOA as the server answers it (names without the trailing dot, as soaAnswer gives them). */
+function soaAnswer(zone: string, soa: ZoneSoa): SoaAnswer {
+  const { ttl, ...data } = soa;
+  return { name: zone || '.', type: 'SOA', class: 'IN', ttl, data };
+}
+
+/** The store's order (name, type, value in byte order): ZoneBuilder takes records grouped by owner, as the store lists them. */
+function storeOrder(a: RecordData, b: RecordData): number {
+  return cmp(a.name, b.name) || cmp(a.type, b.type) || cmp(a.value, b.value);
+}
+
+/** The zone copy the server answers from, built as the engine builds a zone of the store. */
+export function zoneData(copy: Transferred): ZoneData {
+  const builder = new ZoneBuilder(copy.zone, soaAnswer(copy.zone, copy.soa));
+  for (const record of [...copy.records].sort(storeOrder)) builder.add(record);
+  return builder.finish();
+}
+
+/** Where a zone's copy is kept in `dir`: one master file per zone, named after it. */
+export function copyFile(dir: string, zone: string): string {
+  return join(dir, `${encodeURIComponent(zone || '.')}.zone`);
+}
+
+/** Writes the copy as a master file, whole or not at all (a temporary file renamed over the old one). */
+export async function saveCopy(dir: string, copy: Transferred): Promise<void> {
+  const text = await formatZoneFileInSteps({ origin: copy.zone, soa: copy.soa, records: copy.records });
+  writePrivateFile(copyFile(dir, copy.zone), text);
+}
+
+/**
+ * The copy kept in `dir` and when it was last known current (the file's modification time: a refresh that finds
+ * the primary's serial unchanged touches it, as BIND does), or undefined when there is none.
+ */
+export async function loadCopy(dir: string, zone: string): Promise<{ copy: Transferred; since: number } | undefined> {
+  const file = copyFile(dir, zone);
+  let text: string;
+  let since: number;
+  try {
+    [text, since] = await Promise.all([readFile(file, 'utf8'), stat(file).then((s) => s.mtimeMs)]);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  const parsed = await parseZoneFileInSteps(text, { origin: zone });
+  if (!parsed.soa) throw new Error(`${file} has no SOA record`);
+  return { copy: { zone, soa: parsed.soa, records: parsed.records, skipped: 0 }, since };
+}
+
+/** The copy was found current now: its file says so (see loadCopy). */
+export async function touchCopy(dir: string, zone: string, at: Date): Promise<void> {
+  await utimes(copyFile(dir, zone), at, at).catch(() => undefined); // no file yet: the next transfer writes one
+}
