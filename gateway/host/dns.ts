@@ -14,6 +14,7 @@ import type { Logger } from '../../platform/log';
 import { MASTER_KEY_FILE, type KeyVault } from '../../dns/dnssec';
 import { checkMasterKey, configuredMasterKey, openVault } from './master-key';
 import { sharedToolKey, TOOL_KEY_NAME } from './tool-key';
+import { secondaryZonesFor } from './secondary-zones';
 
 export interface DnsPart {
   store: ZoneStore;
@@ -116,7 +117,8 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
       existing.add(name);
       dnsLog.info({ zone: name, file, records: zone.recordsCount }, 'zone loaded from master file');
     }
-    if (existing.size === 0 && config.seedDemo) {
+    // a server that is secondary for zones is no first start to seed: it has zones to serve
+    if (existing.size === 0 && config.seedDemo && config.dnsSecondaryZones.length === 0) {
       const zone = await importZoneFile(store, 'example.test', DEMO_ZONE);
       dnsLog.info({ zone: zone.name, records: zone.recordsCount }, 'first start: demo zone example.test created');
     }
@@ -128,6 +130,11 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
         : (keys.find((k) => k.name === TOOL_KEY_NAME) ??
           (await sharedToolKey(config.dataDir, { store, vault }, dnsLog)));
     if (toolKey && !keys.includes(toolKey)) keys.push(toolKey);
+    const secondary = secondaryZonesFor(config.dnsSecondaryZones, {
+      keys: keys.map((k) => k.name),
+      storeZones: existing,
+      workers: config.dnsWorkers,
+    });
     const engine = await DnsEngine.start({
       store,
       dnssec: {
@@ -144,10 +151,13 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
       notifyKey: config.notifyKey?.includes(':') ? parseKeySpec(config.notifyKey) : config.notifyKey,
       log: dnsLog,
       workers: {
-        count: config.dnsWorkers === 'auto' ? autoWorkerCount() : config.dnsWorkers,
+        count: secondary.workers === 'auto' ? autoWorkerCount() : secondary.workers,
         store: { dataDir: config.dataDir, databaseUrl: config.databaseUrl },
       },
       udpBatch: config.dnsUdpBatch === 'on',
+      ...(secondary.zones.length > 0
+        ? { secondary: { zones: secondary.zones, dir: join(config.dataDir, 'secondary') } }
+        : {}),
       ...(store.kind === 'postgres' ? { replicaCheck: { everyMs: config.dnsReplicaCheckMs } } : {}),
       tcp: {
         maxConnections: config.dnsTcpMaxConnections,
@@ -188,14 +198,27 @@ export async function dnsHealth(store: ZoneStore, engine: DnsEngine): Promise<Su
     problems.push(
       `${replication.stale.length} zone(s) differ from the store: ${replication.stale.map((z) => z.zone).join(', ')}`,
     );
+  // a secondary zone whose refresh fails still answers (until it expires): degraded, still ready; one that answers
+  // SERVFAIL (expired, or not transferred yet) makes the server not ready as well
+  let ready = problems.length === 0;
+  const secondary = engine.secondaryStatus();
+  for (const z of secondary) {
+    if (z.expired) ready = false;
+    if (z.expired || z.error !== undefined)
+      problems.push(
+        `secondary zone ${z.zone} ${z.expired ? 'answers SERVFAIL (expired, or not transferred yet)' : 'could not be refreshed'}` +
+          (z.error === undefined ? '' : `: ${z.error}`),
+      );
+  }
   return {
     status: problems.length > 0 ? 'degraded' : 'ok',
-    ready: problems.length === 0,
+    ready,
     ...(problems.length > 0 ? { problems } : {}),
     store: store.kind,
     zones: probe.zones,
     served: engine.index.size,
     listening: engine.server ? `${engine.server.host}:${engine.server.port}` : null,
     ...(replication ? { replication } : {}),
+    ...(secondary.length > 0 ? { secondary } : {}),
   };
 }

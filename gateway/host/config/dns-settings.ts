@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseKeySpec } from '../../../dns/tsig';
 import { commaList, portNumber, setting, textBool } from '../../../platform/settings';
 import { MasterKeyError, parseMasterKey } from '../../../dns/dnssec';
+import { parseSecondaryZones, SECONDARY_FORM } from '../../../dns/engine';
 
 /** A master key's text: checked here so a bad one stops start-up naming its setting (and showing none of it). */
 const masterKeyText = z.string().superRefine((text, ctx) => {
@@ -63,6 +64,21 @@ export const DnsServerSettings = z.object({
       env: 'NOTIFY_TARGETS',
       flag: '--notify <host:port>',
       help: 'Secondaries told by NOTIFY after every change, as host:port.',
+    },
+  ),
+  dnsSecondaryZones: setting(
+    commaList(
+      z.array(z.string()).superRefine((entries, ctx) => {
+        try {
+          parseSecondaryZones(entries);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: `${(err as Error).message} (each entry: ${SECONDARY_FORM})` });
+        }
+      }),
+    ).default([]),
+    {
+      env: 'DNS_SECONDARY_ZONES',
+      help: 'Zones served as a secondary of another server (BIND, or another of ours), comma-separated `zone@address:port`, `/key` after it to sign transfers with that key of TSIG_KEYFILE (and require it on NOTIFY): transferred (AXFR) at start, on NOTIFY from that primary and on the SOA timers, kept in DATA_DIR/secondary. Not in the zone store; needs DNS_WORKERS 0 (auto gives 0).',
     },
   ),
   dnsCatalogZone: setting(
