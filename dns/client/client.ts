@@ -1,6 +1,7 @@
 import { parseTsig, signMessage, type TsigKey, verifyMessage, verifyStreamMessage } from '../tsig';
 import { DnsClientError, rcodeName, tsigErrorName } from './errors';
-import { queryMessage, updateMessage, type Prerequisite, type UpdateOperation } from './messages';
+import { ixfrMessage, queryMessage, updateMessage, type Prerequisite, type UpdateOperation } from './messages';
+import { type Incremental, IxfrReader } from './ixfr';
 import { decodeResponse, type ClientRecord, type DecodedResponse } from './records';
 import { formatServerAddress, parseServerAddress, type ServerAddress } from './server-address';
 import { abortedError, TcpConnection, tcpExchange, udpExchange } from './transport';
@@ -119,10 +120,64 @@ export class DnsClient {
     options: { signal?: AbortSignal } = {},
   ): Promise<{ soa: ClientRecord }> {
     const what = `transfer of ${zone || '.'}`;
-    const request = this.sign(buildRequest(() => queryMessage(zone, 'AXFR')));
+    let soa: ClientRecord | undefined;
+    await this.stream(
+      what,
+      () => queryMessage(zone, 'AXFR'),
+      options.signal,
+      (record) => {
+        if (!soa) {
+          if (record.type !== 'SOA')
+            throw this.formatError(what, `a transfer that does not start with the SOA (${record.type})`);
+          soa = record;
+          return false;
+        }
+        if (record.type === 'SOA' && record.name === soa.name) return true;
+        visit(record);
+        return false;
+      },
+    );
+    return { soa: soa! };
+  }
+
+  /**
+   * IXFR over TCP (RFC 1995) from `soa`, the SOA of the version held (its serial is what counts): the changes since
+   * as steps of deletions and additions, the whole zone when the server answers in AXFR form (no history, or too
+   * much changed), or `current` when it has nothing newer. An error RCODE (REFUSED, NOTIMP: no IXFR there) throws
+   * a DnsClientError of kind `rcode`, for the caller to ask for AXFR instead.
+   */
+  async incrementalTransfer(
+    zone: string,
+    soa: ClientRecord,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Incremental> {
+    const what = `incremental transfer of ${zone || '.'}`;
+    const reader = new IxfrReader(Number(soa.value.split(/\s+/)[2]), (why) => this.formatError(what, why));
+    await this.stream(
+      what,
+      () => ixfrMessage(zone, soa.value),
+      options.signal,
+      (record) => reader.add(record),
+      () => reader.endOfMessage(),
+    );
+    return reader.result();
+  }
+
+  /**
+   * Sends the request `build` makes over TCP and hands each answer record to `visit` until it says the stream is complete (true);
+   * every message is checked (ID, RCODE, TSIG in sequence: at most 99 unsigned messages between signed ones).
+   * `endOfMessage` may end the stream after a whole message (an IXFR answered with the SOA alone).
+   */
+  private async stream(
+    what: string,
+    build: () => Buffer,
+    signal: AbortSignal | undefined,
+    visit: (record: ClientRecord) => boolean,
+    endOfMessage: () => boolean = () => false,
+  ): Promise<void> {
+    const request = this.sign(buildRequest(build));
     const id = request.wire.readUInt16BE(0);
     const limit = this.options.maxTransferRecords ?? 2_000_000;
-    const { signal } = options;
     const connection = await TcpConnection.open(this.server, this.timeoutMs, signal);
     const abort = (): void => {
       if (signal) connection.abort(signal);
@@ -130,7 +185,6 @@ export class DnsClient {
     signal?.addEventListener('abort', abort, { once: true });
     try {
       connection.send(request.wire);
-      let soa: ClientRecord | undefined;
       let count = 0;
       let prior = request.mac;
       let unsigned: Buffer[] = [];
@@ -160,21 +214,17 @@ export class DnsClient {
             `${what} failed: ${this.where} answered ${rcodeName(rcode)}`,
             rcodeName(rcode),
           );
-        for (const record of decodeResponse(raw).answers) {
-          if (!soa) {
-            if (record.type !== 'SOA')
-              throw this.formatError(what, `a transfer that does not start with the SOA (${record.type})`);
-            soa = record;
-            continue;
-          }
-          if (record.type === 'SOA' && record.name === soa.name) {
+        const answers = decodeResponse(raw).answers;
+        if (messages === 0 && answers.length === 0) throw this.formatError(what, 'an empty first message');
+        for (const record of answers) {
+          // the SOAs that frame a transfer not counted
+          if (++count > limit + 2) throw this.formatError(what, `more than ${limit} records`);
+          if (visit(record)) {
             if (this.options.key && unsigned.length > 0) throw this.tsigError(what, 'the last message is not signed');
-            return { soa };
+            return;
           }
-          if (count++ >= limit) throw this.formatError(what, `more than ${limit} records`);
-          visit(record);
         }
-        if (messages === 0 && !soa) throw this.formatError(what, 'an empty first message');
+        if (endOfMessage()) return;
       }
       throw this.formatError(what, `more than ${limit} messages`);
     } finally {

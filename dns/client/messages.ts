@@ -141,3 +141,13 @@ export function updateMessage(
     ...operations.map(updateRecord),
   ]);
 }
+
+/**
+ * An IXFR request (RFC 1995 §3): the question, and in the authority section the SOA of the version the client has
+ * (`soa`: its value in presentation form).
+ */
+export function ixfrMessage(zone: string, soa: string, options: { id?: number } = {}): Buffer {
+  const question = Buffer.concat([wireNameOf(zone), u16(typeCode('IXFR')), u16(CLASS.IN)]);
+  const authority = wireRecord(zone, TYPE_CODES.SOA, CLASS.IN, 0, rdataOf('SOA', soa));
+  return Buffer.concat([header(options.id ?? newId(), 0, [1, 0, 1, 0]), question, authority]);
+}
