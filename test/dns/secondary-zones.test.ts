@@ -90,6 +90,7 @@ txt  IN TXT "hello" "world"
     keyFile = join(named.dir, 'ours-keys.conf');
     writeFileSync(keyFile, `key "upd" { algorithm hmac-sha256; secret "${SECRET}"; };\n`);
     ours = await launchGateway({
+      LOG_LEVEL: 'info',
       DNS_PORT: String(ourPort),
       TSIG_KEYFILE: keyFile,
       DNS_SECONDARY_ZONES: `${ZONE}@127.0.0.1:${named.port}`,
@@ -124,6 +125,8 @@ txt  IN TXT "hello" "world"
     const ms = await servedWithin(at(ourPort), ZONE, 2, `new.${ZONE}`, '192.0.2.77');
     console.log(`BIND primary: nsupdate answered → our secondary serves serial 2 after ${ms} ms`);
     expect(ms).toBeLessThan(BACKSTOP_MS);
+    // BIND keeps a journal of its dynamic zone: the change came as one IXFR step, not the zone whole
+    expect(ours.output()).toMatch(/"serial":2,"records":\d+,"how":"IXFR".*secondary zone transferred/);
     expect(sorted(await axfrLines(at(ourPort), ZONE))).toEqual(sorted(await axfrLines(named, ZONE)));
   });
 

@@ -1,11 +1,21 @@
-import { DnsClient } from '../../client';
+import { DnsClient, DnsClientError } from '../../client';
 import { serialGreater } from '../../model';
 import type { Remote } from '../../server';
 import type { TsigKey } from '../../tsig';
 import { RCODE } from '../../wire';
 import { ZoneBuilder, type ZoneIndex } from '../../zone';
 import type { SecondaryZone } from './spec';
-import { loadCopy, saveCopy, soaOf, touchCopy, TransferCollector, zoneData, type Transferred } from './zone-copy';
+import {
+  applySteps,
+  loadCopy,
+  saveCopy,
+  soaOf,
+  soaRecord,
+  touchCopy,
+  TransferCollector,
+  zoneData,
+  type Transferred,
+} from './zone-copy';
 
 /**
  * The zones this server serves as a secondary (RFC 1034 §4.3.5, RFC 1996): each is transferred from its primary
@@ -61,8 +71,8 @@ interface ZoneState {
   spec: SecondaryZone;
   key: TsigKey | undefined;
   client: DnsClient;
-  /** The SOA of the copy served (its timers count). */
-  soa?: Transferred['soa'];
+  /** The copy served (its SOA's timers count; IXFR applies its steps to it). */
+  copy?: Transferred;
   /** When the copy was last known current (ms). */
   since?: number;
   refresh?: NodeJS.Timeout;
@@ -176,39 +186,65 @@ export class SecondaryZones {
       if (answer.rcode !== RCODE.NOERROR || !record)
         throw new Error(`the primary answered the SOA query with rcode ${answer.rcode} and no SOA`);
       const serial = soaOf(record).serial;
-      const held = state.soa?.serial;
+      const held = state.copy?.soa.serial;
       if (held !== undefined && !state.expired && !serialGreater(serial, held)) {
         if (serial !== held)
           log?.warn({ zone, held, primary: serial }, "secondary zone: the primary's serial is older");
         await this.current(state, Date.now());
       } else await this.transfer(state);
       state.error = undefined;
-      this.schedule(state, state.soa?.refresh ?? FIRST_RETRY_S);
+      this.schedule(state, state.copy?.soa.refresh ?? FIRST_RETRY_S);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       state.error = { message, at: Date.now() };
       log?.warn({ zone, primary: where(state.spec), reason: message }, 'secondary zone could not be refreshed');
-      this.schedule(state, state.soa?.retry ?? FIRST_RETRY_S);
+      this.schedule(state, state.copy?.soa.retry ?? FIRST_RETRY_S);
     }
   }
 
-  /** AXFR from the primary, served and kept on disk. */
+  /**
+   * The primary's newer version, served and kept on disk: by IXFR from the copy held (RFC 1995), taken whole when
+   * the primary answers in AXFR form; by AXFR when no copy is held, the primary refuses IXFR (an error RCODE) or
+   * its steps do not fit the copy.
+   */
   private async transfer(state: ZoneState): Promise<void> {
     const { zone } = state.spec;
     const started = Date.now();
-    const collector = new TransferCollector(zone);
-    const { soa } = await state.client.transferEach(zone, collector.add);
-    const copy = collector.finish(soa);
+    const held = state.copy;
+    let copy: Transferred | undefined;
+    let how = 'AXFR';
+    if (held && !state.expired) {
+      try {
+        const answer = await state.client.incrementalTransfer(zone, soaRecord(held));
+        if (answer.kind === 'current') return this.current(state, Date.now());
+        how = answer.kind === 'full' ? 'IXFR (whole zone)' : 'IXFR';
+        if (answer.kind === 'full') {
+          const collector = new TransferCollector(zone);
+          for (const record of answer.records) collector.add(record);
+          copy = collector.finish(answer.soa);
+        } else copy = applySteps(held, answer.steps, answer.soa);
+        if (!copy) this.options.log?.warn({ zone }, 'secondary zone: the IXFR steps do not fit the copy held; AXFR');
+      } catch (err) {
+        if (!(err instanceof DnsClientError && err.kind === 'rcode')) throw err;
+        this.options.log?.info({ zone, reason: err.message }, 'secondary zone: IXFR refused by the primary; AXFR');
+      }
+    }
+    if (!copy) {
+      how = 'AXFR';
+      const collector = new TransferCollector(zone);
+      const { soa } = await state.client.transferEach(zone, collector.add);
+      copy = collector.finish(soa);
+    }
     this.install(state, copy, Date.now());
     this.options.log?.info(
-      { zone, serial: copy.soa.serial, records: copy.records.length, ms: Date.now() - started },
+      { zone, serial: copy.soa.serial, records: copy.records.length, how, ms: Date.now() - started },
       'secondary zone transferred',
     );
     this.options.onTransferred?.(zone);
     if (copy.skipped > 0)
       this.options.log?.warn(
-        { zone, skipped: copy.skipped, types: [...collector.skippedTypes] },
-        'secondary zone: records of types this server does not hold were left out',
+        { zone, skipped: copy.skipped },
+        'secondary zone: records of types this server does not hold (DNSSEC records, unknown types) were left out',
       );
     if (this.options.dir !== undefined)
       await saveCopy(this.options.dir, copy).catch((err: unknown) =>
@@ -219,7 +255,7 @@ export class SecondaryZones {
   /** Serves `copy`, known current at `since`, and sets its expire timer. */
   private install(state: ZoneState, copy: Transferred, since: number): void {
     this.options.index.set(zoneData(copy));
-    state.soa = copy.soa;
+    state.copy = copy;
     state.expired = false;
     this.known(state, since);
   }
@@ -233,7 +269,7 @@ export class SecondaryZones {
   private known(state: ZoneState, since: number): void {
     state.since = since;
     clearTimeout(state.expire);
-    const expire = state.soa?.expire;
+    const expire = state.copy?.soa.expire;
     if (expire === undefined) return;
     const wait = (): void => {
       if (this.closed) return;
@@ -245,7 +281,7 @@ export class SecondaryZones {
   }
 
   private pastExpire(state: ZoneState): boolean {
-    const expire = state.soa?.expire;
+    const expire = state.copy?.soa.expire;
     return expire !== undefined && state.since !== undefined && Date.now() >= state.since + expire * 1000;
   }
 
@@ -286,9 +322,9 @@ export class SecondaryZones {
     return [...this.states.values()].map((s) => ({
       zone: s.spec.zone,
       primary: where(s.spec),
-      serial: s.soa ? s.soa.serial : null,
+      serial: s.copy ? s.copy.soa.serial : null,
       refreshedAt: s.since === undefined ? null : new Date(s.since).toISOString(),
-      expired: s.expired || s.soa === undefined,
+      expired: s.expired || s.copy === undefined,
       ...(s.error ? { error: s.error.message, errorAt: new Date(s.error.at).toISOString() } : {}),
     }));
   }

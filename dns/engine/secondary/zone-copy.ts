@@ -1,9 +1,9 @@
 import type { SoaAnswer } from 'dns-packet';
 import { readFile, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ClientRecord } from '../../client';
+import type { ClientRecord, IxfrStep } from '../../client';
 import { type RecordData, toFqdn } from '../../model';
-import { parseSoa, RecordValueError, validateRecord } from '../../records';
+import { formatSoa, parseSoa, RecordValueError, validateRecord } from '../../records';
 import { cmp } from '../../store';
 import { ZoneBuilder, type ZoneData } from '../../zone';
 import { formatZoneFileInSteps, parseZoneFileInSteps, type ZoneSoa } from '../../zonefile';
@@ -26,18 +26,13 @@ export interface Transferred {
 export class TransferCollector {
   readonly records: RecordData[] = [];
   skipped = 0;
-  readonly skippedTypes = new Set<string>();
 
   constructor(private readonly zone: string) {}
 
   readonly add = (record: ClientRecord): void => {
-    try {
-      this.records.push(validateRecord({ ...record, name: toFqdn(record.name) }, this.zone, { syntax: 'master' }));
-    } catch (err) {
-      if (!(err instanceof RecordValueError)) throw err;
-      this.skipped += 1;
-      this.skippedTypes.add(record.type);
-    }
+    const model = modelForm(this.zone, record);
+    if (model) return void this.records.push(model);
+    this.skipped += 1;
   };
 
   finish(soa: ClientRecord): Transferred {
@@ -101,4 +96,56 @@ export async function loadCopy(dir: string, zone: string): Promise<{ copy: Trans
 /** The copy was found current now: its file says so (see loadCopy). */
 export async function touchCopy(dir: string, zone: string, at: Date): Promise<void> {
   await utimes(copyFile(dir, zone), at, at).catch(() => undefined); // no file yet: the next transfer writes one
+}
+
+/** The copy's SOA as a client record: what an IXFR request carries (RFC 1995 §3). */
+export function soaRecord(copy: Transferred): ClientRecord {
+  const { ttl, ...fields } = copy.soa;
+  return { name: copy.zone, type: 'SOA', ttl, value: formatSoa(fields) };
+}
+
+/** What makes a record the same one for IXFR's deletions: owner, type and value (normalised), not the TTL. */
+const identity = (r: RecordData): string => `${r.name}\u0000${r.type}\u0000${r.value}`;
+
+/**
+ * `copy` with the steps of an IXFR applied (RFC 1995 §4): each step's deletions, then its additions; undefined
+ * when the steps do not fit the copy (they start from another serial, or delete a record it does not hold): the
+ * caller transfers the zone whole instead.
+ */
+export function applySteps(
+  copy: Transferred,
+  steps: readonly IxfrStep[],
+  final: ClientRecord,
+): Transferred | undefined {
+  const records = new Map(copy.records.map((r) => [identity(r), r]));
+  let serial = copy.soa.serial;
+  let skipped = copy.skipped;
+  for (const step of steps) {
+    if (soaOf(step.from).serial !== serial) return undefined;
+    for (const gone of step.deleted) {
+      const record = modelForm(copy.zone, gone);
+      // a record of a type we do not hold was left out when it came: its deletion has nothing to remove
+      if (record === undefined) continue;
+      if (!records.delete(identity(record))) return undefined;
+    }
+    for (const come of step.added) {
+      const record = modelForm(copy.zone, come);
+      if (record === undefined) skipped += 1;
+      else records.set(identity(record), record);
+    }
+    serial = soaOf(step.to).serial;
+  }
+  const soa = soaOf(final);
+  if (soa.serial !== serial) return undefined;
+  return { zone: copy.zone, soa, records: [...records.values()], skipped };
+}
+
+/** A transferred record in model form; undefined for one of a type this server does not hold. */
+function modelForm(zone: string, record: ClientRecord): RecordData | undefined {
+  try {
+    return validateRecord({ ...record, name: toFqdn(record.name) }, zone, { syntax: 'master' });
+  } catch (err) {
+    if (err instanceof RecordValueError) return undefined;
+    throw err;
+  }
 }
