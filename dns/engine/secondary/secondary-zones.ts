@@ -8,10 +8,12 @@ import type { SecondaryZone } from './spec';
 import {
   applySteps,
   loadCopy,
+  patchedData,
   saveCopy,
   soaOf,
   soaRecord,
   touchCopy,
+  touchedNames,
   TransferCollector,
   zoneData,
   type Transferred,
@@ -212,6 +214,8 @@ export class SecondaryZones {
     const started = Date.now();
     const held = state.copy;
     let copy: Transferred | undefined;
+    /** Owner names an IXFR changed: the copy served is patched at those alone. */
+    let touched: Set<string> | undefined;
     let how = 'AXFR';
     if (held && !state.expired) {
       try {
@@ -222,7 +226,10 @@ export class SecondaryZones {
           const collector = new TransferCollector(zone);
           for (const record of answer.records) collector.add(record);
           copy = collector.finish(answer.soa);
-        } else copy = applySteps(held, answer.steps, answer.soa);
+        } else {
+          copy = applySteps(held, answer.steps, answer.soa);
+          if (copy) touched = touchedNames(zone, answer.steps);
+        }
         if (!copy) this.options.log?.warn({ zone }, 'secondary zone: the IXFR steps do not fit the copy held; AXFR');
       } catch (err) {
         if (!(err instanceof DnsClientError && err.kind === 'rcode')) throw err;
@@ -231,11 +238,12 @@ export class SecondaryZones {
     }
     if (!copy) {
       how = 'AXFR';
+      touched = undefined;
       const collector = new TransferCollector(zone);
       const { soa } = await state.client.transferEach(zone, collector.add);
       copy = collector.finish(soa);
     }
-    this.install(state, copy, Date.now());
+    this.install(state, copy, Date.now(), touched);
     this.options.log?.info(
       { zone, serial: copy.soa.serial, records: copy.records.length, how, ms: Date.now() - started },
       'secondary zone transferred',
@@ -252,9 +260,14 @@ export class SecondaryZones {
       );
   }
 
-  /** Serves `copy`, known current at `since`, and sets its expire timer. */
-  private install(state: ZoneState, copy: Transferred, since: number): void {
-    this.options.index.set(zoneData(copy));
+  /**
+   * Serves `copy`, known current at `since`, and sets its expire timer; `touched`: the owner names an IXFR changed
+   * from the copy served (patched at those alone), else the copy is built whole.
+   */
+  private install(state: ZoneState, copy: Transferred, since: number, touched?: ReadonlySet<string>): void {
+    const current = this.options.index.get(copy.zone);
+    const patchable = touched && current && !current.unavailable && !state.expired;
+    this.options.index.set(patchable ? patchedData(current, copy, touched) : zoneData(copy));
     state.copy = copy;
     state.expired = false;
     this.known(state, since);

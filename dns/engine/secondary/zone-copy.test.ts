@@ -1,5 +1,6 @@
 import type { ClientRecord } from '../../client';
-import { applySteps, type Transferred } from './zone-copy';
+import { answersOf, questionsFor, transferOf, zoneView } from '../../testing/zone-compare';
+import { applySteps, patchedData, touchedNames, type Transferred, zoneData } from './zone-copy';
 
 const soa = (serial: number): ClientRecord => ({
   name: 'z.test',
@@ -52,4 +53,25 @@ test('steps that do not fit the copy give nothing (the caller transfers the zone
   ).toBeUndefined();
   // ending elsewhere than the final SOA says
   expect(applySteps(held, [{ from: soa(5), to: soa(6), deleted: [], added: [] }], soa(8))).toBeUndefined();
+});
+
+test('the copy patched at the names an IXFR touched answers and transfers as the copy built afresh', () => {
+  const steps = [
+    {
+      from: soa(5),
+      to: soa(6),
+      deleted: [a('www', '192.0.2.1')],
+      added: [a('www', '192.0.2.9'), a('new', '192.0.2.5')],
+    },
+    { from: soa(6), to: soa(7), deleted: [a('mail', '192.0.2.2')], added: [a('deep.sub', '192.0.2.6')] },
+  ];
+  const next = applySteps(held, steps, soa(7))!;
+  const touched = touchedNames('z.test', steps);
+  expect([...touched].sort()).toEqual(['deep.sub.z.test', 'mail.z.test', 'new.z.test', 'www.z.test']);
+  const patched = patchedData(zoneData(held), next, touched);
+  const fresh = zoneData(next);
+  expect(zoneView(patched)).toEqual(zoneView(fresh));
+  const questions = questionsFor([patched, fresh], ['mail.z.test', 'sub.z.test']);
+  expect(answersOf(patched, questions)).toEqual(answersOf(fresh, questions));
+  expect(transferOf(patched)).toEqual(transferOf(fresh));
 });

@@ -5,7 +5,7 @@ import type { ClientRecord, IxfrStep } from '../../client';
 import { type RecordData, toFqdn } from '../../model';
 import { formatSoa, parseSoa, RecordValueError, validateRecord } from '../../records';
 import { cmp } from '../../store';
-import { ZoneBuilder, type ZoneData } from '../../zone';
+import { type RR, toAnswers, ZoneBuilder, type ZoneData } from '../../zone';
 import { formatZoneFileInSteps, parseZoneFileInSteps, type ZoneSoa } from '../../zonefile';
 import { writePrivateFile } from '../../../platform/files';
 
@@ -61,6 +61,30 @@ export function zoneData(copy: Transferred): ZoneData {
   const builder = new ZoneBuilder(copy.zone, soaAnswer(copy.zone, copy.soa));
   for (const record of [...copy.records].sort(storeOrder)) builder.add(record);
   return builder.finish();
+}
+
+/**
+ * The zone copy for `copy` made from `current` (the copy of the version the IXFR started from) by replacing the
+ * owner names the steps `touched`: no rebuild of the whole zone, and the answer thread gets a patch image.
+ */
+export function patchedData(current: ZoneData, copy: Transferred, touched: ReadonlySet<string>): ZoneData {
+  const owners = new Map<string, RR[]>();
+  const rows = new Map<string, RecordData[]>();
+  for (const name of touched) rows.set(name, []);
+  for (const record of copy.records) rows.get(record.name)?.push(record);
+  for (const [name, records] of rows) owners.set(name === '' ? '.' : name, toAnswers(records.sort(storeOrder)));
+  return current.patched(soaAnswer(copy.zone, copy.soa), owners);
+}
+
+/** The owner names (model form) the steps of an IXFR delete or add records at. */
+export function touchedNames(zone: string, steps: readonly IxfrStep[]): Set<string> {
+  const names = new Set<string>();
+  for (const step of steps)
+    for (const record of [...step.deleted, ...step.added]) {
+      const model = modelForm(zone, record);
+      if (model) names.add(model.name);
+    }
+  return names;
 }
 
 /** Where a zone's copy is kept in `dir`: one master file per zone, named after it. */
