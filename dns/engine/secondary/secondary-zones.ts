@@ -82,6 +82,9 @@ interface ZoneState {
   /** A refresh under way, and whether another was asked for meanwhile (a NOTIFY during a transfer). */
   running?: Promise<void>;
   again: boolean;
+  /** The copy to write to disk next, and the writing under way (see persist). */
+  unsaved?: Transferred;
+  saving?: Promise<void>;
   expired: boolean;
   error?: { message: string; at: number };
 }
@@ -254,10 +257,27 @@ export class SecondaryZones {
         { zone, skipped: copy.skipped },
         'secondary zone: records of types this server does not hold (DNSSEC records, unknown types) were left out',
       );
-    if (this.options.dir !== undefined)
-      await saveCopy(this.options.dir, copy).catch((err: unknown) =>
-        this.options.log?.warn({ zone, err }, 'secondary zone: the copy could not be written to disk'),
-      );
+    this.persist(state, copy);
+  }
+
+  /**
+   * Writes `copy` to disk in the background: formatting a large zone takes seconds, and a NOTIFY meanwhile must not
+   * wait for it. One write per zone at a time; a newer copy replaces one not written yet.
+   */
+  private persist(state: ZoneState, copy: Transferred): void {
+    const dir = this.options.dir;
+    if (dir === undefined) return;
+    state.unsaved = copy;
+    if (state.saving) return;
+    const run = async (): Promise<void> => {
+      for (let next = state.unsaved; next; next = state.unsaved) {
+        state.unsaved = undefined;
+        await saveCopy(dir, next).catch((err: unknown) =>
+          this.options.log?.warn({ zone: next?.zone, err }, 'secondary zone: the copy could not be written to disk'),
+        );
+      }
+    };
+    state.saving = run().finally(() => (state.saving = undefined));
   }
 
   /**
@@ -342,14 +362,17 @@ export class SecondaryZones {
     }));
   }
 
-  /** Stops the timers and waits for refreshes under way. */
+  /** Stops the timers and waits for refreshes and disk writes under way. */
   async close(): Promise<void> {
     this.closed = true;
     for (const s of this.states.values()) {
       clearTimeout(s.refresh);
       clearTimeout(s.expire);
     }
-    for (const s of this.states.values()) await s.running;
+    for (const s of this.states.values()) {
+      await s.running;
+      await s.saving; // a copy transferred is on disk before the process ends
+    }
   }
 }
 
