@@ -92,6 +92,8 @@ interface ZoneState {
 export class SecondaryZones {
   private readonly states = new Map<string, ZoneState>();
   private closed = false;
+  /** Ends transfers under way at close (a large zone's AXFR would hold the shutdown up). */
+  private readonly stop = new AbortController();
 
   constructor(private readonly options: SecondaryZonesOptions) {
     for (const spec of options.zones) {
@@ -222,7 +224,7 @@ export class SecondaryZones {
     let how = 'AXFR';
     if (held && !state.expired) {
       try {
-        const answer = await state.client.incrementalTransfer(zone, soaRecord(held));
+        const answer = await state.client.incrementalTransfer(zone, soaRecord(held), { signal: this.stop.signal });
         if (answer.kind === 'current') return this.current(state, Date.now());
         how = answer.kind === 'full' ? 'IXFR (whole zone)' : 'IXFR';
         if (answer.kind === 'full') {
@@ -243,7 +245,7 @@ export class SecondaryZones {
       how = 'AXFR';
       touched = undefined;
       const collector = new TransferCollector(zone);
-      const { soa } = await state.client.transferEach(zone, collector.add);
+      const { soa } = await state.client.transferEach(zone, collector.add, { signal: this.stop.signal });
       copy = collector.finish(soa);
     }
     this.install(state, copy, Date.now(), touched);
@@ -365,6 +367,7 @@ export class SecondaryZones {
   /** Stops the timers and waits for refreshes and disk writes under way. */
   async close(): Promise<void> {
     this.closed = true;
+    this.stop.abort(new Error('the DNS engine is closing'));
     for (const s of this.states.values()) {
       clearTimeout(s.refresh);
       clearTimeout(s.expire);
