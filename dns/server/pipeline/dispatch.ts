@@ -141,6 +141,7 @@ async function answer(
     // A zone we do not serve: NOTAUTH.
     const zone = ctx.index.get(wireName(question.name));
     if (!zone) return [encodeResponse(query, {}, RCODE.NOTAUTH)];
+    if (zone.unavailable) return [encodeResponse(query, {}, RCODE.SERVFAIL)]; // its SOA is not to be given out
     const clientSoa = (query.authorities ?? []).some((r) => r.type === 'SOA');
     return [
       question.type === 'IXFR' && clientSoa
