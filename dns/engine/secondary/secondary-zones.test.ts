@@ -146,6 +146,7 @@ test('past its expire time without the primary, the zone answers SERVFAIL; back 
   expect(status?.error).toMatch(/127\.0\.0\.1/);
   const transfer = await new DnsClient({ server: at(secondary.server!.port) }).transfer(ZONE).catch((e: unknown) => e);
   expect((transfer as DnsClientError).rcode).toBe('SERVFAIL');
+  expect((await ours().query(ZONE, 'IXFR')).rcode).toBe(2); // over UDP: no SOA of the expired copy either
   primary = await startPrimary(primaryPort);
   expect(await until('served again', () => serialServed(ZONE), 5000)).toBe(before);
   expect(secondary.secondaryStatus().find((s) => s.zone === ZONE)).toMatchObject({ expired: false });
