@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DnsClient, DnsClientError } from '../../client';
@@ -150,4 +150,29 @@ test('past its expire time without the primary, the zone answers SERVFAIL; back 
   primary = await startPrimary(primaryPort);
   expect(await until('served again', () => serialServed(ZONE), 5000)).toBe(before);
   expect(secondary.secondaryStatus().find((s) => s.zone === ZONE)).toMatchObject({ expired: false });
+});
+
+test('a restart with the primary down serves the copy on disk, unless the file says it expired meanwhile', async () => {
+  await until('sec.test served', () => serialServed(ZONE));
+  await secondary.close();
+  await primary!.close();
+  primary = undefined;
+  const restart = () =>
+    DnsEngine.start({
+      store: secondaryStore,
+      host: '127.0.0.1',
+      port: 0,
+      answerThread: false,
+      secondary: { zones: [{ zone: ZONE, primary: at(primaryPort) }], dir, timeoutMs: 500 },
+    });
+  // known current a moment ago (the file's time): answered at once from the copy
+  secondary = await restart();
+  expect((await ours().query(`new.${ZONE}`, 'A')).answers.map((r) => r.value)).toEqual(['192.0.2.50']);
+  await secondary.close();
+  // last known current longer ago than the SOA's expire (2 s): SERVFAIL from the start, as BIND
+  const past = new Date(Date.now() - 60_000);
+  utimesSync(join(dir, `${ZONE}.zone`), past, past);
+  secondary = await restart();
+  expect((await ours().query(`new.${ZONE}`, 'A')).rcode).toBe(2);
+  expect(secondary.secondaryStatus()[0]).toMatchObject({ zone: ZONE, expired: true });
 });
