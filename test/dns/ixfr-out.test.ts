@@ -1,7 +1,10 @@
 // @needs bind build
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { DnsEngine } from '../../dns/engine/engine';
 import { sendNotify } from '../../dns/server/operations/notify';
 import { openSqliteStore } from '../../dns/store';
+import { parseKeyFile } from '../../dns/tsig/keyfile';
 import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { call, startDnsApiSystem, type DnsApiSystem } from '../dns-api/api';
 import { axfrLines, dig, ixfrLines, requireTool, startNamed, type Named } from '../support/dns-peers';
@@ -206,6 +209,57 @@ test('answering on the engine loop (answerThread: false): the same incremental a
     const incremental = await ixfrLines(server, zone, from);
     expect(withoutSoa(incremental)).toEqual([`mail.${zone}. 300 in a 192.0.2.25`, `www.${zone}. 3600 in a 192.0.2.2`]);
     expect(applyIxfr(before, incremental)).toEqual(withoutSoa(await axfrLines(server, zone)));
+  } finally {
+    await engine.close();
+    await store.close();
+  }
+});
+
+test('a TSIG-signed IXFR over several messages: every message signed and verified by dig', async () => {
+  const secret = 'aXhmci1vdXQtc2VjcmV0LWl4ZnItb3V0LXNlY3JldA==';
+  const store = await openSqliteStore({ file: ':memory:' });
+  const zone = 'tsig-ixfr.test';
+  const text = `$ORIGIN ${zone}.\n@ 3600 IN SOA ns1 hostmaster 1 3600 600 86400 60\n@ IN NS ns1\nns1 IN A 192.0.2.1\n`;
+  const from = (await importZoneFile(store, zone, text)).serial;
+  const keys = parseKeyFile(`key "xfr-key" { algorithm hmac-sha256; secret "${secret}"; };`);
+  const engine = await DnsEngine.start({
+    store,
+    host: '127.0.0.1',
+    port: 0,
+    keys,
+    access: { transferFromLoopback: false },
+  });
+  try {
+    const names = Array.from({ length: 150 }, (_, i) => `bulk${i}.${zone}`);
+    const { serial } = (
+      await store.change(
+        zone,
+        names.map((name, i) => ({ op: 'add', record: { name, type: 'A', ttl: 300, value: `198.51.100.${i}` } })),
+      )
+    ).zone;
+    await engine.served(zone, serial);
+    const { stdout } = await promisify(execFile)(
+      'dig',
+      [
+        '+noall',
+        '+answer',
+        '+stats',
+        '+time=5',
+        '+tries=1',
+        '-y',
+        `hmac-sha256:xfr-key:${secret}`,
+        '@127.0.0.1',
+      ].concat(['-p', String(engine.server?.port), zone, `IXFR=${from}`]),
+      { timeout: 20_000 },
+    );
+    expect(stdout).not.toMatch(/could not be validated|failure|expected a TSIG|Transfer failed/i);
+    // 150 records and the SOAs need two messages at least, each signed
+    expect(Number(/XFR size: \d+ records \(messages (\d+)/.exec(stdout)?.[1])).toBeGreaterThanOrEqual(2);
+    const added = stdout
+      .split('\n')
+      .map((l) => l.replace(/\s+/g, ' ').trim().toLowerCase())
+      .filter((l) => l && !l.startsWith(';') && !/ (tsig|soa) /.test(l));
+    expect(added.map((l) => l.split(' ')[0]).sort()).toEqual(names.map((n) => `${n}.`).sort());
   } finally {
     await engine.close();
     await store.close();
