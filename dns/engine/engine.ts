@@ -258,6 +258,13 @@ export class DnsEngine {
    * Resolves once the DNS server answers for `zone` as of `serial` or later — or, with `serial` null, no longer
    * answers for it. An API write awaits it after committing, so it answers only when DNS already serves the change.
    */
+  /** The primary (`host:port`) of `zone` when this server is its secondary (DNS_SECONDARY_ZONES), else null. */
+  secondaryPrimary(zone: string): string | null {
+    const primary = this.secondaries?.primaryOf(zone);
+    if (!primary) return null;
+    return `${primary.host.includes(':') ? `[${primary.host}]` : primary.host}:${primary.port}`;
+  }
+
   async served(zone: string, serial: number | null): Promise<void> {
     await Promise.all([this.loader.served(zone, serial), this.workers?.served(zone, serial)]);
     await this.thread?.current(zone); // the thread answers from what the index holds now

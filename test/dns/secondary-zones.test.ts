@@ -143,6 +143,16 @@ txt  IN TXT "hello" "world"
     expect((refused as DnsClientError).rcode).toBe('REFUSED');
     expect(await soaSerial(at(ourPort), ZONE)).toBe(2);
   });
+
+  test('the DNS API refuses to create a zone of the same name: 409 naming the primary, nothing written', async () => {
+    const api = `${ours.base}/api/v1`;
+    const token = await login(api, 'admin', TEST_ADMIN_PASSWORD);
+    const res = await call<{ error: string }>(api, 'POST', '/zones', { token, body: { name: ZONE } });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatch(new RegExp(`secondary of 127\\.0\\.0\\.1:${named.port} \\(DNS_SECONDARY_ZONES\\)`));
+    expect((await call(api, 'GET', `/zones/${ZONE}`, { token })).status).toBe(404);
+    expect(await soaSerial(at(ourPort), ZONE)).toBe(2);
+  });
 });
 
 describe('secondary of another instance of ours', () => {

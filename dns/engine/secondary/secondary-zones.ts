@@ -114,6 +114,11 @@ export class SecondaryZones {
     return this.states.has(zone);
   }
 
+  /** The primary `zone` is transferred from, when it is one of the secondary zones. */
+  primaryOf(zone: string): { host: string; port: number } | undefined {
+    return this.states.get(zone)?.spec.primary;
+  }
+
   /** The zone names, for the loader to leave alone. */
   names(): ReadonlySet<string> {
     return new Set(this.states.keys());

@@ -7,6 +7,8 @@ export interface DnsServing {
    * `progress` is told how far the engine is (e.g. records signed), when it tells.
    */
   served(zone: string, serial: number | null, progress?: ProgressReport): Promise<void>;
+  /** The primary of `zone` when the DNS server serves it as a secondary (not the store's to create), else null. */
+  secondaryOf?(zone: string): string | null;
 }
 
 /**
@@ -26,6 +28,7 @@ export interface ServingEngine {
   served(zone: string, serial: number | null): Promise<void>;
   /** How far signing the zone whole has got, or null when it is not being signed whole. */
   signingProgress(zone: string): { done: number; total: number } | null;
+  secondaryPrimary?(zone: string): string | null;
 }
 
 /** How often a background operation's progress is read from the DNS engine while it waits for it (ms). */
@@ -37,6 +40,7 @@ const PROGRESS_POLL_MS = 250;
  */
 export function servingOf(engine: ServingEngine, pollMs = PROGRESS_POLL_MS): DnsServing {
   return {
+    secondaryOf: (zone) => engine.secondaryPrimary?.(zone) ?? null,
     served: async (zone, serial, progress) => {
       if (!progress) return engine.served(zone, serial);
       const poll = setInterval(() => {

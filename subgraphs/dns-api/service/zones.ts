@@ -208,6 +208,13 @@ export class ZoneService {
         throw apiError('PAYLOAD_TOO_LARGE', `zoneFile is larger than ${MAX_ZONE_FILE_BYTES} bytes`);
     }
     if (problems.length) throw invalidFields(problems);
+    const primary = this.serving.secondaryOf?.(name);
+    // the DNS server answers for it from its primary: a zone of the store with that name would never be served
+    if (primary)
+      throw apiError(
+        'CONFLICT',
+        `zone ${name} is served here as a secondary of ${primary} (DNS_SECONDARY_ZONES): it cannot also be created here`,
+      );
     const settings = this.newSettings(name, input);
     checkSoaNames(name, settings, input);
     const zoneFile = input.zoneFile;
