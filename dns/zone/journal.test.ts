@@ -137,3 +137,13 @@ test('steps cross to the answer thread as bytes, and are appended only where the
   other.set(new ZoneData(ZONE, soa(9), []), decoded);
   expect(other.journal(ZONE)?.length).toBe(0);
 });
+
+test('an index without a journal (an answer worker) diffs nothing and holds no old copy', () => {
+  const index = new ZoneIndex({ journal: false });
+  const first = new ZoneData(ZONE, soa(1), [a('www.j.test', '192.0.2.1')]);
+  index.set(first);
+  const second = first.patched(soa(2), owners([['www.j.test', [a('www.j.test', '192.0.2.2')]]]));
+  index.set(second);
+  expect(index.journal(ZONE)).toBeUndefined();
+  expect(second.lineage).toBeUndefined();
+});

@@ -99,9 +99,9 @@ export class ZoneJournal {
   }
 
   /**
-   * Records the change from `served` to `next` as `steps` another journal recorded (a copy shipped whole to the
-   * answer thread, with the steps since the one shipped before); steps that do not lead from one to the other start
-   * the chain anew.
+   * Records the change from `served` to `next` as `steps` another journal recorded (the engine's, for the answer
+   * thread: the steps since the copy shipped before); steps that do not lead from one to the other start the chain
+   * anew.
    */
   append(served: JournalCopy | undefined, next: JournalCopy, steps: readonly JournalStep[]): void {
     next.lineage = undefined;

@@ -49,8 +49,8 @@ export interface ZoneImage {
   /** The NSEC chain (names and their canonical keys), when it changed or the image is whole; null: as before. */
   chain: Buffer | null;
   /**
-   * A whole image's way from the copy shipped before, for the receiving side's IXFR journal (`encodeSteps`): set by
-   * the shipper when its journal has it; absent, the receiving journal starts anew.
+   * The way from the copy shipped before, for the receiving side's IXFR journal (`encodeSteps`): set by the shipper
+   * when its journal has it; absent, the receiving journal starts anew.
    */
   journal?: Buffer | null;
   /** The copy answers SERVFAIL (see ZoneData.unavailable). */

@@ -301,18 +301,24 @@ export class ZoneIndex {
   /** Each zone's recent changes, for IXFR (see ZoneJournal). */
   private readonly journals = new Map<string, ZoneJournal>();
 
+  /** `journal: false` for an index that never answers IXFR (an answer worker): no change is diffed. */
+  constructor(private readonly options: { journal?: boolean } = {}) {}
+
   /**
    * Serves `zone` from now on. Its journal follows the change from the copy served before (by the copy's lineage),
-   * or takes `steps` recorded elsewhere (a copy that came whole from the engine's index).
+   * or takes `steps` recorded elsewhere (the engine's index, for the answer thread; null: none, the chain breaks).
    */
-  set(zone: ZoneData, steps?: readonly JournalStep[]): void {
+  set(zone: ZoneData, steps?: readonly JournalStep[] | null): void {
     const previous = this.zones.get(zone.name);
     this.zones.set(zone.name, zone);
     if (previous === zone) return;
-    let journal = this.journals.get(zone.name);
-    if (!journal) this.journals.set(zone.name, (journal = new ZoneJournal()));
-    if (steps) journal.append(previous, zone, steps);
-    else journal.follow(previous, zone);
+    if (this.options.journal === false) zone.lineage = undefined;
+    else {
+      let journal = this.journals.get(zone.name);
+      if (!journal) this.journals.set(zone.name, (journal = new ZoneJournal()));
+      if (steps === undefined) journal.follow(previous, zone);
+      else journal.append(previous, zone, steps ?? []);
+    }
     if (previous) previous.retired = true;
     else this.layout++;
     this.told(zone.name);

@@ -94,7 +94,7 @@ function install(image: ZoneImage, version: number): void {
   };
   inOrder(image.zone, async () => {
     const data = await readZoneImage(received, index.get(image.zone));
-    index.set(data, image.journal ? decodeSteps(asBuffer(image.journal)) : undefined);
+    index.set(data, image.journal ? decodeSteps(asBuffer(image.journal)) : null); // the engine's steps, or none
     tell({ t: 'at', zone: image.zone, version });
   });
 }

@@ -159,11 +159,11 @@ export class AnswerThread {
           continue;
         }
         const image = await encodeZoneImage(data, shipped);
-        // a patch image's changes are its nodes; a whole one carries the steps from the copy shipped before
-        const steps =
-          image.whole && shipped
-            ? this.options.index.journal(zone)?.since(shipped.soa.data.serial ?? 0, data.soa.data.serial ?? 0)
-            : undefined;
+        // the steps from the copy shipped before, as this index's journal diffed them: the thread's loop, which
+        // does nothing but answer, takes them instead of diffing the copies again
+        const steps = shipped
+          ? this.options.index.journal(zone)?.since(shipped.soa.data.serial ?? 0, data.soa.data.serial ?? 0)
+          : undefined;
         if (steps) image.journal = encodeSteps(steps);
         const transfer = [image.nodes.buffer as ArrayBuffer];
         if (image.chain) transfer.push(image.chain.buffer as ArrayBuffer);

@@ -53,7 +53,7 @@ const early: Array<Extract<ToWorker, { t: 'change' }>> = [];
 
 async function init(message: Extract<ToWorker, { t: 'init' }>): Promise<void> {
   store = await openZoneStore(message.store);
-  index = new ZoneIndex();
+  index = new ZoneIndex({ journal: false }); // workers answer UDP only: never a transfer, no IXFR journal
   const signing =
     message.dnssec && storeSigning(store, KeyVault.of(message.dnssec.secret), { policy: message.dnssec.policy });
   const zoneLoader = new ZoneLoader(
