@@ -15,3 +15,11 @@ export function show(value: unknown): string {
 export function closedError(): StoreError {
   return new StoreError('UNAVAILABLE', 'the zone store is closed');
 }
+
+/** A zone of the store may not take the name of a secondary zone (it would be served from two sources). */
+export function secondaryConflict(name: string): StoreError {
+  return new StoreError(
+    'CONFLICT',
+    `zone ${name || '.'} is served here as a secondary zone (transferred from its primary); remove the secondary zone first`,
+  );
+}

@@ -88,7 +88,7 @@ interface Column {
 
 interface Schema {
   migrations: { version: number; name: string; appliedAt: string }[];
-  columns: Record<'zones' | 'records' | 'dnssec_keys' | 'sealed_secrets', Column[]>;
+  columns: Record<'zones' | 'records' | 'dnssec_keys' | 'sealed_secrets' | 'secondary_zones', Column[]>;
   indexes: string[];
 }
 
@@ -110,6 +110,7 @@ function sqliteSchema(file: string): Schema {
         records: columns('records'),
         dnssec_keys: columns('dnssec_keys'),
         sealed_secrets: columns('sealed_secrets'),
+        secondary_zones: columns('secondary_zones'),
       },
       indexes: db
         .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name`)
@@ -152,6 +153,7 @@ async function postgresSchema(): Promise<Schema> {
         records: await columns('records'),
         dnssec_keys: await columns('dnssec_keys'),
         sealed_secrets: await columns('sealed_secrets'),
+        secondary_zones: await columns('secondary_zones'),
       },
       indexes: indexes.rows.map((r) => r.indexname),
     };
@@ -224,6 +226,13 @@ describe('both dialects, one list', () => {
       { name: 'name', notNull: true, primaryKey: true },
       { name: 'sealed', notNull: true, primaryKey: false },
       { name: 'created_at', notNull: true, primaryKey: false },
+    ]);
+    expect(lite.columns.secondary_zones.map((c) => [c.name, c.notNull])).toEqual([
+      ['name', true],
+      ['primary_host', true],
+      ['primary_port', true],
+      ['tsig_key', false],
+      ['created_at', true],
     ]);
     const indexes = ['dnssec_keys_zone', 'records_zone_name_type', 'zone_changes_time', 'zone_changes_zone'];
     expect(lite.indexes).toEqual(indexes);

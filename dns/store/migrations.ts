@@ -116,6 +116,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX zone_changes_time ON ${d.table('zone_changes')} (committed_at)`,
     ],
   },
+  {
+    version: 6,
+    name: 'secondary zones',
+    // Zones served as a secondary of another server, added through the API: every replica reads this list and
+    // transfers each from its primary. A name is either here or in `zones`, never both (checked by the writes).
+    statements: (d) => [
+      `CREATE TABLE ${d.table('secondary_zones')} (
+        name         ${d.key} NOT NULL PRIMARY KEY,
+        primary_host ${d.key} NOT NULL,
+        primary_port ${d.uint32} NOT NULL,
+        tsig_key     ${d.key},
+        created_at   ${d.timestamp} NOT NULL
+      )${d.tableSuffix}`,
+    ],
+  },
 ];
 
 /** The version a database has once every migration ran. */

@@ -34,7 +34,7 @@ import { toZone, type ZoneRow } from './rows';
 import type { RecordData, StoredRecord, Zone, ZoneSettings } from '../model';
 import { checkSealed, checkSecretName, isSecretName } from './sealed-secrets';
 import { systemClock, timestamp, type Clock } from './clock';
-import { closedError } from './errors';
+import { closedError, secondaryConflict } from './errors';
 import { ChangeEmitter } from './events';
 import { chainFrom, LogPruning, logNames, MAX_CHAIN, toLogEntry, type ChangeLogRow } from './change-log';
 import type { StoreLimits } from './limits';
@@ -59,6 +59,7 @@ import {
   checkName,
   checkNamesFilter,
   checkSettings,
+  checkSecondaryZone,
   checkSettingsPatch,
   isKey,
   storeLimits,
@@ -74,6 +75,7 @@ import {
   type RecordChange,
   type CreateZoneOptions,
   type RecordFilter,
+  type SecondaryZoneRow,
   type ZoneChangeEvent,
   type ZoneChangeListener,
   type ZoneLogEntry,
@@ -451,6 +453,9 @@ class PostgresZoneStore implements ZoneStore {
     const plan = await planCreateInSteps(name, records, now, this.limits);
     const ts = timestamp(now);
     const written = await this.tx(async (c) => {
+      await this.holdZoneName(c, name);
+      if ((await c.query(`SELECT 1 FROM ${this.s}.secondary_zones WHERE name = $1`, [name])).rowCount)
+        throw secondaryConflict(name);
       const inserted = await c.query(
         `INSERT INTO ${this.s}.zones (name, admin_email, primary_ns, refresh, retry, expire, minimum, default_ttl, serial, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (name) DO NOTHING`,
@@ -806,6 +811,44 @@ class PostgresZoneStore implements ZoneStore {
     const held = inserted[0]?.sealed ?? (await this.getSealedSecret(name));
     if (held === null) throw new StoreError('UNAVAILABLE', `secret ${name} vanished while it was kept`);
     return held;
+  }
+
+  /**
+   * Holds `name` until the transaction ends: a zone and a secondary zone of one name, created at once on two
+   * replicas, would each find the other's table without it (neither row committed yet).
+   */
+  private async holdZoneName(c: pg.PoolClient, name: string): Promise<void> {
+    await c.query(`SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))`, [`${this.s}.zone-name`, name]);
+  }
+
+  async listSecondaryZones(): Promise<SecondaryZoneRow[]> {
+    return this.query<SecondaryZoneRow>(
+      `SELECT name, primary_host AS "primaryHost", primary_port::int AS "primaryPort", tsig_key AS "tsigKey",
+              ${iso('created_at')} AS "createdAt" FROM ${this.s}.secondary_zones ORDER BY name`,
+    );
+  }
+
+  async addSecondaryZone(zone: Omit<SecondaryZoneRow, 'createdAt'>): Promise<SecondaryZoneRow> {
+    const row = { ...checkSecondaryZone(zone), createdAt: timestamp(this.clock()) };
+    const label = row.name || '.';
+    return this.tx(async (c) => {
+      await this.holdZoneName(c, row.name);
+      if ((await c.query(`SELECT 1 FROM ${this.s}.zones WHERE name = $1`, [row.name])).rowCount)
+        throw new StoreError('CONFLICT', `zone ${label} is a zone of the store (served as its primary)`);
+      const inserted = await c.query(
+        `INSERT INTO ${this.s}.secondary_zones (name, primary_host, primary_port, tsig_key, created_at)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO NOTHING`,
+        [row.name, row.primaryHost, row.primaryPort, row.tsigKey, row.createdAt],
+      );
+      if (inserted.rowCount === 0) throw new StoreError('CONFLICT', `zone ${label} is a secondary zone already`);
+      return row;
+    });
+  }
+
+  async removeSecondaryZone(name: string): Promise<boolean> {
+    if (!isKey(name)) return false;
+    const rows = await this.query(`DELETE FROM ${this.s}.secondary_zones WHERE name = $1 RETURNING name`, [name]);
+    return rows.length > 0;
   }
 
   async resealAll(reseal: (sealed: string, kind: string) => string): Promise<number> {

@@ -71,6 +71,7 @@ describe('SQLite zone store specifics', () => {
         { version: 3, name: 'dnssec keys' },
         { version: 4, name: 'sealed secrets' },
         { version: 5, name: 'change log' },
+        { version: 6, name: 'secondary zones' },
       ]);
       const indexes = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' AND sql IS NOT NULL")

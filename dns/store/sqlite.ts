@@ -17,7 +17,7 @@ import { RecordCounts } from './counts';
 import { toZone, type ZoneRow } from './rows';
 import type { RecordData, RecordType, StoredRecord, Zone, ZoneSettings } from '../model';
 import { systemClock, timestamp, type Clock } from './clock';
-import { closedError } from './errors';
+import { closedError, secondaryConflict } from './errors';
 import { checkSealed, checkSecretName, isSecretName } from './sealed-secrets';
 import { ensurePrivateDatabaseFile } from '../../platform/files';
 import { ChangeEmitter } from './events';
@@ -52,6 +52,7 @@ import {
   checkName,
   checkNamesFilter,
   checkSettings,
+  checkSecondaryZone,
   checkSettingsPatch,
   isKey,
   storeLimits,
@@ -67,6 +68,7 @@ import {
   type RecordChange,
   type CreateZoneOptions,
   type RecordFilter,
+  type SecondaryZoneRow,
   type ZoneChangeEvent,
   type ZoneChangeListener,
   type ZoneLogEntry,
@@ -274,6 +276,14 @@ class SqliteZoneStore implements ZoneStore {
           COALESCE((SELECT max(position) FROM zone_changes WHERE zone = @zone AND serial = @serial), 0)
         WHERE z.name = @zone ORDER BY c.position LIMIT @limit`),
       sealedSecret: db.prepare('SELECT sealed FROM sealed_secrets WHERE name = ?').pluck(),
+      secondaryZones: db.prepare(
+        'SELECT name, primary_host AS primaryHost, primary_port AS primaryPort, tsig_key AS tsigKey, created_at AS createdAt FROM secondary_zones ORDER BY name',
+      ),
+      secondaryExists: db.prepare('SELECT 1 FROM secondary_zones WHERE name = ?').pluck(),
+      insertSecondary: db.prepare(
+        'INSERT INTO secondary_zones (name, primary_host, primary_port, tsig_key, created_at) VALUES (@name, @primaryHost, @primaryPort, @tsigKey, @createdAt)',
+      ),
+      deleteSecondary: db.prepare('DELETE FROM secondary_zones WHERE name = ?'),
       sealedSecrets: db.prepare('SELECT name, sealed FROM sealed_secrets ORDER BY name'),
       updateSealedSecret: db.prepare('UPDATE sealed_secrets SET sealed = ? WHERE name = ?'),
       privateKeys: db.prepare('SELECT id, private_key FROM dnssec_keys ORDER BY id'),
@@ -375,11 +385,15 @@ class SqliteZoneStore implements ZoneStore {
     const plan = await planCreateInSteps(name, records, now, this.limits);
     const ts = timestamp(now);
     const row = { name, ...clean, serial: serial ?? initialSerial(now), createdAt: ts, updatedAt: ts };
+    // checked again inside the write, but for the stepped path (its own connection): writes of this store are
+    // this process's alone, so a check just before it holds
+    if (this.run(() => this.s.secondaryExists.get(name) !== undefined)) throw secondaryConflict(name);
     const zone =
       plan.inserts.length >= this.stepped.steppedRows
         ? await this.createInSteps(row, plan.inserts)
         : await this.write(() => {
             if (this.s.zoneExists.get(name)) throw new StoreError('CONFLICT', `zone ${name} already exists`);
+            if (this.s.secondaryExists.get(name)) throw secondaryConflict(name);
             this.s.insertZone.run(row);
             insertRows(this.s.insertRecord, plan.inserts);
             this.s.logChange.run(logRow({ zone: name, serial: row.serial, kind: 'zone-created' }, ts));
@@ -636,6 +650,27 @@ class SqliteZoneStore implements ZoneStore {
       this.s.insertSealedSecret.run(name, sealed, at);
       return this.s.sealedSecret.get(name) as string;
     });
+  }
+
+  async listSecondaryZones(): Promise<SecondaryZoneRow[]> {
+    return this.run(() => this.s.secondaryZones.all() as SecondaryZoneRow[]);
+  }
+
+  async addSecondaryZone(zone: Omit<SecondaryZoneRow, 'createdAt'>): Promise<SecondaryZoneRow> {
+    const row = { ...checkSecondaryZone(zone), createdAt: timestamp(this.clock()) };
+    return this.write(() => {
+      if (this.s.zoneExists.get(row.name))
+        throw new StoreError('CONFLICT', `zone ${row.name || '.'} is a zone of the store (served as its primary)`);
+      if (this.s.secondaryExists.get(row.name))
+        throw new StoreError('CONFLICT', `zone ${row.name || '.'} is a secondary zone already`);
+      this.s.insertSecondary.run(row);
+      return row;
+    });
+  }
+
+  async removeSecondaryZone(name: string): Promise<boolean> {
+    if (!isKey(name)) return false;
+    return this.write(() => this.s.deleteSecondary.run(name).changes > 0);
   }
 
   async resealAll(reseal: (sealed: string, kind: string) => string): Promise<number> {

@@ -1708,6 +1708,81 @@ export function describeZoneStoreContract(
     });
 
     // ----------------------------------------------------------------------------------------------------------
+    describe('secondary zones', () => {
+      const secondary = (name: string, over: Record<string, unknown> = {}) => ({
+        name,
+        primaryHost: '192.0.2.1',
+        primaryPort: 53,
+        tsigKey: null,
+        ...over,
+      });
+
+      test('added, listed by name with its creation time, removed; removing again is false', async () => {
+        const b = zoneName('sec-b');
+        const a = zoneName('sec-a');
+        await store.addSecondaryZone(secondary(b, { primaryHost: '2001:db8::1', primaryPort: 5300, tsigKey: 'xfr' }));
+        const added = await store.addSecondaryZone(secondary(a));
+        expect(added.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+        const listed = (await store.listSecondaryZones()).filter((z) => z.name === a || z.name === b);
+        expect(listed).toEqual([
+          { name: a, primaryHost: '192.0.2.1', primaryPort: 53, tsigKey: null, createdAt: added.createdAt },
+          { name: b, primaryHost: '2001:db8::1', primaryPort: 5300, tsigKey: 'xfr', createdAt: expect.any(String) },
+        ]);
+        expect(await store.removeSecondaryZone(a)).toBe(true);
+        expect(await store.removeSecondaryZone(a)).toBe(false);
+        expect((await store.listSecondaryZones()).map((z) => z.name)).not.toContain(a);
+        expect(await store.removeSecondaryZone('Not A Name')).toBe(false);
+      });
+
+      test('a name is a zone of the store or a secondary zone, never both: CONFLICT either way, nothing written', async () => {
+        const primary = zoneName('sec-primary');
+        await store.createZone(primary, SETTINGS);
+        await expectStoreError(store.addSecondaryZone(secondary(primary)), 'CONFLICT', {
+          message: /zone of the store/,
+        });
+        expect((await store.listSecondaryZones()).map((z) => z.name)).not.toContain(primary);
+        const sec = zoneName('sec-only');
+        await store.addSecondaryZone(secondary(sec));
+        await expectStoreError(store.createZone(sec, SETTINGS), 'CONFLICT', { message: /secondary zone/ });
+        expect(await store.getZone(sec)).toBeNull();
+        await expectStoreError(store.addSecondaryZone(secondary(sec)), 'CONFLICT', {
+          message: /secondary zone already/,
+        });
+        // once removed, the name is free for a zone of the store
+        await store.removeSecondaryZone(sec);
+        await store.createZone(sec, SETTINGS);
+      });
+
+      test('a zone and a secondary zone of one name made at once through several stores: exactly one of them', async () => {
+        const stores = [store, await openTracked(), await openTracked()];
+        for (let round = 0; round < 5; round++) {
+          const name = zoneName(`sec-race-${round}`);
+          const outcomes = await Promise.allSettled(
+            stores.flatMap((s) => [s.createZone(name, SETTINGS), s.addSecondaryZone(secondary(name))]),
+          );
+          expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+          for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ code: 'CONFLICT' });
+          const asZone = (await store.getZone(name)) !== null;
+          const asSecondary = (await store.listSecondaryZones()).some((z) => z.name === name);
+          expect(asZone !== asSecondary).toBe(true);
+        }
+      });
+
+      test.each([
+        ['a name in the wrong form', { name: 'Upper.Example' }, /secondary zone name/],
+        ['a host that is no IP address', { primaryHost: 'ns1.example' }, /primaryHost must be an IP address/],
+        ['port 0', { primaryPort: 0 }, /primaryPort must be an integer from 1 to 65535/],
+        ['port 65536', { primaryPort: 65536 }, /primaryPort/],
+        ['a fractional port', { primaryPort: 53.5 }, /primaryPort/],
+        ['a key name in the wrong form', { tsigKey: 'Key Name' }, /tsigKey/],
+      ])('INVALID, nothing written: %s', async (_, over, message) => {
+        const name = zoneName('sec-bad');
+        await expectStoreError(store.addSecondaryZone(secondary(name, over) as never), 'INVALID', { message });
+        expect((await store.listSecondaryZones()).map((z) => z.name)).not.toContain(name);
+      });
+    });
+
+    // ----------------------------------------------------------------------------------------------------------
     describe('events', () => {
       test('onChange reports every committed change with its kind and serial, and nothing for failures', async () => {
         const zn = zoneName('events');

@@ -207,6 +207,18 @@ export interface DnssecKeyChange {
 }
 
 /** The zone store: SQLite by default, PostgreSQL when DATABASE_URL is set. Both pass the same contract tests. */
+/** A zone served as a secondary of another server (table `secondary_zones`): transferred from its primary. */
+export interface SecondaryZoneRow {
+  /** Model form (lower case, no trailing dot). */
+  name: string;
+  /** The primary's IP address and port. */
+  primaryHost: string;
+  primaryPort: number;
+  /** Name of the TSIG key transfers are signed with (one of the configured keys); null: unsigned. */
+  tsigKey: string | null;
+  createdAt: string;
+}
+
 export interface ZoneStore {
   readonly kind: 'sqlite' | 'postgres';
   listZones(): Promise<Zone[]>;
@@ -264,6 +276,12 @@ export interface ZoneStore {
    * or `dnssec-key`; it returns the new sealed text (the store never sees clear text). Returns how many were rewritten.
    */
   resealAll(reseal: (sealed: string, kind: string) => string): Promise<number>;
+  /** The secondary zones, by name. */
+  listSecondaryZones(): Promise<SecondaryZoneRow[]>;
+  /** Adds a secondary zone; CONFLICT when the name is a secondary zone already, or a zone of the store. */
+  addSecondaryZone(zone: Omit<SecondaryZoneRow, 'createdAt'>): Promise<SecondaryZoneRow>;
+  /** Removes a secondary zone; false when there was none of that name. */
+  removeSecondaryZone(name: string): Promise<boolean>;
   /**
    * Called after every committed change (by this process; PostgreSQL also relays other processes' changes), with
    * the names it touched when known.

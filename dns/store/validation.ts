@@ -16,7 +16,8 @@ import {
   MAX_VALUE_LENGTH,
   type StoreLimits,
 } from './limits';
-import type { DnssecKey, DnssecKeyChange, DnssecKeyTimings, RecordChange } from './types';
+import { isIP } from 'node:net';
+import type { DnssecKey, DnssecKeyChange, DnssecKeyTimings, RecordChange, SecondaryZoneRow } from './types';
 
 /** A store's limits from its options: defaults for what is not given; a bad value is INVALID, naming it. */
 export function storeLimits(options: Partial<StoreLimits>): StoreLimits {
@@ -314,4 +315,18 @@ export function checkDnssecKeyChange(change: unknown, zone: string): CheckedDnss
     return id;
   });
   return { add, update, remove };
+}
+
+/** A secondary zone as `addSecondaryZone` takes it: its name, an IP address and port, an optional key name. */
+export function checkSecondaryZone(zone: unknown): Omit<SecondaryZoneRow, 'createdAt'> {
+  if (typeof zone !== 'object' || zone === null)
+    throw invalid(`a secondary zone must be an object (got ${show(zone)})`);
+  const { name, primaryHost, primaryPort, tsigKey } = zone as Record<string, unknown>;
+  checkName(name, 'secondary zone name');
+  if (typeof primaryHost !== 'string' || isIP(primaryHost) === 0)
+    throw invalid(`primaryHost must be an IP address (got ${show(primaryHost)})`);
+  if (typeof primaryPort !== 'number' || !Number.isInteger(primaryPort) || primaryPort < 1 || primaryPort > 65535)
+    throw invalid(`primaryPort must be an integer from 1 to 65535 (got ${show(primaryPort)})`);
+  if (tsigKey !== null) checkName(tsigKey, 'tsigKey');
+  return { name, primaryHost, primaryPort, tsigKey: tsigKey === '' ? null : tsigKey };
 }

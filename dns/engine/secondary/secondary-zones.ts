@@ -8,6 +8,7 @@ import type { SecondaryZone } from './spec';
 import {
   applySteps,
   loadCopy,
+  removeCopy,
   patchedData,
   saveCopy,
   soaOf,
@@ -87,6 +88,8 @@ interface ZoneState {
   saving?: Promise<void>;
   expired: boolean;
   error?: { message: string; at: number };
+  /** Removed at run time: nothing of it is served or scheduled any more. */
+  removed?: boolean;
 }
 
 export class SecondaryZones {
@@ -95,18 +98,26 @@ export class SecondaryZones {
   /** Ends transfers under way at close (a large zone's AXFR would hold the shutdown up). */
   private readonly stop = new AbortController();
 
+  /** The zone names, live (the loader leaves these alone; zones added or removed later count at once). */
+  private readonly zoneNames = new Set<string>();
+  private started = false;
+
   constructor(private readonly options: SecondaryZonesOptions) {
-    for (const spec of options.zones) {
-      const key = spec.key === undefined ? undefined : options.keys.get(spec.key);
-      if (spec.key !== undefined && !key)
-        throw new Error(`secondary zone ${spec.zone}: TSIG key "${spec.key}" is not one of the configured keys`);
-      const client = new DnsClient({
-        server: spec.primary,
-        ...(key ? { key } : {}),
-        timeoutMs: options.timeoutMs ?? 5000,
-      });
-      this.states.set(spec.zone, { spec, key, client, again: false, expired: false });
-    }
+    for (const spec of options.zones) this.states.set(spec.zone, this.stateFor(spec));
+    for (const zone of this.states.keys()) this.zoneNames.add(zone);
+  }
+
+  /** A zone's state, its TSIG key looked up (an Error naming the key when it is not configured). */
+  private stateFor(spec: SecondaryZone): ZoneState {
+    const key = spec.key === undefined ? undefined : this.options.keys.get(spec.key);
+    if (spec.key !== undefined && !key)
+      throw new Error(`secondary zone ${spec.zone}: TSIG key "${spec.key}" is not one of the configured keys`);
+    const client = new DnsClient({
+      server: spec.primary,
+      ...(key ? { key } : {}),
+      timeoutMs: this.options.timeoutMs ?? 5000,
+    });
+    return { spec, key, client, again: false, expired: false };
   }
 
   /** Whether `zone` is one of the secondary zones (not the store's). */
@@ -119,9 +130,50 @@ export class SecondaryZones {
     return this.states.get(zone)?.spec.primary;
   }
 
-  /** The zone names, for the loader to leave alone. */
+  /** The zone's spec, when it is one of the secondary zones. */
+  specOf(zone: string): SecondaryZone | undefined {
+    return this.states.get(zone)?.spec;
+  }
+
+  /** The zone names, live: the loader leaves these alone. */
   names(): ReadonlySet<string> {
-    return new Set(this.states.keys());
+    return this.zoneNames;
+  }
+
+  /**
+   * Serves one more secondary zone from now on (added at run time: through the API, or another replica's): its copy
+   * on disk at once when there is one, then a refresh from its primary. A zone already served is left as it is.
+   */
+  async add(spec: SecondaryZone): Promise<void> {
+    if (this.closed || this.states.has(spec.zone)) return;
+    const state = this.stateFor(spec);
+    this.states.set(spec.zone, state);
+    this.zoneNames.add(spec.zone);
+    if (!this.started) return; // start() serves it with the others
+    await this.serve(state);
+  }
+
+  /**
+   * Stops serving `zone` as a secondary: timers stopped, the transfer under way left to end, the zone out of the
+   * index (REFUSED from then on) and its copy on disk removed. False when it was not one.
+   */
+  async remove(zone: string): Promise<boolean> {
+    const state = this.states.get(zone);
+    if (!state) return false;
+    this.states.delete(zone);
+    state.removed = true;
+    clearTimeout(state.refresh);
+    clearTimeout(state.expire);
+    await state.running;
+    await state.saving;
+    this.options.index.delete(zone);
+    this.zoneNames.delete(zone);
+    if (this.options.dir !== undefined)
+      await removeCopy(this.options.dir, zone).catch((err: unknown) =>
+        this.options.log?.warn({ zone, err }, 'secondary zone: its copy on disk could not be removed'),
+      );
+    this.options.log?.info({ zone }, 'secondary zone removed');
+    return true;
   }
 
   /**
@@ -129,11 +181,16 @@ export class SecondaryZones {
    * resolves once the copies are in the index, without waiting for the primaries.
    */
   async start(): Promise<void> {
-    for (const state of this.states.values()) {
-      const loaded = await this.loadFromDisk(state);
-      if (!loaded) this.unavailable(state, 'not transferred yet');
-      this.refreshNow(state);
-    }
+    this.started = true;
+    for (const state of [...this.states.values()]) await this.serve(state);
+  }
+
+  /** One zone served from its copy on disk (SERVFAIL without one), then refreshed from its primary. */
+  private async serve(state: ZoneState): Promise<void> {
+    const loaded = await this.loadFromDisk(state);
+    if (state.removed) return;
+    if (!loaded) this.unavailable(state, 'not transferred yet');
+    this.refreshNow(state);
   }
 
   private async loadFromDisk(state: ZoneState): Promise<boolean> {
@@ -176,7 +233,7 @@ export class SecondaryZones {
 
   /** Starts a refresh now, or one more right after the one under way. */
   private refreshNow(state: ZoneState): void {
-    if (this.closed) return;
+    if (this.closed || state.removed) return;
     if (state.running) return void (state.again = true);
     clearTimeout(state.refresh);
     const run = async (): Promise<void> => {
@@ -292,6 +349,7 @@ export class SecondaryZones {
    * from the copy served (patched at those alone), else the copy is built whole.
    */
   private install(state: ZoneState, copy: Transferred, since: number, touched?: ReadonlySet<string>): void {
+    if (state.removed) return;
     const current = this.options.index.get(copy.zone);
     const patchable = touched && current && !current.unavailable && !state.expired;
     this.options.index.set(patchable ? patchedData(current, copy, touched) : zoneData(copy));
@@ -333,6 +391,7 @@ export class SecondaryZones {
 
   /** The zone answers SERVFAIL from now on (its records kept, for a refresh to compare with). */
   private unavailable(state: ZoneState, why: string): void {
+    if (state.removed) return;
     const { zone } = state.spec;
     const current = this.options.index.get(zone);
     const copy = current
@@ -345,7 +404,7 @@ export class SecondaryZones {
 
   /** The next refresh in `seconds` (at least MIN_TIMER_S). */
   private schedule(state: ZoneState, seconds: number): void {
-    if (this.closed) return;
+    if (this.closed || state.removed) return;
     clearTimeout(state.refresh);
     const due = Date.now() + Math.max(MIN_TIMER_S, seconds) * 1000;
     const wait = (): void => {

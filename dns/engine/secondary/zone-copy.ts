@@ -1,5 +1,5 @@
 import type { SoaAnswer } from 'dns-packet';
-import { readFile, stat, utimes } from 'node:fs/promises';
+import { readFile, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ClientRecord, IxfrStep } from '../../client';
 import { type RecordData, toFqdn } from '../../model';
@@ -120,6 +120,11 @@ export async function loadCopy(dir: string, zone: string): Promise<{ copy: Trans
 /** The copy was found current now: its file says so (see loadCopy). */
 export async function touchCopy(dir: string, zone: string, at: Date): Promise<void> {
   await utimes(copyFile(dir, zone), at, at).catch(() => undefined); // no file yet: the next transfer writes one
+}
+
+/** Removes the copy kept in `dir` (none: nothing to do). */
+export async function removeCopy(dir: string, zone: string): Promise<void> {
+  await rm(copyFile(dir, zone), { force: true });
 }
 
 /** The copy's SOA as a client record: what an IXFR request carries (RFC 1995 §3). */
