@@ -1724,10 +1724,11 @@ export function describeZoneStoreContract(
         const added = await store.addSecondaryZone(secondary(a));
         expect(added.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
         const listed = (await store.listSecondaryZones()).filter((z) => z.name === a || z.name === b);
-        expect(listed).toEqual([
-          { name: a, primaryHost: '192.0.2.1', primaryPort: 53, tsigKey: null, createdAt: added.createdAt },
-          { name: b, primaryHost: '2001:db8::1', primaryPort: 5300, tsigKey: 'xfr', createdAt: expect.any(String) },
+        expect(listed.map(({ createdAt: _, ...rest }) => rest)).toEqual([
+          { name: a, primaryHost: '192.0.2.1', primaryPort: 53, tsigKey: null },
+          { name: b, primaryHost: '2001:db8::1', primaryPort: 5300, tsigKey: 'xfr' },
         ]);
+        expect(listed[0]?.createdAt).toBe(added.createdAt);
         expect(await store.removeSecondaryZone(a)).toBe(true);
         expect(await store.removeSecondaryZone(a)).toBe(false);
         expect((await store.listSecondaryZones()).map((z) => z.name)).not.toContain(a);
@@ -1777,7 +1778,7 @@ export function describeZoneStoreContract(
         ['a key name in the wrong form', { tsigKey: 'Key Name' }, /tsigKey/],
       ])('INVALID, nothing written: %s', async (_, over, message) => {
         const name = zoneName('sec-bad');
-        await expectStoreError(store.addSecondaryZone(secondary(name, over) as never), 'INVALID', { message });
+        await expectStoreError(store.addSecondaryZone(secondary(name, over)), 'INVALID', { message });
         expect((await store.listSecondaryZones()).map((z) => z.name)).not.toContain(name);
       });
     });
