@@ -24,13 +24,13 @@ import { startAnswering } from './answering';
 import { syncCatalog } from './catalog';
 import { KeyedQueue } from '../../platform/async';
 import { wireName } from '../model';
-import { StoreError, type ZoneChangeEvent, type ZoneStore } from '../store';
+import { StoreError, type SecondaryZoneRow, type ZoneChangeEvent, type ZoneStore } from '../store';
 import type { TsigKey } from '../tsig';
 import { refreshFor, ZoneLoader, type ZoneDrift } from './zone-loader';
 import { ReplicaCheck, type ReplicaStatus } from './replica-check';
 import { type KeyVault, SigningScheduler, storeSigning, type ZoneSigning } from '../dnssec';
 import { SecondaryZones, type SecondaryStatus } from './secondary/secondary-zones';
-import type { SecondaryZone } from './secondary/spec';
+import { hostPort, type SecondaryZone } from './secondary/spec';
 
 export interface DnsAccessOptions extends TransferAccess {
   /** Zone → key names allowed to update it; a zone not listed may be updated by every configured key. */
@@ -120,24 +120,31 @@ export class DnsEngine {
   private replicaCheck?: ReplicaCheck;
   private readonly signing?: ZoneSigning;
   private readonly scheduler?: SigningScheduler;
-  private readonly secondaries?: SecondaryZones;
+  private readonly secondaries: SecondaryZones;
+  /** Secondary zones of the configuration (DNS_SECONDARY_ZONES); the others come from the store. */
+  private readonly configuredSecondaries: ReadonlySet<string>;
+  /** The store's secondary zones this server serves, and those it cannot (with why). */
+  private readonly storeSecondaries = new Set<string>();
+  private readonly unservedSecondaries = new Map<string, SecondaryZoneRow>();
+  private secondarySync?: Promise<void>;
+  private secondaryTimer?: NodeJS.Timeout;
 
   private constructor(private readonly options: DnsEngineOptions) {
     this.keys = new Map((options.keys ?? []).map((k) => [k.name, k]));
     const secondary = options.secondary;
-    if (secondary && secondary.zones.length > 0) {
-      if ((options.workers?.count ?? 0) > 0)
-        throw new Error('secondary zones are served by this process alone: answer workers (DNS_WORKERS) must be 0');
-      this.secondaries = new SecondaryZones({
-        zones: secondary.zones,
-        index: this.index,
-        keys: this.keys,
-        ...(secondary.dir === undefined ? {} : { dir: secondary.dir }),
-        ...(secondary.timeoutMs === undefined ? {} : { timeoutMs: secondary.timeoutMs }),
-        ...(options.log ? { log: options.log } : {}),
-        onTransferred: (zone) => this.notifySecondaries(zone),
-      });
-    }
+    if (secondary && secondary.zones.length > 0 && (options.workers?.count ?? 0) > 0)
+      throw new Error('secondary zones are served by this process alone: answer workers (DNS_WORKERS) must be 0');
+    // always there: zones added through the API (the store's secondary_zones) join the configured ones at run time
+    this.secondaries = new SecondaryZones({
+      zones: secondary?.zones ?? [],
+      index: this.index,
+      keys: this.keys,
+      ...(secondary?.dir === undefined ? {} : { dir: secondary.dir }),
+      ...(secondary?.timeoutMs === undefined ? {} : { timeoutMs: secondary.timeoutMs }),
+      ...(options.log ? { log: options.log } : {}),
+      onTransferred: (zone) => this.notifySecondaries(zone),
+    });
+    this.configuredSecondaries = new Set(secondary?.zones.map((z) => z.zone));
     this.handleTransfer = transferHandler(this.index, new ZoneTransfers(), options.access, (zone, remote) =>
       options.log?.warn({ zone, from: remote.address }, 'zone transfer refused'),
     );
@@ -160,7 +167,7 @@ export class DnsEngine {
         options.log,
       );
     }
-    this.loader = new ZoneLoader(options.store, this.index, options.log, this.signing, this.secondaries?.names());
+    this.loader = new ZoneLoader(options.store, this.index, options.log, this.signing, this.secondaries.names());
     this.notifyKey = DnsEngine.findNotifyKey(options.notifyKey, this.keys);
   }
 
@@ -176,14 +183,15 @@ export class DnsEngine {
     const engine = new DnsEngine(options);
     if (options.catalog !== undefined) await syncCatalog(options.store, options.catalog);
     const zones = await options.store.listZones();
-    const both = zones.filter((z) => engine.secondaries?.has(z.name)).map((z) => z.name || '.');
+    const both = zones.filter((z) => engine.secondaries.has(z.name)).map((z) => z.name || '.');
     if (both.length > 0)
       throw new Error(
         `zone(s) ${both.join(', ')} are in the zone store and configured as secondary: a zone is either the store's (primary) or transferred (secondary)`,
       );
     for (const zone of zones) await engine.reload(zone.name);
     // the copies on disk are in the index before the server opens: served at once, before the primaries answer
-    await engine.secondaries?.start();
+    await engine.secondaries.start();
+    await engine.syncSecondaryZones();
     engine.unsubscribe = options.store.onChange((event, detail) => {
       engine.workers?.changed(event, detail);
       if ((event.kind === 'zone-created' || event.kind === 'zone-deleted') && event.zone !== options.catalog)
@@ -199,6 +207,9 @@ export class DnsEngine {
         log: options.log,
       });
       engine.replicaCheck.start();
+      // other replicas' secondary zones (added or removed through their API) within the same period
+      engine.secondaryTimer = setInterval(() => void engine.syncSecondaryZones().catch(() => undefined), check.everyMs);
+      engine.secondaryTimer.unref();
     }
     if (options.listen !== false) {
       const onError = (err: unknown): void => options.log?.warn({ err }, 'dns server error');
@@ -211,7 +222,7 @@ export class DnsEngine {
           handlers: {
             update: (q, _raw, remote) => engine.handleUpdate(q, remote),
             transfer: engine.handleTransfer,
-            ...(engine.secondaries ? { notify: (q, _raw, remote) => engine.handleNotify(q, remote) } : {}),
+            notify: (q, _raw, remote) => engine.handleNotify(q, remote),
           },
           keys: engine.keys,
           cookieSecret,
@@ -260,9 +271,9 @@ export class DnsEngine {
    */
   /** The primary (`host:port`) of `zone` when this server is its secondary (DNS_SECONDARY_ZONES), else null. */
   secondaryPrimary(zone: string): string | null {
-    const primary = this.secondaries?.primaryOf(zone);
+    const primary = this.secondaries.primaryOf(zone);
     if (!primary) return null;
-    return `${primary.host.includes(':') ? `[${primary.host}]` : primary.host}:${primary.port}`;
+    return hostPort(primary.host, primary.port);
   }
 
   async served(zone: string, serial: number | null): Promise<void> {
@@ -281,7 +292,7 @@ export class DnsEngine {
       keys: [...this.keys.values()],
       index: this.index,
       update: (q, remote) => this.handleUpdate(q, remote),
-      ...(this.secondaries ? { notify: (q: DecodedPacket, remote: Remote) => this.handleNotify(q, remote) } : {}),
+      notify: (q: DecodedPacket, remote: Remote) => this.handleNotify(q, remote),
       access: o.access,
       log: o.log,
       onExit: () => this.restartThread(cookieSecret, thread.port),
@@ -330,9 +341,81 @@ export class DnsEngine {
     return this.replicaCheck ? { ...this.replicaCheck.status(), current: this.replicaCheck.current() } : null;
   }
 
+  /**
+   * Why this server cannot serve the store's secondary zone `row` (null: it can): answer workers answer from the
+   * store, which holds no secondary zone's records; a TSIG key must be one configured here.
+   */
+  secondaryProblem(row: Pick<SecondaryZoneRow, 'name' | 'tsigKey'>): string | null {
+    const workers = this.options.workers?.count ?? 0;
+    if (workers > 0)
+      return `answer workers are on here (DNS_WORKERS ${workers}): they answer from the zone store, which holds no secondary zone; set DNS_WORKERS=0 to serve secondary zones`;
+    if (row.tsigKey !== null && !this.keys.has(wireName(row.tsigKey)))
+      return `TSIG key "${row.tsigKey}" is not configured here (TSIG_KEYFILE)`;
+    return null;
+  }
+
+  /** Where a secondary zone comes from: the configuration, the store (added through the API), or it is none. */
+  secondaryOrigin(zone: string): 'configuration' | 'store' | null {
+    if (this.configuredSecondaries.has(zone)) return 'configuration';
+    if (this.storeSecondaries.has(zone) || this.unservedSecondaries.has(zone)) return 'store';
+    return null;
+  }
+
+  /**
+   * Brings the secondary zones from the store in line with it: ones added (through the API, on any replica) are
+   * served — transferred from their primary — and ones removed are dropped. Runs at start, after the API's own
+   * changes, and on PostgreSQL with the replica check's period (other replicas' changes). One run at a time.
+   */
+  syncSecondaryZones(): Promise<void> {
+    const run = (this.secondarySync ?? Promise.resolve()).then(() => this.syncSecondariesOnce());
+    const tail = run.catch((err: unknown) =>
+      this.options.log?.warn({ err }, 'secondary zones: the store could not be read; trying again'),
+    );
+    this.secondarySync = tail;
+    return run;
+  }
+
+  private async syncSecondariesOnce(): Promise<void> {
+    const rows = await this.options.store.listSecondaryZones();
+    const wanted = new Map(rows.filter((r) => !this.configuredSecondaries.has(r.name)).map((r) => [r.name, r]));
+    for (const zone of [...this.storeSecondaries])
+      if (!wanted.has(zone)) {
+        this.storeSecondaries.delete(zone);
+        await this.secondaries.remove(zone);
+        this.options.log?.info({ zone }, 'secondary zone removed from the store: no longer served');
+      }
+    for (const zone of [...this.unservedSecondaries.keys()])
+      if (!wanted.has(zone)) this.unservedSecondaries.delete(zone);
+    for (const row of wanted.values()) {
+      if (this.storeSecondaries.has(row.name)) continue;
+      const problem = this.secondaryProblem(row);
+      if (problem !== null) {
+        if (!this.unservedSecondaries.has(row.name))
+          this.options.log?.warn({ zone: row.name, reason: problem }, 'secondary zone of the store not served here');
+        this.unservedSecondaries.set(row.name, row);
+        continue;
+      }
+      this.unservedSecondaries.delete(row.name);
+      this.storeSecondaries.add(row.name);
+      await this.secondaries.add({
+        zone: row.name,
+        primary: { host: row.primaryHost, port: row.primaryPort },
+        ...(row.tsigKey === null ? {} : { key: wireName(row.tsigKey) }),
+      });
+    }
+  }
+
   /** Every secondary zone's state (serial, last refresh, expired, last error); empty without secondary zones. */
   secondaryStatus(): SecondaryStatus[] {
-    return this.secondaries?.status() ?? [];
+    const unserved = [...this.unservedSecondaries.values()].map((row) => ({
+      zone: row.name,
+      primary: hostPort(row.primaryHost, row.primaryPort),
+      serial: null,
+      refreshedAt: null,
+      expired: true,
+      error: this.secondaryProblem(row) ?? 'not served here',
+    }));
+    return [...this.secondaries.status(), ...unserved];
   }
 
   /** How far signing `zone` whole has got (names signed of how many), or null when it is not being signed whole. */
@@ -419,7 +502,7 @@ export class DnsEngine {
       return encodeResponse(query, {}, RCODE.FORMERR);
     const zone = wireName(question.name);
     if (!this.index.get(zone)) return encodeResponse(query, {}, RCODE.NOTAUTH);
-    if (this.secondaries?.has(zone)) {
+    if (this.secondaries.has(zone)) {
       // as BIND answers an UPDATE for a zone it is secondary for (no update-forwarding): the primary takes writes
       this.options.log?.warn({ zone, from: remote.address }, 'dynamic update of a secondary zone refused');
       return encodeResponse(query, {}, RCODE.REFUSED);
@@ -456,7 +539,7 @@ export class DnsEngine {
   private handleNotify(query: DecodedPacket, remote: Remote): Promise<Buffer> {
     const question = query.questions?.length === 1 ? query.questions[0] : undefined;
     const zone = question?.type === 'SOA' ? wireName(question.name) : undefined;
-    if (zone === undefined || !this.secondaries?.has(zone)) return Promise.resolve(notifyAnswer(this.index, query));
+    if (zone === undefined || !this.secondaries.has(zone)) return Promise.resolve(notifyAnswer(this.index, query));
     return Promise.resolve(notifyReply(query, this.secondaries.notify(zone, remote)));
   }
 
@@ -473,7 +556,9 @@ export class DnsEngine {
 
   private async shutDown(): Promise<void> {
     this.unsubscribe?.();
-    await this.secondaries?.close();
+    clearInterval(this.secondaryTimer);
+    await this.secondarySync;
+    await this.secondaries.close();
     await this.replicaCheck?.stop();
     await this.catalogSync; // its store writes end before the store is closed
     this.scheduler?.close();

@@ -4,7 +4,7 @@ import type { Remote } from '../../server';
 import type { TsigKey } from '../../tsig';
 import { RCODE } from '../../wire';
 import { ZoneBuilder, type ZoneIndex } from '../../zone';
-import type { SecondaryZone } from './spec';
+import { hostPort, type SecondaryZone } from './spec';
 import {
   applySteps,
   loadCopy,
@@ -447,6 +447,5 @@ export class SecondaryZones {
 const PLACEHOLDER_SOA = { mname: '.', rname: '.', serial: 0, refresh: 0, retry: 0, expire: 0, minimum: 0 };
 
 function where(spec: SecondaryZone): string {
-  const { host, port } = spec.primary;
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  return hostPort(spec.primary.host, spec.primary.port);
 }

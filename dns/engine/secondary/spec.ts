@@ -53,3 +53,8 @@ export function parseSecondaryZones(entries: readonly string[]): SecondaryZone[]
     return parsed;
   });
 }
+
+/** `host:port`, an IPv6 host in brackets. */
+export function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
