@@ -1,5 +1,11 @@
 /** The DNS engine: the server, its zones loaded from the store and kept current, answer workers and signing, started as one. Only re-exports. */
 export { DnsEngine } from './engine';
 export { autoWorkerCount } from './workers/answer-workers';
-export { parseSecondaryZone, parseSecondaryZones, SECONDARY_FORM, type SecondaryZone } from './secondary/spec';
+export {
+  hostPort,
+  parseSecondaryZone,
+  parseSecondaryZones,
+  SECONDARY_FORM,
+  type SecondaryZone,
+} from './secondary/spec';
 export type { SecondaryStatus } from './secondary/secondary-zones';

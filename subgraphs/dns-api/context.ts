@@ -6,6 +6,7 @@ import type { DnssecService } from './service/dnssec';
 import type { ExportService } from './service/exports';
 import type { Operations } from './service/operations';
 import type { RecordService } from './service/records';
+import type { SecondaryZoneService } from './service/secondary-zones';
 import type { ZoneService } from './service/zones';
 
 /** The DNS API's services, one set per subgraph instance. */
@@ -13,6 +14,7 @@ export interface DnsApiServices {
   zones: ZoneService;
   records: RecordService;
   dnssec: DnssecService;
+  secondaryZones: SecondaryZoneService;
   exports: ExportService;
   identity: Identity;
   feed: ChangeFeed;

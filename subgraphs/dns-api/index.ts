@@ -13,6 +13,7 @@ import { ExportService } from './service/exports';
 import { OPERATION_LIMITS, Operations, type OperationLimits, type SharedOperations } from './service/operations';
 import { KeyedQueue, servingOf } from './service/serving';
 import { RECORD_DEFAULTS, RecordService, type RecordServiceOptions } from './service/records';
+import { SecondaryZoneService } from './service/secondary-zones';
 import { ZONE_DEFAULTS, ZoneService, type ZoneDefaults } from './service/zones';
 
 export { buildDnsApiSchema };
@@ -71,6 +72,7 @@ export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Prom
       { ...DEFAULT_DNSSEC_POLICY, ...options.dnssec },
       options.now,
     ),
+    secondaryZones: new SecondaryZoneService(options.store, options.engine),
     exports: new ExportService(zones, options.store, options.wholeZoneReads),
     identity: options.identity,
     feed,

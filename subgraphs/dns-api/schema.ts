@@ -8,6 +8,7 @@ import {
   RecordResolver,
   SigningKeyResolver,
   UserResolver,
+  SecondaryZoneResolver,
   ZoneResolver,
 } from './graphql/resolvers';
 import type { Zone } from '../../dns/model';
@@ -26,6 +27,7 @@ export function buildDnsApiSchema(): Promise<GraphQLSchema> {
         RecordResolver,
         DnssecResolver,
         UserResolver,
+        SecondaryZoneResolver,
         ChangeResolver,
         OperationResolver,
       ],

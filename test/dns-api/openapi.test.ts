@@ -606,6 +606,42 @@ describe('long operations (Prefer: respond-async)', () => {
   });
 });
 
+describe('secondary zones', () => {
+  // a primary nobody answers at: the zone is added and listed (never transferred), which is all the document says
+  const body = { name: 'secondary.test', primary: '127.0.0.1:9', tsig_key: null };
+
+  it('add: 201 (operator), again 409, bad primary 422, viewer 403, anonymous 401', async () => {
+    const added = await call('POST', '/secondary-zones', { token: operator, body });
+    expect(added.status).toBe(201);
+    expect(b(added)).toMatchObject({ name: 'secondary.test', origin: 'api', serial: null, expired: true });
+    expect((await call('POST', '/secondary-zones', { token: operator, body })).status).toBe(409);
+    expect(
+      (await call('POST', '/secondary-zones', { token: operator, body: { ...body, name: 'b.test', primary: 'x' } }))
+        .status,
+    ).toBe(422);
+    expect((await call('POST', '/secondary-zones', { token: viewer, body: { ...body, name: 'c.test' } })).status).toBe(
+      403,
+    );
+    expect((await call('POST', '/secondary-zones', { body })).status).toBe(401);
+  });
+
+  it('list and one: 200 (viewer), unknown 404, anonymous 401', async () => {
+    const list = await call('GET', '/secondary-zones', { token: viewer });
+    expect(list.status).toBe(200);
+    expect((b(list).secondary_zones as Json[]).map((z) => z.name)).toEqual(['secondary.test']);
+    expect((await call('GET', '/secondary-zones/secondary.test', { token: viewer })).status).toBe(200);
+    expect((await call('GET', '/secondary-zones/none.test', { token: viewer })).status).toBe(404);
+    expect((await call('GET', '/secondary-zones')).status).toBe(401);
+    expect((await call('GET', '/secondary-zones/secondary.test')).status).toBe(401);
+  });
+
+  it('delete: viewer 403, 200, then 404', async () => {
+    expect((await call('DELETE', '/secondary-zones/secondary.test', { token: viewer })).status).toBe(403);
+    expect((await call('DELETE', '/secondary-zones/secondary.test', { token: operator })).status).toBe(200);
+    expect((await call('DELETE', '/secondary-zones/secondary.test', { token: operator })).status).toBe(404);
+  });
+});
+
 describe('users', () => {
   let userId: string;
 

@@ -38,6 +38,12 @@ const batchOperation = z.discriminatedUnion('operation', [
 /** Arrays are bounded here only loosely (the service names the configured batch limit, 413, past it). */
 export const BatchBody = z.strictObject({ operations: z.array(batchOperation).max(100_000) });
 
+export const CreateSecondaryZoneBody = z.strictObject({
+  name: text(254),
+  primary: text(64),
+  tsig_key: text(254).nullable().optional(),
+});
+
 const roles = z.enum(['admin', 'operator', 'viewer']);
 export const CreateUserBody = z.strictObject({
   username: text(256),

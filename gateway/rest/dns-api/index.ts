@@ -9,6 +9,7 @@ import type { RestInterface } from '../interface';
 import {
   BatchBody,
   CreateRecordBody,
+  CreateSecondaryZoneBody,
   CreateUserBody,
   CreateZoneBody,
   DnssecBody,
@@ -38,6 +39,7 @@ import {
   signingKey,
   signingKeyRotation,
   snakeCase,
+  secondaryZone,
   user,
   userCreated,
   zoneDetails,
@@ -47,6 +49,7 @@ import {
   type GqlDnssecStatus,
   type GqlRecord,
   type GqlRecordSummary,
+  type GqlSecondaryZone,
   type GqlSigningKey,
   type GqlUser,
   type GqlZone,
@@ -90,7 +93,7 @@ type Data = Record<string, unknown>;
 
 /** One route's handler; the path parameters of every route are among these. */
 type Handler = (
-  req: FastifyRequest<{ Params: ZoneParams & RecordParams & UserParams & OperationParams }>,
+  req: FastifyRequest<{ Params: ZoneParams & RecordParams & UserParams & OperationParams & SecondaryZoneParams }>,
   reply: FastifyReply,
 ) => Promise<FastifyReply>;
 
@@ -98,6 +101,7 @@ type Handler = (
 type ZoneParams = { zone: string };
 type RecordParams = { zone: string; id: string };
 type UserParams = { id: string };
+type SecondaryZoneParams = { name: string };
 type OperationParams = { id: string };
 
 /** A query parameter given at most once (a second one is a malformed query). */
@@ -466,6 +470,36 @@ export function dnsApiRestInterface(graph: Graph, options: DnsApiRestOptions = {
           const data = await run(req, LongOps.operation, { id: req.params.id });
           if (!data.operation) throw new RestError(404, `no operation ${JSON.stringify(req.params.id.slice(0, 64))}`);
           return json(reply, 200, renderOperation(data.operation as GqlOperation));
+        },
+
+        // Secondary zones
+        listSecondaryZones: async (req, reply) => {
+          const data = await run(req, Ops.secondaryZones, {});
+          return json(reply, 200, {
+            secondary_zones: (data.secondaryZones as GqlSecondaryZone[]).map(secondaryZone),
+          });
+        },
+
+        createSecondaryZone: async (req, reply) => {
+          const body = parseBody(CreateSecondaryZoneBody, req.body);
+          const data = await run(req, Ops.createSecondaryZone, {
+            input: { name: body.name, primary: body.primary, tsigKey: body.tsig_key ?? null },
+          });
+          const zone = data.createSecondaryZone as GqlSecondaryZone;
+          void reply.header('location', `/api/v1/secondary-zones/${zone.name}`);
+          return json(reply, 201, secondaryZone(zone));
+        },
+
+        getSecondaryZone: async (req: FastifyRequest<{ Params: SecondaryZoneParams }>, reply) => {
+          const data = await run(req, Ops.secondaryZone, { name: req.params.name });
+          if (!data.secondaryZone)
+            throw new RestError(404, `no secondary zone ${JSON.stringify(req.params.name.slice(0, 254))}`);
+          return json(reply, 200, secondaryZone(data.secondaryZone as GqlSecondaryZone));
+        },
+
+        deleteSecondaryZone: async (req: FastifyRequest<{ Params: SecondaryZoneParams }>, reply) => {
+          const data = await run(req, Ops.deleteSecondaryZone, { name: req.params.name });
+          return json(reply, 200, data.deleteSecondaryZone);
         },
 
         // Users

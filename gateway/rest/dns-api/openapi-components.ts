@@ -2,6 +2,7 @@ import { z, type ZodType } from 'zod';
 import {
   BatchBody,
   CreateRecordBody,
+  CreateSecondaryZoneBody,
   CreateUserBody,
   CreateZoneBody,
   DnssecBody,
@@ -262,6 +263,31 @@ export const schemas: Record<string, Json> = {
     },
     'A signing key rotation: new tokens are signed by the new key; tokens of the old one stay valid until they expire',
   ),
+  SecondaryZone: object(
+    {
+      name: { type: 'string' },
+      primary: { type: 'string', description: 'address:port (an IPv6 address in brackets)' },
+      tsig_key: { type: ['string', 'null'], description: 'The TSIG key transfers are signed with' },
+      origin: {
+        type: 'string',
+        enum: ['api', 'configuration'],
+        description: 'api: added here (every replica serves it); configuration: DNS_SECONDARY_ZONES',
+      },
+      created_at: { ...timestamp, type: ['string', 'null'], description: 'Null for one of the configuration' },
+      serial: { type: ['integer', 'null'], description: 'The serial served; null: none transferred yet' },
+      refreshed_at: { ...timestamp, type: ['string', 'null'], description: 'When the copy was last known current' },
+      expired: { type: 'boolean', description: 'Answered with SERVFAIL: never transferred, or past its expire time' },
+      error: { type: ['string', 'null'], description: 'Why the last refresh failed, or why it is not served here' },
+      error_at: { ...timestamp, type: ['string', 'null'] },
+    },
+    'A zone served as a secondary of another server; the transfer fields as the answering server sees them',
+  ),
+  SecondaryZoneList: object({ secondary_zones: { type: 'array', items: ref('SecondaryZone') } }),
+  CreateSecondaryZoneRequest: fromZod(CreateSecondaryZoneBody, 'A zone to serve as a secondary of `primary`', {
+    name: 'example.org',
+    primary: '192.0.2.1:53',
+    tsig_key: null,
+  }),
   UserCreated: object(userCreated, 'A user as created'),
   User: object(
     {

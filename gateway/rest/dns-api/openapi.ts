@@ -55,6 +55,13 @@ export const OPENAPI = {
         description: 'Zone name (case-insensitive, trailing dot allowed)',
         schema: { type: 'string' },
       },
+      secondaryZone: {
+        name: 'name',
+        in: 'path',
+        required: true,
+        description: 'Secondary zone name (case-insensitive, trailing dot allowed)',
+        schema: { type: 'string' },
+      },
       recordId: { name: 'id', in: 'path', required: true, description: 'Record id', schema: { type: 'string' } },
       userId: { name: 'id', in: 'path', required: true, description: 'User id', schema: { type: 'string' } },
       ifMatch: {

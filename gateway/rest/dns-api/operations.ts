@@ -9,6 +9,8 @@ const ZONE_DETAILS = `${ZONE_SUMMARY} adminEmail refresh retry expire minimum de
 const RECORD = 'id name type value ttl createdAt updatedAt etag';
 /** What a listing shows of each record: a 10 000-record zone is 10 000 × each field resolved (and each ETag hashed). */
 const RECORD_SUMMARY = 'id name type value ttl';
+/** A secondary zone's fields, as the REST adapter renders them. */
+const SECONDARY_ZONE = 'name primary tsigKey origin createdAt serial refreshedAt expired error errorAt';
 const USER = 'id username email role disabled createdAt lastLogin';
 const SIGNING_KEY = 'kid algorithm createdAt retiredAt verifiesUntil signing';
 export const DNSSEC_STATUS =
@@ -98,6 +100,22 @@ export const DnsApiOps = {
   rotateDnssec: prepareOperation(
     'RestDnsRotateDnssec',
     'mutation RestDnsRotateDnssec($zone: String!) { rotateZoneDnssec(zone: $zone) { success message oldKeyId newKeyId rolloverCompletionDate } }',
+  ),
+  secondaryZones: prepareOperation(
+    'RestDnsSecondaryZones',
+    `query RestDnsSecondaryZones { secondaryZones { ${SECONDARY_ZONE} } }`,
+  ),
+  secondaryZone: prepareOperation(
+    'RestDnsSecondaryZone',
+    `query RestDnsSecondaryZone($name: String!) { secondaryZone(name: $name) { ${SECONDARY_ZONE} } }`,
+  ),
+  createSecondaryZone: prepareOperation(
+    'RestDnsCreateSecondaryZone',
+    `mutation RestDnsCreateSecondaryZone($input: CreateSecondaryZoneInput!) { createSecondaryZone(input: $input) { ${SECONDARY_ZONE} } }`,
+  ),
+  deleteSecondaryZone: prepareOperation(
+    'RestDnsDeleteSecondaryZone',
+    'mutation RestDnsDeleteSecondaryZone($name: String!) { deleteSecondaryZone(name: $name) { success message } }',
   ),
   users: prepareOperation('RestDnsUsers', `query RestDnsUsers { users { ${USER} } }`),
   user: prepareOperation('RestDnsUser', `query RestDnsUser($id: ID!) { user(id: $id) { ${USER} } }`),

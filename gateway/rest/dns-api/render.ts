@@ -132,6 +132,32 @@ export const recordCreated = (r: GqlRecord) => ({ ...recordSummary(r), created_a
 export const record = (r: GqlRecord) => ({ ...recordSummary(r), created_at: r.createdAt, updated_at: r.updatedAt });
 export const recordUpdated = (r: GqlRecord) => ({ ...recordSummary(r), updated_at: r.updatedAt });
 
+export interface GqlSecondaryZone {
+  name: string;
+  primary: string;
+  tsigKey: string | null;
+  origin: string;
+  createdAt: string | null;
+  serial: number | null;
+  refreshedAt: string | null;
+  expired: boolean;
+  error: string | null;
+  errorAt: string | null;
+}
+
+export const secondaryZone = (z: GqlSecondaryZone) => ({
+  name: z.name,
+  primary: z.primary,
+  tsig_key: z.tsigKey,
+  origin: z.origin.toLowerCase(),
+  created_at: z.createdAt,
+  serial: z.serial,
+  refreshed_at: z.refreshedAt,
+  expired: z.expired,
+  error: z.error,
+  error_at: z.errorAt,
+});
+
 export const userCreated = (u: GqlUser) => ({
   id: u.id,
   username: u.username,

@@ -433,6 +433,74 @@ export const DNS_API_ROUTES: readonly DnsApiRoute[] = [
   },
   {
     method: 'GET',
+    path: '/secondary-zones',
+    graphql: [Ops.secondaryZones],
+    openapi: {
+      operationId: 'listSecondaryZones',
+      summary: 'Every zone served as a secondary of another server, with how its transfers go here',
+      tags: ['secondary zones'],
+      responses: { ...ok('200', 'The secondary zones', 'SecondaryZoneList'), ...authErrors, ...serverErrors },
+    },
+  },
+  {
+    method: 'POST',
+    path: '/secondary-zones',
+    graphql: [Ops.createSecondaryZone],
+    openapi: {
+      operationId: 'createSecondaryZone',
+      summary:
+        'Serves a zone as a secondary of a primary server (every replica; the first transfer starts at once) ' +
+        '(operator, admin)',
+      tags: ['secondary zones'],
+      requestBody: jsonBody('CreateSecondaryZoneRequest'),
+      responses: {
+        ...ok('201', 'Added', 'SecondaryZone', { Location: { required: true, schema: { type: 'string' } } }),
+        ...bodyErrors,
+        ...authErrors,
+        403: response('Forbidden'),
+        409: response('Conflict'),
+        ...serverErrors,
+      },
+    },
+  },
+  {
+    method: 'GET',
+    path: '/secondary-zones/:name',
+    pathParameters: [param('secondaryZone')],
+    graphql: [Ops.secondaryZone],
+    openapi: {
+      operationId: 'getSecondaryZone',
+      summary: 'One secondary zone',
+      tags: ['secondary zones'],
+      responses: {
+        ...ok('200', 'The secondary zone', 'SecondaryZone'),
+        ...authErrors,
+        404: response('NotFound'),
+        ...serverErrors,
+      },
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/secondary-zones/:name',
+    pathParameters: [param('secondaryZone')],
+    graphql: [Ops.deleteSecondaryZone],
+    openapi: {
+      operationId: 'deleteSecondaryZone',
+      summary: 'Stops serving a secondary zone added through the API (operator, admin)',
+      tags: ['secondary zones'],
+      responses: {
+        ...ok('200', 'Deleted', 'DeleteResult'),
+        ...authErrors,
+        403: response('Forbidden'),
+        404: response('NotFound'),
+        409: response('Conflict'),
+        ...serverErrors,
+      },
+    },
+  },
+  {
+    method: 'GET',
     path: '/operations/:id',
     pathParameters: [operationIdParam],
     graphql: [LongOps.operation],

@@ -18,6 +18,7 @@ import type { User as StoredUser } from '../identity';
 import { DEFAULT_RECORD_PAGE, MAX_RECORD_PAGE, type BatchOperation } from '../service/records';
 import type { ZoneChange as FeedChange } from '../service/changes';
 import type { DnssecStatus as StatusView } from '../service/dnssec';
+import type { SecondaryZoneView } from '../service/secondary-zones';
 import { zoneEtag, zoneNameArg, zoneRef, type ZoneView } from '../service/zones';
 import type { Zone as StoredZone } from '../../../dns/model';
 import {
@@ -25,6 +26,7 @@ import {
   BatchOperationKind,
   BatchResult,
   CreateRecordInput,
+  CreateSecondaryZoneInput,
   CreateUserInput,
   CreateZoneInput,
   DeleteResult,
@@ -37,6 +39,8 @@ import {
   JsonWebKeySet,
   LoginResult,
   RecordPage,
+  SecondaryZone,
+  SecondaryZoneOrigin,
   SigningKeyInfo,
   SigningKeyRotation,
   UpdateRecordInput,
@@ -421,6 +425,52 @@ export class UserResolver {
     await allowed(ctx, 'users');
     await asApi(() => ctx.api.identity.deleteUser(id));
     return { success: true, message: `user ${id} deleted` };
+  }
+}
+
+const secondaryOf = (zone: SecondaryZoneView): SecondaryZone => ({
+  ...zone,
+  origin: zone.origin as SecondaryZoneOrigin,
+});
+
+/** Zones served as a secondary of another server (read: any role; add and remove: operator, admin). */
+@Resolver()
+export class SecondaryZoneResolver {
+  @Directive('@listSize(assumedSize: 100)')
+  @Query(() => [SecondaryZone], { description: 'Every secondary zone, with how its transfers go on this server.' })
+  async secondaryZones(@Ctx() ctx: DnsApiContext): Promise<SecondaryZone[]> {
+    await allowed(ctx, 'read');
+    return (await ctx.api.secondaryZones.list()).map(secondaryOf);
+  }
+
+  @Query(() => SecondaryZone, { nullable: true })
+  async secondaryZone(
+    @Arg('name', () => String) name: string,
+    @Ctx() ctx: DnsApiContext,
+  ): Promise<SecondaryZone | null> {
+    await allowed(ctx, 'read');
+    const zone = await ctx.api.secondaryZones.get(name);
+    return zone ? secondaryOf(zone) : null;
+  }
+
+  @Mutation(() => SecondaryZone, {
+    description:
+      'Serves a zone as a secondary of `primary` on every replica (kept in the store); the first transfer starts at ' +
+      'once. A name that is a zone of the store is a CONFLICT.',
+  })
+  async createSecondaryZone(
+    @Arg('input', () => CreateSecondaryZoneInput) input: CreateSecondaryZoneInput,
+    @Ctx() ctx: DnsApiContext,
+  ): Promise<SecondaryZone> {
+    await allowed(ctx, 'write');
+    return secondaryOf(await ctx.api.secondaryZones.create(input));
+  }
+
+  @Mutation(() => DeleteResult, { description: 'Stops serving a secondary zone added through the API.' })
+  async deleteSecondaryZone(@Arg('name', () => String) name: string, @Ctx() ctx: DnsApiContext): Promise<DeleteResult> {
+    await allowed(ctx, 'write');
+    await ctx.api.secondaryZones.delete(name);
+    return { success: true, message: `secondary zone ${name} deleted` };
   }
 }
 

@@ -355,3 +355,45 @@ export class UpdateUserInput {
   @Field(() => String, { nullable: true }) password?: string | null;
   @Field(() => Boolean, { nullable: true }) disabled?: boolean | null;
 }
+
+export enum SecondaryZoneOrigin {
+  API = 'api',
+  CONFIGURATION = 'configuration',
+}
+registerEnumType(SecondaryZoneOrigin, {
+  name: 'SecondaryZoneOrigin',
+  description:
+    'api: added through the API, held in the store (every replica serves it); configuration: DNS_SECONDARY_ZONES.',
+});
+
+@ObjectType({
+  description:
+    'A zone this server serves as a secondary of another server: transferred (IXFR, else AXFR) from its primary on ' +
+    'NOTIFY and on the SOA timers. The transfer fields tell how it goes on the server that answers.',
+})
+export class SecondaryZone {
+  @Field(() => String) name!: string;
+  @Field(() => String, { description: 'address:port (an IPv6 address in brackets).' }) primary!: string;
+  @Field(() => String, { nullable: true, description: 'The TSIG key transfers are signed with.' })
+  tsigKey!: string | null;
+  @Field(() => SecondaryZoneOrigin) origin!: SecondaryZoneOrigin;
+  @Field(() => String, { nullable: true }) createdAt!: string | null;
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'The serial served; null: none transferred yet.' })
+  serial!: number | null;
+  @Field(() => String, { nullable: true, description: 'When the copy was last known current.' })
+  refreshedAt!: string | null;
+  @Field(() => Boolean, { description: 'Not answered (SERVFAIL): never transferred, or past its SOA expire time.' })
+  expired!: boolean;
+  @Field(() => String, { nullable: true, description: 'Why the last refresh failed, or why it is not served.' })
+  error!: string | null;
+  @Field(() => String, { nullable: true }) errorAt!: string | null;
+}
+
+@InputType()
+export class CreateSecondaryZoneInput {
+  @Field(() => String) name!: string;
+  @Field(() => String, { description: 'The primary: address:port, e.g. 192.0.2.1:53 or [2001:db8::1]:53.' })
+  primary!: string;
+  @Field(() => String, { nullable: true, description: 'Name of a configured TSIG key (TSIG_KEYFILE).' })
+  tsigKey?: string | null;
+}

@@ -28,7 +28,7 @@ test('creating a zone that is served as a secondary is a 409 naming its primary,
   expect(err).toBeInstanceOf(GraphQLError);
   expect((err as GraphQLError).extensions.code).toBe('CONFLICT');
   expect((err as GraphQLError).message).toBe(
-    'zone sec.test is served here as a secondary of 192.0.2.53:53 (DNS_SECONDARY_ZONES): it cannot also be created here',
+    'zone sec.test is served here as a secondary of 192.0.2.53:53: it cannot also be created here (remove the secondary zone first: DELETE /api/v1/secondary-zones/sec.test, or from DNS_SECONDARY_ZONES)',
   );
   expect(await store.getZone('sec.test')).toBeNull();
   // the same check before a background operation starts

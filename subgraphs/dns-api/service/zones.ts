@@ -213,7 +213,7 @@ export class ZoneService {
     if (primary)
       throw apiError(
         'CONFLICT',
-        `zone ${name} is served here as a secondary of ${primary} (DNS_SECONDARY_ZONES): it cannot also be created here`,
+        `zone ${name} is served here as a secondary of ${primary}: it cannot also be created here (remove the secondary zone first: DELETE /api/v1/secondary-zones/${name}, or from DNS_SECONDARY_ZONES)`,
       );
     const settings = this.newSettings(name, input);
     checkSoaNames(name, settings, input);
