@@ -8,6 +8,9 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   setupFiles: ['reflect-metadata', '<rootDir>/test/support/fast-check-seed.ts'],
+  // one temporary root per run (TMPDIR), removed at the end: nothing a test leaves stays on the machine
+  globalSetup: '<rootDir>/test/support/jest-global-setup.js',
+  globalTeardown: '<rootDir>/test/support/jest-global-teardown.js',
   testTimeout: 30000,
   maxWorkers: 2,
 };

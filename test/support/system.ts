@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../gateway/host/config/load';
@@ -42,11 +42,13 @@ export async function startSystem(
       DNS_PORT: '0',
       DNS_API_PORT: '0',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'onegraph-test-')),
+      DATA_DIR: env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'onegraph-test-')),
       ADMIN_PASSWORD: TEST_ADMIN_PASSWORD, // else the first start prints a generated one
       ...env,
     },
   });
+  // a data directory made here is removed at close (it holds a master key); one the caller gave is the caller's
+  const ownDataDir = env.DATA_DIR === undefined ? base.dataDir : undefined;
   const log = createLogger(base.logLevel);
   const remotes: Array<{ close(): Promise<unknown> }> = [];
   const subgraphUrls: Record<string, string> = { ...base.subgraphUrls };
@@ -92,6 +94,7 @@ export async function startSystem(
     close: async () => {
       await system.close();
       for (const r of remotes) await r.close();
+      if (ownDataDir !== undefined) rmSync(ownDataDir, { recursive: true, force: true });
     },
   };
 }
