@@ -35,9 +35,12 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
 /**
  * Starts the built program; `env` adds settings or, given as undefined, leaves them out. A DATA_DIR is made unless
  * `env.DATA_DIR` names one, and free ports are taken unless `env.PORT` / `env.DNS_PORT` name them; the caller
- * removes the directory (`dataDir`).
+ * removes the directory (`dataDir`). `options.main` runs another copy of the program (from `options.cwd`).
  */
-export async function launchGateway(env: Record<string, string | undefined>): Promise<GatewayProcess> {
+export async function launchGateway(
+  env: Record<string, string | undefined>,
+  options: { main?: string; cwd?: string } = {},
+): Promise<GatewayProcess> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'gateway-process-'));
   const port = env.PORT ?? String(await freePort());
   const dnsPort = Number(env.DNS_PORT ?? (await freeDnsPort()));
@@ -58,7 +61,11 @@ export async function launchGateway(env: Record<string, string | undefined>): Pr
   };
   // a setting given as undefined is left out (spawn would pass the text "undefined")
   const childEnv = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined));
-  const child = spawn(process.execPath, [MAIN], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [options.main ?? MAIN], {
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
