@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, openSync, readFileSync, unlinkSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
 import { autoWorkerCount, DnsEngine } from '../../dns/engine';
 import { wireName, type Zone } from '../../dns/model';
 import type { NotifyTarget } from '../../dns/server';
@@ -15,6 +16,7 @@ import { MASTER_KEY_FILE, type KeyVault } from '../../dns/dnssec';
 import { checkMasterKey, configuredMasterKey, openVault } from './master-key';
 import { sharedToolKey, TOOL_KEY_NAME } from './tool-key';
 import { secondaryZonesFor } from './secondary-zones';
+import { settingName } from './config/flags';
 
 export interface DnsPart {
   store: ZoneStore;
@@ -73,13 +75,40 @@ async function loadZoneFile(store: ZoneStore, name: string, file: string): Promi
 
 export { TOOL_KEY_NAME } from './tool-key';
 
-/** DATA_DIR made private (0700, its files 0600): what was tightened; a directory that cannot be made is a setting to fix. */
-function securedDataDir(dataDir: string): Tightened[] {
+/** `root (uid 0)`: who this process runs as, for a message about what it may not do. */
+function processUser(): string {
+  const uid = process.getuid?.();
   try {
-    return securePrivateDir(dataDir);
-  } catch (err) {
-    throw new ConfigError(`DATA_DIR: ${(err as Error).message}`);
+    return `${userInfo().username} (uid ${uid})`;
+  } catch {
+    return `uid ${uid}`; // a uid with no entry in /etc/passwd (containers)
   }
+}
+
+/**
+ * DATA_DIR made private (0700, its files 0600) and shown writable by creating a file in it: what was tightened. A
+ * directory that cannot be made or written is a setting to fix, said before SQLite's "unable to open database file".
+ */
+function securedDataDir(dataDir: string): Tightened[] {
+  const fix = `give that user write permission on it, or set ${settingName('dataDir')} to a directory it can write`;
+  let tightened: Tightened[];
+  try {
+    tightened = securePrivateDir(dataDir);
+  } catch (err) {
+    throw new ConfigError(`DATA_DIR: ${(err as Error).message} (the process runs as ${processUser()}): ${fix}`);
+  }
+  const probe = join(dataDir, `.write-check-${process.pid}`);
+  try {
+    closeSync(openSync(probe, 'w', 0o600));
+    unlinkSync(probe);
+  } catch (err) {
+    const { code, message } = err as NodeJS.ErrnoException;
+    throw new ConfigError(
+      `DATA_DIR ${resolve(dataDir)}: this process's user, ${processUser()}, cannot write the directory ` +
+        `(${code ?? message}): ${fix}`,
+    );
+  }
+  return tightened;
 }
 
 /** Opens the zone store, loads `--zone` files and the demo zone on first start, and starts the DNS engine. */

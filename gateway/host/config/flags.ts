@@ -24,6 +24,14 @@ export function defaultText(schema: z.ZodType, meta: SettingMeta | undefined): s
   return meta?.secret && text !== 'unset' && text !== 'empty' ? '(secret)' : text;
 }
 
+/** `PORT (--port)`: a key's environment name and flag, as --help and the documentation show them, for messages. */
+export function settingName(key: Key): string {
+  const meta = metaOf(SHAPE[key]);
+  const flag = meta?.flag?.split(' ')[0];
+  const name = meta?.env ?? key;
+  return flag ? `${name} (${flag})` : name;
+}
+
 /** A help line without its closing full stop (the brackets follow it). */
 const line = (help: string): string => help.replace(/\.$/, '');
 
