@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from './host/config/load';
 import { configCommand, flagValues } from './host/config/flags';
 import { createLogger, resolveLogFormat } from '../platform/log';
 import { createSystem } from './host/system';
+import { checkListeners, listenError, listenersOf } from './host/listeners';
 import { VERSION } from '../platform/version';
 
 function parseFlags(argv: string[]): ReturnType<typeof flagValues> {
@@ -24,13 +25,26 @@ async function main(): Promise<void> {
   const config = loadConfig({ flags, file });
   const log = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat));
   const workers = workerCount(config);
+  const listeners = listenersOf(config);
+  // Every port tried before anything is opened or written (a cluster's workers listen through their primary).
+  if (cluster.isPrimary) await checkListeners(listeners);
   if (workers > 1 && cluster.isPrimary) {
     runPrimary(workers, log, config.shutdownGraceMs);
     return;
   }
   const system = await createSystem(config, log);
-  const address = await system.app.listen({ port: config.port, host: config.host });
-  const apiAddress = await system.apiApp?.listen({ port: config.dnsApiPort, host: config.host });
+  // Taken between the check and now (a race): the same one line, once the system is closed again.
+  const listen = async (key: 'port' | 'dnsApiPort', app: typeof system.app): Promise<string> => {
+    try {
+      return await app.listen({ port: config[key], host: config.host });
+    } catch (err) {
+      await system.close();
+      const listener = listeners.find((l) => l.key === key);
+      throw listener ? listenError(err, listener) : err;
+    }
+  };
+  const address = await listen('port', system.app);
+  const apiAddress = system.apiApp && (await listen('dnsApiPort', system.apiApp));
   if (apiAddress) log.info({ address: apiAddress }, `DNS API also on ${apiAddress}/api/v1`);
   log.info(
     { address, marketProvider: config.marketProvider },

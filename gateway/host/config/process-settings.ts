@@ -18,6 +18,7 @@ export const ProcessSettings = z.object({
   }),
   dnsApiPort: setting(portNumber.default(8081), {
     env: 'DNS_API_PORT',
+    flag: '--dns-api-port <n>',
     help: 'Second HTTP listener for /api/v1 only; 0 turns it off',
   }),
   dataDir: setting(z.string().min(1).default('./data'), {
