@@ -61,6 +61,13 @@ export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
             `\n  DNS API: user "admin" created with the password  ${generated}\n` +
               '  (shown this once; set ADMIN_PASSWORD to choose it, and change it with PUT /api/v1/users/me/password)\n\n',
           );
+      } else if (config.adminPassword !== undefined) {
+        // Said because a login with it fails: it only ever chose the first admin's password.
+        log.warn(
+          {},
+          "ADMIN_PASSWORD is ignored: the DNS API already has users (it only sets the first admin's password); " +
+            'to set a password: npm run dns-api-admin -- reset-password [USER]',
+        );
       }
       return await createDnsApiSubgraph({
         store: dns.store,
