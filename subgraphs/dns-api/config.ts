@@ -5,7 +5,9 @@ import { commaList, setting } from '../../platform/settings';
 export const DnsApiConfigSchema = z.object({
   adminPassword: setting(z.string().min(8).max(256).optional(), {
     env: 'ADMIN_PASSWORD',
-    help: "DNS API: the `admin` user's password on first start (unset: a random one, printed once).",
+    help:
+      "DNS API: the `admin` user's password on first start (unset: a random one, printed once); ignored once users " +
+      'exist (`npm run dns-api-admin -- reset-password` sets one). No flag: a command line is visible to every local user.',
     secret: true,
   }),
   dnsApiTokenTtl: setting(z.coerce.number().int().min(60).max(31_536_000).default(3_600), {

@@ -28,6 +28,7 @@ export {
 export { ACTIONS, ROLES, authorize, can, isRole, rolesAllowed, type Action, type Role } from './roles';
 export type { IdentityLog } from './log';
 export { EMAIL_MAX, USERNAME_MAX } from './validation';
+export { resetPassword, userToReset } from './reset';
 export { openUserStore, openSqliteUserStore, type OpenUserStoreOptions, type SqliteUserStoreOptions } from './store';
 export type { PostgresUserStoreOptions } from './store';
 export type { User, UserStore } from './store/types';
