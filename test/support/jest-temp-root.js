@@ -3,7 +3,7 @@
  * the child processes tests start read), removed whole at the end, so a test that leaves a data directory behind —
  * some hold DNSSEC master keys — leaves nothing on the machine. The teardown says how much it found.
  */
-const { mkdtempSync, readdirSync, rmSync } = require('node:fs');
+const { chmodSync, mkdtempSync, readdirSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
@@ -11,6 +11,8 @@ const VARIABLE = 'ONEGRAPH_TEST_TMP_ROOT';
 
 function setup() {
   const root = mkdtempSync(join(tmpdir(), 'onegraph-jest-'));
+  // others may pass through (a test runs the program as another user on a directory of its own), not list it
+  chmodSync(root, 0o711);
   process.env[VARIABLE] = root;
   process.env.TMPDIR = root;
 }
