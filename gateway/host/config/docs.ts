@@ -31,6 +31,8 @@ export function renderConfigurationDoc(): string {
     '`marketCacheTtl`, `dnsAccess`) are set in the file only; `<name>` stands for a key of a map.',
     '',
     `The file: \`${CONFIG_FILE_SETTING.flag}\` or \`${CONFIG_FILE_SETTING.env}\` — ${CONFIG_FILE_SETTING.help}.`,
+    '[deploy/onegraph.example.yaml](../deploy/onegraph.example.yaml) is such a file with every key below commented out,',
+    'each with its meaning and default (generated with this page).',
     '',
   ];
   for (const section of CONFIG_SECTIONS) {
