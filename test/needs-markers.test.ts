@@ -17,6 +17,7 @@ const SIGNS: Array<[need: string, sign: RegExp]> = [
   ['php', /execFileSync\('php'/],
   ['ldap', /helpers\/slapd/],
   ['build', /PROJECT_ROOT, 'dist'/],
+  ['systemd', /spawnSync\('systemd-analyze'/],
 ];
 
 const testFiles = execFileSync('git', ['ls-files', '*.test.ts'], { cwd: PROJECT_ROOT, encoding: 'utf8' })
