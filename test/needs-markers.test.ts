@@ -18,6 +18,7 @@ const SIGNS: Array<[need: string, sign: RegExp]> = [
   ['ldap', /helpers\/slapd/],
   ['build', /PROJECT_ROOT, 'dist'/],
   ['systemd', /spawnSync\('systemd-analyze'/],
+  ['sqlite', /spawnSync\('sqlite3'/],
 ];
 
 const testFiles = execFileSync('git', ['ls-files', '*.test.ts'], { cwd: PROJECT_ROOT, encoding: 'utf8' })
