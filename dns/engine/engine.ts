@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import {
   type AnswerCacheLimits,
   type DnsServer,
+  type DnsStatsSnapshot,
+  mergeSnapshots,
   encodeResponse,
   type ExtraHandlers,
   notifyAnswer,
@@ -97,6 +99,18 @@ export interface DnsEngineOptions {
   secondary?: { zones: readonly SecondaryZone[]; dir?: string; timeoutMs?: number };
 }
 
+/** What `DnsEngine.stats` gives: the figures of /metrics. Zone names as the index holds them ("" the root). */
+export interface DnsEngineStats {
+  /** Where it answers, as CoreDNS's `server` label: dns://host:port. */
+  server: string;
+  answering: DnsStatsSnapshot;
+  /** Answer worker processes running. */
+  workers: number;
+  updates: Array<{ zone: string; rcode: number; count: number }>;
+  notifiesSent: Array<{ zone: string; result: string; count: number }>;
+  secondary: Array<{ zone: string; result: string; count: number }>;
+}
+
 /** How long after the answer thread ended by itself another is started. */
 const THREAD_RESTART_MS = 1000;
 
@@ -128,6 +142,11 @@ export class DnsEngine {
   private readonly unservedSecondaries = new Map<string, SecondaryZoneRow>();
   private secondarySync?: Promise<void>;
   private secondaryTimer?: NodeJS.Timeout;
+  /** The counts of answer threads that ended by themselves, as they last sent them, added up. */
+  private threadsGone?: DnsStatsSnapshot;
+  /** UPDATEs answered ("zone rcode" → count) and NOTIFYs sent ("zone result" → count), for metrics. */
+  private readonly updateCounts = new Map<string, number>();
+  private readonly notifyCounts = new Map<string, number>();
 
   private constructor(private readonly options: DnsEngineOptions) {
     this.keys = new Map((options.keys ?? []).map((k) => [k.name, k]));
@@ -303,6 +322,11 @@ export class DnsEngine {
       port: thread.port,
       ...(thread.udp ? { udp: thread.udp } : {}),
       answerUdp: thread.answerUdp,
+      stats: async () => {
+        const now = await thread.stats();
+        const all = [this.threadsGone, now].filter((s): s is DnsStatsSnapshot => s !== undefined);
+        return all.length === 1 && all[0] ? all[0] : mergeSnapshots(all);
+      },
       close: () => thread.close(),
     };
   }
@@ -439,6 +463,13 @@ export class DnsEngine {
    * THREAD_RESTART_MS and then at most once per that delay, doubling up to a minute while starting fails.
    */
   private restartThread(cookieSecret: Buffer, port: number, delay = THREAD_RESTART_MS): void {
+    // what the thread that ended counted stays counted (as it last sent it; a new one starts from zero)
+    const last = this.thread?.lastStats;
+    if (last && delay === THREAD_RESTART_MS)
+      this.threadsGone = {
+        ...mergeSnapshots(this.threadsGone ? [this.threadsGone, last] : [last]),
+        cacheEntries: 0,
+      };
     const timer = setTimeout(() => {
       if (this.closed) return;
       this.startThread(cookieSecret, port).then(
@@ -481,14 +512,47 @@ export class DnsEngine {
 
   private notifySecondaries(zone: string): void {
     const key = this.notifyKey;
+    const counted = (result: string): void => {
+      const k = `${zone} ${result}`;
+      this.notifyCounts.set(k, (this.notifyCounts.get(k) ?? 0) + 1);
+    };
     for (const target of this.options.notify ?? []) {
       void sendNotify(zone, target, { key }).then(
         (acked) => {
+          counted(acked ? 'acked' : 'unacknowledged');
           if (!acked) this.options.log?.warn({ zone, target }, 'secondary did not acknowledge NOTIFY');
         },
-        (err: unknown) => this.options.log?.warn({ zone, target, err }, 'NOTIFY could not be sent'),
+        (err: unknown) => {
+          counted('failed');
+          this.options.log?.warn({ zone, target, err }, 'NOTIFY could not be sent');
+        },
       );
     }
+  }
+
+  /**
+   * What the DNS server counted (answer thread or this loop, and every answer worker, added up; asked of each at
+   * once, none waits for the others or holds an answer up), UPDATEs answered and NOTIFYs sent, and the secondary
+   * zones' refreshes. Null without a server.
+   */
+  async stats(): Promise<DnsEngineStats | null> {
+    const server = this.server;
+    if (!server) return null;
+    const [own, workers] = await Promise.all([server.stats(), this.workers?.stats() ?? []]);
+    return {
+      server: `dns://${server.host.includes(':') ? `[${server.host}]` : server.host}:${server.port}`,
+      answering: workers.length === 0 ? own : mergeSnapshots([own, ...workers]),
+      workers: this.workers?.size ?? 0,
+      updates: [...this.updateCounts].map(([k, n]) => {
+        const [zone = '.', rcode = '0'] = k.split(' ');
+        return { zone, rcode: Number(rcode), count: n };
+      }),
+      notifiesSent: [...this.notifyCounts].map(([k, n]) => {
+        const [zone = '.', result = ''] = k.split(' ');
+        return { zone, result, count: n };
+      }),
+      secondary: this.secondaries.refreshCounts(),
+    };
   }
 
   private keyAllowed(list: Record<string, string[]> | undefined, zone: string, key: string): boolean {
@@ -496,7 +560,17 @@ export class DnsEngine {
     return allowed === undefined || allowed.includes(key);
   }
 
+  /** An UPDATE answered, counted by zone (served, else ".") and rcode. */
   private async handleUpdate(query: DecodedPacket, remote: Remote): Promise<Buffer> {
+    const answer = await this.updateAnswer(query, remote);
+    const name = query.questions?.[0]?.name;
+    const zone = name !== undefined && this.index.get(wireName(name)) ? wireName(name) : '.';
+    const key = `${zone} ${(answer[3] ?? 0) & 0xf}`;
+    this.updateCounts.set(key, (this.updateCounts.get(key) ?? 0) + 1);
+    return answer;
+  }
+
+  private async updateAnswer(query: DecodedPacket, remote: Remote): Promise<Buffer> {
     const question = query.questions?.[0];
     if (query.questions?.length !== 1 || !question || question.type !== 'SOA')
       return encodeResponse(query, {}, RCODE.FORMERR);

@@ -1,5 +1,5 @@
 /** The DNS engine: the server, its zones loaded from the store and kept current, answer workers and signing, started as one. Only re-exports. */
-export { DnsEngine } from './engine';
+export { DnsEngine, type DnsEngineStats } from './engine';
 export { autoWorkerCount } from './workers/answer-workers';
 export {
   hostPort,

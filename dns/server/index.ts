@@ -22,6 +22,7 @@ export {
   Responder,
 } from './pipeline/respond';
 export { safeReport } from './transport/serve';
+export * from './stats/dns-stats';
 export { type DnsServer, startDnsServer, type UdpShare } from './transport/server';
 export { type TcpLimits } from './transport/tcp';
 export { bindBatchedUdp, serveBatchedUdp, udpBatchAddon } from './transport/udp-batch';

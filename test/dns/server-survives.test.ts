@@ -2,6 +2,7 @@ import * as packet from 'dns-packet';
 import { DnsClient, rcodeName } from '../../dns/client';
 import { DnsEngine } from '../../dns/engine/engine';
 import type { Remote, Responder } from '../../dns/server/pipeline/respond';
+import { DnsStats } from '../../dns/server/stats/dns-stats';
 import { startDnsServer, type DnsServer } from '../../dns/server/transport/server';
 import { openSqliteStore } from '../../dns/store';
 import { watchEscapes } from '../../dns/testing/escapes';
@@ -54,6 +55,7 @@ const faulty = {
     ]);
   },
   detach(): void {},
+  stats: new DnsStats(),
 } as unknown as Responder;
 
 let server: DnsServer;

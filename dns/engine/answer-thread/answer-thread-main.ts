@@ -142,6 +142,11 @@ port.on('message', (message: ToAnswerThread) => {
     }
     case 'udp':
       return server?.answerUdp(asBuffer(message.message), message.address, message.port);
+    case 'stats':
+      // a copy of a few kilobytes per zone: the scrape never holds an answer up longer than that
+      return void Promise.resolve(server?.stats()).then((snapshot) => {
+        if (snapshot) tell({ t: 'stats', id: message.id, snapshot });
+      });
     case 'close':
       return void (server?.close() ?? Promise.resolve()).finally(() => {
         for (const waiter of waiting.values()) waiter.reject(new Error('the DNS server is closing'));

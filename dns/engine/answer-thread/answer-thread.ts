@@ -2,7 +2,7 @@ import type { DecodedPacket } from 'dns-packet';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Remote, TransferAccess, UdpAnswer, UdpShare } from '../../server';
+import type { DnsStatsSnapshot, Remote, TransferAccess, UdpAnswer, UdpShare } from '../../server';
 import type { TsigKey } from '../../tsig';
 import { decodeMessage, OPCODE, opcodeOf } from '../../wire';
 import { encodeSteps, encodeZoneImage, type ZoneData, type ZoneIndex } from '../../zone';
@@ -72,6 +72,10 @@ export class AnswerThread {
   private counter = 0;
   private readonly waiters = new Set<Waiter>();
   private closing = false;
+  /** The thread's counts as it last sent them (kept when it is gone), and the asks waiting for its reply. */
+  lastStats: DnsStatsSnapshot | undefined;
+  private nextStats = 1;
+  private readonly statsWaiting = new Map<number, (snapshot: DnsStatsSnapshot | undefined) => void>();
   private readonly stopped: Promise<void>;
   private unwatch?: () => void;
 
@@ -200,6 +204,12 @@ export class AnswerThread {
         return m.level === 'warn' ? this.options.log?.warn(m.obj, m.msg) : this.options.log?.info(m.obj, m.msg);
       case 'error':
         return this.options.log?.warn({ err: { message: m.message, stack: m.stack } }, 'dns server error');
+      case 'stats': {
+        this.lastStats = m.snapshot;
+        const waiter = this.statsWaiting.get(m.id);
+        this.statsWaiting.delete(m.id);
+        return waiter?.(m.snapshot);
+      }
       default:
         return;
     }
@@ -224,6 +234,27 @@ export class AnswerThread {
       this.options.log?.warn({ err }, 'a message handed over by the DNS answer thread failed');
       this.send({ t: 'reply', id, failed: true });
     }
+  }
+
+  /**
+   * What the thread counted so far, asked of it (one message each way); when it does not answer within `timeoutMs`
+   * (a long step in its loop), what it sent last. Undefined when it never sent any.
+   */
+  stats(timeoutMs = 1000): Promise<DnsStatsSnapshot | undefined> {
+    if (this.closing) return Promise.resolve(this.lastStats);
+    const id = this.nextStats++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.statsWaiting.delete(id);
+        resolve(this.lastStats);
+      }, timeoutMs);
+      timer.unref();
+      this.statsWaiting.set(id, (snapshot) => {
+        clearTimeout(timer);
+        resolve(snapshot);
+      });
+      this.send({ t: 'stats', id });
+    });
   }
 
   /** Answers, in the thread, a UDP message an answer worker process handed over. */

@@ -1,4 +1,4 @@
-import type { AnswerCacheLimits, TcpLimits, TransferAccess } from '../../server';
+import type { AnswerCacheLimits, DnsStatsSnapshot, TcpLimits, TransferAccess } from '../../server';
 import type { TsigKey } from '../../tsig';
 import type { ZoneImage } from '../../zone';
 
@@ -45,6 +45,8 @@ export type ToAnswerThread =
   | { t: 'reply'; id: number; message?: Uint8Array; failed?: boolean }
   /** A UDP message an answer worker process handed over: answer it as received here. */
   | { t: 'udp'; message: Uint8Array; address: string; port: number }
+  /** What the thread counted so far (metrics are being scraped): answered with `stats`. */
+  | { t: 'stats'; id: number }
   | { t: 'close' };
 
 /** Answer thread → engine. */
@@ -60,4 +62,5 @@ export type FromAnswerThread =
   | { t: 'handover'; id: number; raw: Uint8Array; remote: HandedRemote }
   | { t: 'log'; level: 'warn' | 'info'; obj: object; msg: string }
   | { t: 'error'; message: string; stack?: string }
+  | { t: 'stats'; id: number; snapshot: DnsStatsSnapshot }
   | { t: 'closed' };

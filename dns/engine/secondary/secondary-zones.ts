@@ -79,6 +79,8 @@ interface ZoneState {
   /** When the copy was last known current (ms). */
   since?: number;
   refresh?: NodeJS.Timeout;
+  /** Refreshes by outcome (metrics): current, transferred, failed. */
+  counts?: Map<string, number>;
   expire?: NodeJS.Timeout;
   /** A refresh under way, and whether another was asked for meanwhile (a NOTIFY during a transfer). */
   running?: Promise<void>;
@@ -260,12 +262,17 @@ export class SecondaryZones {
         if (serial !== held)
           log?.warn({ zone, held, primary: serial }, "secondary zone: the primary's serial is older");
         await this.current(state, Date.now());
-      } else await this.transfer(state);
+        this.count(state, 'current');
+      } else {
+        await this.transfer(state);
+        this.count(state, 'transferred');
+      }
       state.error = undefined;
       this.schedule(state, state.copy?.soa.refresh ?? FIRST_RETRY_S);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       state.error = { message, at: Date.now() };
+      this.count(state, 'failed');
       log?.warn({ zone, primary: where(state.spec), reason: message }, 'secondary zone could not be refreshed');
       this.schedule(state, state.copy?.soa.retry ?? FIRST_RETRY_S);
     }
@@ -414,6 +421,18 @@ export class SecondaryZones {
       state.refresh.unref();
     };
     wait();
+  }
+
+  private count(state: ZoneState, result: string): void {
+    state.counts ??= new Map();
+    state.counts.set(result, (state.counts.get(result) ?? 0) + 1);
+  }
+
+  /** Refreshes of every zone so far by outcome (current, transferred, failed), for metrics. */
+  refreshCounts(): Array<{ zone: string; result: string; count: number }> {
+    return [...this.states.values()].flatMap((s) =>
+      [...(s.counts ?? [])].map(([result, count]) => ({ zone: s.spec.zone, result, count })),
+    );
   }
 
   /** Every zone's state, for the health report. */

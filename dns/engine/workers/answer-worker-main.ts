@@ -12,6 +12,7 @@ import { refreshFor, ZoneLoader } from '../zone-loader';
 import { boundedSender, type FromWorker, type ToWorker } from './answer-worker-protocol';
 import {
   bindBatchedUdp,
+  DROP,
   Responder,
   safeReport,
   serveBatchedUdp,
@@ -86,8 +87,9 @@ async function init(message: Extract<ToWorker, { t: 'init' }>): Promise<void> {
 /** Answers from a socket of its own in the port's SO_REUSEPORT group (the addon), or the dgram socket handed over. */
 function serve(socket: Socket | undefined, reusePort: { host: string; port: number } | undefined): void {
   if (!responder) throw new Error('the socket came before the zones were loaded');
+  const stats = responder.stats;
   const handOver = (message: Buffer, address: string, port: number): void => {
-    handOverMessage({ t: 'udp', message, address, port });
+    if (!handOverMessage({ t: 'udp', message, address, port })) stats.dropped(DROP.handoverFull);
   };
   const addon = udpBatchAddon();
   if (reusePort) {
@@ -122,6 +124,9 @@ process.on('message', (message: ToWorker, handle?: unknown) => {
       });
       return;
     }
+    case 'stats':
+      if (responder) tell({ t: 'stats', id: message.id, snapshot: responder.stats.snapshot() });
+      return;
     case 'served': {
       const done = (): void => tell({ t: 'served', id: message.id });
       if (!loader) return done(); // not loaded yet: the load reads the store as it is then

@@ -1,6 +1,6 @@
 import type { OpenZoneStoreOptions, ZoneChangeDetail, ZoneChangeEvent } from '../../store';
 import type { SigningPolicy } from '../../zone';
-import type { AnswerCacheLimits } from '../../server';
+import type { AnswerCacheLimits, DnsStatsSnapshot } from '../../server';
 
 /**
  * The messages between the DNS engine (the primary process) and its answer workers, over the IPC channel of
@@ -27,7 +27,9 @@ export type ToWorker =
   /** A committed change of the store: read again what it touched. */
   | { t: 'change'; event: ZoneChangeEvent; detail?: ZoneChangeDetail }
   /** Answer `served` once the worker answers for `zone` as of `serial` (null: no longer answers for it). */
-  | { t: 'served'; id: number; zone: string; serial: number | null };
+  | { t: 'served'; id: number; zone: string; serial: number | null }
+  /** What the worker counted so far (metrics are being scraped): answered with `stats`. */
+  | { t: 'stats'; id: number };
 
 /** Worker → primary. */
 export type FromWorker =
@@ -40,6 +42,7 @@ export type FromWorker =
   | { t: 'at'; zone: string; serial: number | null }
   /** A UDP message that needs the primary (UPDATE, a signed message, NOTIFY): answer it from there. */
   | { t: 'udp'; message: Buffer; address: string; port: number }
+  | { t: 'stats'; id: number; snapshot: DnsStatsSnapshot }
   /** A failure while answering (the message got SERVFAIL) or reloading: for the primary's log. */
   | { t: 'error'; message: string; stack?: string };
 

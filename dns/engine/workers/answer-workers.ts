@@ -6,7 +6,13 @@ import { join, resolve } from 'node:path';
 import { serialAtLeast } from '../../model';
 import type { OpenZoneStoreOptions, ZoneChangeDetail, ZoneChangeEvent } from '../../store';
 import type { SigningPolicy } from '../../zone';
-import type { AnswerCacheLimits, UdpAnswer, UdpShare } from '../../server';
+import {
+  type AnswerCacheLimits,
+  type DnsStatsSnapshot,
+  mergeSnapshots,
+  type UdpAnswer,
+  type UdpShare,
+} from '../../server';
 import type { FromWorker, ToWorker } from './answer-worker-protocol';
 
 /**
@@ -68,6 +74,9 @@ interface Waiter {
 
 class Worker {
   ready = false;
+  /** Its counts as it last sent them. */
+  lastStats: DnsStatsSnapshot | undefined;
+  private readonly statsWaiting = new Map<number, (snapshot: DnsStatsSnapshot | undefined) => void>();
   private nextId = 1;
   private readonly pending = new Map<number, () => void>();
   /** The serial of each zone the worker said it answers with after a change (null: gone). */
@@ -125,6 +134,30 @@ class Worker {
     });
   }
 
+  /** Its counts now, asked of it; what it sent last when it does not answer within `timeoutMs`. */
+  stats(timeoutMs: number): Promise<DnsStatsSnapshot | undefined> {
+    if (!this.child.connected || !this.ready) return Promise.resolve(this.lastStats);
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.statsWaiting.delete(id);
+        resolve(this.lastStats);
+      }, timeoutMs);
+      timer.unref();
+      this.statsWaiting.set(id, (snapshot) => {
+        clearTimeout(timer);
+        resolve(snapshot);
+      });
+      this.send({ t: 'stats', id });
+    });
+  }
+
+  statsReceived(id: number, snapshot: DnsStatsSnapshot): void {
+    this.lastStats = snapshot;
+    this.statsWaiting.get(id)?.(snapshot);
+    this.statsWaiting.delete(id);
+  }
+
   answered(id: number): void {
     this.pending.get(id)?.();
     this.pending.delete(id);
@@ -145,6 +178,8 @@ class Worker {
 export class AnswerWorkers {
   /** UDP messages workers handed over to be answered here (UPDATE, signed, NOTIFY). */
   forwarded = 0;
+  /** The counts of workers gone, as they last sent them, added up (a replacement starts from zero). */
+  private retired: DnsStatsSnapshot | undefined;
   private readonly workers = new Set<Worker>();
   private closing = false;
   private lastStart = 0;
@@ -179,6 +214,12 @@ export class AnswerWorkers {
   /** Tells every worker about a committed change. */
   changed(event: ZoneChangeEvent, detail?: ZoneChangeDetail): void {
     for (const w of this.workers) w.send(detail ? { t: 'change', event, detail } : { t: 'change', event });
+  }
+
+  /** What every worker counted (asked at once; one that does not answer within `timeoutMs`: what it sent last). */
+  async stats(timeoutMs = 1000): Promise<DnsStatsSnapshot[]> {
+    const now = await Promise.all([...this.workers].map((w) => w.stats(timeoutMs)));
+    return [...(this.retired ? [this.retired] : []), ...now.filter((s): s is DnsStatsSnapshot => s !== undefined)];
   }
 
   /** Resolves once every worker answers for `zone` as of `serial` (null: no longer answers for it). */
@@ -221,6 +262,9 @@ export class AnswerWorkers {
           case 'at':
             worker.reported(message.zone, message.serial);
             return;
+          case 'stats':
+            worker.statsReceived(message.id, message.snapshot);
+            return;
           case 'udp':
             this.forwarded++;
             options.answerUdp(message.message, message.address, message.port);
@@ -235,6 +279,11 @@ export class AnswerWorkers {
         clearTimeout(timer);
         this.workers.delete(worker);
         worker.gone();
+        if (worker.lastStats)
+          this.retired = {
+            ...mergeSnapshots(this.retired ? [this.retired, worker.lastStats] : [worker.lastStats]),
+            cacheEntries: 0, // its cache is gone
+          };
         if (!worker.ready)
           return failed(
             new Error(

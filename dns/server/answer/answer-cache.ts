@@ -26,6 +26,8 @@ export interface CachedAnswer extends Answered {
   edns: number;
   /** `ZoneIndex.layout` when computed. */
   layout: number;
+  /** Where its zone's counters are (DnsStats.zoneBase). */
+  statBase: number;
   /** Next entry of the same hash bucket. */
   next: CachedAnswer | undefined;
 }
@@ -45,6 +47,11 @@ export class AnswerCache {
   private bytes = 0;
 
   constructor(readonly limits: Readonly<AnswerCacheLimits> = DEFAULT_ANSWER_CACHE) {}
+
+  /** Answers held now. */
+  get entries(): number {
+    return this.size;
+  }
 
   get enabled(): boolean {
     return this.limits.maxEntries > 0;

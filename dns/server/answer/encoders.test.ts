@@ -15,6 +15,7 @@ import { PlainQueries, PlainQueryScan } from '../pipeline/plain-query';
 import { resolve } from '../../zone/resolve';
 import { CLASSIC_UDP_SIZE, FLAG_AA, FLAG_TC, MAX_MESSAGE, RCODE } from '../../wire/header';
 import { ServerCookies } from '../pipeline/cookies';
+import { DnsStats } from '../stats/dns-stats';
 
 /**
  * The contract of the three encoders that must give identical bytes for the same answer: the general one
@@ -104,6 +105,7 @@ function encodeAll(raw: Buffer, second: Buffer) {
     new Answerer(engine.index, new PlainAnswerEncoder()),
     new AnswerCache({ maxEntries: 100, maxBytes: 1 << 24 }),
     new ServerCookies(),
+    new DnsStats(),
   );
   const miss = Buffer.from(plainQueries.answerNow(raw, 'tcp') as Buffer);
   const hit = Buffer.from(plainQueries.answerNow(second, 'tcp') as Buffer);

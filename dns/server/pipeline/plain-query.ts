@@ -13,6 +13,7 @@ import { questionHash, type AnswerCache, type CachedAnswer } from '../answer/ans
 import { COOKIE_OPTION, withCookie, type ServerCookies } from './cookies';
 import { encodeResponse } from '../answer/encode';
 import type { ZoneIndex } from '../../zone';
+import { add, type DnsStats, familyOf, G, PLUGIN, TCP, typeIndex, UDP } from '../stats/dns-stats';
 
 /** OPT option codes whose messages take `handle`: those dns-packet decodes beyond their bytes (ECS, KEEPALIVE, KEY-TAG). */
 const INTERPRETED_OPTIONS = new Set([8, 11, 14]);
@@ -34,6 +35,8 @@ export class PlainQueryScan {
   /** Where the data of the query's COOKIE option starts (-1: none), and its length. */
   cookieAt = -1;
   cookieLength = 0;
+  /** The question type (its number). */
+  qtype = 0;
 
   /**
    * Is `raw` a plain query: QR 0, opcode QUERY, QDCOUNT 1, ANCOUNT 0, NSCOUNT 0, ARCOUNT 0 or 1 (an OPT at the
@@ -66,6 +69,7 @@ export class PlainQueryScan {
     // TKEY, TSIG, IXFR, AXFR, MAILB, MAILA and OPT get answers of their own (dispatch.ts)
     if ((qtype >= 249 && qtype <= 254) || qtype === 41) return false;
     this.questionEnd = end;
+    this.qtype = qtype;
     if (arcount === 0) {
       if (end !== len) return false;
       this.edns = 0;
@@ -104,12 +108,16 @@ export class PlainQueries {
   /** The cache entry whose buffer `answerNow` returned last (and which one: full or truncated). */
   private lent: CachedAnswer | undefined;
   private lentTruncated = false;
+  /** The zone block (DnsStats.zoneBase) and the plugin of the answer `compute` gave last. */
+  private statBase = 0;
+  private plugin: number = PLUGIN.file;
 
   constructor(
     private readonly index: ZoneIndex,
     private readonly answerer: Answerer,
     private readonly cache: AnswerCache,
     private readonly cookies: ServerCookies,
+    private readonly stats: DnsStats,
   ) {}
 
   /**
@@ -121,6 +129,22 @@ export class PlainQueries {
    * the next call, and call `detach()` if the transport still holds it afterwards (a send left queued).
    */
   answerNow(raw: Buffer, transport: 'udp' | 'tcp', address?: string): Buffer | undefined {
+    const out = this.compute(raw, transport, address);
+    // counted here (a few additions to a typed array): what `handle` answers is counted there
+    if (out !== undefined)
+      this.stats.answered(
+        this.statBase,
+        typeIndex(this.scanned.qtype),
+        transport === 'udp' ? UDP : TCP,
+        familyOf(address),
+        raw.length,
+        out,
+        this.plugin,
+      );
+    return out;
+  }
+
+  private compute(raw: Buffer, transport: 'udp' | 'tcp', address?: string): Buffer | undefined {
     this.lent = undefined;
     const scanned = this.scanned;
     if (!scanned.scan(raw)) return undefined;
@@ -146,6 +170,11 @@ export class PlainQueries {
       out[1] = raw[1] ?? 0;
       out[2] = ((out[2] ?? 0) & ~0x01) | ((raw[2] ?? 0) & 0x01);
       out[3] = ((out[3] ?? 0) & ~0x10) | ((raw[3] ?? 0) & 0x10);
+      this.statBase = found.statBase;
+      this.plugin = PLUGIN.cache;
+      // a denial: NXDOMAIN, or no answer records (NODATA, a referral)
+      const denial = ((out[3] ?? 0) & 0xf) === 3 || ((out[6] ?? 0) | (out[7] ?? 0)) === 0;
+      add(this.stats.counts, denial ? G.cacheHitsDenial : G.cacheHitsSuccess);
       if (extra > 0) return this.withCookie(raw, out, address as string);
       this.lent = found;
       this.lentTruncated = truncated;
@@ -167,9 +196,14 @@ export class PlainQueries {
             ? this.answerer.lookup(query, question)
             : { full: encodeResponse(query, {}, RCODE.REFUSED) };
       } catch {
+        this.statBase = this.stats.zoneBase(undefined);
+        this.plugin = PLUGIN.file;
         return encodeResponse(query, {}, RCODE.SERVFAIL);
       }
     }
+    this.statBase = this.stats.zoneBase(answer.zone?.name);
+    this.plugin = PLUGIN.file;
+    if (cache.enabled) add(this.stats.counts, G.cacheMisses);
     const truncated = transport === 'udp' && answer.full.length + extra > scanned.udpLimit;
     if (truncated && answer.truncated === undefined) return undefined;
     const out = truncated ? (answer.truncated as Buffer) : answer.full;
@@ -205,6 +239,7 @@ export class PlainQueries {
         edns,
         full: answer.full,
         layout,
+        statBase: this.statBase,
         next: undefined,
       };
       this.cache.insert(entry, hash, answer.full.length + (answer.truncated?.length ?? 0));
@@ -219,6 +254,7 @@ export class PlainQueries {
     entry.truncated = answer.truncated;
     entry.zone = answer.zone;
     entry.layout = layout;
+    entry.statBase = this.statBase;
     this.lent = entry;
     this.lentTruncated = truncated;
   }

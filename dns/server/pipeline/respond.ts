@@ -6,7 +6,7 @@
  */
 import type { DecodedPacket } from 'dns-packet';
 import type { TsigKey } from '../../tsig';
-import { decodeMessage, headerOnlyResponse, RCODE } from '../../wire';
+import { decodeMessage, headerOnlyResponse, OPCODE, opcodeOf, RCODE, typeNumber } from '../../wire';
 import { Answerer, type AnswerSigner } from '../answer/answer';
 import { AnswerCache, DEFAULT_ANSWER_CACHE, type AnswerCacheLimits } from '../answer/answer-cache';
 import { ServerCookies } from './cookies';
@@ -18,6 +18,8 @@ import { PlainQueries } from './plain-query';
 import { answerWithTsig } from './tsig-wrap';
 import { mapReplies, type Replies } from './replies';
 import type { ZoneIndex } from '../../zone';
+import { wireName } from '../../model';
+import { DnsStats, DROP, familyOf, PLUGIN, TCP, typeIndex, UDP } from '../stats/dns-stats';
 
 export { type ExtraHandlers, notifyAnswer, notifyReply, type Remote } from './dispatch';
 export { collectReplies, type Replies } from './replies';
@@ -38,6 +40,8 @@ export interface ResponderOptions {
 export class Responder {
   private readonly context: DispatchContext;
   private readonly plain: PlainQueries;
+  /** What this responder answered (read whole when metrics are scraped). */
+  readonly stats = new DnsStats();
 
   constructor(
     index: ZoneIndex,
@@ -52,12 +56,73 @@ export class Responder {
     const cookies = options.cookies ?? new ServerCookies();
     this.context = { index, answerer, handlers, cookies };
     const cache = new AnswerCache({ ...DEFAULT_ANSWER_CACHE, ...options.answerCache });
-    this.plain = new PlainQueries(index, answerer, cache, cookies);
+    this.plain = new PlainQueries(index, answerer, cache, cookies, this.stats);
+    this.stats.cacheEntries = () => cache.entries;
   }
 
   async handle(raw: Buffer, remote: Remote): Promise<Replies> {
-    if (raw.length < 12) return [];
-    if (raw.readUInt16BE(2) & 0x8000) return []; // a response: never answer it (no reflection loops)
+    if (raw.length < 12) {
+      this.stats.dropped(DROP.malformed);
+      return [];
+    }
+    if (raw.readUInt16BE(2) & 0x8000) {
+      this.stats.dropped(DROP.response);
+      return []; // a response: never answer it (no reflection loops)
+    }
+    const replies = await this.answer(raw, remote);
+    return this.counted(raw, remote, replies);
+  }
+
+  /**
+   * `replies` to `raw`, counted as they go (the first message of a stream when it is made): the request by its
+   * question's zone and type, the response by its rcode and the part that made it.
+   */
+  private counted(raw: Buffer, remote: Remote, replies: Replies): Replies {
+    const count = (first: Buffer): void => {
+      let zone: string | undefined;
+      let type = 0;
+      let typeText = '';
+      try {
+        const question = (decodeMessage(raw) as unknown as DecodedPacket).questions?.[0];
+        if (question) {
+          typeText = question.type;
+          type = typeNumber(question.type);
+          zone = this.context.index.find(wireName(question.name))?.name;
+        }
+      } catch {
+        // no question to read: counted under "." and type "other"
+      }
+      const opcode = opcodeOf(raw);
+      const transfer = (type === 251 || type === 252) && remote.transport === 'tcp';
+      const plugin =
+        opcode === OPCODE.UPDATE
+          ? PLUGIN.update
+          : opcode === OPCODE.NOTIFY
+            ? PLUGIN.notify
+            : transfer
+              ? PLUGIN.transfer
+              : opcode === OPCODE.QUERY
+                ? PLUGIN.file
+                : PLUGIN.none;
+      const stats = this.stats;
+      const proto = remote.transport === 'udp' ? UDP : TCP;
+      stats.answered(stats.zoneBase(zone), typeIndex(type), proto, familyOf(remote.address), raw.length, first, plugin);
+      const rcode = (first[3] ?? 0) & 0xf;
+      if (transfer) stats.transfer(zone ?? '.', typeText, rcode);
+      if (opcode === OPCODE.NOTIFY) stats.notify(zone ?? '.', rcode);
+    };
+    if (Array.isArray(replies)) {
+      const first = replies[0];
+      if (first) count(first);
+      return replies;
+    }
+    return mapReplies(replies, (m, i) => {
+      if (i === 0) count(m);
+      return m;
+    });
+  }
+
+  private async answer(raw: Buffer, remote: Remote): Promise<Replies> {
     let query: DecodedPacket;
     let asked = raw;
     let standIn: StandIn | undefined;

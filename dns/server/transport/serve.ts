@@ -1,6 +1,7 @@
 import type { Remote, Replies, Responder } from '../pipeline/respond';
 import { headerOnlyResponse, MAX_MESSAGE, RCODE } from '../../wire';
 import { TurnShare } from './turn-share';
+import { DROP, TCP, UDP } from '../stats/dns-stats';
 
 /**
  * Answering one received message without letting anything escape: whatever the responder, the encoder or the
@@ -58,7 +59,9 @@ export function answerAtOnce(
     return responder.answerNow(message, transport, address);
   } catch (err) {
     report(err);
-    return servfailFor(message) ?? null;
+    const servfail = servfailFor(message);
+    if (!servfail) responder.stats.dropped(DROP.malformed);
+    return servfail ?? null;
   }
 }
 
@@ -88,6 +91,7 @@ const longAnswers = new TurnShare(TURN_MS);
 
 /** The answers of `handle`, sent when ready; settles (never rejects) once they were sent. */
 export async function answerLater(message: Buffer, x: Exchange): Promise<void> {
+  const started = performance.now();
   let replies: Replies;
   try {
     replies = await x.responder.handle(message, x.remote);
@@ -126,5 +130,7 @@ export async function answerLater(message: Buffer, x: Exchange): Promise<void> {
     if (servfail && !x.gone?.()) x.send(servfail);
   } finally {
     if (holding) longAnswers.release();
+    // from the message's turn to its last reply sent (a zone transfer: the whole transfer)
+    x.responder.stats.duration(x.remote.transport === 'udp' ? UDP : TCP, (performance.now() - started) / 1000, 1);
   }
 }

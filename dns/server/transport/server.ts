@@ -5,6 +5,7 @@ import { safeReport, type Report } from './serve';
 import { bindBatchedUdp, serveBatchedUdp, udpBatchAddon } from './udp-batch';
 import { DEFAULT_TCP_LIMITS, TcpConnection, type TcpLimits } from './tcp';
 import { ReplyLookup, serveUdp, type UdpAnswer } from './udp';
+import { add, type DnsStatsSnapshot, G } from '../stats/dns-stats';
 
 export interface DnsServerOptions {
   host: string;
@@ -28,6 +29,8 @@ export interface DnsServer {
   udp?: UdpShare;
   /** Answers a UDP message received elsewhere (an answer worker hands over what needs the primary). */
   answerUdp: UdpAnswer;
+  /** What it counted so far (see DnsStats); a server answering from another thread asks it. */
+  stats(): DnsStatsSnapshot | Promise<DnsStatsSnapshot>;
   close(): Promise<void>;
 }
 
@@ -112,6 +115,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
       if (connections.size >= limits.maxConnections) {
         socket.on('error', () => undefined);
         socket.destroy();
+        add(options.responder.stats.counts, G.tcpRefused);
         refused.count++;
         const now = Date.now();
         if (now - refused.toldAt >= 60_000) {
@@ -149,6 +153,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
       port,
       udp: udp.share,
       answerUdp: udp.answerUdp,
+      stats: () => options.responder.stats.snapshot(),
       close: async () => {
         for (const c of connections) c.destroy();
         await Promise.all([new Promise((r) => tcp.close(r)), udp.close()]);

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { Remote, Responder } from '../pipeline/respond';
 import { answerAtOnce, answerLater, sendable, type Report } from './serve';
+import { add, G, TCP } from '../stats/dns-stats';
 
 /** Bounds of DNS over TCP (RFC 7766 §6.2: servers must protect themselves from clients holding connections). */
 export interface TcpLimits {
@@ -60,7 +61,11 @@ export class TcpConnection {
       }),
     );
     socket.on('error', () => socket.destroy());
-    socket.on('close', () => clearTimeout(this.timer));
+    socket.on('close', () => {
+      clearTimeout(this.timer);
+      add(responder.stats.counts, G.tcpClosed);
+    });
+    add(responder.stats.counts, G.tcpAccepted);
     this.arm();
   }
 
@@ -116,8 +121,12 @@ export class TcpConnection {
   }
 
   private serve(message: Buffer): void {
+    const started = performance.now();
     const now = answerAtOnce(this.responder, message, 'tcp', this.report, this.socket.remoteAddress);
-    if (now) return this.send(now);
+    if (now) {
+      this.send(now);
+      return this.responder.stats.duration(TCP, (performance.now() - started) / 1000, 1);
+    }
     if (now === null) return;
     this.inFlight++;
     const remote: Remote = {
@@ -211,7 +220,9 @@ export class TcpConnection {
     this.timer = undefined;
     if (this.socket.destroyed) return;
     const due = this.deadline();
-    if (due !== undefined && Date.now() >= due) this.socket.destroy();
-    else this.arm();
+    if (due !== undefined && Date.now() >= due) {
+      add(this.responder.stats.counts, G.tcpTimeouts);
+      this.socket.destroy();
+    } else this.arm();
   }
 }

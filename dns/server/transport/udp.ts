@@ -3,6 +3,7 @@ import { lookup, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import type { Remote, Responder } from '../pipeline/respond';
 import { answerAtOnce, answerLater, sendable, type Report } from './serve';
+import { UDP } from '../stats/dns-stats';
 
 /**
  * Where a UDP socket sends a reply: always the literal address a query came from, so no resolver round (dgram's
@@ -79,8 +80,12 @@ export function serveUdp(
     }
   };
   const answer: UdpAnswer = (msg, address, port) => {
+    const started = performance.now();
     const now = answerAtOnce(responder, msg, 'udp', report, address);
-    if (now) return sendUdp(now, port, address);
+    if (now) {
+      sendUdp(now, port, address);
+      return responder.stats.duration(UDP, (performance.now() - started) / 1000, 1);
+    }
     if (now === null) return;
     answerUdpLater(responder, report, later, msg, address, port, (reply) => sendUdp(reply, port, address));
   };

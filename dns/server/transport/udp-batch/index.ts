@@ -12,6 +12,7 @@ import { formatIPv6, parseIPv4, parseIPv6 } from '../../../records';
 import type { Responder } from '../../pipeline/respond';
 import { answerAtOnce, sendable, type Report } from '../serve';
 import { answerUdpLater, type UdpAnswer } from '../udp';
+import { UDP } from '../../stats/dns-stats';
 
 interface Addon {
   bind(host: string, port: number, reusePort: boolean): [fd: number, port: number];
@@ -124,8 +125,12 @@ export function serveBatchedUdp(
   /** The sender of the previous datagram (a busy client sends many in a row): its text form is made once. */
   let lastSender = -1;
   let lastText = '';
+  const stats = responder.stats;
   const batch: Batch = (count) => {
+    // the batch's answers go out together once it returns (sendmmsg): each waited as long as the batch took
+    const started = performance.now();
     let answers = 0;
+    let atOnce = 0;
     for (let i = 0; i < count; i++) {
       try {
         if (meta[i * 4 + 2] !== 0) continue; // cut to the slot: cannot happen for UDP, and is no DNS message
@@ -141,6 +146,7 @@ export function serveBatchedUdp(
         const now = answerAtOnce(responder, message, 'udp', report, address);
         if (now === null) continue;
         if (now !== undefined) {
+          atOnce++;
           const reply = sendable(now, report);
           if (reply.length <= OUT_SLOT) {
             reply.copy(out, answers * OUT_SLOT);
@@ -158,6 +164,7 @@ export function serveBatchedUdp(
         report(err);
       }
     }
+    if (atOnce > 0) stats.duration(UDP, (performance.now() - started) / 1000, atOnce);
     return answers;
   };
   handle = addon.open(fd, area, addrs, metaBytes, out, outMetaBytes, batch);
@@ -165,8 +172,12 @@ export function serveBatchedUdp(
     answerUdp: (message, address, port) => {
       const to = sockaddrOf(address, port);
       if (!to) return report(new Error(`cannot answer ${address}:${port}: not an IP address`));
+      const started = performance.now();
       const now = answerAtOnce(responder, message, 'udp', report, address);
-      if (now) return sendOne(now, to.bytes, to.length);
+      if (now) {
+        sendOne(now, to.bytes, to.length);
+        return stats.duration(UDP, (performance.now() - started) / 1000, 1);
+      }
       if (now === null) return;
       answerUdpLater(responder, report, undefined, message, address, port, (r) => sendOne(r, to.bytes, to.length));
     },
