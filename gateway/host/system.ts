@@ -17,6 +17,7 @@ import {
   StreamBuffers,
 } from '../graph';
 import { buildSubgraph, type SystemOverrides } from './subgraphs';
+import { registerDnsMetrics } from './dns-metrics';
 import { SUBGRAPH_DESCRIPTORS } from '../../subgraphs';
 import { GraphAccessError, type Engines, type GraphAccess } from '../../subgraphs/descriptor';
 
@@ -115,6 +116,7 @@ export async function createSystem(
     throw err;
   }
   const metrics = new GatewayMetrics();
+  if (dns) registerDnsMetrics(metrics.registry, () => dns.engine.stats());
   const supergraphSdl = overrides.supergraphSdl ?? readFileSync(config.supergraphFile ?? SUPERGRAPH_FILE, 'utf8');
   const planner = new OperationPlanner(supergraphSdl);
   const graph = new Graph({
