@@ -142,6 +142,8 @@ export class DnsEngine {
   private readonly unservedSecondaries = new Map<string, SecondaryZoneRow>();
   private secondarySync?: Promise<void>;
   private secondaryTimer?: NodeJS.Timeout;
+  /** Set while the answer thread that ended by itself is not replaced yet: nothing answers DNS then. */
+  private threadDown = false;
   /** The counts of answer threads that ended by themselves, as they last sent them, added up. */
   private threadsGone?: DnsStatsSnapshot;
   /** UPDATEs answered ("zone rcode" → count) and NOTIFYs sent ("zone result" → count), for metrics. */
@@ -314,7 +316,10 @@ export class DnsEngine {
       notify: (q: DecodedPacket, remote: Remote) => this.handleNotify(q, remote),
       access: o.access,
       log: o.log,
-      onExit: () => this.restartThread(cookieSecret, thread.port),
+      onExit: () => {
+        this.threadDown = true;
+        this.restartThread(cookieSecret, thread.port);
+      },
     });
     this.thread = thread;
     return {
@@ -358,6 +363,15 @@ export class DnsEngine {
       zone,
       this.loader.reload(zone, { catchUp: true, ...(drift.store === null ? {} : { serial: drift.store }) }),
     );
+  }
+
+  /**
+   * Whether DNS is answered now: the server listens on UDP and TCP with every zone loaded (start() resolves only
+   * then) and its answer thread is not being replaced after a crash. True without a server (`listen: false`).
+   */
+  get answering(): boolean {
+    if (this.options.listen === false) return true;
+    return this.server !== undefined && !this.threadDown && this.closed === undefined;
   }
 
   /** What the replica check found (null when it does not run: a store no other process writes). */
@@ -476,6 +490,7 @@ export class DnsEngine {
         (server) => {
           if (this.closed) return void server.close();
           this.server = server;
+          this.threadDown = false;
           this.options.log?.info({ port }, 'DNS answer thread started again');
         },
         (err: unknown) => {

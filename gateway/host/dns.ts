@@ -229,6 +229,8 @@ export async function dnsHealth(store: ZoneStore, engine: DnsEngine): Promise<Su
     );
   // a secondary zone whose refresh fails still answers (until it expires): degraded, still ready; one that answers
   // SERVFAIL (expired, or not transferred yet) makes the server not ready as well
+  // the listener bound and every zone loaded (the engine starts only so), and no answer thread being replaced
+  if (!engine.answering) problems.push('the DNS server does not answer: its answer thread is being started again');
   let ready = problems.length === 0;
   const secondary = engine.secondaryStatus();
   for (const z of secondary) {

@@ -47,6 +47,8 @@ export interface ServerOptions {
   parts?: Record<string, () => Promise<SubgraphHealth>>;
   /** Subscriptions at /graphql/stream (graphql-sse) and the limits of every live stream. */
   live?: LiveOptions;
+  /** The HTTP listeners not bound yet (this one, DNS_API_PORT's): /readyz is 503 until none is left. */
+  notListening?: () => string[];
 }
 
 export interface LiveOptions {
@@ -204,9 +206,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return reply.status(ok ? 200 : 503).send(body);
   });
   // Readiness: 503 also while a part serves but should get no traffic (a replica behind its store, the store away).
+  // Every listener must be bound too: this one (a request can come before, through inject) and DNS_API_PORT's.
   app.get('/readyz', async (_req, reply) => {
     const { ready, body } = await probeAll();
-    return reply.status(ready ? 200 : 503).send({ ...body, ready });
+    const notListening = options.notListening?.() ?? [];
+    const all = ready && notListening.length === 0;
+    return reply
+      .status(all ? 200 : 503)
+      .send({ ...body, ready: all, ...(notListening.length ? { notListening } : {}) });
   });
   // Liveness: the process and its loop turn; nothing else is asked (a slow database must not get it restarted).
   app.get('/livez', async (_req, reply) => reply.send({ status: 'ok', version: VERSION }));

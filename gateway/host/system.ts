@@ -205,6 +205,10 @@ export async function createSystem(
     maxVariablesDepth: config.maxVariablesDepth,
     parts: dns ? { dns: () => dns.health() } : {},
     live,
+    notListening: () => [
+      ...(app.server.listening ? [] : [`PORT ${config.port}`]),
+      ...(apiApp && !apiApp.server.listening ? [`DNS_API_PORT ${config.dnsApiPort}`] : []),
+    ],
   });
   // The DNS API also on its own port (the seed's 8081), for clients configured with it.
   const apiApp =
