@@ -130,8 +130,8 @@ interface KdigJson {
 async function kdigMessages(server: { host: string; port: number }, args: string[]): Promise<KdigJson[]> {
   const { stdout } = await run(
     'kdig',
-    ['+json', '+norec', '+time=2', '+retry=0', `@${server.host}`, '-p', String(server.port), ...args],
-    { timeout: 10_000 },
+    ['+json', '+norec', '+time=5', '+retry=1', `@${server.host}`, '-p', String(server.port), ...args],
+    { timeout: 30_000 },
   );
   const parsed = JSON.parse(stdout) as KdigJson | KdigJson[];
   return Array.isArray(parsed) ? parsed : [parsed];

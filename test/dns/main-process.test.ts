@@ -91,7 +91,7 @@ async function addMany(
   });
   const script = `server ${server.host} ${server.port}\nzone example.test\n${lines.join('\n')}\nsend\nanswer\n`;
   try {
-    const child = run('nsupdate', ['-y', `hmac-sha256:ops:${SECRET}`, '-t', '10'], { timeout: 30_000 });
+    const child = run('nsupdate', ['-y', `hmac-sha256:ops:${SECRET}`, '-t', '30'], { timeout: 60_000 });
     child.child.stdin?.end(script);
     const { stdout, stderr } = await child;
     return { ok: true, out: stdout + stderr };

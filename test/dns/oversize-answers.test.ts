@@ -109,8 +109,8 @@ async function plainDig(
 ): Promise<{ status: string; flags: string[]; answer: string[] }> {
   const { stdout } = await run(
     'dig',
-    ['+norec', '+time=2', '+tries=1', `@${server.host}`, '-p', String(server.port), ...args],
-    { timeout: 10_000, maxBuffer: 16 * 1024 * 1024 },
+    ['+norec', '+time=10', '+tries=2', `@${server.host}`, '-p', String(server.port), ...args],
+    { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
   );
   return {
     status: /status: (\w+)/.exec(stdout)?.[1] ?? '(none)',

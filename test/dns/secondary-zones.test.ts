@@ -120,7 +120,7 @@ txt  IN TXT "hello" "world"
 
   test('an nsupdate on BIND is served by us after its NOTIFY, within the target', async () => {
     const input = `server 127.0.0.1 ${named.port}\nzone ${ZONE}\nupdate add new.${ZONE} 300 A 192.0.2.77\nsend\n`;
-    const child = run('nsupdate', ['-y', KEY_SPEC, '-t', '5'], { timeout: 15_000 });
+    const child = run('nsupdate', ['-y', KEY_SPEC, '-t', '20'], { timeout: 45_000 });
     child.child.stdin?.end(input);
     await child;
     const ms = await servedWithin(at(ourPort), ZONE, 2, `new.${ZONE}`, '192.0.2.77');

@@ -59,7 +59,7 @@ async function nsupdate(
 ): Promise<{ code: number; out: string }> {
   const input = `server ${to.host} ${to.port}\nzone example.test\n${script}\nsend\n`;
   try {
-    const child = run('nsupdate', ['-y', key, '-t', '5'], { timeout: 15_000 });
+    const child = run('nsupdate', ['-y', key, '-t', '20'], { timeout: 45_000 });
     child.child.stdin?.end(input);
     const { stdout, stderr } = await child;
     return { code: 0, out: stdout + stderr };

@@ -215,7 +215,7 @@ describe('DNS UPDATE (nsupdate) to a signed zone', () => {
       'send',
       '',
     ].join('\n');
-    const child = run('nsupdate', ['-y', `hmac-sha256:update-key:${SECRET}`, '-t', '5'], { timeout: 15_000 });
+    const child = run('nsupdate', ['-y', `hmac-sha256:update-key:${SECRET}`, '-t', '20'], { timeout: 45_000 });
     child.child.stdin?.end(input);
     await child;
     const zone = 'p256.test';

@@ -88,7 +88,7 @@ test('added through one replica: every replica transfers it from BIND and serves
 });
 
 test("BIND's NOTIFY after an nsupdate brings the change to both replicas", async () => {
-  const child = run('nsupdate', ['-t', '5'], { timeout: 15_000 });
+  const child = run('nsupdate', ['-t', '20'], { timeout: 45_000 });
   child.child.stdin?.end(
     `server 127.0.0.1 ${named!.port}\nzone ${ZONE}\nupdate add new.${ZONE} 300 A 192.0.2.77\nsend\n`,
   );

@@ -103,7 +103,7 @@ async function transferLines(
   requireTool('dig');
   const { stdout } = await run(
     'dig',
-    ['+noall', '+answer', '+time=3', '+tries=1', ...extra, `@${server.host}`, '-p', String(server.port), zone, type],
+    ['+noall', '+answer', '+time=10', '+tries=2', ...extra, `@${server.host}`, '-p', String(server.port), zone, type],
     { timeout: 15_000 },
   );
   return stdout
