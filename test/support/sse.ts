@@ -60,7 +60,7 @@ export async function openStream(url: string, headers: Record<string, string> = 
 }
 
 /** Polls `check` every 20 ms until it holds; fails after `timeoutMs` with `what`. */
-export async function waitFor(check: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+export async function waitFor(check: () => boolean, timeoutMs = 20_000, what = 'condition'): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > until) throw new Error(`${what} not met within ${timeoutMs} ms`);
