@@ -4,9 +4,9 @@ import { type GraphQLSchema, parse } from 'graphql';
 
 /**
  * The four subgraphs of The Guild's federation gateway benchmark (graphql-hive/graphql-gateways-benchmark, whose
- * subgraphs are Rust async-graphql services), re-expressed with @apollo/subgraph: the same data and the same answers,
- * so a gateway over them returns exactly ../shared/gwbench/expected.json. Their SDL composes to the benchmark's
- * supergraph (gwbench.ts checks that at start).
+ * subgraphs are Rust async-graphql services), re-expressed with @apollo/subgraph over data generated here
+ * (generateGwbenchData): the same data and the same answers as the original's, so a gateway over them returns exactly
+ * ../shared/gwbench/expected.json. Their SDL composes to the benchmark's supergraph (gwbench.ts checks that at start).
  *
  * The original's quirks are kept on purpose, since the expected response depends on them:
  * - every review's author is user 1 ("urigo", provided by the reviews subgraph);
@@ -42,41 +42,51 @@ export const SUBGRAPH_SDL: Readonly<Record<SubgraphName, string>> = {
 export const SUBGRAPH_NAMES = ['accounts', 'inventory', 'products', 'reviews'] as const;
 export type SubgraphName = (typeof SUBGRAPH_NAMES)[number];
 
-interface User {
+/** A user as the accounts subgraph knows it. */
+export interface GwbenchUser {
   id: string;
   name: string | null;
   username: string | null;
   birthday: number | null;
 }
-interface CatalogProduct {
+/** A product as the products subgraph knows it. */
+export interface GwbenchProduct {
   upc: string;
   name: string;
   price: number;
   weight: number;
 }
-interface StockRecord {
+/** The inventory subgraph's record of a product: its stock only, neither price nor weight (see the note on top). */
+export interface GwbenchStock {
   upc: string;
   inStock: boolean;
-  price?: number; // never known here (see the note on top)
-  weight?: number;
 }
-interface Review {
+/** A review as the reviews subgraph knows it. */
+export interface GwbenchReview {
   id: string;
   body: string;
-  product: { upc: string };
+  upc: string; // the product reviewed
+  authorId: string;
+}
+/** What the four subgraphs know, each table owned by one of them. */
+export interface GwbenchData {
+  users: readonly GwbenchUser[]; // accounts
+  products: readonly GwbenchProduct[]; // products
+  stock: readonly GwbenchStock[]; // inventory
+  reviews: readonly GwbenchReview[]; // reviews
+  /** The ids of the reviews the reviews subgraph lists for any user, whoever the user is (the original's quirk). */
+  everyUsersReviews: readonly string[];
 }
 
 const BIRTHDAY = 1234567890;
-const USERS: User[] = (
-  [
-    ['Uri Goldshtein', 'urigo'],
-    ['Dotan Simha', 'dotansimha'],
-    ['Kamil Kisiela', 'kamilkisiela'],
-    ['Arda Tanrikulu', 'ardatan'],
-    ['Gil Gardosh', 'gilgardosh'],
-    ['Laurin Quast', 'laurin'],
-  ] as const
-).map(([name, username], i) => ({ id: String(i + 1), name, username, birthday: BIRTHDAY }));
+const PEOPLE: [name: string, username: string][] = [
+  ['Uri Goldshtein', 'urigo'],
+  ['Dotan Simha', 'dotansimha'],
+  ['Kamil Kisiela', 'kamilkisiela'],
+  ['Arda Tanrikulu', 'ardatan'],
+  ['Gil Gardosh', 'gilgardosh'],
+  ['Laurin Quast', 'laurin'],
+];
 
 // [name, price, weight, in stock], upc = position + 1
 const CATALOG: [string, number, number, boolean][] = [
@@ -90,13 +100,6 @@ const CATALOG: [string, number, number, boolean][] = [
   ['Fridge', 100000, 6000, false],
   ['Sofa', 9999, 800, true],
 ];
-const PRODUCTS: CatalogProduct[] = CATALOG.map(([name, price, weight], i) => ({
-  upc: String(i + 1),
-  name,
-  price,
-  weight,
-}));
-const STOCK: StockRecord[] = CATALOG.map(([, , , inStock], i) => ({ upc: String(i + 1), inStock }));
 
 const TEXTS = [
   'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat. Duis aute irure dolor in reprehenderit in voluptate velit esse cillum dolore eu fugiat nulla pariatur. Excepteur sint occaecat cupidatat non proident, sunt in culpa qui officia deserunt mollit anim id est laborum.',
@@ -119,71 +122,99 @@ const REVIEW_ROWS: [string, number][] = [
   ['4', 3],
   ['4', 4],
 ];
-const REVIEWS: Review[] = REVIEW_ROWS.map(([upc, text], i) => ({
-  id: String(i + 1),
-  body: TEXTS[text] ?? '',
-  product: { upc },
-}));
-const EVERY_USERS_REVIEWS = REVIEWS.slice(0, 2);
-const AUTHOR = { id: '1', username: 'urigo' };
+const AUTHOR_ID = '1'; // every review's author
+const REVIEWS_PER_USER = 2; // every user's reviews: the first two
 
-const byKey = <T, K extends keyof T>(rows: T[], key: K): Map<T[K], T> => new Map(rows.map((r) => [r[key], r]));
-const usersById = byKey(USERS, 'id');
-const productsByUpc = byKey(PRODUCTS, 'upc');
-const stockByUpc = byKey(STOCK, 'upc');
-const reviewsById = byKey(REVIEWS, 'id');
-
-function shippingEstimate(p: StockRecord): number | null {
-  if (p.price === undefined) return null;
-  if (p.price > 1000) return 0;
-  return p.weight === undefined ? null : Math.trunc(p.weight / 2);
+/**
+ * The benchmark's data, generated afresh on every call (deterministic: the same tables every time). The values are
+ * the public benchmark's own, since its expected response is made of them; the rules are the original's: ids and upcs
+ * are positions counted from 1, every user has the same birthday, every review is by user 1, every user's reviews are
+ * the first two, and the inventory knows only whether a product is in stock.
+ */
+export function generateGwbenchData(): GwbenchData {
+  const reviews = REVIEW_ROWS.map(([upc, text], i) => ({
+    id: String(i + 1),
+    body: TEXTS[text] ?? '',
+    upc,
+    authorId: AUTHOR_ID,
+  }));
+  return {
+    users: PEOPLE.map(([name, username], i) => ({ id: String(i + 1), name, username, birthday: BIRTHDAY })),
+    products: CATALOG.map(([name, price, weight], i) => ({ upc: String(i + 1), name, price, weight })),
+    stock: CATALOG.map(([, , , inStock], i) => ({ upc: String(i + 1), inStock })),
+    reviews,
+    everyUsersReviews: reviews.slice(0, REVIEWS_PER_USER).map((r) => r.id),
+  };
 }
 
-const RESOLVERS: Record<SubgraphName, GraphQLResolverMap<unknown>> = {
-  accounts: {
-    Query: {
-      me: () => USERS[0],
-      user: (_: unknown, args: { id: string }) => usersById.get(args.id) ?? null,
-      users: () => USERS,
-    },
-    User: { __resolveReference: (ref: { id: string }) => usersById.get(ref.id) ?? null },
-  },
-  inventory: {
-    Product: {
-      // only the key: the representation's price and weight are not kept (the original's behaviour)
-      __resolveReference: (ref: { upc: string }) => {
-        const record = stockByUpc.get(ref.upc);
-        return record ? { upc: record.upc, inStock: record.inStock } : null;
+/**
+ * The inventory subgraph's shipping estimate of a product from what it knows of the product: free above a price of
+ * 1000, else half the weight; null when it knows no price (always, for its own records: see the note on top).
+ */
+export function shippingEstimate(known: { upc: string; price?: number | null; weight?: number | null }): number | null {
+  if (known.price === undefined || known.price === null) return null;
+  if (known.price > 1000) return 0;
+  return known.weight === undefined || known.weight === null ? null : Math.trunc(known.weight / 2);
+}
+
+const byKey = <T, K extends keyof T>(rows: readonly T[], key: K): Map<T[K], T> => new Map(rows.map((r) => [r[key], r]));
+
+function resolvers(data: GwbenchData): Record<SubgraphName, GraphQLResolverMap<unknown>> {
+  const usersById = byKey(data.users, 'id');
+  const productsByUpc = byKey(data.products, 'upc');
+  const stockByUpc = byKey(data.stock, 'upc');
+  const reviewsById = byKey(data.reviews, 'id');
+  const everyUsersReviews = data.everyUsersReviews.map((id) => reviewsById.get(id));
+  return {
+    accounts: {
+      Query: {
+        me: () => data.users[0] ?? null,
+        user: (_: unknown, args: { id: string }) => usersById.get(args.id) ?? null,
+        users: () => data.users,
       },
-      shippingEstimate: (p: StockRecord) => shippingEstimate(p),
+      User: { __resolveReference: (ref: { id: string }) => usersById.get(ref.id) ?? null },
     },
-  },
-  products: {
-    Query: { topProducts: (_: unknown, args: { first?: number | null }) => PRODUCTS.slice(0, args.first ?? 5) },
-    Product: { __resolveReference: (ref: { upc: string }) => productsByUpc.get(ref.upc) ?? null },
-  },
-  reviews: {
-    Review: {
-      __resolveReference: (ref: { id: string }) => reviewsById.get(ref.id) ?? null,
-      author: () => AUTHOR,
+    inventory: {
+      Product: {
+        // only its own record: the representation's price and weight are not kept (the original's behaviour)
+        __resolveReference: (ref: { upc: string }) => {
+          const record = stockByUpc.get(ref.upc);
+          return record ? { upc: record.upc, inStock: record.inStock } : null;
+        },
+        shippingEstimate: (p: GwbenchStock) => shippingEstimate(p),
+      },
     },
-    User: {
-      __resolveReference: (ref: { id: string }) => ({ id: ref.id, username: 'user' }),
-      reviews: () => EVERY_USERS_REVIEWS,
+    products: {
+      Query: {
+        topProducts: (_: unknown, args: { first?: number | null }) => data.products.slice(0, args.first ?? 5),
+      },
+      Product: { __resolveReference: (ref: { upc: string }) => productsByUpc.get(ref.upc) ?? null },
     },
-    Product: {
-      __resolveReference: (ref: { upc: string }) => ({ upc: ref.upc }),
-      reviews: (p: { upc: string }) => REVIEWS.filter((r) => r.product.upc === p.upc),
+    reviews: {
+      Review: {
+        __resolveReference: (ref: { id: string }) => reviewsById.get(ref.id) ?? null,
+        product: (r: GwbenchReview) => ({ upc: r.upc }),
+        author: (r: GwbenchReview) => ({ id: r.authorId, username: usersById.get(r.authorId)?.username ?? null }),
+      },
+      User: {
+        __resolveReference: (ref: { id: string }) => ({ id: ref.id, username: 'user' }),
+        reviews: () => everyUsersReviews,
+      },
+      Product: {
+        __resolveReference: (ref: { upc: string }) => ({ upc: ref.upc }),
+        reviews: (p: { upc: string }) => data.reviews.filter((r) => r.upc === p.upc),
+      },
     },
-  },
-};
+  };
+}
 
 /** The executable subgraph schemas, by name. */
-export function buildGwbenchSubgraphs(): Map<SubgraphName, GraphQLSchema> {
+export function buildGwbenchSubgraphs(data: GwbenchData = generateGwbenchData()): Map<SubgraphName, GraphQLSchema> {
+  const byName = resolvers(data);
   return new Map(
     SUBGRAPH_NAMES.map((name) => [
       name,
-      buildSubgraphSchema({ typeDefs: parse(SUBGRAPH_SDL[name]), resolvers: RESOLVERS[name] }),
+      buildSubgraphSchema({ typeDefs: parse(SUBGRAPH_SDL[name]), resolvers: byName[name] }),
     ]),
   );
 }
