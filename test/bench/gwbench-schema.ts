@@ -5,8 +5,10 @@ import { type GraphQLSchema, parse } from 'graphql';
 /**
  * The four subgraphs of The Guild's federation gateway benchmark (graphql-hive/graphql-gateways-benchmark, whose
  * subgraphs are Rust async-graphql services), re-expressed with @apollo/subgraph over data generated here
- * (generateGwbenchData): the same data and the same answers as the original's, so a gateway over them returns exactly
- * ../shared/gwbench/expected.json. Their SDL composes to the benchmark's supergraph (gwbench.ts checks that at start).
+ * (generateGwbenchData): the same data and the same answers as the original's, so a gateway over them returns the
+ * benchmark's expected response. Their SDL composes to the benchmark's supergraph (gwbench/supergraph.graphql;
+ * gwbench-workload.ts checks that). The expected response itself is derived from the same data without any subgraph
+ * or gateway (gwbench-workload.ts, expectedResponse).
  *
  * The original's quirks are kept on purpose, since the expected response depends on them:
  * - every review's author is user 1 ("urigo", provided by the reviews subgraph);

@@ -35,10 +35,11 @@ import { startNode } from './processes';
  * dns, dnssec (signed zones against BIND: queries with DO, signing 100 000 records, re-signing one change;
  * BENCH_DNSSEC_PARTS=do,sign,resign), dns-api, dns-tool, live and gwbench (The Guild's federation gateway benchmark:
  * our gateway vs Apollo Gateway, Hive Gateway and Hive Gateway + router-runtime over the same HTTP subgraphs; its
- * workload files in GWBENCH_DIR, default ../shared/gwbench) and isolation (DNS answers under a steady 2 000 questions/s
- * while the control plane imports, lists, exports, transfers and signs a 100 000-record zone: lost questions, p99,
- * longest silence, RSS; wall times against PowerDNS and BIND; BENCH_ISOLATION_PARTS=import,list,export,axfr,dnssec)
- * and replicas (three replicas on one PostgreSQL database: propagation lag, API creates/s through 1, 2, 3 replicas).
+ * workload is in the repository, test/bench/gwbench/, and is compared with the public files in GWBENCH_DIR when
+ * present) and isolation (DNS answers under a steady 2 000 questions/s while the control plane imports, lists,
+ * exports, transfers and signs a 100 000-record zone: lost questions, p99, longest silence, RSS; wall times against
+ * PowerDNS and BIND; BENCH_ISOLATION_PARTS=import,list,export,axfr,dnssec) and replicas (three replicas on one
+ * PostgreSQL database: propagation lag, API creates/s through 1, 2, 3 replicas).
  */
 
 async function rawCeiling(body: string): Promise<number> {
