@@ -1,5 +1,5 @@
 import { execute, type GraphQLSchema, parse, validate } from 'graphql';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { buildGwbenchSubgraphs, SUBGRAPH_NAMES, type SubgraphName } from './gwbench-schema';
 
 /**
@@ -14,10 +14,6 @@ import { buildGwbenchSubgraphs, SUBGRAPH_NAMES, type SubgraphName } from './gwbe
 
 const MAX_ENTRIES = Number(process.env.GWBENCH_MEMO_ENTRIES ?? 1_000);
 const MAX_BODY_BYTES = 1 << 20; // larger request bodies are executed but not memoised
-
-const schemas = buildGwbenchSubgraphs();
-const memo = new Map<string, Buffer>(); // key: `${subgraph}\n${request body}`; Map order = recency (oldest first)
-const stats = { requests: 0, hits: 0, misses: 0 };
 
 interface GraphQLRequestBody {
   query?: unknown;
@@ -52,35 +48,6 @@ async function run(schema: GraphQLSchema, body: string): Promise<{ status: numbe
   return { status: 200, bytes: Buffer.from(JSON.stringify(result)) };
 }
 
-async function answer(name: SubgraphName, body: string): Promise<{ status: number; bytes: Buffer }> {
-  stats.requests++;
-  const key = `${name}\n${body}`;
-  const hit = memo.get(key);
-  if (hit) {
-    stats.hits++;
-    memo.delete(key); // most recently used goes last
-    memo.set(key, hit);
-    return { status: 200, bytes: hit };
-  }
-  stats.misses++;
-  const fresh = await run(schemas.get(name) as GraphQLSchema, body);
-  if (fresh.status === 200 && body.length <= MAX_BODY_BYTES) {
-    memo.set(key, fresh.bytes);
-    if (memo.size > MAX_ENTRIES) memo.delete(memo.keys().next().value as string);
-  }
-  return fresh;
-}
-
-async function verify(): Promise<{ checked: number; mismatches: number }> {
-  let mismatches = 0;
-  for (const [key, bytes] of memo) {
-    const cut = key.indexOf('\n');
-    const fresh = await run(schemas.get(key.slice(0, cut) as SubgraphName) as GraphQLSchema, key.slice(cut + 1));
-    if (!fresh.bytes.equals(bytes)) mismatches++;
-  }
-  return { checked: memo.size, mismatches };
-}
-
 function send(res: ServerResponse, status: number, bytes: Buffer | string): void {
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
@@ -91,38 +58,77 @@ function send(res: ServerResponse, status: number, bytes: Buffer | string): void
 
 const PATHS = new Map<string, SubgraphName>(SUBGRAPH_NAMES.map((n) => [`/${n}`, n]));
 
-function handle(req: IncomingMessage, res: ServerResponse): void {
-  const name = PATHS.get(req.url ?? '');
-  if (name && req.method === 'POST') {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = chunks.length === 1 ? (chunks[0] as Buffer).toString() : Buffer.concat(chunks).toString();
-      answer(name, body).then(
-        (r) => send(res, r.status, r.bytes),
-        (err: unknown) => send(res, 500, JSON.stringify({ errors: [{ message: String(err) }] })),
+/** The subgraph server (not listening yet), over `schemas` (by default the subgraphs over freshly generated data). */
+export function createGwbenchSubgraphServer(schemas = buildGwbenchSubgraphs()): Server {
+  const memo = new Map<string, Buffer>(); // key: `${subgraph}\n${request body}`; Map order = recency (oldest first)
+  const stats = { requests: 0, hits: 0, misses: 0 };
+
+  async function answer(name: SubgraphName, body: string): Promise<{ status: number; bytes: Buffer }> {
+    stats.requests++;
+    const key = `${name}\n${body}`;
+    const hit = memo.get(key);
+    if (hit) {
+      stats.hits++;
+      memo.delete(key); // most recently used goes last
+      memo.set(key, hit);
+      return { status: 200, bytes: hit };
+    }
+    stats.misses++;
+    const fresh = await run(schemas.get(name) as GraphQLSchema, body);
+    if (fresh.status === 200 && body.length <= MAX_BODY_BYTES) {
+      memo.set(key, fresh.bytes);
+      if (memo.size > MAX_ENTRIES) memo.delete(memo.keys().next().value as string);
+    }
+    return fresh;
+  }
+
+  async function verify(): Promise<{ checked: number; mismatches: number }> {
+    let mismatches = 0;
+    for (const [key, bytes] of memo) {
+      const cut = key.indexOf('\n');
+      const fresh = await run(schemas.get(key.slice(0, cut) as SubgraphName) as GraphQLSchema, key.slice(cut + 1));
+      if (!fresh.bytes.equals(bytes)) mismatches++;
+    }
+    return { checked: memo.size, mismatches };
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const name = PATHS.get(req.url ?? '');
+    if (name && req.method === 'POST') {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = chunks.length === 1 ? (chunks[0] as Buffer).toString() : Buffer.concat(chunks).toString();
+        answer(name, body).then(
+          (r) => send(res, r.status, r.bytes),
+          (err: unknown) => send(res, 500, JSON.stringify({ errors: [{ message: String(err) }] })),
+        );
+      });
+      return;
+    }
+    req.resume();
+    if (req.url === '/health') return send(res, 200, '"ok"');
+    if (req.url === '/stats') {
+      const cpu = process.cpuUsage();
+      return send(res, 200, JSON.stringify({ cpuMicros: cpu.user + cpu.system, ...stats, entries: memo.size }));
+    }
+    if (req.url === '/verify') {
+      verify().then(
+        (v) => send(res, 200, JSON.stringify(v)),
+        (err: unknown) => send(res, 500, JSON.stringify({ error: String(err) })),
       );
-    });
-    return;
+      return;
+    }
+    send(res, 404, '{"errors":[{"message":"not found"}]}');
   }
-  req.resume();
-  if (req.url === '/health') return send(res, 200, '"ok"');
-  if (req.url === '/stats') {
-    const cpu = process.cpuUsage();
-    return send(res, 200, JSON.stringify({ cpuMicros: cpu.user + cpu.system, ...stats, entries: memo.size }));
-  }
-  if (req.url === '/verify') {
-    verify().then(
-      (v) => send(res, 200, JSON.stringify(v)),
-      (err: unknown) => send(res, 500, JSON.stringify({ error: String(err) })),
-    );
-    return;
-  }
-  send(res, 404, '{"errors":[{"message":"not found"}]}');
+
+  const server = createServer({ keepAlive: true }, handle);
+  server.keepAliveTimeout = 65_000; // the gateways keep their connections open between requests
+  server.headersTimeout = 66_000;
+  return server;
 }
 
-const server = createServer({ keepAlive: true }, handle);
-server.keepAliveTimeout = 65_000; // the gateways keep their connections open between requests
-server.headersTimeout = 66_000;
-server.listen(Number(process.env.PORT ?? 4200), '127.0.0.1');
-process.on('SIGTERM', () => process.exit(0));
+if (require.main === module) {
+  createGwbenchSubgraphServer().listen(Number(process.env.PORT ?? 4200), '127.0.0.1');
+  process.on('SIGTERM', () => process.exit(0));
+}
