@@ -2,7 +2,13 @@ import fastifyCors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { allowedOrigin } from './cors';
 import type { ErrorShapes } from './error-shapes';
-import { applyHttpLifecycle, DEFAULT_HTTP_LIMITS, httpServerOptions, type HttpLimits } from './http-server';
+import {
+  applyHttpLifecycle,
+  DEFAULT_HTTP_LIMITS,
+  httpServerOptions,
+  REQUEST_ID_HEADER,
+  type HttpLimits,
+} from './http-server';
 import type { Logger } from '../../platform/log';
 import type { GatewayMetrics } from '../graph';
 import { mountRestInterface, type RestInterface } from '../rest/interface';
@@ -53,6 +59,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     // Errors raised before routing (a bad percent-escape, an over-long parameter): the path's interface's own
     // shape, CORS headers as on any answer, and never the URL echoed back.
     frameworkErrors: (err, req, reply) => {
+      reply.header(REQUEST_ID_HEADER, req.id); // no hook runs before these
       const origin = allowedOrigin(cors, req.headers.origin);
       if (origin) reply.header('access-control-allow-origin', origin);
       const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';

@@ -21,16 +21,32 @@ export const DEFAULT_HTTP_LIMITS: Required<HttpLimits> = {
   shutdownGraceMs: 10_000,
 };
 
+/** The header a request id comes in and goes back out in. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** What an incoming `x-request-id` may be to be taken as the request's id: 1–128 characters safe in logs and headers. */
+const REQUEST_ID = /^[A-Za-z0-9._:+/=-]{1,128}$/;
+
 /**
- * Fastify options every HTTP server of ours starts with: request ids, one log line per request (written by the
- * server itself), request timeouts, and 503 for requests arriving while it closes.
+ * The request's id: the caller's `x-request-id` when it is 1–128 of `A-Z a-z 0-9 . _ : + / = -` (one header, not a
+ * list), so a request can be followed from a proxy or client through our logs; anything else gets a new UUID.
+ */
+export function requestIdOf(req: Pick<IncomingMessage, 'headers'>): string {
+  const given = req.headers[REQUEST_ID_HEADER];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/**
+ * Fastify options every HTTP server of ours starts with: request ids (`reqId` on every log line of a request), one
+ * log line per request (written by the server itself), request timeouts, and 503 for requests arriving while it
+ * closes.
  */
 export function httpServerOptions(log: Logger, limits: HttpLimits): FastifyHttpOptions<Server> {
   return {
     loggerInstance: log,
     logController: new LogController({ disableRequestLogging: true }),
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    requestIdHeader: false, // the id is taken from x-request-id by requestIdOf, only when it is safe
+    genReqId: requestIdOf,
     return503OnClosing: true,
     requestTimeout: limits.requestTimeoutMs,
     // Node checks request timeouts on this interval (30 s by default, which would let a slow request live twice as
@@ -50,8 +66,12 @@ export function httpServerOptions(log: Logger, limits: HttpLimits): FastifyHttpO
  */
 export function applyHttpLifecycle(app: FastifyInstance, limits: HttpLimits): void {
   app.server.maxConnections = limits.maxConnections;
-  // Before any handler runs: each request's work may stop when its client goes away (request-signal.ts).
-  app.addHook('onRequest', async (req, reply) => watchClient(req.raw, reply.raw));
+  // Before any handler runs: each request's work may stop when its client goes away (request-signal.ts), and its id
+  // goes back in x-request-id on whatever answers it — on the raw response, so streams written past Fastify carry it.
+  app.addHook('onRequest', async (req, reply) => {
+    reply.raw.setHeader(REQUEST_ID_HEADER, req.id);
+    watchClient(req.raw, reply.raw);
+  });
   const inFlight = new Map<Socket, number>();
   let closing = false;
   let grace: NodeJS.Timeout | undefined;

@@ -124,7 +124,7 @@ export class FederatedSubscriptions {
         this.options.onActive?.(-1);
         this.options.log.info(
           {
-            requestId: request.requestId,
+            reqId: request.requestId,
             operation: request.operationName ?? null,
             subgraph: primary.serviceName,
             events,
@@ -154,7 +154,7 @@ export class FederatedSubscriptions {
       if (!url) return unavailableResult(name, new Error('no URL is known for it'));
       return openRemoteSubscription(url, name, primary.operation, variables, caller, this.options.remoteQueueBytes);
     } catch (err) {
-      this.options.log.warn({ err, subgraph: name }, 'opening a subscription failed');
+      this.options.log.warn({ err, reqId: request.requestId, subgraph: name }, 'opening a subscription failed');
       return unavailableResult(name, err);
     }
   }

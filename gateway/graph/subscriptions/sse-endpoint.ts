@@ -329,7 +329,7 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
     if (accept === 'text/event-stream') {
       const slot = connections.tryOpen(req.ip);
       if ('refused' in slot) {
-        log.warn({ client: req.ip, limit: slot.refused.limit }, 'live connection refused');
+        log.warn({ reqId: req.id, client: req.ip, limit: slot.refused.limit }, 'live connection refused');
         await reply.status(slot.refused.limit === 'liveMaxConnections' ? 503 : 429).send(limitError(slot.refused));
         return;
       }
@@ -406,7 +406,7 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
         openBodies.delete(body);
       }
     } catch (err) {
-      log.error({ err, requestId: req.id }, 'event stream failed');
+      log.error({ err, reqId: req.id }, 'event stream failed');
       if (!raw.headersSent) raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
       if (!raw.writableEnded)
         raw.end(
@@ -423,7 +423,7 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
       }
       log.info(
         {
-          requestId: req.id,
+          reqId: req.id,
           method: req.method,
           url: req.url.split('?')[0],
           status: raw.statusCode,

@@ -116,7 +116,7 @@ export function registerMarketLive(
       const tickers = tickersParam(req.query);
       const slot = connections.tryOpen(req.ip);
       if ('refused' in slot) {
-        log.warn({ client: req.ip, limit: slot.refused.limit }, 'live connection refused');
+        log.warn({ reqId: req.id, client: req.ip, limit: slot.refused.limit }, 'live connection refused');
         return reply.status(503).send({ error: statusText(503), message: slot.refused.message });
       }
       let stream: Stream<FormattedExecutionResult>;
@@ -182,7 +182,7 @@ export function registerMarketLive(
           if (!step.value.data) break; // the stream failed: the error frame was its last
         }
       } catch (err) {
-        log.warn({ err, requestId: req.id }, 'live stream failed');
+        log.warn({ err, reqId: req.id }, 'live stream failed');
       } finally {
         raw.off('close', stop);
         untrack(raw);
@@ -190,7 +190,7 @@ export function registerMarketLive(
         options.metrics.liveConnections.dec({ kind: 'rest' });
         endStream(raw);
         log.info(
-          { requestId: req.id, url: '/v1/live', client: req.ip, ms: Math.round(reply.elapsedTime) },
+          { reqId: req.id, url: '/v1/live', client: req.ip, ms: Math.round(reply.elapsedTime) },
           'live stream closed',
         );
       }
