@@ -6,7 +6,7 @@ import { runPrimary, workerCount } from './host/cluster';
 import { ConfigError, loadConfig } from './host/config/load';
 import { configCommand, flagValues } from './host/config/flags';
 import { createLogger, resolveLogFormat } from '../platform/log';
-import { createSystem } from './host/system';
+import { createSystem, type Served } from './host/system';
 import { checkListeners, listenError, listenersOf } from './host/listeners';
 import { VERSION } from '../platform/version';
 
@@ -18,6 +18,12 @@ function parseFlags(argv: string[]): ReturnType<typeof flagValues> {
     VERSION,
   );
   return flagValues(program.parse(argv));
+}
+
+/** The start-up line of an HTTP listener: its address and the URL of everything it serves. */
+function listenText(name: string, serves: readonly Served[]): (address: string) => string {
+  return (address) =>
+    `${name} listening at ${address}: ${serves.map((s) => `${s.what} ${address}${s.path}`).join(', ')}`;
 }
 
 async function main(): Promise<void> {
@@ -33,30 +39,23 @@ async function main(): Promise<void> {
     return;
   }
   const system = await createSystem(config, log);
-  // Taken between the check and now (a race): the same one line, once the system is closed again.
-  const listen = async (key: 'port' | 'dnsApiPort', app: typeof system.app): Promise<string> => {
+  // Taken between the check and now (a race): the same one line, once the system is closed again. One start-up line
+  // per listener, naming what it serves (Fastify's own "Server listening at" line carries this text).
+  const listen = async (
+    key: 'port' | 'dnsApiPort',
+    app: typeof system.app,
+    text: (address: string) => string,
+  ): Promise<string> => {
     try {
-      return await app.listen({ port: config[key], host: config.host });
+      return await app.listen({ port: config[key], host: config.host, listenTextResolver: text });
     } catch (err) {
       await system.close();
       const listener = listeners.find((l) => l.key === key);
       throw listener ? listenError(err, listener) : err;
     }
   };
-  const address = await listen('port', system.app);
-  const apiAddress = system.apiApp && (await listen('dnsApiPort', system.apiApp));
-  if (apiAddress) log.info({ address: apiAddress }, `DNS API also on ${apiAddress}/api/v1`);
-  log.info(
-    { address, marketProvider: config.marketProvider },
-    `gateway listening: GraphQL ${address}/graphql, market REST ${address}/v1/…, DNS API ${address}/api/v1/…, DNS tool ${address}/api.php`,
-  );
-  if (system.dns?.engine.server) {
-    const { host, port } = system.dns.engine.server;
-    log.info(
-      { host, port },
-      `DNS server answering on ${host}:${port} (UDP and TCP): dig @${host} -p ${port} www.example.test`,
-    );
-  }
+  await listen('port', system.app, listenText('gateway', system.serves));
+  if (system.apiApp) await listen('dnsApiPort', system.apiApp, listenText('DNS API listener', system.apiServes));
 
   const shutdown = (signal: string): void => {
     log.info({ signal }, 'shutting down');

@@ -45,8 +45,12 @@ async function main(): Promise<void> {
     dns ? { dns: { store: dns.store, engine: dns.engine, vault: dns.vault } } : {},
   );
   const { app } = await buildSubgraphServer(subgraph, log, subgraphServerOptions(config));
-  const address = await app.listen({ port: config.port, host: config.host });
-  log.child({ subgraph: name }).info({ address }, `subgraph ${name} listening: ${address}/graphql`);
+  // One line for the listener (Fastify's own, with this text), naming what it serves.
+  await app.listen({
+    port: config.port,
+    host: config.host,
+    listenTextResolver: (address) => `subgraph ${name} listening at ${address}: GraphQL ${address}/graphql`,
+  });
   const stop = (signal: string): void => {
     log.info({ signal }, 'shutting down');
     app

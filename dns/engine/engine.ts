@@ -257,7 +257,7 @@ export class DnsEngine {
         });
       options.log?.info(
         { host: options.host, port: engine.server.port, zones: engine.index.size },
-        'DNS server listening (UDP and TCP)',
+        `DNS server listening on ${options.host}:${engine.server.port} (UDP and TCP)`,
       );
       if (options.workers && options.workers.count > 0) {
         try {

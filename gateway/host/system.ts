@@ -29,12 +29,22 @@ import { dnsApiRestInterface, SharedPages } from '../rest/dns-api';
 import { Admission } from '../../platform/async';
 import { dnsToolRestInterface } from '../rest/dns-tool';
 
+/** Something an HTTP listener serves, for its start-up line: what it is and its path. */
+export interface Served {
+  what: string;
+  path: string;
+}
+
 export interface System {
   config: Config;
   log: Logger;
   app: FastifyInstance;
+  /** What `app` serves (said in its start-up line). */
+  serves: Served[];
   /** The DNS API alone, to listen on DNS_API_PORT (absent when that is 0, or serving a foreign supergraph). */
   apiApp?: FastifyInstance;
+  /** What `apiApp` serves. */
+  apiServes: Served[];
   graph: Graph;
   subgraphs: Map<string, Subgraph>;
   /** Subscriptions, the live streams' limits and the /graphql/stream endpoint. */
@@ -218,7 +228,14 @@ export async function createSystem(
     config,
     log,
     app,
+    serves: [
+      { what: 'GraphQL', path: '/graphql' },
+      { what: 'market REST', path: '/v1/…' },
+      { what: 'DNS API', path: '/api/v1/…' },
+      { what: 'DNS tool', path: '/api.php' },
+    ],
     apiApp,
+    apiServes: [{ what: 'DNS API', path: '/api/v1/…' }],
     graph,
     subgraphs,
     dns,

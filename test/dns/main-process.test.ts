@@ -61,9 +61,10 @@ async function start(env: Record<string, string> = {}): Promise<Running> {
     output += d.toString();
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  for (let i = 0; i < 200 && child.exitCode === null && !output.includes('DNS server answering'); i++)
-    await new Promise((r) => setTimeout(r, 100));
-  if (!output.includes('DNS server answering')) {
+  // the gateway's line comes once everything listens, the DNS server (started first) included
+  const up = () => output.includes('DNS server listening on') && output.includes('gateway listening at');
+  for (let i = 0; i < 200 && child.exitCode === null && !up(); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!up()) {
     child.kill('SIGKILL');
     throw new Error(`the program did not start its DNS server:\n${output.slice(-3000)}`);
   }
