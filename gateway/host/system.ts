@@ -15,6 +15,7 @@ import {
   prepareOperation,
   probeRemoteSubgraph,
   StreamBuffers,
+  STREAM_PATH,
 } from '../graph';
 import { buildSubgraph, type SystemOverrides } from './subgraphs';
 import { registerDnsMetrics } from './dns-metrics';
@@ -228,11 +229,17 @@ export async function createSystem(
     config,
     log,
     app,
+    // What is mounted, nothing more: a foreign supergraph (--supergraph) has no REST interfaces.
     serves: [
       { what: 'GraphQL', path: '/graphql' },
-      { what: 'market REST', path: '/v1/…' },
-      { what: 'DNS API', path: '/api/v1/…' },
-      { what: 'DNS tool', path: '/api.php' },
+      { what: 'subscriptions', path: STREAM_PATH },
+      ...(general
+        ? []
+        : [
+            { what: 'market REST', path: '/v1/…' },
+            { what: 'DNS API', path: '/api/v1/…' },
+            { what: 'DNS tool', path: '/api.php' },
+          ]),
     ],
     apiApp,
     apiServes: [{ what: 'DNS API', path: '/api/v1/…' }],
