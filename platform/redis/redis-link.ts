@@ -9,7 +9,7 @@ export interface RedisLinkOptions {
   url: string;
   /** What the link serves, for logs and health ("market cache", "live poller"). */
   purpose: string;
-  /** What that part does while Redis is away, for the log line and health. */
+  /** What that part does while Redis is away, for the log line: "<purpose>: Redis is unreachable, so <fallback> until it answers again". */
   fallback: string;
   /** Bound of one connection attempt (a host that drops packets must not hold requests). */
   connectTimeoutMs: number;
@@ -66,7 +66,9 @@ export function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
  * bounded backoff; commands sent while it is not connected fail at once (no offline queue) and every command is
  * bounded by a timeout. The link is `up` from the client's `ready` until a connection error or a command that times
  * out; while it is down, `run` throws RedisUnavailableError without touching the network, a probe (PING) brings a
- * stalled-but-connected server back, and the outage is logged once when it starts and once when it ends.
+ * stalled-but-connected server back, and the outage is logged once when it starts and once when it ends. The very
+ * first connection gets one retry before an outage is told: a start-up that holds the event loop past the connect
+ * timeout (building schemas, opening stores) makes the client time out on a Redis that answered meanwhile.
  */
 export class RedisLink {
   readonly client: RedisClientType;
@@ -76,6 +78,10 @@ export class RedisLink {
   private probe?: NodeJS.Timeout;
   private probing = false;
   private closed = false;
+  /** Whether the link has ever been up (before that, one failed attempt is not yet an outage to tell). */
+  private everUp = false;
+  /** Whether the current outage was logged (its end is logged only then). */
+  private reported = false;
   private readonly changeListeners = new Set<(up: boolean) => void>();
 
   constructor(
@@ -146,29 +152,41 @@ export class RedisLink {
     if (this.closed || this.state === 'up') return;
     const wasDown = this.state === 'down';
     this.state = 'up';
+    this.everUp = true;
     this.stopProbe();
-    if (wasDown) {
+    if (wasDown && this.reported) {
       const seconds = Math.round((Date.now() - this.downSince) / 100) / 10;
       this.options.log?.info(
         { redis: this.options.purpose, downSeconds: seconds },
         `${this.options.purpose}: Redis is back after ${seconds} s`,
       );
     }
+    this.reported = false;
     for (const listener of this.changeListeners) listener(true);
   }
 
   private markDown(err: unknown): void {
     if (this.closed) return;
     this.lastError = describe(err);
-    if (this.state === 'down') return; // one log line per outage, not one per retry or request
+    if (this.state === 'down') {
+      // one log line per outage, not one per retry or request; a first connection that failed twice is one
+      if (!this.reported) this.report();
+      return;
+    }
     this.state = 'down';
     this.downSince = Date.now();
-    this.options.log?.warn(
-      { redis: this.options.purpose, err: this.lastError },
-      `${this.options.purpose}: Redis is unreachable; ${this.options.fallback} until it is back`,
-    );
+    this.reported = false;
+    if (this.everUp) this.report();
     this.startProbe();
     for (const listener of this.changeListeners) listener(false);
+  }
+
+  private report(): void {
+    this.reported = true;
+    this.options.log?.warn(
+      { redis: this.options.purpose, err: this.lastError },
+      `${this.options.purpose}: Redis is unreachable, so ${this.options.fallback} until it answers again`,
+    );
   }
 
   /** While down with the socket still connected (a stalled server), a PING now and then tells when it answers again. */

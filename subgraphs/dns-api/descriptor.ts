@@ -29,7 +29,7 @@ export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
       ? new RedisLink({
           url: shared.redisUrl,
           purpose: 'DNS API login throttle and operations',
-          fallback: 'failed DNS API logins count per process; operations of other replicas cannot be read',
+          fallback: 'failed DNS API logins are counted per process and operations of other replicas cannot be read',
           connectTimeoutMs: shared.redisConnectTimeoutMs,
           commandTimeoutMs: shared.redisCommandTimeoutMs,
           log,

@@ -83,7 +83,7 @@ function toolRedis({ shared, log }: SubgraphDeps<DnsToolConfig>): RedisLink | un
   return new RedisLink({
     url: shared.redisUrl,
     purpose: 'DNS tool sessions and login throttle',
-    fallback: 'DNS tool logins and sessions fail until Redis answers',
+    fallback: 'DNS tool logins and sessions fail',
     connectTimeoutMs: shared.redisConnectTimeoutMs,
     commandTimeoutMs: shared.redisCommandTimeoutMs,
     log,
