@@ -21,7 +21,7 @@
  * success Redis cannot hear of keeps its failure there until it leaves the window.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { RedisLink } from '../redis';
+import { redisKey, type RedisLink } from '../redis';
 import {
   MAX_COUNTED_PER_USERNAME,
   type FailureCounts,
@@ -150,8 +150,7 @@ class RedisLedger implements ThrottleLedger {
     private readonly limits: ThrottleLimits,
     private readonly context: { log?: LedgerLog; what: string },
   ) {
-    const prefix = options.prefix.endsWith(':') ? options.prefix : `${options.prefix}:`;
-    this.base = `${prefix}login-throttle:${options.namespace}:`;
+    this.base = redisKey(options.prefix, 'login-throttle', options.namespace, '');
     this.windowMs = limits.windowSeconds * 1000;
     this.local = new MemoryLedger(limits);
   }

@@ -4,6 +4,7 @@ export {
   RedisTimeoutError,
   RedisUnavailableError,
   bounded,
+  redisKey,
   type RedisLinkHealth,
   type RedisLinkLogger,
   type RedisLinkOptions,

@@ -25,6 +25,14 @@ export interface RedisLinkHealth {
   error?: string;
 }
 
+/**
+ * Every Redis key and channel of ours: REDIS_PREFIX, one `:`, then the parts joined by `:` (a prefix that already
+ * ends in `:` gets no second one), so deployments with different prefixes never share a key on one database.
+ */
+export function redisKey(prefix: string, ...parts: string[]): string {
+  return `${prefix.endsWith(':') ? prefix : `${prefix}:`}${parts.join(':')}`;
+}
+
 /** Bounds used when a caller gives none (REDIS_CONNECT_TIMEOUT_MS, REDIS_COMMAND_TIMEOUT_MS). */
 export const REDIS_TIMEOUT_DEFAULTS = { connectTimeoutMs: 1_000, commandTimeoutMs: 500 } as const;
 

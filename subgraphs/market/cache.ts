@@ -2,7 +2,13 @@ import KeyvRedis from '@keyv/redis';
 import { Keyv, type KeyvEntry } from 'keyv';
 import { BoundedMap } from './bounded-map';
 import type { MarketValue } from './providers/provider';
-import { REDIS_TIMEOUT_DEFAULTS, RedisLink, type RedisLinkHealth, type RedisLinkLogger } from '../../platform/redis';
+import {
+  REDIS_TIMEOUT_DEFAULTS,
+  RedisLink,
+  redisKey,
+  type RedisLinkHealth,
+  type RedisLinkLogger,
+} from '../../platform/redis';
 
 /** What the shared cache keeps per request key: the value and when it stops being fresh (epoch ms). */
 export interface CachedMarketValue {
@@ -17,7 +23,9 @@ export interface MarketCacheOptions {
   redisUrl?: string;
   /** Bound of the in-memory cache. */
   maxEntries?: number;
-  /** Key prefix, so several deployments (or test runs) can share one Redis. */
+  /** REDIS_PREFIX (default `onegraph`): Redis keys are `<prefix>:<namespace>:<kind>:…`, so deployments never share them. */
+  prefix?: string;
+  /** The cache's own part of its keys (default `market`). */
   namespace?: string;
   /** Redis only: bound of one connection attempt (default 1000 ms). */
   connectTimeoutMs?: number;
@@ -39,7 +47,7 @@ class GuardedRedisStore extends KeyvRedis<CachedMarketValue> {
     readonly link: RedisLink,
     private readonly onError?: (err: unknown) => void,
   ) {
-    super(link.client, { throwOnConnectError: false, throwOnErrors: true });
+    super(link.client, { throwOnConnectError: false, throwOnErrors: true, keyPrefixSeparator: ':' });
   }
 
   override async get<U = CachedMarketValue>(key: string): Promise<U | undefined> {
@@ -84,8 +92,8 @@ export function createMarketCache(options: MarketCacheOptions = {}): MarketCache
       log: options.log,
     });
     const keyv = new Keyv<CachedMarketValue>(new GuardedRedisStore(link, options.onError), {
-      namespace: options.namespace ?? 'market',
-      useKeyPrefix: false, // the store prefixes keys itself (namespace::key), as @keyv/redis's createKeyv does
+      namespace: redisKey(options.prefix ?? 'onegraph', options.namespace ?? 'market'),
+      useKeyPrefix: false, // the store prefixes keys itself (namespace:key), as @keyv/redis's createKeyv does
     });
     keyv.on('error', () => undefined); // the store's client errors: the link reports those, once per outage
     return keyv;

@@ -35,6 +35,7 @@ export const marketDescriptor: SubgraphDescriptor<MarketConfig> = {
     };
     const cache = createMarketCache({
       redisUrl: shared.redisUrl,
+      prefix: shared.redisPrefix,
       ...redisTimeouts,
       log,
       onError: (err) => log.warn({ err }, 'market cache error'),

@@ -55,7 +55,7 @@ export const ProcessSettings = z.object({
       .default('onegraph'),
     {
       env: 'REDIS_PREFIX',
-      help: "Prefix of the replicas' shared Redis keys and channel: live poller, DNS tool sessions, login throttles.",
+      help: 'Prefix of every Redis key and channel of this program (`<prefix>:…`): market cache, live poller, DNS tool sessions, login throttles, DNS API operations.',
     },
   ),
   redisConnectTimeoutMs: setting(z.coerce.number().int().min(50).max(60_000).default(1_000), {

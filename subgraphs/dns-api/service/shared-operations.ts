@@ -1,4 +1,4 @@
-import type { RedisLink } from '../../../platform/redis';
+import { redisKey, type RedisLink } from '../../../platform/redis';
 import type { SharedOperation, SharedOperations } from './operations';
 
 /** Ids are UUIDs (randomUUID): anything else is looked up nowhere. */
@@ -13,7 +13,7 @@ export class RedisSharedOperations implements SharedOperations {
     /** REDIS_PREFIX. */
     prefix: string,
   ) {
-    this.base = `${prefix.endsWith(':') ? prefix : `${prefix}:`}dns-api-operation:`;
+    this.base = redisKey(prefix, 'dns-api-operation', '');
   }
 
   private key(id: string): string {

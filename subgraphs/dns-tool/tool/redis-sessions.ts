@@ -1,4 +1,4 @@
-import type { RedisLink } from '../../../platform/redis';
+import { redisKey, type RedisLink } from '../../../platform/redis';
 import { toolErrors } from '../protocol';
 import {
   DEFAULT_SESSION_BOUNDS,
@@ -13,8 +13,8 @@ import {
 } from './sessions';
 
 /*
- * Keys under the prefix P (one Redis, not a Cluster: the scripts name keys they build from P, as the rest of our
- * Redis use assumes one instance):
+ * Keys under P = REDIS_PREFIX and `:` (redisKey), one Redis, not a Cluster (the scripts name keys they build from P,
+ * as the rest of our Redis use assumes one instance):
  *   P tool-session:<id>        the session's JSON, expiring with it (PXAT): what touch reads
  *   P tool-sessions            sorted set id → expiry (ms): finds expired sessions to clean
  *   P tool-session-meta        hash id → "<bytes>:<owner>": what an ended session gives back, and where it is indexed
@@ -154,7 +154,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   private script(lua: string, args: readonly (string | number)[]): Promise<unknown> {
-    const argv = [this.options.prefix, ...args].map(String);
+    const argv = [redisKey(this.options.prefix, ''), ...args].map(String);
     return this.link.run((c) => c.eval(lua, { keys: [], arguments: argv }));
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Quote, Ticker } from '../model';
-import { REDIS_TIMEOUT_DEFAULTS, RedisLink } from '../../../platform/redis';
+import { REDIS_TIMEOUT_DEFAULTS, RedisLink, redisKey } from '../../../platform/redis';
 import { LocalTicker } from './local-ticker';
 import type { DriverHealth, LiveLogger, PriceHub, TickDriver } from './price-hub';
 
@@ -81,7 +81,7 @@ export class SharedTicker implements TickDriver {
     this.id = options.replicaId ?? randomUUID();
     this.stepMs = Math.min(options.intervalMs, 1_000);
     this.leaseMs = this.stepMs * 3;
-    const p = `${options.prefix}:live`;
+    const p = redisKey(options.prefix, 'live');
     this.keys = { leader: `${p}:leader`, watch: `${p}:watch`, sequence: `${p}:sequence`, channel: `${p}:ticks` };
     this.cmd = new RedisLink({
       url: options.redisUrl,
