@@ -94,9 +94,11 @@ export interface MarketListItem extends PriceChange {
 export interface EarningsEvent {
   ticker: Ticker | null;
   name: string | null;
-  /** Fiscal quarter label `YYYY-Qn`. */
+  /** Fiscal quarter label `YYYY-Qn` (the original service's field, kept as it was). */
   date: string | null;
   exchange: string | null;
+  /** The day the results come out, ISO 8601 `YYYY-MM-DD` (the company's local date); null when the source does not say. */
+  reportDate: string | null;
 }
 
 export interface Headline {

@@ -92,13 +92,13 @@ test('root ticker fields: company, chart, news, financials, related', async () =
 
 test('market lists: indices, movers, trending, earnings, headline', async () => {
   const res = await q(`{ indices { ticker } movers(category: LOSERS, count: 1, offset: 0) { ticker }
-    trending { ticker } earnings { date } headline { title } }`);
+    trending { ticker } earnings { date reportDate } headline { title } }`);
   expect(res.body.errors).toBeUndefined();
   expect(res.body.data).toEqual({
     indices: [{ ticker: '.INX:INDEXSP' }],
     movers: [{ ticker: 'AAPL:NASDAQ' }],
     trending: [{ ticker: 'AAPL:NASDAQ' }, { ticker: 'BTC-USD' }],
-    earnings: [{ date: '2026-Q4' }],
+    earnings: [{ date: '2026-Q4', reportDate: '2027-01-29' }],
     headline: { title: 'Markets rise' },
   });
   expect(provider.calls.flat()).toContain('movers:losers:1:0');

@@ -149,7 +149,7 @@ describe('market paths', () => {
   test('GET /v1/market/trending, /earnings, /headlines', async () => {
     expect((await get('/v1/market/trending')).body).toHaveLength(2);
     expect((await get('/v1/market/earnings')).body).toEqual([
-      { ticker: 'AAPL:NASDAQ', name: 'Apple Inc', date: '2026-Q4', exchange: 'NASDAQ' },
+      { ticker: 'AAPL:NASDAQ', name: 'Apple Inc', date: '2026-Q4', exchange: 'NASDAQ', reportDate: '2027-01-29' },
     ]);
     expect((await get('/v1/market/headlines')).body).toEqual({
       title: 'Markets rise',

@@ -657,9 +657,9 @@ export const FAKE_MARKET = {
     item('PLTR:NASDAQ', 'Palantir Technologies Inc', 171.1, 3.3),
   ],
   earnings: [
-    { ticker: 'NVDA:NASDAQ', name: 'NVIDIA Corp', date: '2026-Q3', exchange: 'NASDAQ' },
-    { ticker: 'WMT:NYSE', name: 'Walmart Inc', date: '2026-Q3', exchange: 'NYSE' },
-    { ticker: 'INTU:NASDAQ', name: 'Intuit Inc', date: '2026-Q1', exchange: 'NASDAQ' },
+    { ticker: 'NVDA:NASDAQ', name: 'NVIDIA Corp', date: '2026-Q3', exchange: 'NASDAQ', reportDate: null },
+    { ticker: 'WMT:NYSE', name: 'Walmart Inc', date: '2026-Q3', exchange: 'NYSE', reportDate: null },
+    { ticker: 'INTU:NASDAQ', name: 'Intuit Inc', date: '2026-Q1', exchange: 'NASDAQ', reportDate: null },
   ] as EarningsEvent[],
   headline: {
     title: 'Stocks slip as investors weigh rate outlook',

@@ -43,6 +43,9 @@ export const MarketOperations = {
       movers(category: $category, count: $count, offset: $offset) { ${LIST_FIELDS} } }`,
   ),
   trending: prepareOperation('RestTrending', `query RestTrending { trending { ${LIST_FIELDS} } }`),
-  earnings: prepareOperation('RestEarnings', `query RestEarnings { earnings { ticker name date exchange } }`),
+  earnings: prepareOperation(
+    'RestEarnings',
+    `query RestEarnings { earnings { ticker name date exchange reportDate } }`,
+  ),
   headline: prepareOperation('RestHeadline', `query RestHeadline { headline { title url source } }`),
 } as const;

@@ -120,8 +120,18 @@ export class MarketMover extends MarketListEntry {}
 export class EarningsEvent {
   @Field(() => String, { nullable: true }) ticker!: string | null;
   @Field(() => String, { nullable: true }) name!: string | null;
-  @Field(() => String, { nullable: true, description: 'Fiscal quarter, YYYY-Qn' }) date!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "Fiscal quarter reported, YYYY-Qn (the original service's field); the day itself is reportDate",
+  })
+  date!: string | null;
   @Field(() => String, { nullable: true }) exchange!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The day the results come out, ISO 8601 YYYY-MM-DD (the company's local date); null when the provider does not say (google)",
+  })
+  reportDate!: string | null;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'The current top market headline.' })

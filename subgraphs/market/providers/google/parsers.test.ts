@@ -392,8 +392,8 @@ describe('earnings parser', () => {
       ],
     ];
     expect(parseEarnings(d)).toEqual([
-      { ticker: 'AAPL', name: null, date: null, exchange: null },
-      { ticker: null, name: 'Name only', date: null, exchange: null },
+      { ticker: 'AAPL', name: null, date: null, exchange: null, reportDate: null },
+      { ticker: null, name: 'Name only', date: null, exchange: null, reportDate: null },
     ]);
     expect(parseEarnings([])).toBeNull();
   });

@@ -348,7 +348,8 @@ export function parseEarnings(d: unknown): EarningsEvent[] | null {
     const ticker = symbol === null ? null : exchange === null ? symbol : `${symbol}:${exchange}`;
     const name = str(a[3]);
     if (ticker === null && name === null) continue;
-    out.push({ ticker, name, date: quarterLabel(at(a, 4, 0), at(a, 4, 1)), exchange });
+    // the upstream gives the quarter only, not the day of the report
+    out.push({ ticker, name, date: quarterLabel(at(a, 4, 0), at(a, 4, 1)), exchange, reportDate: null });
   }
   return out;
 }

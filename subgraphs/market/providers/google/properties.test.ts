@@ -279,7 +279,13 @@ const earningsArb: fc.Arbitrary<EarningsEvent[]> = fc.array(
       date: quarterLabel,
     })
     .filter((e) => e.te !== null || e.name !== null)
-    .map(({ te, name, date }) => ({ ticker: te ? te[0] : null, name, date, exchange: te ? te[1] : null })),
+    .map(({ te, name, date }) => ({
+      ticker: te ? te[0] : null,
+      name,
+      date,
+      exchange: te ? te[1] : null,
+      reportDate: null, // the upstream gives the quarter only
+    })),
   { maxLength: 10 },
 );
 

@@ -220,6 +220,31 @@ describe('financials', () => {
     );
   });
 
+  test('earnings events carry the day of the report as an ISO date: upcoming, 20–44 days after its quarter ends', async () => {
+    await fc.assert(
+      fc.asyncProperty(instantArb, async (now) => {
+        const m = new Market(now);
+        const problems: string[] = [];
+        for (const e of await m.earnings()) {
+          const zone = STOCKS.find((s) => s.ticker === e.ticker)?.market.timeZone as string;
+          const day = e.reportDate ?? '';
+          if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) !== day) {
+            problems.push(`${e.ticker}: reportDate ${e.reportDate} is not a date`);
+            continue;
+          }
+          if (!/^\d{4}-Q[1-4]$/.test(e.date ?? '')) problems.push(`${e.ticker}: date ${e.date} is not YYYY-Qn`);
+          if (day <= localTime(zone, now).date) problems.push(`${e.ticker}: ${day} is not after today`);
+          const q = quarterIndex(e.date as string);
+          const quarterEnd = Date.UTC(Math.floor(q / 4), (q % 4) * 3 + 3, 0); // last day of the quarter
+          const after = (Date.parse(`${day}T00:00:00Z`) - quarterEnd) / DAY;
+          if (after < 20 || after > 44) problems.push(`${e.ticker}: ${day} is ${after} days after ${e.date} ends`);
+        }
+        expect(problems).toEqual([]);
+      }),
+      { numRuns: 10 },
+    );
+  });
+
   test('non-stocks have no financial statements', async () => {
     const m = new Market(Date.UTC(2026, 1, 3, 16));
     for (const t of ['.INX:INDEXSP', 'SPY:NYSEARCA', 'BTC-USD', 'EUR-USD']) expect(await m.financials(t)).toEqual([]);

@@ -4,7 +4,7 @@
  */
 import type { EarningsEvent, MarketListItem, MoverCategory } from '../../model';
 import { CATALOG, type Instrument } from './catalog';
-import { quarterLabel } from './calendar';
+import { formatDay, quarterLabel } from './calendar';
 import { latestReportedQuarter, reportDay } from './financials';
 import { hashInts, unit } from './hash';
 import { priceChange } from './quotes';
@@ -119,17 +119,21 @@ export function trendingOf(sim: Simulation, utcMs: number): MarketListItem[] {
     .map((r) => r.item);
 }
 
-/** Each stock's next report (the quarter after its latest reported one), soonest first; ties by ticker. */
+/**
+ * Each stock's next report (the quarter after its latest reported one), soonest first; ties by ticker: `date` is the
+ * quarter (`YYYY-Qn`, as the original service said it), `reportDate` the day it comes out.
+ */
 export function earningsOf(sim: Simulation, utcMs: number): EarningsEvent[] {
   return STOCKS.map((instrument) => {
     const quarter = latestReportedQuarter(sim, instrument, utcMs) + 1;
     return { instrument, ticker: instrument.ticker, quarter, day: reportDay(sim, instrument, quarter) };
   })
     .sort((a, b) => a.day - b.day || compareTickers(a, b))
-    .map(({ instrument, quarter }) => ({
+    .map(({ instrument, quarter, day }) => ({
       ticker: instrument.ticker,
       name: instrument.name,
       date: quarterLabel(quarter),
       exchange: instrument.exchange,
+      reportDate: formatDay(day),
     }));
 }
