@@ -3,6 +3,7 @@ import type { ErrorCode } from '../errors';
 import { ToolError, toolErrorBody } from './protocol';
 
 function codeOf(err: ToolError): ErrorCode {
+  if (err.badInput) return 'BAD_USER_INPUT';
   // A login refused for any reason (the session limit included) leaves the caller unauthenticated.
   if (err.error === 'Not authenticated' || err.error === 'Login failed' || err.loginFailure) return 'UNAUTHENTICATED';
   if (err.error === 'Permission denied' || err.error.startsWith('Unable to write')) return 'FORBIDDEN';
@@ -13,7 +14,10 @@ function codeOf(err: ToolError): ErrorCode {
 
 /** A tool error as a GraphQL error: the graph's code, and the original's error, message and code beside it. */
 export function toolGraphQLError(err: ToolError): GraphQLError {
-  return new GraphQLError(err.message, { extensions: { code: codeOf(err), tool: toolErrorBody(err) } });
+  const field = err.badInput ? { field: err.badInput.field } : {};
+  return new GraphQLError(err.badInput?.message ?? err.message, {
+    extensions: { code: codeOf(err), ...field, tool: toolErrorBody(err) },
+  });
 }
 
 /** Runs a resolver's work; tool errors become GraphQL errors with the original's body in extensions.tool. */

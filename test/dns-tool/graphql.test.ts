@@ -16,7 +16,7 @@ let viewerJwt: string;
 
 interface GqlError {
   message: string;
-  extensions?: { code?: string; tool?: unknown };
+  extensions?: { code?: string; field?: string; tool?: unknown };
 }
 interface GqlReply<T> {
   status: number;
@@ -263,6 +263,45 @@ describe('errors: the graph code in extensions.code, the original body in extens
     expect(first(r)?.extensions?.tool).toEqual(tool);
     expect(first(r)?.message).toBe(tool.message);
   });
+
+  test.each([
+    [
+      'toolCreateRecord, an A of 300.1.2.3',
+      'mutation { toolCreateRecord(input: { record: "bad.example.test", type: "A", ttl: 60, value: "300.1.2.3" }) { success } }',
+      'value',
+      'A value must be an IPv4 address in dotted-quad form like 192.0.2.1, four numbers 0-255 without leading zeros (got "300.1.2.3")',
+    ],
+    [
+      'toolReplaceRecord, a new MX without its preference',
+      'mutation { toolReplaceRecord(input: { record: "www.example.test", type: "MX", ttl: 60, newValue: "mail.example.test." }) { success } }',
+      'newValue',
+      'MX value must be "<preference 0-65535> <exchange name>" (got "mail.example.test."): 1 field(s) missing',
+    ],
+    [
+      'toolDeleteRecord, an AAAA given an IPv4 address',
+      'mutation { toolDeleteRecord(input: { record: "www.example.test", type: "AAAA", value: "192.0.2.1" }) { success } }',
+      'value',
+      'AAAA value must be an IPv6 address like 2001:db8::1 (got "192.0.2.1") — an IPv4 address belongs in an A record',
+    ],
+  ])(
+    '%s: BAD_USER_INPUT naming the field and what is allowed; /api.php keeps its body',
+    async (_what, query, field, why) => {
+      const soa = async () => (await dig(t.dns, ['example.test', 'SOA'])).answer;
+      const before = await soa();
+      const r = await gql(query, {}, OPS);
+      expect(r.data).toBeNull();
+      expect(first(r)?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(first(r)?.extensions).toMatchObject({ field });
+      expect(first(r)?.message).toBe(`${field}: ${why}`);
+      expect(first(r)?.extensions?.tool).toEqual({
+        error: `ERROR: update failed: ${why}`,
+        message: `update failed: ${why}`,
+        code: -1,
+        loginFailure: false,
+      });
+      expect(await soa()).toEqual(before); // nothing was sent: the serial did not move
+    },
+  );
 });
 
 describe('DNS API tokens and the Zone entity', () => {

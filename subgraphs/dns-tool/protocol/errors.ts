@@ -9,6 +9,11 @@ export class ToolError extends Error {
     readonly code = -1,
     /** Login failures also carry `"result": "failure"` first. */
     readonly loginFailure = false,
+    /**
+     * A parameter the caller got wrong, for the graph: `BAD_USER_INPUT` naming its GraphQL field, with a message of
+     * its own (the body above stays the original's for `/api.php`).
+     */
+    readonly badInput?: { field: string; message: string },
   ) {
     super(message);
     this.name = 'ToolError';
@@ -68,6 +73,16 @@ export const toolErrors = {
       403,
     ),
   dns: (message: string) => new ToolError(`ERROR: ${message}`, message),
+  /**
+   * A value no UPDATE can carry (an A of `300.1.2.3`), refused before anything is sent. `/api.php` says it as it said
+   * when the DNS client refused it (`ERROR: update failed: <why>`, docs/dns-tool.md); the graph says BAD_USER_INPUT
+   * naming the field (`value`, `newValue`) and what is allowed.
+   */
+  badValue: (field: string, why: string) =>
+    new ToolError(`ERROR: update failed: ${why}`, `update failed: ${why}`, -1, false, {
+      field,
+      message: `${field}: ${why}`,
+    }),
 };
 
 /**

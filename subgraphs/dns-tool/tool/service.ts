@@ -1,8 +1,17 @@
 import { DnsClient, DnsClientError, type ServerAddress, type UpdateOperation } from '../../../dns/client';
 import type { TsigKey } from '../../../dns/tsig';
 import { canRead, canWrite, type Grant, type RoleSettings } from './access';
-import { planCreate, planDelete, planReplace, ptrStepFailed, type ChangePlan, type ZoneUpdate } from './changes';
-import { editableType, toolErrors, ttlOf } from '../protocol';
+import {
+  planCreate,
+  planDelete,
+  planReplace,
+  presentationValue,
+  ptrStepFailed,
+  type ChangePlan,
+  type ZoneUpdate,
+} from './changes';
+import { editableType, toolErrors, ttlOf, type EditableType } from '../protocol';
+import { parseValue, RecordValueError } from '../../../dns/records';
 import { isInZone, wireName } from '../../../dns/model';
 import { isValidHostname, recordFqdn, zoneOfName } from './hostnames';
 import { toolRow, type ToolRow } from './rows';
@@ -157,6 +166,7 @@ export class ToolService {
     const ttl = ttlOf(p.ttl ?? '');
     const fqdn = recordFqdn(p.record, p.zone);
     const zone = this.writable(caller, fqdn, p.zone);
+    checkValue(type, p.value ?? '', 'value');
     const plan = planCreate({ zone: zone.name, fqdn, type, ttl, value: p.value ?? '', ptr: p.ptr }, this.findZone);
     return this.apply(caller, plan, 'create', p.comment);
   }
@@ -166,6 +176,7 @@ export class ToolService {
     const fqdn = recordFqdn(p.record, p.zone);
     const zone = this.writable(caller, fqdn, p.zone);
     const value = p.value === undefined || p.value === '' ? undefined : p.value;
+    if (value !== undefined) checkValue(type, value, 'value');
     const plan = planDelete(
       { zone: zone.name, fqdn, type, ...(value === undefined ? {} : { value }), ptr: p.ptr },
       this.findZone,
@@ -185,6 +196,8 @@ export class ToolService {
     if (!isInZone(newFqdn, wireName(zone.name)) || this.zoneFor(newFqdn, p.zone).name !== zone.name)
       throw toolErrors.cannotEdit(newFqdn);
     const value = p.value === undefined || p.value === '' ? undefined : p.value;
+    if (value !== undefined) checkValue(type, value, 'value');
+    checkValue(newType, p.newValue, 'newValue');
     const plan = planReplace(
       {
         zone: zone.name,
@@ -291,6 +304,25 @@ export class ToolService {
       if (err instanceof DnsClientError) throw toolErrors.dns(say(dnsReason(err)));
       throw err;
     }
+  }
+}
+
+/** A value in RFC 3597 generic form (`\\# <length> <hex>`): the DNS client checks those itself. */
+const GENERIC_RDATA = /^\\#\s/;
+
+/**
+ * Refuses, before any UPDATE is built, a value no UPDATE can carry (an A of `300.1.2.3`): the same check the DNS
+ * client makes when it encodes the value (dns/records, master syntax, letter case kept), so nothing it would take is
+ * refused, and the caller hears it as bad input naming the field rather than as a failure of the DNS side.
+ */
+function checkValue(type: EditableType, value: string, field: 'value' | 'newValue'): void {
+  const sent = presentationValue(type, value);
+  if (GENERIC_RDATA.test(sent.trim())) return;
+  try {
+    parseValue(type, sent, '', { syntax: 'master', keepCase: true });
+  } catch (err) {
+    if (err instanceof RecordValueError) throw toolErrors.badValue(field, err.message);
+    throw err;
   }
 }
 
