@@ -22,10 +22,13 @@ export const DEFAULT_LIVE_TICKERS: readonly M.Ticker[] = [
 @ObjectType({ description: 'One poll of the live prices: every ticker of the subscription, in the order asked.' })
 export class PriceTick {
   @Field(() => Int, {
-    description: 'Rises by one per poll; the first event of a subscription repeats the latest poll’s number.',
+    description:
+      'Rises with each poll. The first event of a subscription repeats the latest poll’s number when its quotes are that poll’s; quotes read for the subscription itself (after an idle spell, or a ticker nobody watched) get a number never used before.',
   })
   sequence!: number;
-  @Field(() => GraphQLDateTimeISO, { description: 'When the poll ran (the first event: when the quotes were read).' })
+  @Field(() => GraphQLDateTimeISO, {
+    description: 'When the poll ran, or, for quotes read for the subscription itself, when they were read.',
+  })
   at!: Date;
   @Field(() => [Quote]) quotes!: M.Quote[];
 }

@@ -189,9 +189,32 @@ describe('PriceHub', () => {
       });
     }
     const seen = (await take<PriceEvent>(prices, driver.length + 1)).map((e) => e.sequence);
-    expect(seen).toEqual([0, 41, 42, 43, 44, 45, 46, 50, 51]);
+    expect(seen).toEqual([1, 41, 42, 43, 44, 45, 46, 50, 51]); // 1: the opening's own quotes, fetched before any tick
     expect((await take<PriceTickEvent>(ticks, driver.length + 1)).map((e) => e.sequence)).toEqual(seen);
     await Promise.all([prices.return(), ticks.return()]);
+  });
+
+  test('after an idle spell the first event is new: a number never seen before, stamped when it was made', async () => {
+    const hub = new PriceHub(new MarketData(new CountingProvider(), createMarketCache(), ttls)); // no poller: only our ticks
+    const lastTickAt = new Date(Date.now() - 60_000); // the last tick before everybody left, a minute ago
+    const seen: number[] = [];
+    for (const open of [() => hub.priceTicks(['AAPL:NASDAQ']), () => hub.prices(['AAPL:NASDAQ'])] as const) {
+      const first = await open();
+      hub.deliver({
+        sequence: 7,
+        at: lastTickAt,
+        quotes: new Map([['AAPL:NASDAQ', { ticker: 'AAPL:NASDAQ', price: 1 } as Quote]]),
+      });
+      seen.push(...(await take<PriceEvent | PriceTickEvent>(first, 2)).map((e) => e.sequence));
+      await first.return(); // nobody watches: idle
+      const reopened = Date.now();
+      const again = await open();
+      const [event] = await take<PriceEvent | PriceTickEvent>(again, 1);
+      expect(event?.at.getTime()).toBeGreaterThanOrEqual(reopened);
+      expect(event?.sequence).toBeGreaterThan(Math.max(...seen));
+      seen.push(event?.sequence as number);
+      await again.return();
+    }
   });
 
   test('a subscriber that never reads loses the oldest events beyond its queue, never grows without bound', async () => {

@@ -107,7 +107,8 @@ export class PriceHub {
   /** `priceTicks` events of the current tick, by ticker list (built on first use, dropped on the next tick). */
   private tickEvents = new Map<string, PriceTickEvent>();
   private sequence = 0;
-  private at = new Date(0);
+  /** When the latest event was made: the latest tick's time, or the time quotes were fetched for an opening. */
+  private at: Date | undefined;
   private ticks = 0;
   private driver?: TickDriver;
   /** The tickers last reported as left out, so a busy default stream logs a change once, not every connection. */
@@ -237,13 +238,19 @@ export class PriceHub {
       const missing = listener.tickers.filter((t) => !this.latestQuote.has(t));
       const quotes = await this.fetchQuotes(missing, options.skipMissing);
       const without: Ticker[] = [];
+      let fetched = false;
       // A tick may have brought a newer quote while we waited: keep that one.
       quotes.forEach((q, i) => {
         const ticker = missing[i] as Ticker;
         if (this.latestQuote.has(ticker)) return;
-        if (q) this.latestQuote.set(ticker, q);
-        else without.push(ticker);
+        if (q) {
+          this.latestQuote.set(ticker, q);
+          fetched = true;
+        } else without.push(ticker);
       });
+      // Quotes no tick carried make an event of their own: a number no stream has seen, stamped now. (After an idle
+      // spell the hub holds nothing, and the first event would otherwise repeat the last tick's number and time.)
+      if (fetched) this.step();
       if (without.length > 0) {
         this.leaveOut(listener.tickers, without);
         const drop = new Set(without);
@@ -286,11 +293,18 @@ export class PriceHub {
     this.log?.warn({ tickers: [...drop] }, 'live: no data for some tickers of the default list; they are left out');
   }
 
+  /** A new event number and time for quotes fetched outside a tick; events built for the last number are dropped. */
+  private step(): void {
+    this.sequence += 1;
+    this.at = new Date();
+    this.tickEvents = new Map();
+  }
+
   /** A watched ticker's first event before any tick carried it (shared by everyone who joins until then). */
   private initialEvent(ticker: Ticker): PriceEvent {
     const event: PriceEvent = {
       sequence: this.sequence,
-      at: this.ticks > 0 ? this.at : new Date(),
+      at: this.at ?? new Date(),
       quote: this.latestQuote.get(ticker) as Quote,
     };
     this.latestEvent.set(ticker, event);
@@ -302,7 +316,7 @@ export class PriceHub {
     if (!event) {
       event = {
         sequence: this.sequence,
-        at: this.ticks > 0 ? this.at : new Date(),
+        at: this.at ?? new Date(),
         quotes: tickers.map((t) => this.latestQuote.get(t) as Quote),
       };
       this.tickEvents.set(key, event);
