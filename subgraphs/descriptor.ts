@@ -41,6 +41,8 @@ export interface SharedSettings {
   readonly redisPrefix: string;
   readonly redisConnectTimeoutMs: number;
   readonly redisCommandTimeoutMs: number;
+  /** The address the embedded DNS server listens on (DNS_HOST). */
+  readonly dnsHost: string;
   /** TSIG keys (BIND key-file format) the embedded DNS server knows. */
   readonly tsigKeyFile?: string | undefined;
   /** The DNS API's tokens and login throttle: the DNS tool trusts those tokens and applies the same throttle. */

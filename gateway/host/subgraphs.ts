@@ -28,6 +28,7 @@ function sharedSettings(config: Config): SharedSettings {
     redisPrefix: config.redisPrefix,
     redisConnectTimeoutMs: config.redisConnectTimeoutMs,
     redisCommandTimeoutMs: config.redisCommandTimeoutMs,
+    dnsHost: config.dnsHost,
     tsigKeyFile: config.tsigKeyFile,
     dnsApiIssuer: config.dnsApiIssuer,
     dnsApiAudience: config.dnsApiAudience,

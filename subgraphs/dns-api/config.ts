@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isIP } from 'node:net';
 import { commaList, setting } from '../../platform/settings';
 
 /** The DNS API's keys of the configuration: its first admin, tokens, login throttle (the DNS tool applies the same), batches, the cap on whole-zone reads, new zones' name servers and DNSSEC timings (seconds; RFC 7583 names in brackets). */
@@ -71,6 +72,15 @@ export const DnsApiConfigSchema = z.object({
     {
       env: 'DNS_API_NAMESERVERS',
       help: 'DNS API: NS records of a new zone (absolute names, comma-separated); empty: ns1.<zone>.',
+    },
+  ),
+  dnsApiNameserverAddresses: setting(
+    commaList(
+      z.array(z.string().refine((s) => isIP(s) !== 0, 'must be IPv4 or IPv6 addresses, comma-separated')),
+    ).default([]),
+    {
+      env: 'DNS_API_NAMESERVER_ADDRESSES',
+      help: "DNS API: addresses (IPv4/IPv6, comma-separated) of a new zone's name servers named inside it (ns1.<zone> by default), added as their A/AAAA records so the zone is complete; empty: DNS_HOST when it is one address, else such a zone is refused.",
     },
   ),
   dnssecDnskeyTtl: setting(z.coerce.number().int().min(1).max(604_800).default(3600), {

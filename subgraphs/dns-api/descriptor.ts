@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { SubgraphDescriptor } from '../descriptor';
 import { DnsApiConfigSchema, type DnsApiConfig } from './config';
 import { Identity, openUserStore } from './identity';
@@ -13,6 +14,16 @@ import { RedisSharedOperations } from './service/shared-operations';
  * beside the zones (the same SQLite file, or the same PostgreSQL database). On first start it creates `admin`
  * with ADMIN_PASSWORD, or with a random password printed once on the terminal (never logged).
  */
+/**
+ * Addresses for a new zone's in-zone name servers: DNS_API_NAMESERVER_ADDRESSES, else the embedded DNS server's own
+ * address when it listens on one (DNS_HOST, 127.0.0.1 by default: the server that answers for the zone), else none.
+ */
+function nameserverAddresses(configured: readonly string[], dnsHost: string): string[] {
+  if (configured.length > 0) return [...configured];
+  const wildcard = dnsHost === '0.0.0.0' || dnsHost === '::';
+  return isIP(dnsHost) !== 0 && !wildcard ? [dnsHost] : [];
+}
+
 export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
   name: 'dns-api',
   configSchema: DnsApiConfigSchema,
@@ -74,7 +85,10 @@ export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
         engine: dns.engine,
         identity,
         users,
-        zoneDefaults: { nameservers: config.dnsApiNameservers.map(wireName) },
+        zoneDefaults: {
+          nameservers: config.dnsApiNameservers.map(wireName),
+          nameserverAddresses: nameserverAddresses(config.dnsApiNameserverAddresses, shared.dnsHost),
+        },
         records: { maxBatch: config.dnsApiMaxBatch },
         vault: dns.vault,
         dnssec: {

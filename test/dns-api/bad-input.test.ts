@@ -979,7 +979,7 @@ describe('nothing is written halfway', () => {
       },
     );
     expect(res.body.records.map((r) => `${r.name} ${r.value}`).sort()).toEqual(
-      [`${ZONE} ns1.${ZONE}.`, `cn.${ZONE} www.${ZONE}.`, `www.${ZONE} 192.0.2.1`].sort(),
+      [`${ZONE} ns1.${ZONE}.`, `ns1.${ZONE} 127.0.0.1`, `cn.${ZONE} www.${ZONE}.`, `www.${ZONE} 192.0.2.1`].sort(),
     );
     expect(res.body.records.find((r) => r.id === recordId)).toBeDefined();
     expect(res.body.records.find((r) => r.id === cnameId)).toBeDefined();

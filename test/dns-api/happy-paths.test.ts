@@ -90,7 +90,8 @@ describe.each([
     });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['created_at', 'name', 'records_count', 'updated_at']);
-    expect(res.body).toMatchObject({ name: zone, records_count: 1 }); // the NS record from configuration
+    // the NS record from configuration, and its name server's address (ns1.<zone> is inside the zone)
+    expect(res.body).toMatchObject({ name: zone, records_count: 2 });
     expect(res.body.created_at).toMatch(ISO);
     expect(res.headers.get('location')).toBe(`/api/v1/zones/${zone}`);
     expect(res.headers.get('etag')).toMatch(/^"[^"]+"$/);
@@ -109,7 +110,7 @@ describe.each([
       expire: 604800,
       minimum: 300,
       default_ttl: 3600,
-      records_count: 1,
+      records_count: 2,
       created_at: res.body.created_at,
       updated_at: res.body.updated_at,
       nameservers: [`ns1.${zone}`],
@@ -119,7 +120,7 @@ describe.each([
     const list = await call<{ zones: ZoneBody[] }>(base(), 'GET', '/zones', { token });
     expect(list.body.zones.find((z) => z.name === zone)).toEqual({
       name: zone,
-      records_count: 1,
+      records_count: 2,
       created_at: res.body.created_at,
       updated_at: res.body.updated_at,
     });
@@ -236,14 +237,14 @@ describe.each([
     expect(all.body.zone).toBe(zone);
     expect(all.body).not.toHaveProperty('next_cursor');
     expect(all.body.records.map((r) => r.type).sort()).toEqual(
-      ['A', 'AAAA', 'CAA', 'CNAME', 'MX', 'NS', 'SRV', 'TXT'].sort(),
+      ['A', 'A', 'AAAA', 'CAA', 'CNAME', 'MX', 'NS', 'SRV', 'TXT'].sort(), // A: www and ns1
     );
     for (const r of all.body.records) expect(Object.keys(r).sort()).toEqual(['id', 'name', 'ttl', 'type', 'value']);
     const mx = await call<{ records: RecordBody[] }>(base(), 'GET', `/zones/${zone}/records?type=mx`, { token });
     expect(mx.status).toBe(200);
     expect(mx.body.records).toEqual([{ id: ids.MX, name: zone, type: 'MX', value: `10 mail.${zone}.`, ttl: 3600 }]);
     const details = await call<ZoneBody>(base(), 'GET', `/zones/${zone}`, { token });
-    expect(details.body.records_count).toBe(8);
+    expect(details.body.records_count).toBe(9);
   });
 
   test('paging: limit and cursor walk every record once, in a stable order; the last page has next_cursor null', async () => {
@@ -272,7 +273,7 @@ describe.each([
       `/zones/${zone}/records?type=A&limit=5`,
       { token },
     );
-    expect(typed.body).toMatchObject({ records: [{ id: ids.A }], next_cursor: null });
+    expect(typed.body).toMatchObject({ records: [{ name: `ns1.${zone}` }, { id: ids.A }], next_cursor: null });
   });
 
   test('delete a record: {success, message}; dig no longer answers it', async () => {
@@ -606,6 +607,6 @@ describe('both listeners', () => {
       seen.push(...next.body.records.map((r) => r.name.split('.')[0]));
       cursor = next.body.next_cursor;
     }
-    expect(seen).toEqual(['b', 'd', 'f', 'g', 'h', 'j']);
+    expect(seen).toEqual(['b', 'd', 'f', 'g', 'h', 'j', 'ns1']); // ns1: the zone's name server's address
   });
 });

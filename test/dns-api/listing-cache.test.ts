@@ -22,7 +22,8 @@ afterAll(async () => api?.close());
 
 const list = (token: string | undefined, query = '') =>
   call<Listing>(api.gateway, 'GET', `/zones/${ZONE}/records${query}`, token ? { token } : {});
-const values = (l: Listing) => l.records.filter((r) => r.type === 'A').map((r) => r.value);
+/** The values of www's A records (ns1.<zone> has its own A: the zone's name server's address). */
+const values = (l: Listing) => l.records.filter((r) => r.type === 'A' && r.name === `www.${ZONE}`).map((r) => r.value);
 
 test('a listing follows every change: through the API and straight to the store', async () => {
   expect(values((await list(api.adminToken)).body)).toEqual([]);
@@ -38,7 +39,7 @@ test('a listing follows every change: through the API and straight to the store'
   await store.change(ZONE, [{ op: 'add', record: { name: `www.${ZONE}`, type: 'A', ttl: 300, value: '192.0.2.2' } }]);
   expect(values((await list(api.adminToken)).body)).toEqual(['192.0.2.1', '192.0.2.2']);
   // pages are cached apart from the whole listing
-  const page = await list(api.adminToken, '?limit=1&type=A');
+  const page = await list(api.adminToken, '?limit=2&type=A'); // ns1.<zone>'s A first, then www's
   expect(values(page.body)).toEqual(['192.0.2.1']);
   expect(page.body.next_cursor).toEqual(expect.any(String));
 });

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
 import {
+  isInZone,
   MAX_NAME_LENGTH,
   MAX_TTL,
   NameError,
@@ -8,7 +10,7 @@ import {
   type Zone,
   type ZoneSettings,
 } from '../../../dns/model';
-import { checkZoneName, emailToRname, soaNames, ZoneNameError } from '../../../dns/records';
+import { checkZoneName, emailToRname, parseValue, soaNames, ZoneNameError } from '../../../dns/records';
 import { StoreError, type ZoneStore, type ZoneWriteOptions } from '../../../dns/store';
 import { exportZoneFile, importZoneFile } from '../../../dns/zonefile';
 import { apiError, apiErrorOf, asApi, invalid, invalidFields, type FieldError } from '../errors';
@@ -46,6 +48,12 @@ export interface ZoneDefaults {
   defaultTtl: number;
   /** Name servers of a new zone (absolute names); empty: `ns1.<zone>`. */
   nameservers: readonly string[];
+  /**
+   * Addresses (IPv4, IPv6) of a new zone's name servers whose names are inside it (`ns1.<zone>` by default): each
+   * such name gets these A/AAAA records, without which the zone is incomplete (`named-checkzone`: "NS 'ns1.<zone>'
+   * has no address records"). Empty: such a zone is refused, saying what to set.
+   */
+  nameserverAddresses: readonly string[];
 }
 
 /** docs/dns-api.md, "Zone defaults on create". */
@@ -56,6 +64,7 @@ export const ZONE_DEFAULTS: ZoneDefaults = {
   minimum: 3_600,
   defaultTtl: 3_600,
   nameservers: [],
+  nameserverAddresses: ['127.0.0.1'], // the embedded DNS server's default address (DNS_HOST), as the demo zone's ns1
 };
 
 /** Longest master file a zone may be imported from (a 100 000-record zone is ~5 MB). */
@@ -218,13 +227,14 @@ export class ZoneService {
     const settings = this.newSettings(name, input);
     checkSoaNames(name, settings, input);
     const zoneFile = input.zoneFile;
+    const records = zoneFile ? [] : this.newRecords(name, input);
     return {
       zone: name,
       run: async () => {
         if (await asApi(() => this.store.getZone(name))) throw apiError('CONFLICT', `zone ${name} already exists`);
         const zone = zoneFile
           ? await this.importZone(name, zoneFile)
-          : await asApi(() => this.store.createZone(name, settings, this.newRecords(name, input)));
+          : await asApi(() => this.store.createZone(name, settings, records));
         this.feed.attribute(name, zone.serial, by);
         await this.serving.served(name, zone.serial);
         return this.view(zone);
@@ -260,9 +270,30 @@ export class ZoneService {
     return this.defaults.nameservers.length ? [...this.defaults.nameservers] : [`ns1.${zone}`];
   }
 
+  /**
+   * The NS records of a new zone, and the addresses of those name servers whose names are inside it (else the zone
+   * would name a server nobody can find: BIND refuses to load it). Refused when such a name has no address to give.
+   */
   private newRecords(name: string, input: ZoneSettingsInput): RecordData[] {
     const ttl = input.defaultTtl ?? this.defaults.defaultTtl;
-    return this.nameservers(name).map((ns) => ({ name, type: 'NS', ttl, value: `${ns}.` }));
+    const nameservers = this.nameservers(name);
+    const inside = nameservers.filter((ns) => isInZone(ns, name));
+    const addresses = this.defaults.nameserverAddresses;
+    if (inside.length > 0 && addresses.length === 0)
+      throw apiError(
+        'CONFLICT',
+        `zone ${name} would be served by ${inside.join(', ')}, inside the zone itself, and no address is configured for it: ` +
+          'set DNS_API_NAMESERVER_ADDRESSES (its A/AAAA records) or DNS_API_NAMESERVERS (name servers outside the zone)',
+      );
+    return [
+      ...nameservers.map((ns): RecordData => ({ name, type: 'NS', ttl, value: `${ns}.` })),
+      ...inside.flatMap((ns) =>
+        addresses.map((address): RecordData => {
+          const type = isIP(address) === 6 ? 'AAAA' : 'A';
+          return { name: ns, type, ttl, value: parseValue(type, address) };
+        }),
+      ),
+    ];
   }
 
   async update(
