@@ -78,6 +78,7 @@ describe('PostgreSQL user store specifics', () => {
         'records',
         'schema_migrations',
         'sealed_secrets',
+        'secondary_zones',
         'zone_changes',
         'zones',
       ]);
