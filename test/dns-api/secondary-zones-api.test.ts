@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeDnsPort } from '../bench/processes';
-import { axfrLines, dig } from '../support/dns-peers';
+import { axfrLines, dig, soaSerial } from '../support/dns-peers';
 import { call, gql, startDnsApiSystem, userWithRole, type DnsApiSystem } from './api';
 
 /**
@@ -36,20 +36,14 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function serialAt(server: { host: string; port: number }): Promise<number | null> {
-  const soa = await dig(server, [ZONE, 'SOA']);
-  const serial = soa.status === 'NOERROR' ? soa.answer[0]?.split(' ')[6] : undefined;
-  return serial === undefined ? null : Number(serial);
-}
-
 /** Waits (at most 10 s) until B serves the serial A serves now. */
 async function caughtUp(): Promise<void> {
-  const want = await serialAt(primary.dns);
+  const want = await soaSerial(primary.dns, ZONE);
   for (let i = 0; i < 200; i++) {
-    if ((await serialAt(secondary.dns)) === want) return;
+    if ((await soaSerial(secondary.dns, ZONE)) === want) return;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`the secondary did not reach serial ${want}; it has ${await serialAt(secondary.dns)}`);
+  throw new Error(`the secondary did not reach serial ${want}; it has ${await soaSerial(secondary.dns, ZONE)}`);
 }
 
 const add = (body: unknown, token = secondary.adminToken) =>
@@ -133,7 +127,12 @@ describe('a secondary of another instance of ours', () => {
       token: secondary.adminToken,
     });
     expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ name: ZONE, serial: await serialAt(primary.dns), expired: false, error: null });
+    expect(got.body).toMatchObject({
+      name: ZONE,
+      serial: await soaSerial(primary.dns, ZONE),
+      expired: false,
+      error: null,
+    });
   });
 
   test('a change on the primary reaches it by NOTIFY', async () => {
@@ -171,7 +170,9 @@ describe('a secondary of another instance of ours', () => {
       {},
       secondary.adminToken,
     );
-    expect(res.body.data?.secondaryZones).toEqual([{ name: ZONE, origin: 'API', serial: await serialAt(primary.dns) }]);
+    expect(res.body.data?.secondaryZones).toEqual([
+      { name: ZONE, origin: 'API', serial: await soaSerial(primary.dns, ZONE) },
+    ]);
   });
 
   test('after a restart it is served again (from the store, and its copy on disk)', async () => {

@@ -7,7 +7,7 @@ import { DnsClient, DnsClientError } from '../../dns/client';
 import { parseKeySpec } from '../../dns/tsig';
 import { freeDnsPort } from '../bench/processes';
 import { call, login } from '../dns-api/api';
-import { axfrLines, dig, requireTool, startNamed, type Named } from '../support/dns-peers';
+import { axfrLines, dig, requireTool, soaSerial, startNamed, type Named } from '../support/dns-peers';
 import { gatewayStarted, launchGateway, stopGateway, until, type GatewayProcess } from '../support/gateway-process';
 import { TEST_ADMIN_PASSWORD } from '../support/system';
 
@@ -25,12 +25,6 @@ const KEY_SPEC = `hmac-sha256:upd:${SECRET}`;
 const BACKSTOP_MS = 5_000;
 
 const at = (port: number) => ({ host: '127.0.0.1', port });
-
-async function soaSerial(server: { host: string; port: number }, zone: string): Promise<number | undefined> {
-  const res = await dig(server, [zone, 'SOA']);
-  const serial = res.status === 'NOERROR' ? /\sSOA\s+\S+\s+\S+\s+(\d+)/i.exec(res.answer[0] ?? '')?.[1] : undefined;
-  return serial === undefined ? undefined : Number(serial);
-}
 
 /** Polls (no fixed sleep) until `server` answers `name` A with `address` and the zone's SOA with `serial`: the ms it took. */
 async function servedWithin(

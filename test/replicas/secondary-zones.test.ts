@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { call, login } from '../dns-api/api';
 import { freeDnsPort } from '../bench/processes';
-import { axfrLines, dig, requireTool, startNamed, type Named } from '../support/dns-peers';
+import { axfrLines, dig, requireTool, soaSerial, startNamed, type Named } from '../support/dns-peers';
 import { startReplica, stopReplicas, testDatabase, type Replica } from '../support/replica-cluster';
 import { TEST_ADMIN_PASSWORD } from '../support/system';
 
@@ -51,12 +51,6 @@ afterAll(async () => {
   await database?.drop();
 }, 60_000);
 
-async function serialAt(server: { host: string; port: number }): Promise<number | null> {
-  const soa = await dig(server, [ZONE, 'SOA']);
-  const serial = soa.status === 'NOERROR' ? soa.answer[0]?.split(' ')[6] : undefined;
-  return serial === undefined ? null : Number(serial);
-}
-
 /** Waits until `check` holds at every replica; gives how long it took (ms). */
 async function everywhere(what: string, check: (r: Replica) => Promise<boolean>): Promise<number> {
   const started = Date.now();
@@ -74,7 +68,7 @@ test('added through one replica: every replica transfers it from BIND and serves
     body: { name: ZONE, primary: `127.0.0.1:${named!.port}` },
   });
   expect(added.status).toBe(201);
-  const ms = await everywhere('serial 1', async (r) => (await serialAt(r.dns)) === 1);
+  const ms = await everywhere('serial 1', async (r) => (await soaSerial(r.dns, ZONE)) === 1);
   console.log(`secondary zone added through one replica, served by both after ${ms} ms`);
   const bind = (await axfrLines(named!, ZONE)).sort();
   for (const r of replicas) expect((await axfrLines(r.dns, ZONE)).sort()).toEqual(bind);
@@ -93,7 +87,7 @@ test("BIND's NOTIFY after an nsupdate brings the change to both replicas", async
     `server 127.0.0.1 ${named!.port}\nzone ${ZONE}\nupdate add new.${ZONE} 300 A 192.0.2.77\nsend\n`,
   );
   await child;
-  const ms = await everywhere('serial 2', async (r) => (await serialAt(r.dns)) === 2);
+  const ms = await everywhere('serial 2', async (r) => (await soaSerial(r.dns, ZONE)) === 2);
   console.log(`nsupdate on BIND → both replicas serve serial 2 after ${ms} ms`);
   for (const r of replicas)
     expect((await dig(r.dns, [`new.${ZONE}`, 'A'])).answer).toEqual([`new.${ZONE}. 300 IN A 192.0.2.77`]);

@@ -76,6 +76,13 @@ export async function dig(server: { host: string; port: number }, args: string[]
   };
 }
 
+/** The serial of `zone`'s SOA as `server` answers it; null when it does not answer NOERROR with one. */
+export async function soaSerial(server: { host: string; port: number }, zone: string): Promise<number | null> {
+  const res = await dig(server, [zone, 'SOA']);
+  const serial = res.status === 'NOERROR' ? /\sSOA\s+\S+\s+\S+\s+(\d+)/i.exec(res.answer[0] ?? '')?.[1] : undefined;
+  return serial === undefined ? null : Number(serial);
+}
+
 /** A zone transfer with BIND's dig: the records as zone-file lines, whitespace normalised, lower case. */
 export async function axfrLines(
   server: { host: string; port: number },

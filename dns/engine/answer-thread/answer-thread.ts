@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { DnsStatsSnapshot, Remote, TransferAccess, UdpAnswer, UdpShare } from '../../server';
+import { StatsRequests } from '../stats-requests';
 import type { TsigKey } from '../../tsig';
 import { decodeMessage, OPCODE, opcodeOf } from '../../wire';
 import { encodeSteps, encodeZoneImage, type ZoneData, type ZoneIndex } from '../../zone';
@@ -72,10 +73,8 @@ export class AnswerThread {
   private counter = 0;
   private readonly waiters = new Set<Waiter>();
   private closing = false;
-  /** The thread's counts as it last sent them (kept when it is gone), and the asks waiting for its reply. */
-  lastStats: DnsStatsSnapshot | undefined;
-  private nextStats = 1;
-  private readonly statsWaiting = new Map<number, (snapshot: DnsStatsSnapshot | undefined) => void>();
+  /** The asks for the thread's counts, and what it sent last (kept when it is gone). */
+  private readonly statsAsked = new StatsRequests();
   private readonly stopped: Promise<void>;
   private unwatch?: () => void;
 
@@ -204,12 +203,8 @@ export class AnswerThread {
         return m.level === 'warn' ? this.options.log?.warn(m.obj, m.msg) : this.options.log?.info(m.obj, m.msg);
       case 'error':
         return this.options.log?.warn({ err: { message: m.message, stack: m.stack } }, 'dns server error');
-      case 'stats': {
-        this.lastStats = m.snapshot;
-        const waiter = this.statsWaiting.get(m.id);
-        this.statsWaiting.delete(m.id);
-        return waiter?.(m.snapshot);
-      }
+      case 'stats':
+        return this.statsAsked.received(m.id, m.snapshot);
       default:
         return;
     }
@@ -242,19 +237,12 @@ export class AnswerThread {
    */
   stats(timeoutMs = 1000): Promise<DnsStatsSnapshot | undefined> {
     if (this.closing) return Promise.resolve(this.lastStats);
-    const id = this.nextStats++;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.statsWaiting.delete(id);
-        resolve(this.lastStats);
-      }, timeoutMs);
-      timer.unref();
-      this.statsWaiting.set(id, (snapshot) => {
-        clearTimeout(timer);
-        resolve(snapshot);
-      });
-      this.send({ t: 'stats', id });
-    });
+    return this.statsAsked.ask((id) => this.send({ t: 'stats', id }), timeoutMs);
+  }
+
+  /** The thread's counts as it last sent them (kept when it is gone). */
+  get lastStats(): DnsStatsSnapshot | undefined {
+    return this.statsAsked.last;
   }
 
   /** Answers, in the thread, a UDP message an answer worker process handed over. */

@@ -14,6 +14,7 @@ import {
   type UdpShare,
 } from '../../server';
 import type { FromWorker, ToWorker } from './answer-worker-protocol';
+import { StatsRequests } from '../stats-requests';
 
 /**
  * The DNS engine's answer workers: processes that read the engine's UDP socket too and answer plain queries from
@@ -74,9 +75,8 @@ interface Waiter {
 
 class Worker {
   ready = false;
-  /** Its counts as it last sent them. */
-  lastStats: DnsStatsSnapshot | undefined;
-  private readonly statsWaiting = new Map<number, (snapshot: DnsStatsSnapshot | undefined) => void>();
+  /** The asks for its counts, and what it sent last. */
+  private readonly statsAsked = new StatsRequests();
   private nextId = 1;
   private readonly pending = new Map<number, () => void>();
   /** The serial of each zone the worker said it answers with after a change (null: gone). */
@@ -137,25 +137,16 @@ class Worker {
   /** Its counts now, asked of it; what it sent last when it does not answer within `timeoutMs`. */
   stats(timeoutMs: number): Promise<DnsStatsSnapshot | undefined> {
     if (!this.child.connected || !this.ready) return Promise.resolve(this.lastStats);
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.statsWaiting.delete(id);
-        resolve(this.lastStats);
-      }, timeoutMs);
-      timer.unref();
-      this.statsWaiting.set(id, (snapshot) => {
-        clearTimeout(timer);
-        resolve(snapshot);
-      });
-      this.send({ t: 'stats', id });
-    });
+    return this.statsAsked.ask((id) => this.send({ t: 'stats', id }), timeoutMs);
+  }
+
+  /** Its counts as it last sent them. */
+  get lastStats(): DnsStatsSnapshot | undefined {
+    return this.statsAsked.last;
   }
 
   statsReceived(id: number, snapshot: DnsStatsSnapshot): void {
-    this.lastStats = snapshot;
-    this.statsWaiting.get(id)?.(snapshot);
-    this.statsWaiting.delete(id);
+    this.statsAsked.received(id, snapshot);
   }
 
   answered(id: number): void {
