@@ -141,6 +141,8 @@ export class DnsEngine {
   private readonly storeSecondaries = new Set<string>();
   private readonly unservedSecondaries = new Map<string, SecondaryZoneRow>();
   private secondarySync?: Promise<void>;
+  /** Syncs asked for and not done yet (the timer adds none while there is one). */
+  private secondarySyncing = 0;
   private secondaryTimer?: NodeJS.Timeout;
   /** Set while the answer thread that ended by itself is not replaced yet: nothing answers DNS then. */
   private threadDown = false;
@@ -229,7 +231,10 @@ export class DnsEngine {
       });
       engine.replicaCheck.start();
       // other replicas' secondary zones (added or removed through their API) within the same period
-      engine.secondaryTimer = setInterval(() => void engine.syncSecondaryZones().catch(() => undefined), check.everyMs);
+      // (a tick while a read is still under way is skipped: a stalled store must not pile reads up behind it)
+      engine.secondaryTimer = setInterval(() => {
+        if (!engine.secondarySyncing) void engine.syncSecondaryZones().catch(() => undefined);
+      }, check.everyMs);
       engine.secondaryTimer.unref();
     }
     if (options.listen !== false) {
@@ -405,7 +410,10 @@ export class DnsEngine {
    * changes, and on PostgreSQL with the replica check's period (other replicas' changes). One run at a time.
    */
   syncSecondaryZones(): Promise<void> {
-    const run = (this.secondarySync ?? Promise.resolve()).then(() => this.syncSecondariesOnce());
+    this.secondarySyncing++;
+    const run = (this.secondarySync ?? Promise.resolve())
+      .then(() => this.syncSecondariesOnce())
+      .finally(() => this.secondarySyncing--);
     const tail = run.catch((err: unknown) =>
       this.options.log?.warn({ err }, 'secondary zones: the store could not be read; trying again'),
     );
