@@ -456,6 +456,7 @@ export class DnsEngine {
     const unserved = [...this.unservedSecondaries.values()].map((row) => ({
       zone: row.name,
       primary: hostPort(row.primaryHost, row.primaryPort),
+      key: row.tsigKey,
       serial: null,
       refreshedAt: null,
       expired: true,

@@ -52,6 +52,8 @@ export interface SecondaryZonesOptions {
 export interface SecondaryStatus {
   zone: string;
   primary: string;
+  /** The TSIG key its transfers are signed with; null: unsigned. */
+  key: string | null;
   /** The serial served; null: none yet. */
   serial: number | null;
   /** When the copy was last known current (transferred, or the primary's serial found unchanged). */
@@ -440,6 +442,7 @@ export class SecondaryZones {
     return [...this.states.values()].map((s) => ({
       zone: s.spec.zone,
       primary: where(s.spec),
+      key: s.spec.key ?? null,
       serial: s.copy ? s.copy.soa.serial : null,
       refreshedAt: s.since === undefined ? null : new Date(s.since).toISOString(),
       expired: s.expired || s.copy === undefined,

@@ -14,7 +14,7 @@ let problem: string | null;
 function engine(): SecondaryEngine {
   return {
     secondaryStatus: () => [
-      { zone: 'conf.test', primary: '192.0.2.9:53', serial: 7, refreshedAt: null, expired: false },
+      { zone: 'conf.test', primary: '192.0.2.9:53', key: 'xfr', serial: 7, refreshedAt: null, expired: false },
     ],
     secondaryOrigin: (zone) => (zone === 'conf.test' ? 'configuration' : null),
     secondaryProblem: () => problem,
@@ -67,7 +67,7 @@ test('several bad fields at once: every one named', async () => {
 test("the configuration's zones are listed (origin configuration), and cannot be added or deleted here", async () => {
   const service = new SecondaryZoneService(store, engine());
   expect(await service.list()).toEqual([
-    expect.objectContaining({ name: 'conf.test', origin: 'configuration', serial: 7, createdAt: null }),
+    expect.objectContaining({ name: 'conf.test', origin: 'configuration', tsigKey: 'xfr', serial: 7, createdAt: null }),
   ]);
   expect((await refusal(service.create({ name: 'conf.test', primary: '192.0.2.1:53' }))).extensions.code).toBe(
     'CONFLICT',

@@ -60,7 +60,7 @@ export class SecondaryZoneService {
     const views = rows.map((row) => view(row, 'api', status.get(row.name)));
     for (const s of status.values())
       if (this.engine.secondaryOrigin(s.zone) === 'configuration')
-        views.push(view({ name: s.zone, primary: s.primary, tsigKey: null, createdAt: null }, 'configuration', s));
+        views.push(view({ name: s.zone, primary: s.primary, tsigKey: s.key, createdAt: null }, 'configuration', s));
     return views.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
