@@ -8,5 +8,5 @@ export { dnskeyRdata, dsDigest, keyTag, KSK_FLAGS, ZSK_FLAGS } from './keys';
 export { SigningScheduler } from './scheduler';
 export { MASTER_KEY_CHECK, MasterKeyMismatchError, sharedSecret, verifyMasterKey } from './shared-secrets';
 export { type KeyMaterial, newKeyMaterialAsync } from './zone-keys';
-export { reshapes, signPatch, signZoneInSteps, unsignedPatch } from './zone-signer';
+export { nextKeyEvent, reshapes, signPatch, signZoneInSteps, unsignedPatch } from './zone-signer';
 export { seconds, storedKey, storeSigning, type ZoneSigning } from './zone-signing';

@@ -20,6 +20,7 @@ import {
 } from '../server';
 import { RCODE, type WireRecord } from '../wire';
 import { type SigningPolicy, ZoneIndex } from '../zone';
+import { SignedZoneFiles } from './signed-zone-files';
 import { AnswerWorkers, type AnswerWorkersOptions } from './workers/answer-workers';
 import { AnswerThread } from './answer-thread/answer-thread';
 import { startAnswering } from './answering';
@@ -85,7 +86,16 @@ export interface DnsEngineOptions {
    * DNSSEC: zones with keys in the store are served signed; private keys open with `vault`. `now` (seconds) is
    * the signing clock (tests move it).
    */
-  dnssec?: { vault: KeyVault; policy?: Partial<SigningPolicy>; now?: () => number };
+  dnssec?: {
+    vault: KeyVault;
+    policy?: Partial<SigningPolicy>;
+    now?: () => number;
+    /**
+     * Where signed zones are kept on disk (signed-zone-files.ts), so a restart and the answer workers serve them at
+     * once instead of signing them whole again. Absent: every start signs every signed zone whole.
+     */
+    keptDir?: string;
+  };
   /**
    * Compare every zone served with the store at this interval and catch up what differs (replica-check.ts): for a
    * store other processes write too. Absent or `everyMs` 0: changes are known from the store's events only.
@@ -128,6 +138,7 @@ export class DnsEngine {
   thread?: AnswerThread;
   private readonly keys: Map<string, TsigKey>;
   private readonly loader: ZoneLoader;
+  private readonly keptFiles?: SignedZoneFiles;
   private readonly notifyKey: TsigKey | undefined;
   private readonly updates = new KeyedQueue();
   private unsubscribe?: () => void;
@@ -190,7 +201,18 @@ export class DnsEngine {
         options.log,
       );
     }
-    this.loader = new ZoneLoader(options.store, this.index, options.log, this.signing, this.secondaries.names());
+    this.keptFiles =
+      options.dnssec?.keptDir === undefined
+        ? undefined
+        : new SignedZoneFiles(options.dnssec.keptDir, { write: true, log: options.log });
+    this.loader = new ZoneLoader(
+      options.store,
+      this.index,
+      options.log,
+      this.signing,
+      this.secondaries.names(),
+      this.keptFiles && { files: this.keptFiles },
+    );
     this.notifyKey = DnsEngine.findNotifyKey(options.notifyKey, this.keys);
   }
 
@@ -216,10 +238,12 @@ export class DnsEngine {
     await engine.secondaries.start();
     await engine.syncSecondaryZones();
     engine.unsubscribe = options.store.onChange((event, detail) => {
+      // the reload first: a whole one marks the zone busy at once, and workers told then wait for its signed file
+      const reloaded = engine.loader.reload(event.zone, refreshFor(event, detail));
       engine.workers?.changed(event, detail);
       if ((event.kind === 'zone-created' || event.kind === 'zone-deleted') && event.zone !== options.catalog)
         engine.catalogChanged();
-      engine.afterReload(event.zone, engine.loader.reload(event.zone, refreshFor(event, detail)));
+      engine.afterReload(event.zone, reloaded);
     });
     const check = options.replicaCheck;
     if (check && check.everyMs > 0) {
@@ -271,6 +295,7 @@ export class DnsEngine {
             throw new Error(
               'answer worker processes share the DNS port through the batched UDP addon when DNS answers from its thread: build it (npm run build) or set DNS_WORKERS=0',
             );
+          await engine.loader.filesWritten(); // workers read the signed zones from them instead of signing
           engine.workers = await AnswerWorkers.start({
             count: options.workers.count,
             store: options.workers.store,
@@ -279,7 +304,11 @@ export class DnsEngine {
             cookieSecret,
             answerCache: options.answerCache,
             dnssec: engine.signing &&
-              options.dnssec && { secret: options.dnssec.vault.secret, policy: engine.signing.policy },
+              options.dnssec && {
+                secret: options.dnssec.vault.secret,
+                policy: engine.signing.policy,
+                ...(options.dnssec.keptDir === undefined ? {} : { keptDir: options.dnssec.keptDir }),
+              },
             log: options.log,
           });
         } catch (err) {
@@ -663,5 +692,6 @@ export class DnsEngine {
     await this.workers?.close();
     await this.server?.close();
     await this.loader.idle();
+    await this.loader.close();
   }
 }

@@ -11,6 +11,7 @@ import {
   type ZoneKey,
 } from '../zone';
 import { reshapes, signPatch, signZoneInSteps, unsignedPatch, type ZoneSigning } from '../dnssec';
+import type { SignedZoneFiles } from './signed-zone-files';
 import { StoreError, type ZoneChangeDetail, type ZoneChangeEvent, type ZoneMark, type ZoneStore } from '../store';
 
 /**
@@ -101,6 +102,9 @@ export function soaAnswer(zone: Zone): SoaAnswer {
   };
 }
 
+/** How long after a change of a signed zone its file is written again (signed-zone-files.ts). */
+const KEEP_AFTER_MS = 10_000;
+
 const serialOf = (zone: ZoneData | undefined): number => zone?.soa.data.serial ?? 0;
 
 export class ZoneLoader {
@@ -125,6 +129,11 @@ export class ZoneLoader {
     private readonly signing?: ZoneSigning,
     /** Zones of the index that are not the store's (secondary zones): never read from it, nor dropped as absent. */
     private readonly foreign: ReadonlySet<string> = new Set(),
+    /**
+     * Signed zones kept on disk (signed-zone-files.ts): read before signing a zone whole, written after (when
+     * writable). `engine`: in an answer worker, the engine's pid, whose rebuild of a zone it waits for.
+     */
+    private readonly kept?: { files: SignedZoneFiles; engine?: number },
   ) {}
 
   /**
@@ -140,6 +149,8 @@ export class ZoneLoader {
       return waiting.promise;
     }
     const wanted = merge({ full: false, settings: false, names: new Set() }, refresh);
+    // told at once (before the caller tells the answer workers): a worker then waits for the file this writes
+    if (refresh.full && this.signing) this.kept?.files.markBusy(zone);
     const previous = this.reloads.get(zone) ?? Promise.resolve();
     const promise = previous
       .then(async () => {
@@ -153,7 +164,9 @@ export class ZoneLoader {
     this.queued.set(zone, { promise, wanted });
     this.reloads.set(zone, promise);
     void promise.finally(() => {
-      if (this.reloads.get(zone) === promise) this.reloads.delete(zone);
+      if (this.reloads.get(zone) !== promise) return;
+      this.reloads.delete(zone);
+      if (this.signing) this.kept?.files.clearBusy(zone);
     });
     return promise;
   }
@@ -258,19 +271,50 @@ export class ZoneLoader {
     for (const name of wanted.names) owners.set(ownerKey(name), []);
     for (const rr of toAnswers(rows)) owners.get(rr.name.toLowerCase())?.push(rr);
     const signing = current.signing;
-    if (!signing) this.index.set(current.patched(soa, owners));
-    else if (!reshapes(current, soa, owners)) this.index.set(signPatch(current, soa, owners, this.signingNow()));
+    if (!signing) return this.index.set(current.patched(soa, owners));
+    if (!reshapes(current, soa, owners)) this.index.set(signPatch(current, soa, owners, this.signingNow()));
     // a delegation or DNAME changed: signed whole, in steps (the zone keeps answering from `current` meanwhile)
-    else
-      this.index.set(
-        await this.signWhole(
-          zone,
-          unsignedPatch(current, soa, owners),
-          signing.keys,
-          signing.policy,
-          this.signingNow(),
-        ),
+    else {
+      const signed = await this.signWhole(
+        zone,
+        unsignedPatch(current, soa, owners),
+        signing.keys,
+        signing.policy,
+        this.signingNow(),
       );
+      const createdAt = this.created.get(zone);
+      return this.index.set(this.kept && createdAt ? await this.kept.files.keep(zone, signed, createdAt) : signed);
+    }
+    this.keepLater(zone);
+  }
+
+  /** Per zone, the timer of the file write a change asked for (signed-zone-files.ts). */
+  private readonly keepTimers = new Map<string, NodeJS.Timeout>();
+
+  /**
+   * Writes the zone's file KEEP_AFTER_MS after a change, with whatever changes came meanwhile: one write per period
+   * however many changes (a whole image each time), so a restart after a quiet spell reads a current file.
+   */
+  private keepLater(zone: string): void {
+    const kept = this.kept;
+    if (!kept || kept.engine !== undefined || this.keepTimers.has(zone)) return;
+    const timer = setTimeout(() => void this.keepNow(zone), KEEP_AFTER_MS);
+    timer.unref();
+    this.keepTimers.set(zone, timer);
+  }
+
+  private keepNow(zone: string): Promise<void> {
+    clearTimeout(this.keepTimers.get(zone));
+    this.keepTimers.delete(zone);
+    const data = this.index.get(zone);
+    const createdAt = this.created.get(zone);
+    return data?.signing && createdAt && this.kept ? this.kept.files.write(zone, data, createdAt) : Promise.resolve();
+  }
+
+  /** Writes now the files changes asked for and not written yet, and waits for every write (the engine closes). */
+  async close(): Promise<void> {
+    await Promise.all([...this.keepTimers.keys()].map((zone) => this.keepNow(zone)));
+    await this.filesWritten();
   }
 
   /**
@@ -317,16 +361,45 @@ export class ZoneLoader {
 
   /** Reads the whole zone and builds its index anew (or drops it when the store has no such zone). */
   private async rebuild(zone: string): Promise<void> {
-    let createdAt: string | undefined;
-    let data = await buildZone(this.store, zone, (settings) => (createdAt = settings.createdAt));
-    const keys = data && this.signing ? await this.signing.keysFor(zone, data.soa.name) : [];
-    if (data && this.signing && keys.length > 0)
-      data = await this.signWhole(zone, data, keys, this.signing.policy, this.signing.now());
+    const settings = await this.store.getZone(zone);
+    const keys = settings && this.signing ? await this.signing.keysFor(zone, soaAnswer(settings).name) : [];
+    let data: ZoneData | undefined;
+    if (settings && this.signing && keys.length > 0) {
+      data = await this.keptCopy(zone, settings, keys);
+      if (!data) {
+        const built = await buildZoneFrom(this.store, settings);
+        data = await this.signWhole(zone, built, keys, this.signing.policy, this.signing.now());
+        if (this.kept) data = await this.kept.files.keep(zone, data, settings.createdAt);
+      }
+    } else {
+      data = settings ? await buildZoneFrom(this.store, settings) : undefined;
+      if (this.signing) void this.kept?.files.remove(zone).catch(() => undefined);
+    }
     if (data) this.index.set(data);
     else this.index.delete(zone);
-    if (createdAt) this.created.set(zone, createdAt);
+    if (settings) this.created.set(zone, settings.createdAt);
     else this.created.delete(zone);
     this.stale.delete(zone);
+  }
+
+  /**
+   * The signed copy of `zone` kept on disk, when it is still good (signed-zone-files.ts). An answer worker that finds
+   * none waits while the engine rebuilds the zone, then looks again: the engine writes the file when done.
+   */
+  private async keptCopy(zone: string, settings: Zone, keys: readonly ZoneKey[]): Promise<ZoneData | undefined> {
+    const kept = this.kept;
+    const signing = this.signing;
+    if (!kept || !signing) return undefined;
+    const read = () => kept.files.read(zone, settings, keys, signing.policy, signing.now());
+    const found = await read();
+    if (found || kept.engine === undefined) return found;
+    await kept.files.waitForEngine(zone, kept.engine);
+    return read();
+  }
+
+  /** Resolves once the signed zone files written so far are on disk. */
+  async filesWritten(): Promise<void> {
+    await this.kept?.files.flushed();
   }
 }
 
@@ -342,9 +415,14 @@ export async function buildZone(
   const settings = await store.getZone(zone);
   if (!settings) return undefined;
   read?.(settings);
+  return buildZoneFrom(store, settings);
+}
+
+/** A zone's index built from its zone row, read before, and its records read now. */
+async function buildZoneFrom(store: ZoneStore, settings: Zone): Promise<ZoneData> {
   // the zone row first, then its records: records may be newer than the serial, never older (see refresh)
   const builder = new ZoneBuilder(settings.name, soaAnswer(settings));
-  await store.eachRecord(zone, (r) => builder.add(r));
+  await store.eachRecord(settings.name, (r) => builder.add(r));
   return builder.finish();
 }
 

@@ -117,9 +117,12 @@ class Writer {
     this.length += b.copy(this.buffer, this.length);
   }
 
-  /** The bytes written, in a buffer of their own (on its own ArrayBuffer, so it can be transferred). */
-  finish(): Buffer {
-    const out = Buffer.from(new ArrayBuffer(this.length));
+  /**
+   * The bytes written, in a buffer of their own: on its own ArrayBuffer, so it can be transferred, or (`shared`) on a
+   * SharedArrayBuffer, which threads read without a copy.
+   */
+  finish(shared = false): Buffer {
+    const out = Buffer.from(shared ? new SharedArrayBuffer(this.length) : new ArrayBuffer(this.length));
     this.buffer.copy(out, 0, 0, this.length);
     return out;
   }
@@ -131,6 +134,8 @@ function writeNode(w: Writer, zone: ZoneData, owner: string, node: Node | number
   if (node === undefined) {
     w.u8(KIND_GONE);
     w.u32(0);
+  } else if (typeof node === 'number' && zone.nodes.pack instanceof ImageNodes) {
+    w.bytes(zone.nodes.pack.record(node)); // a copy read from an image (a signed zone kept on disk): as it was
   } else if (typeof node === 'number') {
     const raw = (zone.nodes.pack as NodePack).raw(node);
     w.u8(KIND_PACKED);
@@ -179,19 +184,26 @@ function sameChain(a: SignedState | undefined, b: SignedState): boolean {
 export async function encodeZoneImage(next: ZoneData, shipped?: ZoneData): Promise<ZoneImage> {
   const changes = shipped ? next.nodes.changesSince(shipped.nodes) : null;
   const whole = changes === null;
+  // a copy read whole from an image, unchanged since: its nodes are that image's (shared, never copied again)
+  if (whole && next.imageNodes) return imageOf(next, next.imageNodes, true);
   const steps = new Steps();
   const w = new Writer();
   for (const [owner, node] of changes ?? next.nodes.held()) {
     writeNode(w, next, owner, node);
     await steps.tick();
   }
+  // a whole image's nodes are shared: the thread it goes to and the copy read from it hold one buffer
+  return imageOf(next, w.finish(whole), whole, shipped);
+}
+
+function imageOf(next: ZoneData, nodes: Buffer, whole: boolean, shipped?: ZoneData): ZoneImage {
   const state = next.signing;
   return {
     zone: next.name,
     soa: next.soa,
     whole,
     ordered: whole && next.inOwnerOrder,
-    nodes: w.finish(),
+    nodes,
     signed: state ? { policy: state.policy, expiresAt: state.expiresAt, signedAt: state.signedAt } : null,
     chain: state && (whole || !sameChain(shipped?.signing, state)) ? writeChain(state) : null,
     ...(next.unavailable ? { unavailable: true } : {}),
@@ -218,7 +230,12 @@ class ImageNodes extends NodePack {
   }
 
   override raw(): Buffer {
-    throw new Error('the nodes of a zone image are not copied on');
+    throw new Error('the nodes of a zone image are copied on as records (see record)');
+  }
+
+  /** The node at `offset` as the image holds it (kind, length, payload): what another image copies. */
+  record(offset: number): Buffer {
+    return this.buffer.subarray(offset, offset + 5 + this.buffer.readUInt32LE(offset + 1));
   }
 }
 
@@ -288,6 +305,7 @@ export async function readZoneImage(image: ZoneImage, current: ZoneData | undefi
       cutsAndDnames: LayeredMap.of(cuts),
       ordered: image.ordered,
     });
+    zone.imageNodes = image.nodes;
   } else {
     if (!current) throw new Error(`zone image: a patch of ${image.zone || '.'}, which is not held`);
     const pack = new ImageNodes(image.nodes);

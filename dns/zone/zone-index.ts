@@ -43,6 +43,11 @@ export class ZoneData {
    * it is not transferred, as BIND answers for such a zone (docs/dns-server.md, "Secondary zones").
    */
   unavailable = false;
+  /**
+   * The nodes buffer of the whole image this copy was read from (zone-image.ts), while the copy is unchanged (a
+   * patch makes a copy without it): a whole image of it is that buffer again, not a copy.
+   */
+  imageNodes?: Buffer;
   private readonly ordered: boolean;
   private sorted?: string[];
 

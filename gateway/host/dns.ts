@@ -169,6 +169,7 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
       dnssec: {
         vault,
         policy: { dnskeyTtl: config.dnssecDnskeyTtl, signatureValidity: config.dnssecSignatureValidityS },
+        keptDir: join(config.dataDir, 'signed-zones'),
       },
       host: config.dnsHost,
       port: config.dnsPort,

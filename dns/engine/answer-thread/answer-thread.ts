@@ -168,9 +168,10 @@ export class AnswerThread {
           ? this.options.index.journal(zone)?.since(shipped.soa.data.serial ?? 0, data.soa.data.serial ?? 0)
           : undefined;
         if (steps) image.journal = encodeSteps(steps);
-        const transfer = [image.nodes.buffer as ArrayBuffer];
-        if (image.chain) transfer.push(image.chain.buffer as ArrayBuffer);
-        if (image.journal) transfer.push(image.journal.buffer as ArrayBuffer);
+        // moved, not copied; a shared buffer (a whole image's nodes) is shared as it is
+        const transfer = [image.nodes, image.chain, image.journal].flatMap((b) =>
+          b && b.buffer instanceof ArrayBuffer ? [b.buffer] : [],
+        );
         this.send({ t: 'image', image, version }, transfer);
         this.shipped.set(zone, data);
       } while (this.dirty.has(zone));

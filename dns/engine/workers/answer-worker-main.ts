@@ -8,6 +8,7 @@
 import type { Socket } from 'node:dgram';
 import { DnssecAnswerSigner, KeyVault, storeSigning } from '../../dnssec';
 import { openZoneStore, type ZoneStore } from '../../store';
+import { SignedZoneFiles } from '../signed-zone-files';
 import { refreshFor, ZoneLoader } from '../zone-loader';
 import { boundedSender, type FromWorker, type ToWorker } from './answer-worker-protocol';
 import {
@@ -70,6 +71,10 @@ async function init(message: Extract<ToWorker, { t: 'init' }>): Promise<void> {
         ),
     },
     signing,
+    undefined,
+    message.dnssec?.keptDir === undefined
+      ? undefined
+      : { files: new SignedZoneFiles(message.dnssec.keptDir, { write: false }), engine: process.ppid },
   );
   loader = zoneLoader;
   responder = new Responder(index, {}, new Map(), report, {

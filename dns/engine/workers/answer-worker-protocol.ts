@@ -17,7 +17,8 @@ export type ToWorker =
       /** The server cookie secret, so that a cookie one process issued is good in every other. */
       cookieSecret: Buffer;
       /** DNSSEC: the key vault's master key and the signing policy (absent: zones are served unsigned). */
-      dnssec?: { secret: Buffer; policy: SigningPolicy };
+      /** `keptDir`: the engine's signed zone files (signed-zone-files.ts), read instead of signing. */
+      dnssec?: { secret: Buffer; policy: SigningPolicy; keptDir?: string };
     }
   /**
    * Once the worker has loaded every zone: answer from the UDP socket sent as the handle, or (batched UDP) from a

@@ -35,7 +35,7 @@ export interface AnswerWorkersOptions {
   cookieSecret: Buffer;
   answerCache?: Partial<AnswerCacheLimits>;
   /** DNSSEC: the vault's master key and the signing policy, so that workers sign as the engine does. */
-  dnssec?: { secret: Buffer; policy: SigningPolicy };
+  dnssec?: { secret: Buffer; policy: SigningPolicy; keptDir?: string };
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
