@@ -21,8 +21,8 @@ function digHex(hex: string): string {
   return (hex.toUpperCase().match(/.{1,56}/g) ?? []).join(' ');
 }
 
-/** Types whose last field is one hex string (digest, fingerprint, certificate data). */
-const HEX_TAIL: ReadonlySet<string> = new Set(['DS', 'SSHFP', 'TLSA']);
+/** Types whose last field is one hex string (digest, fingerprint, certificate data); CDS is written as a DS. */
+const HEX_TAIL: ReadonlySet<string> = new Set(['DS', 'CDS', 'SSHFP', 'TLSA']);
 
 /** The RDATA of a record in dig's presentation. */
 function digRdata(record: ClientRecord): string {
