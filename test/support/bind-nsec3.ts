@@ -43,3 +43,44 @@ export async function nsec3SignedZone(zone: string, body: string, salt = '-'): P
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** A small zone for nsec3SignedZone: SOA, NS, two addresses and an empty non-terminal (`ent`, above `x.ent`). */
+export const nsec3TestBody = (zone: string): string => `$ORIGIN ${zone}.
+$TTL 300
+@ IN SOA ns1 hostmaster 1 3600 600 86400 300
+  IN NS ns1
+ns1 IN A 192.0.2.1
+www IN A 192.0.2.2
+x.ent IN TXT "below an empty non-terminal"
+`;
+
+/**
+ * `dig +noall +answer AXFR` of `zone` from `server`: [owner, ttl, class, type, RDATA] a line, the RDATA exactly as dig
+ * prints it; owners in lower case when `lowerOwners` (our client gives them so; BIND keeps NSEC3's hashed labels in
+ * upper case).
+ */
+export async function digAxfrRows(
+  server: { host: string; port: number },
+  zone: string,
+  lowerOwners = false,
+): Promise<string[][]> {
+  requireTool('dig');
+  const { stdout } = await run('dig', [
+    '-p',
+    String(server.port),
+    `@${server.host}`,
+    zone,
+    'AXFR',
+    '+noall',
+    '+answer',
+  ]);
+  return stdout
+    .split('\n')
+    .filter((l) => l && !l.startsWith(';'))
+    .map((l) => {
+      const m = /^(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(.*)$/.exec(l);
+      if (!m) throw new Error(`not a record line: ${l}`);
+      const owner = m[1] ?? '';
+      return [lowerOwners ? owner.toLowerCase() : owner, ...m.slice(2)];
+    });
+}
