@@ -4,7 +4,10 @@
  * that exist (A, AAAA, CNAME, MX, TXT) and 15 % for names that do not, sent by one dnsperf client (`-c 1 -T 1`, the
  * way a busy resolver talks to an authoritative server). Names are asked uniformly, so the answer cache holds no
  * small set of hot answers. Ours (as `npm start` runs it, DNS_WORKERS=auto) is measured against BIND 9 with its
- * default threads, with our answer cache on and off, and with a process on every core; BIND -n 1 beside.
+ * default threads and Knot DNS with its default workers (test/bench/knot.ts), with our answer cache on and off, and
+ * with a process on every core; BIND -n 1 beside. Besides queries/s, queries per second of server CPU time (user +
+ * system of the server's process and its children, every thread, from /proc over the dnsperf run): what an answer
+ * costs, whatever else the shared machine runs.
  */
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -24,6 +27,7 @@ import {
   type PerfResult,
   type Server,
 } from './dns-servers';
+import { startKnot } from './knot';
 
 /** `n` answer workers, in words. */
 const workers = (n: number): string => `${n} answer worker${n === 1 ? '' : 's'}`;
@@ -144,6 +148,7 @@ export async function realisticThroughput(root: string, seconds: number, rounds:
     `ours, every core (${workers(availableParallelism() - 1)})`,
     'BIND 9 default threads',
     'BIND 9 -n 1',
+    'Knot DNS default workers',
   ] as const;
   const bindZone = { name: ZONE, file: zoneFile };
   const runs = await withServers(
@@ -153,17 +158,18 @@ export async function realisticThroughput(root: string, seconds: number, rounds:
       () => startOurs(data, ZONE, { BENCH_DNS_WORKERS: String(availableParallelism() - 1) }),
       () => startBind(labels[3], root, [bindZone]),
       () => startBind(labels[4], root, [bindZone], { threads: 1 }),
+      () => startKnot(labels[5], root, [bindZone]),
     ],
     async (servers) => {
       for (const [i, s] of servers.entries()) s.label = labels[i] ?? s.label;
-      const [ours, , , bind] = servers as [Server, Server, Server, Server, Server];
-      // the first 200 questions: the same rcode, AA and section sizes as BIND, or the run stops
+      const [ours, , , bind, , knot] = servers as [Server, Server, Server, Server, Server, Server];
+      // the first 200 questions: the same rcode, AA and section sizes as BIND and as Knot, or the run stops
       const first = questions
         .split('\n')
         .slice(0, 200)
         .map((line) => ['realistic mix', ...line.split(' ')] as [string, string, string]);
-      const mismatches = await compareAnswers(ours, bind, first);
-      if (mismatches.length) throw new Error(`our answers differ from BIND's:\n${mismatches.join('\n')}`);
+      const mismatches = [...(await compareAnswers(ours, bind, first)), ...(await compareAnswers(ours, knot, first))];
+      if (mismatches.length) throw new Error(`our answers differ from BIND's or Knot's:\n${mismatches.join('\n')}`);
       for (const s of servers) await dnsperf(s.port, questionsFile, 1, LOAD); // warm-up: JIT, caches
       const results: PerfResult[][] = servers.map(() => []);
       for (let round = 0; round < rounds; round++) {
@@ -173,17 +179,28 @@ export async function realisticThroughput(root: string, seconds: number, rounds:
     },
   );
   const best = runs.map((r) => r.reduce((a, b) => (b.qps > a.qps ? b : a)));
-  const [ours, uncached, every, bind, bind1] = best as [PerfResult, PerfResult, PerfResult, PerfResult, PerfResult];
+  const [ours, uncached, every, bind, bind1, knot] = best as [
+    PerfResult,
+    PerfResult,
+    PerfResult,
+    PerfResult,
+    PerfResult,
+    PerfResult,
+  ];
+  // queries per server CPU-second: the round where an answer cost least counts (outside load only ever adds to it)
+  const perCpu = runs.map((r) => 1e6 / Math.min(...r.map((x) => x.cpuPerQuery)));
+  const [cpuOurs = NaN, cpuUncached = NaN, , cpuBind = NaN, , cpuKnot = NaN] = perCpu;
   const out = [
     `DNS realistic mix: ${NAMES} names (15 % CNAME; A, AAAA 40 %, TXT 25 %, MX 10 %), ${QUESTIONS} questions ` +
       `(${100 - NXDOMAIN_SHARE * 100} % existing A/AAAA/CNAME/MX/TXT, ${NXDOMAIN_SHARE * 100} % NXDOMAIN, names uniform); ` +
-      `dnsperf -c ${LOAD.clients} -T ${LOAD.threads} -q ${LOAD.outstanding}, ${rounds} rounds of ${seconds} s in turn; best round:`,
+      `dnsperf -c ${LOAD.clients} -T ${LOAD.threads} -q ${LOAD.outstanding}, ${rounds} rounds of ${seconds} s in turn; best round ` +
+      `(queries per server CPU-second: the round where an answer cost least):`,
   ];
   for (const [i, label] of labels.entries()) {
     const r = defined(best[i], label);
     out.push(
       `  ${label.padEnd(26)} ${f0(r.qps).padStart(7)} q/s  (${runs[i]?.map((x) => f0(x.qps)).join(', ')}); ` +
-        `server CPU ${r.cpuPerQuery.toFixed(1)} µs/query`,
+        `server CPU ${r.cpuPerQuery.toFixed(1)} µs/query, ${f0(defined(perCpu[i], label))} queries per CPU-second`,
     );
   }
   const goal = (value: number, min: number): string =>
@@ -192,6 +209,14 @@ export async function realisticThroughput(root: string, seconds: number, rounds:
     `DNS realistic mix ratio vs BIND default threads: ${goal(ours.qps / bind.qps, 1.2)}; answer cache off: ` +
       `${goal(uncached.qps / bind.qps, 1.0)}; every core: ${(every.qps / bind.qps).toFixed(3)}; vs BIND -n 1: ${(ours.qps / bind1.qps).toFixed(3)}; ` +
       `CPU per query BIND -n 1 / ours: ${(bind1.cpuPerQuery / ours.cpuPerQuery).toFixed(3)}`,
+  );
+  const r3 = (a: number, b: number): string => (a / b).toFixed(3);
+  out.push(
+    `DNS realistic mix ours/Knot: queries/s ${r3(ours.qps, knot.qps)} (answer cache off ${r3(uncached.qps, knot.qps)}), ` +
+      `queries per CPU-second ${r3(cpuOurs, cpuKnot)} (answer cache off ${r3(cpuUncached, cpuKnot)}); ours/BIND default ` +
+      `threads: queries/s ${r3(ours.qps, bind.qps)} (answer cache off ${r3(uncached.qps, bind.qps)}), queries per ` +
+      `CPU-second ${r3(cpuOurs, cpuBind)} (answer cache off ${r3(cpuUncached, cpuBind)}); Knot/BIND: queries/s ` +
+      `${r3(knot.qps, bind.qps)}, per CPU-second ${r3(cpuKnot, cpuBind)}`,
   );
   return out;
 }

@@ -1,8 +1,8 @@
 /**
- * The servers of the DNS benchmarks and how they are measured: our DNS engine (test/bench/dns-server.ts) and BIND 9
- * `named` as child processes on 127.0.0.1, each on a free port, started and stopped here; dnsperf runs against them,
- * and CPU time and memory are read from /proc for the server's whole process tree (our server may answer from
- * several processes).
+ * The servers of the DNS benchmarks and how they are measured: our DNS engine (test/bench/dns-server.ts), BIND 9
+ * `named` and Knot DNS `knotd` (test/bench/knot.ts) as child processes on 127.0.0.1, each on a free port, started and
+ * stopped here; dnsperf runs against them, and CPU time and memory are read from /proc for the server's whole process
+ * tree (our server may answer from several processes).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -151,15 +151,29 @@ ${zones.map((z) => `zone "${z.name}" { type primary; file "${z.file}"; ${z.optio
   );
   const args = ['-g', '-c', conf, '-u', process.getuid?.() === 0 ? 'root' : String(process.getuid?.())];
   if (opts.threads) args.push('-n', String(opts.threads));
+  return startReference(label, port, 'named', args, zones[0]?.name ?? '');
+}
+
+/**
+ * A reference server (BIND's named, Knot's knotd) spawned in the foreground, its log (stderr) kept for the error; ready
+ * once it answers `zone`'s SOA on `port`.
+ */
+export async function startReference(
+  label: string,
+  port: number,
+  command: string,
+  args: string[],
+  zone: string,
+): Promise<Server> {
   const spawnedAt = performance.now();
-  const child = spawn('named', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr?.on('data', (d: Buffer) => {
     log = (log + d.toString()).slice(-4000);
   });
   const server: Server = { label, port, process: child, spawnedAt, answeredAt: 0, stop: stopper(child) };
   try {
-    server.answeredAt = await firstAnswer(port, zones[0]?.name ?? '', alive(child));
+    server.answeredAt = await firstAnswer(port, zone, alive(child));
   } catch (err) {
     await server.stop();
     throw new Error(`${label}: ${(err as Error).message}\n${log}`, { cause: err });

@@ -1,7 +1,8 @@
 /**
  * DNS part of `npm run bench`: our DNS engine against BIND 9 serving the same zone on this machine, in this run.
  *
- * - queries/s under `dnsperf` with a realistic mix (test/bench/dns-realistic.ts: the issue's goals);
+ * - queries/s and queries per server CPU-second under `dnsperf` with a realistic mix (test/bench/dns-realistic.ts: the
+ *   issue's goals), against BIND 9 and Knot DNS (test/bench/knot.ts);
  * - queries/s under `dnsperf` with a mix of positive, NXDOMAIN, NODATA, CNAME and wildcard questions; reference:
  *   BIND with one worker thread (`-n 1`, like for like: our server answers on one Node event loop) and BIND with its
  *   default thread count (one per CPU), both printed;
@@ -339,7 +340,7 @@ async function startupAndMemory(root: string): Promise<string[]> {
 }
 
 export async function dnsBenchmark(): Promise<string[]> {
-  for (const tool of ['named', 'dnsperf']) requireTool(tool);
+  for (const tool of ['named', 'knotd', 'dnsperf']) requireTool(tool);
   const root = mkdtempSync(join(tmpdir(), 'bench-dns-'));
   const out: string[] = [];
   try {

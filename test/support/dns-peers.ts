@@ -23,6 +23,10 @@ const PACKAGE_OF: Record<string, string> = {
   'ldns-verify-zone': 'ldnsutils',
   'ldns-key2ds': 'ldnsutils',
   kzonecheck: 'knot-dnssecutils',
+  kzonesign: 'knot-dnssecutils',
+  knotd: 'knot',
+  knotc: 'knot',
+  keymgr: 'knot',
   dnsperf: 'dnsperf',
 };
 
