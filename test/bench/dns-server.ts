@@ -75,7 +75,11 @@ async function main(): Promise<void> {
     keys: process.env.BENCH_DNS_KEYS ? readKeyFile(process.env.BENCH_DNS_KEYS) : [],
     answerCache: process.env.BENCH_DNS_ANSWER_CACHE === 'off' ? { maxEntries: 0 } : undefined,
     workers: { count: Number(process.env.BENCH_DNS_WORKERS ?? autoWorkerCount()), store: { dataDir: dir } },
-    dnssec: vault && { vault },
+    // BENCH_DNS_KEPT=1: signed zones kept on disk (DATA_DIR/signed-zones), as the host runs it
+    dnssec: vault && {
+      vault,
+      ...(process.env.BENCH_DNS_KEPT === '1' ? { keptDir: join(dir, 'signed-zones') } : {}),
+    },
   });
   const startMs = performance.now() - t0;
   const rssAfter = process.memoryUsage().rss;
