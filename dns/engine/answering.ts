@@ -3,6 +3,7 @@ import {
   type DnsServer,
   type ExtraHandlers,
   Responder,
+  type RrlOptions,
   ServerCookies,
   startDnsServer,
   type TcpLimits,
@@ -22,8 +23,11 @@ export interface AnsweringOptions {
   port: number;
   tcp?: Partial<TcpLimits>;
   udpBatch?: boolean;
+  /** Response rate limiting of UDP answers (absent: off). */
+  rrl?: RrlOptions;
   onError: (err: unknown) => void;
   warn: (obj: object, msg: string) => void;
+  info: (obj: object, msg: string) => void;
 }
 
 /**
@@ -35,6 +39,7 @@ export function startAnswering(o: AnsweringOptions): Promise<DnsServer> {
     answerCache: o.answerCache,
     cookies: new ServerCookies(o.cookieSecret),
     signer: new DnssecAnswerSigner(),
+    ...(o.rrl ? { rrl: o.rrl, log: { warn: o.warn, info: o.info } } : {}),
   });
   return startDnsServer({
     host: o.host,

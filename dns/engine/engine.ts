@@ -2,6 +2,7 @@ import type { DecodedPacket } from 'dns-packet';
 import { randomBytes } from 'node:crypto';
 import {
   type AnswerCacheLimits,
+  DEFAULT_RRL,
   type DnsServer,
   type DnsStatsSnapshot,
   mergeSnapshots,
@@ -12,6 +13,7 @@ import {
   type NotifyTarget,
   processUpdate,
   type Remote,
+  type RrlOptions,
   sendNotify,
   type TcpLimits,
   type TransferAccess,
@@ -78,6 +80,11 @@ export interface DnsEngineOptions {
   /** Limits of the answer cache (defaults: DEFAULT_ANSWER_CACHE; `maxEntries: 0` turns it off). */
   answerCache?: Partial<AnswerCacheLimits>;
   /**
+   * Response rate limiting of UDP answers (DEFAULT_RRL when absent; false: off), in the answer thread and in every
+   * worker, each with accounts of its own (docs/dns-server.md#response-rate-limiting).
+   */
+  rrl?: RrlOptions | false;
+  /**
    * Answer workers: processes that answer UDP queries from the same socket, each with an index of its own read
    * from the same store (which must be a file or a database). Absent or count 0: this process answers alone.
    */
@@ -121,6 +128,11 @@ export interface DnsEngineStats {
   secondary: Array<{ zone: string; result: string; count: number }>;
 }
 
+/** The RRL settings of the answering loops: the defaults unless turned off. */
+function rrlOf(options: DnsEngineOptions): { rrl?: RrlOptions } {
+  return options.rrl === false ? {} : { rrl: options.rrl ?? DEFAULT_RRL };
+}
+
 /** How long after the answer thread ended by itself another is started. */
 const THREAD_RESTART_MS = 1000;
 
@@ -146,6 +158,11 @@ export class DnsEngine {
   private readonly signing?: ZoneSigning;
   private readonly scheduler?: SigningScheduler;
   private readonly secondaries: SecondaryZones;
+  /** Response rate limiting of UDP answers: on, log-only (counts and logs, limits nothing) or off. */
+  get rrlMode(): 'on' | 'log-only' | 'off' {
+    const rrl = this.options.rrl;
+    return rrl === false ? 'off' : (rrl ?? DEFAULT_RRL).mode;
+  }
   /** Secondary zones of the configuration (DNS_SECONDARY_ZONES); the others come from the store. */
   private readonly configuredSecondaries: ReadonlySet<string>;
   /** The store's secondary zones this server serves, and those it cannot (with why). */
@@ -281,11 +298,13 @@ export class DnsEngine {
           port: options.port,
           tcp: options.tcp,
           ...(options.udpBatch === undefined ? {} : { udpBatch: options.udpBatch }),
+          ...rrlOf(options),
           onError,
           warn: (obj, msg) => options.log?.warn(obj, msg),
+          info: (obj, msg) => options.log?.info(obj, msg),
         });
       options.log?.info(
-        { host: options.host, port: engine.server.port, zones: engine.index.size },
+        { host: options.host, port: engine.server.port, zones: engine.index.size, rrl: engine.rrlMode },
         `DNS server listening on ${options.host}:${engine.server.port} (UDP and TCP)`,
       );
       if (options.workers && options.workers.count > 0) {
@@ -303,6 +322,7 @@ export class DnsEngine {
             answerUdp: engine.server.answerUdp,
             cookieSecret,
             answerCache: options.answerCache,
+            ...rrlOf(options),
             dnssec: engine.signing &&
               options.dnssec && {
                 secret: options.dnssec.vault.secret,
@@ -342,7 +362,7 @@ export class DnsEngine {
     const thread = await AnswerThread.start({
       host: o.host,
       port,
-      init: { tcp: o.tcp, udpBatch: o.udpBatch, answerCache: o.answerCache },
+      init: { tcp: o.tcp, udpBatch: o.udpBatch, answerCache: o.answerCache, ...rrlOf(o) },
       cookieSecret,
       keys: [...this.keys.values()],
       index: this.index,

@@ -13,6 +13,17 @@ export {
 export { processUpdate } from './operations/update';
 export { ServerCookies } from './pipeline/cookies';
 export {
+  DEFAULT_RRL,
+  parseNetwork,
+  ResponseRateLimiter,
+  RRL,
+  RRL_CATEGORIES,
+  type RrlLog,
+  type RrlMode,
+  type RrlOptions,
+  type RrlVerdict,
+} from './pipeline/rrl';
+export {
   collectReplies,
   type ExtraHandlers,
   notifyAnswer,

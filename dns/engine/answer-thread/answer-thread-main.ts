@@ -112,8 +112,10 @@ async function listen(): Promise<void> {
     port: init.port,
     tcp: init.tcp,
     ...(init.udpBatch === undefined ? {} : { udpBatch: init.udpBatch }),
+    ...(init.rrl ? { rrl: init.rrl } : {}),
     onError: report,
     warn: (obj, msg) => tell({ t: 'log', level: 'warn', obj, msg }),
+    info: (obj, msg) => tell({ t: 'log', level: 'info', obj, msg }),
   });
   tell({ t: 'listening', port: server.port, batched: server.udp !== undefined && 'reusePort' in server.udp });
 }

@@ -1,4 +1,4 @@
-import type { AnswerCacheLimits, DnsStatsSnapshot, TcpLimits, TransferAccess } from '../../server';
+import type { AnswerCacheLimits, DnsStatsSnapshot, RrlOptions, TcpLimits, TransferAccess } from '../../server';
 import type { TsigKey } from '../../tsig';
 import type { ZoneImage } from '../../zone';
 
@@ -13,6 +13,8 @@ export interface AnswerThreadInit {
   port: number;
   tcp?: Partial<TcpLimits>;
   udpBatch?: boolean;
+  /** Response rate limiting of UDP answers (absent: off): the thread keeps accounts of its own. */
+  rrl?: RrlOptions;
   answerCache?: Partial<AnswerCacheLimits>;
   /** The server cookie secret: a cookie the thread issued is good in the answer workers too, and the other way round. */
   cookieSecret: Uint8Array;

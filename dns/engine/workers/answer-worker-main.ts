@@ -81,6 +81,15 @@ async function init(message: Extract<ToWorker, { t: 'init' }>): Promise<void> {
     answerCache: message.answerCache,
     cookies: new ServerCookies(message.cookieSecret),
     signer: new DnssecAnswerSigner(),
+    ...(message.rrl
+      ? {
+          rrl: message.rrl,
+          log: {
+            warn: (obj: object, msg: string) => tell({ t: 'log', level: 'warn', obj, msg }),
+            info: (obj: object, msg: string) => tell({ t: 'log', level: 'info', obj, msg }),
+          },
+        }
+      : {}),
   });
   for (const change of early.splice(0))
     void zoneLoader.reload(change.event.zone, refreshFor(change.event, change.detail));

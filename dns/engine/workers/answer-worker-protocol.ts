@@ -1,6 +1,6 @@
 import type { OpenZoneStoreOptions, ZoneChangeDetail, ZoneChangeEvent } from '../../store';
 import type { SigningPolicy } from '../../zone';
-import type { AnswerCacheLimits, DnsStatsSnapshot } from '../../server';
+import type { AnswerCacheLimits, DnsStatsSnapshot, RrlOptions } from '../../server';
 
 /**
  * The messages between the DNS engine (the primary process) and its answer workers, over the IPC channel of
@@ -14,6 +14,8 @@ export type ToWorker =
       t: 'init';
       store: Pick<OpenZoneStoreOptions, 'dataDir' | 'databaseUrl' | 'schema'>;
       answerCache?: Partial<AnswerCacheLimits>;
+      /** Response rate limiting (absent: off): each worker keeps accounts of its own. */
+      rrl?: RrlOptions;
       /** The server cookie secret, so that a cookie one process issued is good in every other. */
       cookieSecret: Buffer;
       /** DNSSEC: the key vault's master key and the signing policy (absent: zones are served unsigned). */
@@ -44,6 +46,8 @@ export type FromWorker =
   /** A UDP message that needs the primary (UPDATE, a signed message, NOTIFY): answer it from there. */
   | { t: 'udp'; message: Buffer; address: string; port: number }
   | { t: 'stats'; id: number; snapshot: DnsStatsSnapshot }
+  /** A line for the primary's log (RRL starts or stops limiting a network). */
+  | { t: 'log'; level: 'warn' | 'info'; obj: object; msg: string }
   /** A failure while answering (the message got SERVFAIL) or reloading: for the primary's log. */
   | { t: 'error'; message: string; stack?: string };
 

@@ -10,6 +10,7 @@ import {
   type AnswerCacheLimits,
   type DnsStatsSnapshot,
   mergeSnapshots,
+  type RrlOptions,
   type UdpAnswer,
   type UdpShare,
 } from '../../server';
@@ -34,6 +35,8 @@ export interface AnswerWorkersOptions {
   answerUdp: UdpAnswer;
   cookieSecret: Buffer;
   answerCache?: Partial<AnswerCacheLimits>;
+  /** Response rate limiting (absent: off). */
+  rrl?: RrlOptions;
   /** DNSSEC: the vault's master key and the signing policy, so that workers sign as the engine does. */
   dnssec?: { secret: Buffer; policy: SigningPolicy; keptDir?: string };
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
@@ -260,6 +263,9 @@ export class AnswerWorkers {
             this.forwarded++;
             options.answerUdp(message.message, message.address, message.port);
             return;
+          case 'log':
+            options.log?.[message.level]({ pid: child.pid, ...message.obj }, message.msg);
+            return;
           case 'error':
             lastError = message.message;
             options.log?.warn({ pid: child.pid, err: message }, 'DNS answer worker: error');
@@ -293,6 +299,7 @@ export class AnswerWorkers {
         t: 'init',
         store: options.store,
         answerCache: options.answerCache,
+        rrl: options.rrl,
         cookieSecret: options.cookieSecret,
         dnssec: options.dnssec,
       } satisfies ToWorker);

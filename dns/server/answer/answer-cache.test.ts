@@ -126,7 +126,7 @@ function leftToFullPath(v: Variant, remote: Remote): boolean {
 
 function now(raw: Buffer, remote: Remote): Buffer | undefined {
   const out = responder.answerNow(raw, remote.transport, remote.address);
-  return out && Buffer.from(out); // the cache's own buffer is valid until the next call
+  return out ? Buffer.from(out) : undefined; // the cache's own buffer is valid until the next call
 }
 
 test.each(QUESTIONS)(

@@ -6,7 +6,7 @@
  * carries, ours, stale or forged: BIND sends BADCOOKIE only when told to require server cookies, which we are not.
  * A COOKIE option of a length no cookie has (not 8, nor 16 to 40 bytes) is FORMERR.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { DecodedPacket, OptAnswer } from 'dns-packet';
 
@@ -60,6 +60,25 @@ export class ServerCookies {
     head[0] = 1;
     head.writeUInt32BE(this.now() >>> 0, 4);
     return Buffer.concat([client, head, this.hash(client, head, address)]);
+  }
+
+  /**
+   * Whether `cookie` (the COOKIE option's data) carries a server cookie we made for `address` (with this secret,
+   * which the answer thread and the workers share) at most an hour ago and at most 5 minutes ahead (RFC 9018 §4.3).
+   * Response rate limiting exempts such a client, as BIND does: it cannot be a forged source.
+   */
+  valid(cookie: Buffer, address: string): boolean {
+    if (cookie.length !== CLIENT_COOKIE + 16 || cookie[CLIENT_COOKIE] !== 1) return false;
+    const made = cookie.readUInt32BE(CLIENT_COOKIE + 4);
+    const now = this.now() >>> 0;
+    const age = (now - made) | 0; // serial arithmetic (RFC 1982): the 32-bit timestamp wraps
+    if (age > 3600 || age < -300) return false;
+    const mac = this.hash(
+      cookie.subarray(0, CLIENT_COOKIE),
+      cookie.subarray(CLIENT_COOKIE, CLIENT_COOKIE + 8),
+      address,
+    );
+    return timingSafeEqual(mac, cookie.subarray(CLIENT_COOKIE + 8));
   }
 }
 

@@ -13,6 +13,7 @@ import { questionHash, type AnswerCache, type CachedAnswer } from '../answer/ans
 import { COOKIE_OPTION, withCookie, type ServerCookies } from './cookies';
 import { encodeResponse } from '../answer/encode';
 import type { ZoneIndex } from '../../zone';
+import type { RrlGate } from './rrl-gate';
 import { add, type DnsStats, familyOf, G, PLUGIN, TCP, typeIndex, UDP } from '../stats/dns-stats';
 
 /** OPT option codes whose messages take `handle`: those dns-packet decodes beyond their bytes (ECS, KEEPALIVE, KEY-TAG). */
@@ -118,6 +119,8 @@ export class PlainQueries {
     private readonly cache: AnswerCache,
     private readonly cookies: ServerCookies,
     private readonly stats: DnsStats,
+    /** Response rate limiting of UDP answers (absent: off). */
+    private readonly rrl?: RrlGate,
   ) {}
 
   /**
@@ -126,10 +129,25 @@ export class PlainQueries {
    * every other message.
    *
    * The buffer returned may be the cache's own, with this query's ID, RD and CD written in: send (or copy) it before
-   * the next call, and call `detach()` if the transport still holds it afterwards (a send left queued).
+   * the next call, and call `detach()` if the transport still holds it afterwards (a send left queued). Null: the
+   * answer is not sent (response rate limiting dropped it).
    */
-  answerNow(raw: Buffer, transport: 'udp' | 'tcp', address?: string): Buffer | undefined {
-    const out = this.compute(raw, transport, address);
+  answerNow(raw: Buffer, transport: 'udp' | 'tcp', address?: string): Buffer | undefined | null {
+    let out = this.compute(raw, transport, address);
+    const rrl = this.rrl;
+    if (out !== undefined && rrl !== undefined && transport === 'udp' && address !== undefined) {
+      const scanned = this.scanned;
+      const at = scanned.cookieAt;
+      if (
+        rrl.limited(out, address) &&
+        !(at >= 0 && rrl.cookieExempts(raw.subarray(at, at + scanned.cookieLength), address))
+      ) {
+        const sent = rrl.outcome(out, scanned.edns !== 0);
+        if (sent !== out) this.lent = undefined; // a slip, or nothing: the cache's buffer is not held
+        if (sent === null) return null;
+        out = sent;
+      }
+    }
     // counted here (a few additions to a typed array): what `handle` answers is counted there
     if (out !== undefined)
       this.stats.answered(

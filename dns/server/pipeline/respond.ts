@@ -9,7 +9,9 @@ import type { TsigKey } from '../../tsig';
 import { decodeMessage, headerOnlyResponse, OPCODE, opcodeOf, RCODE, typeNumber } from '../../wire';
 import { Answerer, type AnswerSigner } from '../answer/answer';
 import { AnswerCache, DEFAULT_ANSWER_CACHE, type AnswerCacheLimits } from '../answer/answer-cache';
-import { ServerCookies } from './cookies';
+import { cookieOf, ServerCookies } from './cookies';
+import { RrlGate } from './rrl-gate';
+import type { RrlLog, RrlOptions } from './rrl';
 import { PlainAnswerEncoder } from '../answer/answer-wire';
 import { standInFor, type StandIn } from '../answer/binary-labels';
 import { dispatch, type DispatchContext, type ExtraHandlers, type Remote } from './dispatch';
@@ -31,6 +33,15 @@ export interface ResponderOptions {
   signer?: AnswerSigner;
   /** Server cookies (default: a new secret, the clock): tests fix the clock so two answers can be compared. */
   cookies?: ServerCookies;
+  /**
+   * Response rate limiting of answers over UDP (rrl.ts; absent: off). Never limited: TCP, TSIG-signed requests,
+   * a valid server cookie, messages other than queries (UPDATE, NOTIFY).
+   */
+  rrl?: RrlOptions;
+  /** Where RRL says a network starts and stops being limited (a few lines a second at most). */
+  log?: RrlLog;
+  /** RRL's clock (ms, monotonic): tests move it. */
+  rrlNow?: () => number;
 }
 
 /**
@@ -40,6 +51,7 @@ export interface ResponderOptions {
 export class Responder {
   private readonly context: DispatchContext;
   private readonly plain: PlainQueries;
+  private readonly rrl: RrlGate | undefined;
   /** What this responder answered (read whole when metrics are scraped). */
   readonly stats = new DnsStats();
 
@@ -56,7 +68,8 @@ export class Responder {
     const cookies = options.cookies ?? new ServerCookies();
     this.context = { index, answerer, handlers, cookies };
     const cache = new AnswerCache({ ...DEFAULT_ANSWER_CACHE, ...options.answerCache });
-    this.plain = new PlainQueries(index, answerer, cache, cookies, this.stats);
+    this.rrl = options.rrl && new RrlGate(options.rrl, cookies, this.stats, options.log, options.rrlNow);
+    this.plain = new PlainQueries(index, answerer, cache, cookies, this.stats, this.rrl);
     this.stats.cacheEntries = () => cache.entries;
   }
 
@@ -69,8 +82,29 @@ export class Responder {
       this.stats.dropped(DROP.response);
       return []; // a response: never answer it (no reflection loops)
     }
-    const replies = await this.answer(raw, remote);
-    return this.counted(raw, remote, replies);
+    const signed = { ok: false };
+    const replies = await this.answer(raw, remote, signed);
+    return this.counted(raw, remote, this.limited(raw, remote, replies, signed.ok));
+  }
+
+  /** `replies` as response rate limiting lets them go out: a UDP answer to an unsigned query may be dropped or slip. */
+  private limited(raw: Buffer, remote: Remote, replies: Replies, signed: boolean): Replies {
+    const rrl = this.rrl;
+    if (rrl === undefined || remote.transport !== 'udp' || signed || opcodeOf(raw) !== OPCODE.QUERY) return replies;
+    if (!Array.isArray(replies) || replies.length !== 1) return replies;
+    const reply = replies[0] as Buffer;
+    if (!rrl.limited(reply, remote.address)) return replies;
+    let edns = false;
+    try {
+      const query = decodeMessage(raw) as unknown as DecodedPacket;
+      edns = query.additionals?.some((a) => a.type === 'OPT') ?? false;
+      const cookie = cookieOf(query);
+      if (cookie instanceof Buffer && rrl.cookieExempts(cookie, remote.address)) return replies;
+    } catch {
+      // unreadable (it got FORMERR): limited like any answer
+    }
+    const sent = rrl.outcome(reply, edns);
+    return sent === null ? [] : [sent === reply ? reply : Buffer.from(sent)];
   }
 
   /**
@@ -122,7 +156,8 @@ export class Responder {
     });
   }
 
-  private async answer(raw: Buffer, remote: Remote): Promise<Replies> {
+  /** The replies to `raw`; `signed.ok` is set when its TSIG verified (its answers are never rate limited). */
+  private async answer(raw: Buffer, remote: Remote, signed: { ok: boolean }): Promise<Replies> {
     let query: DecodedPacket;
     let asked = raw;
     let standIn: StandIn | undefined;
@@ -141,6 +176,7 @@ export class Responder {
     }
     // TSIG covers the message as received (`raw`); dispatch reads the one whose question it answers (`asked`)
     return answerWithTsig(raw, query, this.keys, async (bare, tsig) => {
+      signed.ok = tsig.status === 'ok';
       try {
         const answers = await dispatch(this.context, bare, asked, { ...remote, tsig });
         return standIn ? mapReplies(answers, (m) => standIn.restore(m)) : answers;
@@ -153,15 +189,17 @@ export class Responder {
 
   /**
    * The answer to a plain query computed here and now, or undefined for a message that needs `handle` (see
-   * `PlainQueries.answerNow`). The buffer returned may be the cache's own: send (or copy) it before the next call,
+   * `PlainQueries.answerNow`), null for an answer not to send (rate limited). The buffer returned may be the cache's
+   * own: send (or copy) it before the next call,
    * and call `detach()` if the transport still holds it afterwards (a send left queued).
    */
-  answerNow(raw: Buffer, transport: 'udp' | 'tcp', address?: string): Buffer | undefined {
+  answerNow(raw: Buffer, transport: 'udp' | 'tcp', address?: string): Buffer | undefined | null {
     return this.plain.answerNow(raw, transport, address);
   }
 
-  /** The buffer `answerNow` returned last is still in use: the cache keeps a copy of its own from now on. */
+  /** The buffer `answerNow` returned last is still in use: the cache (or RRL) keeps a copy of its own from now on. */
   detach(): void {
     this.plain.detach();
+    this.rrl?.detach();
   }
 }

@@ -151,8 +151,10 @@ export const G = {
   tcpClosed: 5,
   tcpRefused: 6,
   tcpTimeouts: 7,
-  dropped: 8, // DROP_REASONS.length of them
-  duration: 8 + DROP_REASONS.length, // per proto, TIME_SLOTS each
+  rrlDropped: 8, // response rate limiting: responses not sent (log-only: that would not have been)
+  rrlSlipped: 9, // and sent truncated in their place (log-only: that would have been)
+  dropped: 10, // DROP_REASONS.length of them
+  duration: 10 + DROP_REASONS.length, // per proto, TIME_SLOTS each
 } as const;
 const GLOBAL = G.duration + 2 * TIME_SLOTS;
 
