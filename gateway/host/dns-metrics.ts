@@ -271,6 +271,18 @@ export function registerDnsMetrics(registry: Registry, stats: () => Promise<DnsE
     'counter',
     (s) => DROP_REASONS.map((reason, i) => ({ labels: { server: s.server, reason }, value: global(s, G.dropped + i) })),
   );
+  define(
+    'onegraph_dns_rrl_dropped_total',
+    'UDP answers response rate limiting (DNS_RRL) did not send; in log-only mode, those it would not have sent',
+    'counter',
+    (s) => [{ labels: { server: s.server }, value: global(s, G.rrlDropped) }],
+  );
+  define(
+    'onegraph_dns_rrl_slipped_total',
+    'UDP answers response rate limiting (DNS_RRL) sent truncated (TC) in their place so the client asks over TCP; in log-only mode, those it would have',
+    'counter',
+    (s) => [{ labels: { server: s.server }, value: global(s, G.rrlSlipped) }],
+  );
   define('onegraph_dns_answer_workers', 'Answer worker processes running (DNS_WORKERS)', 'gauge', (s) => [
     { labels: { server: s.server }, value: s.workers },
   ]);

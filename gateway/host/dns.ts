@@ -3,7 +3,7 @@ import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { autoWorkerCount, DnsEngine } from '../../dns/engine';
 import { wireName, type Zone } from '../../dns/model';
-import type { NotifyTarget } from '../../dns/server';
+import type { NotifyTarget, RrlOptions } from '../../dns/server';
 import { openZoneStore, probeStore, StoreError, type ZoneStore } from '../../dns/store';
 import { securePrivateDir, type Tightened } from '../../platform/files';
 import { parseKeySpec, readKeyFile, type TsigKey } from '../../dns/tsig';
@@ -111,6 +111,26 @@ function securedDataDir(dataDir: string): Tightened[] {
   return tightened;
 }
 
+/** The RRL settings as the engine takes them (false: off). */
+function rrlOptions(config: Config): RrlOptions | false {
+  if (config.dnsRrl === 'off') return false;
+  const optional = (key: string, value: number | undefined): object => (value === undefined ? {} : { [key]: value });
+  return {
+    mode: config.dnsRrl,
+    responsesPerSecond: config.dnsRrlResponsesPerSecond,
+    ...optional('nxdomainsPerSecond', config.dnsRrlNxdomainsPerSecond),
+    ...optional('nodataPerSecond', config.dnsRrlNodataPerSecond),
+    ...optional('referralsPerSecond', config.dnsRrlReferralsPerSecond),
+    ...optional('errorsPerSecond', config.dnsRrlErrorsPerSecond),
+    windowS: config.dnsRrlWindowS,
+    slip: config.dnsRrlSlip,
+    ipv4Prefix: config.dnsRrlIpv4Prefix,
+    ipv6Prefix: config.dnsRrlIpv6Prefix,
+    exempt: config.dnsRrlExempt,
+    tableSize: config.dnsRrlTableSize,
+  };
+}
+
 /** Opens the zone store, loads `--zone` files and the demo zone on first start, and starts the DNS engine. */
 export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
   const dnsLog = log.child({ part: 'dns' });
@@ -185,6 +205,7 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
         store: { dataDir: config.dataDir, databaseUrl: config.databaseUrl },
       },
       udpBatch: config.dnsUdpBatch === 'on',
+      rrl: rrlOptions(config),
       ...(secondary.zones.length > 0
         ? { secondary: { zones: secondary.zones, dir: join(config.dataDir, 'secondary') } }
         : {}),
@@ -250,6 +271,7 @@ export async function dnsHealth(store: ZoneStore, engine: DnsEngine): Promise<Su
     zones: probe.zones,
     served: engine.index.size,
     listening: engine.server ? `${engine.server.host}:${engine.server.port}` : null,
+    rrl: engine.rrlMode,
     ...(replication ? { replication } : {}),
     ...(secondary.length > 0 ? { secondary } : {}),
   };

@@ -3,6 +3,7 @@ import { parseKeySpec } from '../../../dns/tsig';
 import { commaList, portNumber, setting, textBool } from '../../../platform/settings';
 import { MasterKeyError, parseMasterKey } from '../../../dns/dnssec';
 import { parseSecondaryZones, SECONDARY_FORM } from '../../../dns/engine';
+import { parseNetwork } from '../../../dns/server';
 
 /** A master key's text: checked here so a bad one stops start-up naming its setting (and showing none of it). */
 const masterKeyText = z.string().superRefine((text, ctx) => {
@@ -13,6 +14,17 @@ const masterKeyText = z.string().superRefine((text, ctx) => {
     ctx.addIssue({ code: 'custom', message: err.message });
   }
 });
+
+/** A rate of one kind of response per second per client network: a whole number, 0 = that kind is not limited. */
+const perSecond = z.coerce.number().int().min(0).max(1_000_000);
+
+/** One rate setting of RRL beside responses-per-second (unset: the same as DNS_RRL_RESPONSES_PER_SECOND). */
+function rrlRate(env: string, what: string) {
+  return setting(perSecond.optional(), {
+    env,
+    help: `RRL: ${what} per second to one client network (BIND's defaults: the responses rate); 0: not limited. Unset: DNS_RRL_RESPONSES_PER_SECOND.`,
+  });
+}
 
 /** The embedded DNS server: address, zones loaded at start, TSIG, NOTIFY, limits, answer workers, DNSSEC key sealing. */
 export const DnsServerSettings = z.object({
@@ -152,6 +164,55 @@ export const DnsServerSettings = z.object({
   dnsUdpBatch: setting(z.enum(['on', 'off']).default('on'), {
     env: 'DNS_UDP_BATCH',
     help: "UDP through the batched addon `npm run build` compiles (recvmmsg/sendmmsg, Linux), when it is built; off: Node's dgram, a system call per datagram",
+  }),
+  dnsRrl: setting(z.enum(['on', 'off', 'log-only']).default('on'), {
+    env: 'DNS_RRL',
+    help: "Response rate limiting of UDP answers (BIND's rate-limit, Knot's mod-rrl): identical answers to one client network past a rate are dropped, every DNS_RRL_SLIP-th sent truncated so real clients ask over TCP; log-only counts and logs what it would limit and sends everything; off: none. TCP, TSIG-signed queries and clients with a valid server cookie are never limited.",
+  }),
+  dnsRrlResponsesPerSecond: setting(perSecond.default(20), {
+    env: 'DNS_RRL_RESPONSES_PER_SECOND',
+    help: "RRL: identical answers (same name and type) per second to one client network (BIND's responses-per-second); 0: not limited. The other kinds default to it.",
+  }),
+  dnsRrlNxdomainsPerSecond: rrlRate('DNS_RRL_NXDOMAINS_PER_SECOND', 'NXDOMAIN answers for one zone'),
+  dnsRrlNodataPerSecond: rrlRate('DNS_RRL_NODATA_PER_SECOND', 'empty answers (NODATA) for one name and type'),
+  dnsRrlReferralsPerSecond: rrlRate('DNS_RRL_REFERRALS_PER_SECOND', 'referrals to one delegation'),
+  dnsRrlErrorsPerSecond: rrlRate('DNS_RRL_ERRORS_PER_SECOND', 'error answers (REFUSED, SERVFAIL, FORMERR...)'),
+  dnsRrlWindowS: setting(z.coerce.number().int().min(1).max(3600).default(15), {
+    env: 'DNS_RRL_WINDOW_S',
+    help: "RRL: seconds over which answers are counted (BIND's window): a network limited stays so until its rate has been below the limit for up to this long.",
+  }),
+  dnsRrlSlip: setting(z.coerce.number().int().min(0).max(10).default(2), {
+    env: 'DNS_RRL_SLIP',
+    help: "RRL: every Nth limited answer is sent truncated (TC, question only) instead of dropped, so a real client retries over TCP (BIND's slip); 0: never, 1: always.",
+  }),
+  dnsRrlIpv4Prefix: setting(z.coerce.number().int().min(0).max(32).default(24), {
+    env: 'DNS_RRL_IPV4_PREFIX',
+    help: 'RRL: IPv4 client addresses are counted per network of this prefix length.',
+  }),
+  dnsRrlIpv6Prefix: setting(z.coerce.number().int().min(0).max(128).default(56), {
+    env: 'DNS_RRL_IPV6_PREFIX',
+    help: 'RRL: IPv6 client addresses are counted per network of this prefix length.',
+  }),
+  dnsRrlExempt: setting(
+    commaList(
+      z.array(z.string()).superRefine((entries, ctx) => {
+        for (const entry of entries) {
+          try {
+            parseNetwork(entry);
+          } catch (err) {
+            ctx.addIssue({ code: 'custom', message: (err as Error).message });
+          }
+        }
+      }),
+    ).default([]),
+    {
+      env: 'DNS_RRL_EXEMPT',
+      help: "RRL: client networks never limited, comma-separated CIDRs or addresses (BIND's exempt-clients), e.g. 10.0.0.0/8,2001:db8::/32. Loopback is not exempt unless listed.",
+    },
+  ),
+  dnsRrlTableSize: setting(z.coerce.number().int().min(1).max(10_000_000).default(20_000), {
+    env: 'DNS_RRL_TABLE_SIZE',
+    help: "RRL: accounts (network, kind of answer, name) kept per answering process (BIND's max-table-size); when full, the least recently used is replaced.",
   }),
   dnsWorkers: setting(
     z
