@@ -21,6 +21,9 @@ export const FIXED_ENV = {
   MARKET_CLOCK: '2026-11-20T18:00:00Z',
   DNS_PORT: '0',
   DNS_API_PORT: '0',
+  // load generators ask from one address many times a second, which response rate limiting (on by default) is
+  // there to limit; the reference servers (BIND, Knot, PowerDNS) run without it too. The rrl section measures it.
+  DNS_RRL: 'off',
   DATA_DIR: mkdtempSync(join(tmpdir(), 'bench-data-')),
 };
 

@@ -7,6 +7,9 @@
  * - BENCH_DNS_PORT   UDP/TCP port on 127.0.0.1 to answer on
  * - BENCH_DNS_KEYS   BIND key file with the TSIG keys allowed to update
  * - BENCH_DNS_ANSWER_CACHE=off  turns the answer cache off (to measure the uncached path)
+ * - BENCH_DNS_RRL=on|log-only  response rate limiting as DNS_RRL sets it (BENCH_DNS_RRL_RATE: responses per second,
+ *   default 20); unset: off, as dnsperf floods from one address and the reference servers (BIND, Knot, PowerDNS) run
+ *   without RRL
  * - BENCH_DNS_WORKERS answer workers besides this process (default: as the gateway's DNS_WORKERS=auto)
  * - BENCH_DNS_DNSSEC=<algorithm mnemonic, e.g. ECDSAP256SHA256>  serves BENCH_DNS_ZONE signed: a KSK and a ZSK of
  *   that algorithm are added to the store when the zone has no DNSSEC keys yet (private keys sealed by the vault of
@@ -22,6 +25,7 @@ import { KeyVault } from '../../dns/dnssec/key-vault';
 import { KSK_FLAGS, ZSK_FLAGS } from '../../dns/dnssec/keys';
 import { newStoredKey } from '../../dns/dnssec/zone-signing';
 import { DnsEngine } from '../../dns/engine/engine';
+import { DEFAULT_RRL, type RrlOptions } from '../../dns/server';
 import { autoWorkerCount } from '../../dns/engine/workers/answer-workers';
 import { openSqliteStore } from '../../dns/store';
 import { readKeyFile } from '../../dns/tsig/keyfile';
@@ -29,6 +33,15 @@ import { importZoneFile } from '../../dns/zonefile/zone-files';
 
 function report(event: string, fields: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`);
+}
+
+/** RRL as BENCH_DNS_RRL asks (see above); off unless asked. */
+function rrlFromEnv(): RrlOptions | false {
+  const mode = process.env.BENCH_DNS_RRL;
+  if (mode === undefined || mode === '' || mode === 'off') return false;
+  if (mode !== 'on' && mode !== 'log-only') throw new Error(`BENCH_DNS_RRL: on, log-only or off, not ${mode}`);
+  const rate = Number(process.env.BENCH_DNS_RRL_RATE ?? DEFAULT_RRL.responsesPerSecond);
+  return { ...DEFAULT_RRL, mode, responsesPerSecond: rate };
 }
 
 async function main(): Promise<void> {
@@ -80,6 +93,7 @@ async function main(): Promise<void> {
       vault,
       ...(process.env.BENCH_DNS_KEPT === '1' ? { keptDir: join(dir, 'signed-zones') } : {}),
     },
+    rrl: rrlFromEnv(),
   });
   const startMs = performance.now() - t0;
   const rssAfter = process.memoryUsage().rss;

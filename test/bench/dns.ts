@@ -46,7 +46,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** `n` answer workers, in words. */
 const workers = (n: number): string => `${n} answer worker${n === 1 ? '' : 's'}`;
 
-const ZONE = 'bench.test';
+export const ZONE = 'bench.test';
 /** The zone of the start-up part (also signed whole by the DNSSEC bench, test/bench/dnssec.ts). */
 export const BIG_ZONE = 'big.test';
 const HOSTS = 1000;

@@ -26,6 +26,7 @@ import { gwbenchBenchmark } from './gwbench';
 import { isolationBenchmark } from './isolation';
 import { liveBenchmark } from './live';
 import { replicasBenchmark } from './replicas';
+import { rrlBenchmark } from './rrl';
 import { startNode } from './processes';
 
 /**
@@ -39,7 +40,9 @@ import { startNode } from './processes';
  * present) and isolation (DNS answers under a steady 2 000 questions/s while the control plane imports, lists,
  * exports, transfers and signs a 100 000-record zone: lost questions, p99, longest silence, RSS; wall times against
  * PowerDNS and BIND; BENCH_ISOLATION_PARTS=import,list,export,axfr,dnssec) and replicas (three replicas on one
- * PostgreSQL database: propagation lag, API creates/s through 1, 2, 3 replicas).
+ * PostgreSQL database: propagation lag, API creates/s through 1, 2, 3 replicas) and rrl (response rate limiting: the
+ * amplification a DNSKEY flood from one forged address gets, with and without it, a bystander's answers meanwhile,
+ * and what the accounting costs).
  */
 
 async function rawCeiling(body: string): Promise<number> {
@@ -125,6 +128,7 @@ const SECTIONS = [
   'gwbench',
   'isolation',
   'replicas',
+  'rrl',
 ];
 
 async function main(): Promise<void> {
@@ -144,6 +148,7 @@ async function main(): Promise<void> {
   if (!only || only === 'gwbench') for (const l of await gwbenchBenchmark()) console.log(l);
   if (!only || only === 'isolation') for (const l of await isolationBenchmark()) console.log(l);
   if (!only || only === 'replicas') for (const l of await replicasBenchmark()) console.log(l);
+  if (!only || only === 'rrl') for (const l of await rrlBenchmark()) console.log(l);
 }
 
 main().catch((err: unknown) => {
