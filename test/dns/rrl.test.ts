@@ -26,6 +26,7 @@ import { parseKeySpec } from '../../dns/tsig/keyfile';
 import { signMessage } from '../../dns/tsig/tsig';
 import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { requireTool } from '../support/dns-peers';
+import { waitFor } from '../support/sse';
 
 jest.setTimeout(60_000);
 
@@ -54,14 +55,6 @@ async function client(address: string): Promise<{ socket: Socket; received: Buff
     socket.bind(0, address, resolve);
   });
   return { socket, received };
-}
-
-async function until(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const id = (m: Buffer): number => m.readUInt16BE(0);
@@ -96,7 +89,7 @@ async function flood(victim: { socket: Socket; received: Buffer[] }, port: numbe
   // sent after a turn, so it does not overtake the flood in the socket's queue
   await new Promise((r) => setImmediate(r));
   victim.socket.send(query(`other.${ZONE}`, marker), port, '127.0.0.1');
-  await until(() => victim.received.some((m) => id(m) === marker), 'the answer to the marker question');
+  await waitFor(() => victim.received.some((m) => id(m) === marker), 20_000, 'the answer to the marker question');
   return victim.received.filter((m) => id(m) >= first && id(m) < marker);
 }
 
@@ -121,7 +114,7 @@ function tcpQuery(port: number, local: string, message: Buffer): Promise<Buffer>
 async function udpAsk(c: { socket: Socket; received: Buffer[] }, port: number, message: Buffer): Promise<Buffer> {
   c.socket.send(message, port, '127.0.0.1');
   const want = id(message);
-  await until(() => c.received.some((m) => id(m) === want), `the answer to message ${want}`);
+  await waitFor(() => c.received.some((m) => id(m) === want), 20_000, `the answer to message ${want}`);
   return c.received.find((m) => id(m) === want) as Buffer;
 }
 

@@ -32,7 +32,8 @@ test('first start seeds the demo zone; /healthz shows the DNS part', async () =>
   const health = await getJson(`${sys.url}/healthz`);
   expect(health.body).toMatchObject({
     status: 'ok',
-    dns: { status: 'ok', store: 'sqlite', zones: 1, listening: `127.0.0.1:${dnsPort}` },
+    // response rate limiting is on by default
+    dns: { status: 'ok', store: 'sqlite', zones: 1, listening: `127.0.0.1:${dnsPort}`, rrl: 'on' },
   });
 });
 
