@@ -40,3 +40,14 @@ export function canonicalName(name: string): Buffer {
 export function dsDigest(owner: string, rdata: Buffer, digestType: DigestType): Buffer {
   return createHash(DIGEST_TYPES[digestType]).update(canonicalName(owner)).update(rdata).digest();
 }
+
+/** CDS RDATA (RFC 7344 §3.1, as DS): key tag, algorithm, digest type, digest of the DNSKEY of `owner`. */
+export function dsRdata(owner: string, dnskey: Buffer, digestType: DigestType): Buffer {
+  const digest = dsDigest(owner, dnskey, digestType);
+  const out = Buffer.alloc(4 + digest.length);
+  out.writeUInt16BE(keyTag(dnskey), 0);
+  out[2] = dnskey[3] ?? 0;
+  out[3] = digestType;
+  digest.copy(out, 4);
+  return out;
+}

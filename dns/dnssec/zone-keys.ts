@@ -47,6 +47,8 @@ export interface KeyTimes {
   activateAt: number;
   inactiveAt: number | null;
   deleteAt: number | null;
+  cdsAt?: number | null;
+  cdsUntil?: number | null;
 }
 
 /** A key ready to sign `apex` (the zone's name as its SOA gives it) with. */

@@ -3,7 +3,7 @@ import { type Node, parentOf, type RR, type SigningPolicy, type ZoneData, type Z
 import { signData } from './algorithms';
 
 import { canonicalKey, covered, labelCount, signedData } from './canonical';
-import { KSK_FLAGS } from './keys';
+import { dnskeyRdata, dsRdata, KSK_FLAGS } from './keys';
 import { SignPool } from './sign-pool';
 
 /**
@@ -23,11 +23,17 @@ const published = (k: ZoneKey, now: number): boolean => k.publishAt <= now && (k
 const signing = (k: ZoneKey, now: number): boolean =>
   published(k, now) && k.activateAt <= now && (k.inactiveAt === null || now < k.inactiveAt);
 
-/** The next moment after `now` at which a key is published, starts or stops signing, or leaves (null: none). */
+const cdsPublished = (k: ZoneKey, now: number): boolean =>
+  published(k, now) && k.cdsAt != null && k.cdsAt <= now && (k.cdsUntil == null || now < k.cdsUntil);
+
+/**
+ * The next moment after `now` at which a key is published, starts or stops signing, leaves, or its CDS/CDNSKEY come
+ * or go (null: none).
+ */
 export function nextKeyEvent(keys: readonly ZoneKey[], now: number): number | null {
   let next: number | null = null;
   for (const k of keys)
-    for (const t of [k.publishAt, k.activateAt, k.inactiveAt, k.deleteAt])
+    for (const t of [k.publishAt, k.activateAt, k.inactiveAt, k.deleteAt, k.cdsAt ?? null, k.cdsUntil ?? null])
       if (t !== null && t > now && (next === null || t < next)) next = t;
   return next;
 }
@@ -154,7 +160,26 @@ class Run {
       .filter((k) => published(k, this.now))
       .map((k) => ({ ...k.dnskey, name: apexName, ttl: this.policy.dnskeyTtl }));
   }
+
+  /**
+   * The CDS (SHA-256) and CDNSKEY RRsets of the KSKs whose CDS is published now (RFC 7344 §4; none: none). Raw
+   * RDATA: the wire writes types it has no codec for as given.
+   */
+  cdsRrsets(apexName: string): RR[][] {
+    const keys = this.keys.filter((k) => cdsPublished(k, this.now));
+    if (keys.length === 0) return [];
+    const ttl = this.policy.dnskeyTtl;
+    const rdatas = keys.map((k) => {
+      const d = k.dnskey.data as unknown as { flags: number; algorithm: number; key: Buffer };
+      return dnskeyRdata(d.flags, d.algorithm, d.key);
+    });
+    const rr = (type: string, data: Buffer) => ({ name: apexName, type, class: 'IN', ttl, data }) as unknown as RR;
+    return [rdatas.map((rdata) => rr('CDS', dsRdata(apexName, rdata, 2))), rdatas.map((rdata) => rr('CDNSKEY', rdata))];
+  }
 }
+
+/** Types at the apex a signed copy makes afresh (never taken from the records). */
+const MADE_AT_APEX: ReadonlySet<string> = new Set(['DNSKEY', 'CDS', 'CDNSKEY']);
 
 /** Whether `owner` (an index key) lies below a zone cut or DNAME of the zone: glue or occluded, never signed. */
 function occluded(zone: ZoneData, apex: string, owner: string): boolean {
@@ -186,7 +211,7 @@ function signedNode(
   const types: string[] = [];
   let ownerName = owner === apex ? soa.name : undefined;
   for (const [type, rrset] of node) {
-    if (type === 'NSEC' || type === 'SOA' || (type === 'DNSKEY' && owner === apex)) continue; // made afresh here
+    if (type === 'NSEC' || type === 'SOA' || (owner === apex && MADE_AT_APEX.has(type))) continue; // made afresh here
     if (type === 'RRSIG') {
       if (keepSignatures) rrsigs.push(...rrset.filter((r) => covered(r) !== 'NSEC'));
       continue;
@@ -203,6 +228,12 @@ function signedNode(
       out.push(...dnskeys);
       types.push('DNSKEY');
       if (!keepSignatures) rrsigs.push(...run.sign(dnskeys, run.ksks.length > 0 ? run.ksks : run.zsks));
+    }
+    // signed by the KSKs (a key in the parent's DS set, RFC 7344 §4.1) and the ZSKs
+    for (const rrset of run.cdsRrsets(soa.name)) {
+      out.push(...rrset);
+      types.push(rrset[0]?.type ?? '');
+      if (!keepSignatures) rrsigs.push(...run.sign(rrset, [...new Set([...run.ksks, ...run.zsks])]));
     }
     types.push('SOA');
     if (!keepSignatures) rrsigs.push(...run.sign([soa], run.zsks));

@@ -32,6 +32,8 @@ export function storedZoneKey(apex: string, key: DnssecKey, vault: KeyVault): Zo
       activateAt: seconds(key.activateAt) ?? 0,
       inactiveAt: seconds(key.inactiveAt),
       deleteAt: seconds(key.deleteAt),
+      cdsAt: seconds(key.cdsAt),
+      cdsUntil: seconds(key.cdsUntil),
     },
   );
   const publicKey = (made.dnskey.data as unknown as { key: Buffer }).key.toString('base64');
@@ -53,11 +55,12 @@ export function storeSigning(
   };
 }
 
-/** When a new key is published, starts signing (seconds), and how long it lives. */
+/** When a new key is published, starts signing (seconds), and how long it lives; a KSK: when its CDS come. */
 export interface NewKeyTimes {
   publishAt: number;
   activateAt: number;
   lifetime: number;
+  cdsAt?: number | null;
 }
 
 /** A key for the store from `material`: its private key sealed by `vault`, its timings from `times`. */
@@ -78,6 +81,9 @@ export function storedKey(zone: string, material: KeyMaterial, vault: KeyVault, 
     inactiveAt: null,
     deleteAt: null,
     expiresAt: iso(times.activateAt + times.lifetime),
+    cdsAt: times.cdsAt == null ? null : iso(times.cdsAt),
+    cdsUntil: null,
+    dsSeenAt: null,
   };
 }
 

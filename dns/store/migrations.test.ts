@@ -220,6 +220,9 @@ describe('both dialects, one list', () => {
         ['inactive_at', false],
         ['delete_at', false],
         ['expires_at', true],
+        ['cds_at', false],
+        ['cds_until', false],
+        ['ds_seen_at', false],
       ].map(([name, notNull]) => ({ name, notNull, primaryKey: name === 'id' })),
     );
     expect(lite.columns.sealed_secrets).toEqual([

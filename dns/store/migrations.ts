@@ -131,6 +131,16 @@ export const MIGRATIONS: readonly Migration[] = [
       )${d.tableSuffix}`,
     ],
   },
+  {
+    version: 7,
+    name: 'ksk rollovers',
+    // A KSK rollover's state beside the key's times: when its CDS/CDNSKEY are published (RFC 7344) and when the
+    // parent's DS for it was seen. NULL: never / not yet.
+    statements: (d) =>
+      ['cds_at', 'cds_until', 'ds_seen_at'].map(
+        (column) => `ALTER TABLE ${d.table('dnssec_keys')} ADD COLUMN ${column} ${d.timestamp}`,
+      ),
+  },
 ];
 
 /** The version a database has once every migration ran. */

@@ -318,7 +318,8 @@ class PostgresZoneStore implements ZoneStore {
   private get dnssecKeyColumns(): string {
     return `id, zone, algorithm, flags, bits, public_key AS "publicKey", private_key AS "privateKey",
       ${iso('created_at')} AS "createdAt", ${iso('publish_at')} AS "publishAt", ${iso('activate_at')} AS "activateAt",
-      ${iso('inactive_at')} AS "inactiveAt", ${iso('delete_at')} AS "deleteAt", ${iso('expires_at')} AS "expiresAt"`;
+      ${iso('inactive_at')} AS "inactiveAt", ${iso('delete_at')} AS "deleteAt", ${iso('expires_at')} AS "expiresAt",
+      ${iso('cds_at')} AS "cdsAt", ${iso('cds_until')} AS "cdsUntil", ${iso('ds_seen_at')} AS "dsSeenAt"`;
   }
 
   /** The zone's DNSSEC keys, oldest first. */
@@ -725,9 +726,10 @@ class PostgresZoneStore implements ZoneStore {
       if (inserts.length > 0)
         await c.query(
           `INSERT INTO ${this.s}.dnssec_keys (id, zone, algorithm, flags, bits, public_key, private_key, created_at,
-             publish_at, activate_at, inactive_at, delete_at, expires_at)
+             publish_at, activate_at, inactive_at, delete_at, expires_at, cds_at, cds_until, ds_seen_at)
            SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::integer[], $5::integer[], $6::text[], $7::text[],
-             $8::timestamptz[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[])`,
+             $8::timestamptz[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[],
+             $14::timestamptz[], $15::timestamptz[], $16::timestamptz[])`,
           [
             inserts.map((k) => k.id),
             inserts.map((k) => k.zone),
@@ -742,14 +744,26 @@ class PostgresZoneStore implements ZoneStore {
             inserts.map((k) => k.inactiveAt),
             inserts.map((k) => k.deleteAt),
             inserts.map((k) => k.expiresAt),
+            inserts.map((k) => k.cdsAt),
+            inserts.map((k) => k.cdsUntil),
+            inserts.map((k) => k.dsSeenAt),
           ],
         );
       if (updates.length > 0)
         await c.query(
-          `UPDATE ${this.s}.dnssec_keys k SET inactive_at = u.inactive_at, delete_at = u.delete_at
-           FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) AS u(id, inactive_at, delete_at)
+          `UPDATE ${this.s}.dnssec_keys k SET inactive_at = u.inactive_at, delete_at = u.delete_at, cds_at = u.cds_at,
+             cds_until = u.cds_until, ds_seen_at = u.ds_seen_at
+           FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[],
+             $6::timestamptz[]) AS u(id, inactive_at, delete_at, cds_at, cds_until, ds_seen_at)
            WHERE k.id = u.id`,
-          [updates.map((k) => k.id), updates.map((k) => k.inactiveAt), updates.map((k) => k.deleteAt)],
+          [
+            updates.map((k) => k.id),
+            updates.map((k) => k.inactiveAt),
+            updates.map((k) => k.deleteAt),
+            updates.map((k) => k.cdsAt),
+            updates.map((k) => k.cdsUntil),
+            updates.map((k) => k.dsSeenAt),
+          ],
         );
       if (deletes.length > 0) await c.query(`DELETE FROM ${this.s}.dnssec_keys WHERE id = ANY($1::text[])`, [deletes]);
       await c.query(`UPDATE ${this.s}.zones SET serial = $2, updated_at = $3 WHERE name = $1`, [

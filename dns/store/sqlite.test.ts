@@ -72,6 +72,7 @@ describe('SQLite zone store specifics', () => {
         { version: 4, name: 'sealed secrets' },
         { version: 5, name: 'change log' },
         { version: 6, name: 'secondary zones' },
+        { version: 7, name: 'ksk rollovers' },
       ]);
       const indexes = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' AND sql IS NOT NULL")

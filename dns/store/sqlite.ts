@@ -149,7 +149,7 @@ const recordOfTuple = ([
 
 const DNSSEC_KEY_COLUMNS = `id, zone, algorithm, flags, bits, public_key AS publicKey, private_key AS privateKey,
   created_at AS createdAt, publish_at AS publishAt, activate_at AS activateAt, inactive_at AS inactiveAt,
-  delete_at AS deleteAt, expires_at AS expiresAt`;
+  delete_at AS deleteAt, expires_at AS expiresAt, cds_at AS cdsAt, cds_until AS cdsUntil, ds_seen_at AS dsSeenAt`;
 
 const recordOrNull = (t: RecordTuple | undefined): StoredRecord | null => (t === undefined ? null : recordOfTuple(t));
 
@@ -261,10 +261,12 @@ class SqliteZoneStore implements ZoneStore {
       dnssecKeys: db.prepare(`SELECT ${DNSSEC_KEY_COLUMNS} FROM dnssec_keys WHERE zone = ? ORDER BY created_at, id`),
       dnssecKeyIds: db.prepare('SELECT id FROM dnssec_keys WHERE id IN (SELECT value FROM json_each(?))').pluck(),
       insertDnssecKey: db.prepare(`INSERT INTO dnssec_keys (id, zone, algorithm, flags, bits, public_key, private_key,
-        created_at, publish_at, activate_at, inactive_at, delete_at, expires_at) VALUES (@id, @zone, @algorithm, @flags,
-        @bits, @publicKey, @privateKey, @createdAt, @publishAt, @activateAt, @inactiveAt, @deleteAt, @expiresAt)`),
+        created_at, publish_at, activate_at, inactive_at, delete_at, expires_at, cds_at, cds_until, ds_seen_at)
+        VALUES (@id, @zone, @algorithm, @flags, @bits, @publicKey, @privateKey, @createdAt, @publishAt, @activateAt,
+        @inactiveAt, @deleteAt, @expiresAt, @cdsAt, @cdsUntil, @dsSeenAt)`),
       updateDnssecKey: db.prepare(
-        'UPDATE dnssec_keys SET inactive_at = @inactiveAt, delete_at = @deleteAt WHERE id = @id',
+        `UPDATE dnssec_keys SET inactive_at = @inactiveAt, delete_at = @deleteAt, cds_at = @cdsAt,
+          cds_until = @cdsUntil, ds_seen_at = @dsSeenAt WHERE id = @id`,
       ),
       deleteDnssecKey: db.prepare('DELETE FROM dnssec_keys WHERE id = ?'),
       logChange: db.prepare(LOG_CHANGE_SQL),
@@ -589,7 +591,8 @@ class SqliteZoneStore implements ZoneStore {
       const taken = new Set(this.s.dnssecKeyIds.all(JSON.stringify(checked.add.map((k) => k.id))) as string[]);
       const plan = planDnssecKeyChange(zone, checked, keys, taken);
       for (const key of plan.inserts) this.s.insertDnssecKey.run(key);
-      for (const { id, inactiveAt, deleteAt } of plan.updates) this.s.updateDnssecKey.run({ id, inactiveAt, deleteAt });
+      for (const { id, inactiveAt, deleteAt, cdsAt, cdsUntil, dsSeenAt } of plan.updates)
+        this.s.updateDnssecKey.run({ id, inactiveAt, deleteAt, cdsAt, cdsUntil, dsSeenAt });
       for (const id of plan.deletes) this.s.deleteDnssecKey.run(id);
       this.s.bumpZone.run(nextSerial(current.serial, now), timestamp(now), zone);
       this.forgetIfOthersWrote();

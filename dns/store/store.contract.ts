@@ -111,6 +111,9 @@ export function dnssecKey(zone: string, fields: Partial<DnssecKey> = {}): Dnssec
     inactiveAt: null,
     deleteAt: null,
     expiresAt: '2025-03-05T10:00:00.123Z',
+    cdsAt: null,
+    cdsUntil: null,
+    dsSeenAt: null,
     ...fields,
   };
 }
@@ -1241,6 +1244,9 @@ export function describeZoneStoreContract(
           inactiveAt: '2025-03-06T09:00:00.000Z',
           deleteAt: '2025-04-06T09:00:00.000Z',
           expiresAt: '2025-03-05T09:00:00.000Z',
+          cdsAt: '2024-03-06T10:00:00.500Z',
+          cdsUntil: '2025-04-06T09:00:00.000Z',
+          dsSeenAt: '2024-03-07T10:00:00.000Z',
         };
         const zsk = dnssecKey(zn, { id: 'c-zsk', createdAt: '2024-03-04T00:00:00.000Z' });
         const sameTime = dnssecKey(zn, { id: 'a-zsk', algorithm: 15, createdAt: ksk.createdAt });
@@ -1310,6 +1316,31 @@ export function describeZoneStoreContract(
           [z1, z2, z3].map((z) => ({ zone: zn, serial: z.serial, previous: z.serial - 1, kind: 'dnssec-changed' })),
         );
         expect(z3.recordsCount).toBe(1);
+      });
+
+      test("a KSK rollover's timings (CDS window, DS seen) are set, kept and cleared like the others", async () => {
+        const { zn, ksk } = await signedZone('ksktimings');
+        await store.changeDnssecKeys(zn, {
+          update: [{ id: ksk.id, cdsAt: '2024-09-01T00:00:00Z', dsSeenAt: '2024-09-02T00:00:00.250Z' }],
+        });
+        expect(await store.listDnssecKeys(zn)).toEqual([
+          { ...ksk, cdsAt: '2024-09-01T00:00:00.000Z', cdsUntil: null, dsSeenAt: '2024-09-02T00:00:00.250Z' },
+        ]);
+        await store.changeDnssecKeys(zn, {
+          update: [{ id: ksk.id, cdsUntil: '2024-10-01T00:00:00.000Z', cdsAt: null }],
+        });
+        expect(await store.listDnssecKeys(zn)).toEqual([
+          { ...ksk, cdsAt: null, cdsUntil: '2024-10-01T00:00:00.000Z', dsSeenAt: '2024-09-02T00:00:00.250Z' },
+        ]);
+        await expectStoreError(
+          store.changeDnssecKeys(zn, { update: [{ id: ksk.id, dsSeenAt: 'yesterday' }] }),
+          'INVALID',
+          { message: /dsSeenAt/ },
+        );
+        const bad = [{ id: ksk.id, flags: 256 }] as unknown as DnssecKeyChange['update'];
+        await expectStoreError(store.changeDnssecKeys(zn, { update: bad }), 'INVALID', {
+          message: /"flags" cannot be changed \(only inactiveAt, deleteAt, cdsAt, cdsUntil, dsSeenAt\)/,
+        });
       });
 
       test('a rollover in one call: a key added, the old one retired and another removed; later parts may name added keys', async () => {

@@ -187,6 +187,12 @@ export interface DnssecKey {
   deleteAt: string | null;
   /** End of the key's lifetime by policy (shown by the API). */
   expiresAt: string;
+  /** CDS and CDNSKEY of this KSK are published at the apex from then (RFC 7344); null: never. */
+  cdsAt: string | null;
+  /** ... until then; null: as long as the key is published. */
+  cdsUntil: string | null;
+  /** When the parent's DS for this KSK was seen (a KSK rollover goes on from it); null: not seen (yet). */
+  dsSeenAt: string | null;
 }
 
 /** Later timings of a key (a rollover retires the old one). */
@@ -194,6 +200,9 @@ export interface DnssecKeyTimings {
   id: string;
   inactiveAt?: string | null;
   deleteAt?: string | null;
+  cdsAt?: string | null;
+  cdsUntil?: string | null;
+  dsSeenAt?: string | null;
 }
 
 /**

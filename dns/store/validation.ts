@@ -263,24 +263,27 @@ function checkDnssecKey(key: unknown, zone: string, at: string): DnssecKey {
     inactiveAt: optionalTimestamp(k.inactiveAt, `${at} inactiveAt`),
     deleteAt: optionalTimestamp(k.deleteAt, `${at} deleteAt`),
     expiresAt: checkTimestamp(k.expiresAt, `${at} expiresAt`),
+    cdsAt: optionalTimestamp(k.cdsAt ?? null, `${at} cdsAt`),
+    cdsUntil: optionalTimestamp(k.cdsUntil ?? null, `${at} cdsUntil`),
+    dsSeenAt: optionalTimestamp(k.dsSeenAt ?? null, `${at} dsSeenAt`),
   };
 }
 
-const TIMING_KEYS: ReadonlySet<string> = new Set(['id', 'inactiveAt', 'deleteAt']);
+const TIMINGS = ['inactiveAt', 'deleteAt', 'cdsAt', 'cdsUntil', 'dsSeenAt'] as const;
+const TIMING_KEYS: ReadonlySet<string> = new Set(['id', ...TIMINGS]);
 
 /** New timings of a key: unknown fields are refused (a timing this store cannot change must not pass silently). */
 function checkTimings(timings: unknown, at: string): DnssecKeyTimings {
   if (typeof timings !== 'object' || timings === null || Array.isArray(timings))
-    throw invalid(`${at} must be an object with id, inactiveAt and/or deleteAt`);
+    throw invalid(`${at} must be an object with id and one or more of ${TIMINGS.join(', ')}`);
   for (const [key, value] of Object.entries(timings))
     if (value !== undefined && !TIMING_KEYS.has(key))
-      throw invalid(`${at}: ${show(key)} cannot be changed (only inactiveAt and deleteAt)`);
+      throw invalid(`${at}: ${show(key)} cannot be changed (only ${TIMINGS.join(', ')})`);
   const t = timings as Partial<Record<keyof DnssecKeyTimings, unknown>>;
   if (typeof t.id !== 'string') throw invalid(`${at} id must be a string (got ${show(t.id)})`);
   const clean: DnssecKeyTimings = { id: t.id };
   // Absent (or undefined): unchanged; null: cleared.
-  if (t.inactiveAt !== undefined) clean.inactiveAt = optionalTimestamp(t.inactiveAt, `${at} inactiveAt`);
-  if (t.deleteAt !== undefined) clean.deleteAt = optionalTimestamp(t.deleteAt, `${at} deleteAt`);
+  for (const field of TIMINGS) if (t[field] !== undefined) clean[field] = optionalTimestamp(t[field], `${at} ${field}`);
   return clean;
 }
 

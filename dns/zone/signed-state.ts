@@ -33,6 +33,9 @@ export interface ZoneKey {
   activateAt: number;
   inactiveAt: number | null;
   deleteAt: number | null;
+  /** A KSK's CDS and CDNSKEY are published at the apex from `cdsAt` (absent or null: never) until `cdsUntil`. */
+  cdsAt?: number | null;
+  cdsUntil?: number | null;
 }
 
 export interface SigningPolicy {
