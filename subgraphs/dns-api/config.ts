@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isIP } from 'node:net';
-import { commaList, setting } from '../../platform/settings';
+import { commaList, setting, textBool } from '../../platform/settings';
+import { parseServerAddress } from '../../dns/client';
 
 /** The DNS API's keys of the configuration: its first admin, tokens, login throttle (the DNS tool applies the same), batches, the cap on whole-zone reads, new zones' name servers and DNSSEC timings (seconds; RFC 7583 names in brackets). */
 export const DnsApiConfigSchema = z.object({
@@ -137,7 +138,60 @@ export const DnsApiConfigSchema = z.object({
       .min(86_400)
       .max(10 * 366 * 86_400)
       .default(365 * 86_400),
-    { env: 'DNSSEC_KSK_LIFETIME_S', help: 'Lifetime that `expires_at` of a KSK shows.' },
+    {
+      env: 'DNSSEC_KSK_LIFETIME_S',
+      help: 'Lifetime that `expires_at` of a KSK shows; a KSK rollover starts then (DNSSEC_AUTO_ROLLOVER).',
+    },
   ),
+  dnssecAutoRollover: setting(textBool.default(true), {
+    env: 'DNSSEC_AUTO_ROLLOVER',
+    help: "Start a ZSK or KSK rollover by itself when a key's lifetime (`expires_at`) is over.",
+  }),
+  dnssecCdsPublish: setting(z.enum(['rollover', 'always']).default('rollover'), {
+    env: 'DNSSEC_CDS_PUBLISH',
+    help:
+      'CDS/CDNSKEY at the apex (RFC 7344): `rollover` only while a KSK rollover waits for and follows the new DS; ' +
+      '`always` for the current KSK too, from the moment DNSSEC is turned on (a parent may bootstrap, RFC 8078).',
+  }),
+  dnssecParentDsTtlS: setting(
+    z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 86_400)
+      .default(86_400),
+    {
+      env: 'DNSSEC_PARENT_DS_TTL_S',
+      help: "The parent's DS TTL assumed when its DS is confirmed by hand (`POST .../dnssec/ds-seen`); a DS check reads it.",
+    },
+  ),
+  dnssecRolloverCheckS: setting(z.coerce.number().int().min(1).max(86_400).default(60), {
+    env: 'DNSSEC_ROLLOVER_CHECK_S',
+    help: "How often rollovers are looked at: the parent's DS for a new KSK, CDS of child zones, keys past their lifetime.",
+  }),
+  dnssecDsCheckServers: setting(
+    commaList(
+      z.array(
+        z.string().refine((s) => {
+          try {
+            parseServerAddress(s);
+            return true;
+          } catch {
+            return false;
+          }
+        }, 'must be IP addresses with an optional port (host:port, [v6]:port), comma-separated'),
+      ),
+    ).default([]),
+    {
+      env: 'DNSSEC_DS_CHECK_SERVERS',
+      help:
+        "Where the parent's DS of a zone whose parent is not served here is asked for (host:port, comma-separated); " +
+        "empty: the parent zone's name servers, found through the system's resolvers.",
+    },
+  ),
+  dnssecDsCheckTimeoutMs: setting(z.coerce.number().int().min(100).max(60_000).default(3000), {
+    env: 'DNSSEC_DS_CHECK_TIMEOUT_MS',
+    help: "Timeout of each query for the parent's DS.",
+  }),
 });
 export type DnsApiConfig = z.infer<typeof DnsApiConfigSchema>;

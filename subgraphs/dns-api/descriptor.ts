@@ -3,6 +3,7 @@ import type { SubgraphDescriptor } from '../descriptor';
 import { DnsApiConfigSchema, type DnsApiConfig } from './config';
 import { Identity, openUserStore } from './identity';
 import { buildDnsApiSchema, createDnsApiSubgraph } from './index';
+import { parseServerAddress } from '../../dns/client';
 import { wireName } from '../../dns/model';
 import { Admission } from '../../platform/async';
 import { redisLedger } from '../../platform/login-throttle';
@@ -99,6 +100,16 @@ export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
           retireSafety: config.dnssecRetireSafetyS,
           zskLifetime: config.dnssecZskLifetimeS,
           kskLifetime: config.dnssecKskLifetimeS,
+          cdsPublish: config.dnssecCdsPublish,
+          parentDsTtl: config.dnssecParentDsTtlS,
+        },
+        rollovers: {
+          everyMs: config.dnssecRolloverCheckS * 1000,
+          autoRollover: config.dnssecAutoRollover,
+          dsCheck: {
+            servers: config.dnssecDsCheckServers.map((s) => parseServerAddress(s)),
+            timeoutMs: config.dnssecDsCheckTimeoutMs,
+          },
         },
         // One cap per process: the host shares its own with the DNS API's REST interface.
         wholeZoneReads:

@@ -10,6 +10,7 @@ import { buildDnsApiSchema } from './schema';
 import { ChangeFeed } from './service/changes';
 import { DEFAULT_DNSSEC_POLICY, DnssecService, type DnssecPolicy } from './service/dnssec';
 import { ExportService } from './service/exports';
+import { RolloverDriver, type RolloverDriverOptions } from './service/rollover-driver';
 import { OPERATION_LIMITS, Operations, type OperationLimits, type SharedOperations } from './service/operations';
 import { KeyedQueue, servingOf } from './service/serving';
 import { RECORD_DEFAULTS, RecordService, type RecordServiceOptions } from './service/records';
@@ -30,6 +31,8 @@ export interface DnsApiSubgraphOptions {
   vault: KeyVault;
   /** The rollover policy's timings (defaults: DEFAULT_DNSSEC_POLICY). */
   dnssec?: Partial<DnssecPolicy>;
+  /** The scheduled part of rollovers (DS checks, CDS of child zones, rollovers at a key's lifetime); off unless given. */
+  rollovers?: Omit<RolloverDriverOptions, 'log'>;
   /** The DNSSEC clock in seconds since the epoch (tests move it). */
   now?: () => number;
   /** The cap on whole-zone reads of this process (default: its own, DNS_API_WHOLE_ZONE_READS' defaults). */
@@ -46,6 +49,8 @@ export interface DnsApiSubgraphOptions {
 
 export interface DnsApiSubgraph extends Subgraph<DnsApiContext> {
   readonly api: DnsApiServices;
+  /** The scheduled part of rollovers (`tick` runs one check). */
+  readonly rollovers: RolloverDriver;
 }
 
 /**
@@ -83,10 +88,26 @@ export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Prom
       options.sharedOperations,
     ),
   };
+  const rollovers = new RolloverDriver(
+    options.store,
+    api.dnssec,
+    serving,
+    feed,
+    {
+      everyMs: 0,
+      autoRollover: false,
+      dsCheck: { servers: [], timeoutMs: 3000 },
+      ...options.rollovers,
+      ...(options.log ? { log: options.log } : {}),
+    },
+    options.now,
+  );
+  rollovers.start();
   return {
     name: 'dns-api',
     schema,
     api,
+    rollovers,
     createContext: (base: SubgraphContext) => createDnsApiContext(base, api),
     async health() {
       const probe = await probeStore(options.store);
@@ -103,6 +124,7 @@ export async function createDnsApiSubgraph(options: DnsApiSubgraphOptions): Prom
     },
     async close() {
       // Background writes end before the stores close (each is committed whole or not at all).
+      await rollovers.close();
       await api.operations.drain();
       feed.close();
       await options.users.close();

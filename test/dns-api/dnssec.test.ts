@@ -51,8 +51,11 @@ const KEY_FIELDS = [
   'activate_at',
   'algorithm',
   'bits',
+  'cds_at',
+  'cds_until',
   'created_at',
   'delete_at',
+  'ds_seen_at',
   'expires_at',
   'id',
   'inactive_at',
@@ -61,6 +64,8 @@ const KEY_FIELDS = [
   'publish_at',
   'state',
 ];
+/** A zone not signed, as the status shows it. */
+const UNSIGNED = { enabled: false, keys: [], ds_records: [], rollovers: [] };
 
 let api: DnsApiSystem;
 let operator: string;
@@ -138,7 +143,7 @@ describe('GET /zones/{zone}/dnssec', () => {
     const res = await dnssecOf(name);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(res.body).toEqual({ enabled: false, keys: [], ds_records: [] });
+    expect(res.body).toEqual(UNSIGNED);
     expect((await rest('GET', `/zones/${name}`, viewer)).body).toMatchObject({ dnssec_enabled: false });
   });
 
@@ -157,7 +162,7 @@ describe('POST /zones/{zone}/dnssec: enable', () => {
     const name = await zone('default.dnssec.test');
     const res = await setDnssec(name, { enable: true });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['ds_records', 'enabled', 'keys']);
+    expect(Object.keys(res.body).sort()).toEqual(['ds_records', 'enabled', 'keys', 'rollovers']);
     signedStatus(res.body, { name: 'ECDSAP256SHA256', number: '13', bits: 256 });
     // The status read back is the one the change answered with.
     expect((await dnssecOf(name)).body).toEqual(res.body);
@@ -194,8 +199,8 @@ describe('POST /zones/{zone}/dnssec: disable', () => {
     expect((await setDnssec(name, { enable: true })).status).toBe(200);
     const off = await setDnssec(name, { enable: false });
     expect(off.status).toBe(200);
-    expect(off.body).toEqual({ enabled: false, keys: [], ds_records: [] });
-    expect((await dnssecOf(name)).body).toEqual({ enabled: false, keys: [], ds_records: [] });
+    expect(off.body).toEqual(UNSIGNED);
+    expect((await dnssecOf(name)).body).toEqual(UNSIGNED);
     expect((await rest('GET', `/zones/${name}`, viewer)).body).toMatchObject({ dnssec_enabled: false });
     const again = await setDnssec(name, { enable: false });
     expect(again.status).toBe(409);
@@ -296,7 +301,7 @@ describe('bad input: the status, and the field named in snake_case', () => {
   beforeAll(() => zone(name));
   afterEach(async () => {
     // Nothing bad ever signs the zone halfway.
-    expect((await dnssecOf(name)).body).toEqual({ enabled: false, keys: [], ds_records: [] });
+    expect((await dnssecOf(name)).body).toEqual(UNSIGNED);
   });
 
   it('an unknown algorithm: 422 on algorithm, listing the allowed names', async () => {

@@ -178,6 +178,10 @@ beforeAll(async () => {
     DNS_API_MAX_BATCH: String(MAX_BATCH),
     MAX_BODY_BYTES: String(MAX_BODY),
     DNS_API_LOGIN_FAILURES_PER_USER: '3',
+    // a new KSK is ready (its CDS published) a second after a KSK rollover starts
+    DNSSEC_DNSKEY_TTL: '1',
+    DNSSEC_PROPAGATION_DELAY_S: '0',
+    DNSSEC_PUBLISH_SAFETY_S: '0',
   });
   doc = dereference(JSON.parse(JSON.stringify(OPENAPI)) as typeof doc);
   admin = await login('admin', TEST_ADMIN_PASSWORD);
@@ -520,7 +524,7 @@ describe('DNSSEC', () => {
   it('status 200 (viewer), unknown zone 404, anonymous 401', async () => {
     const status = await call('GET', `/zones/${zone}/dnssec`, { token: viewer });
     expect(status.status).toBe(200);
-    expect(b(status)).toEqual({ enabled: false, keys: [], ds_records: [] });
+    expect(b(status)).toEqual({ enabled: false, keys: [], ds_records: [], rollovers: [] });
     expect((await call('GET', '/zones/nothing.test/dnssec', { token: viewer })).status).toBe(404);
     expect((await call('GET', `/zones/${zone}/dnssec`)).status).toBe(401);
   });
@@ -550,6 +554,33 @@ describe('DNSSEC', () => {
     expect((await call('POST', path, { token: viewer })).status).toBe(403);
     expect((await call('POST', path)).status).toBe(401);
     expect((await call('POST', '/zones/nothing.test/dnssec/rotate', { token: operator })).status).toBe(404);
+  });
+
+  it('KSK rotate and ds-seen: 200, again 409, bad key_type or key_tag 422, another key tag 409', async () => {
+    const path = `/zones/${zone}/dnssec/rotate`;
+    const ksk = await call('POST', path, { token: operator, body: { key_type: 'KSK' } });
+    expect(ksk.status).toBe(200);
+    expect((await call('POST', path, { token: operator, body: { key_type: 'KSK' } })).status).toBe(409);
+    expect((await call('POST', path, { token: operator, body: { key_type: 'XSK' } })).status).toBe(422);
+    const seen = `/zones/${zone}/dnssec/ds-seen`;
+    expect((await call('POST', seen, { token: operator, body: { key_tag: 70_000 } })).status).toBe(422);
+    for (;;) {
+      const steps = (b(await call('GET', `/zones/${zone}/dnssec`, { token: viewer })).rollovers as Json[]).map(
+        (r) => `${String(r.key_type)} ${String(r.step)}`,
+      );
+      if (steps.includes('KSK ready')) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const status = b(await call('GET', `/zones/${zone}/dnssec`, { token: viewer }));
+    const fresh = (status.keys as Json[]).find((k) => k.id === b(ksk).new_key_id);
+    const other = ((fresh?.key_tag as number) + 1) % 65_536;
+    expect((await call('POST', seen, { token: operator, body: { key_tag: other } })).status).toBe(409);
+    expect((await call('POST', seen, { token: viewer })).status).toBe(403);
+    const done = await call('POST', seen, { token: operator, body: { key_tag: fresh?.key_tag } });
+    expect(done.status).toBe(200);
+    expect((b(done).rollovers as Json[]).find((r) => r.key_type === 'KSK')).toMatchObject({ step: 'retiring' });
+    expect((await call('POST', seen, { token: operator })).status).toBe(409);
+    expect((await call('POST', '/zones/nothing.test/dnssec/ds-seen', { token: operator })).status).toBe(404);
   });
 });
 

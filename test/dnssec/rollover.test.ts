@@ -33,6 +33,8 @@ const POLICY: DnssecPolicy = {
   signatureValidity: 86_400,
   zskLifetime: 86_400,
   kskLifetime: 86_400,
+  cdsPublish: 'rollover',
+  parentDsTtl: 2,
 };
 
 let store: ZoneStore;
@@ -133,7 +135,7 @@ test('the DS records the API gives are the ones dnssec-dsfromkey and ldns-key2ds
 
 test('turning DNSSEC off: no DNSKEY, RRSIG or NSEC any more, unsigned answers', async () => {
   const off = await service.set(ZONE, { enable: false }, 'test');
-  expect(off).toEqual({ enabled: false, keys: [], dsRecords: [] });
+  expect(off).toEqual({ enabled: false, keys: [], dsRecords: [], rollovers: [] });
   const answer = await dig(server(), ['+dnssec', 'www.roll.test', 'A']);
   expect(answer.answer.join('\n')).not.toMatch(/RRSIG/);
   const nx = await dig(server(), ['+dnssec', 'nothing.roll.test', 'A']);

@@ -76,8 +76,27 @@ export const DnssecBody = z.strictObject({
     .optional()
     .describe('With enable true: RSASHA256 1024 to 4096 (default 2048); the curves: their size, or left out'),
 });
-/** A ZSK rollover takes no body: none, or an empty object. */
-export const RotateBody = z.strictObject({});
+/** A signing key rotation takes no body: none, or an empty object. */
+export const EmptyBody = z.strictObject({});
+/** A rollover: no body, an empty object (a ZSK rollover, as the seed has it), or the kind of key to roll. */
+export const RotateBody = z.strictObject({
+  key_type: z
+    .enum(['KSK', 'ZSK'])
+    .nullable()
+    .optional()
+    .describe('ZSK (pre-publication; the default) or KSK (double-KSK, with CDS/CDNSKEY for the parent)'),
+});
+/** The parent's DS for the new KSK is there: optionally which key's (its tag). */
+export const DsSeenBody = z.strictObject({
+  key_tag: z
+    .number()
+    .int()
+    .min(0)
+    .max(65_535)
+    .nullable()
+    .optional()
+    .describe("The new KSK's key tag, as the DS names it; left out: the KSK the rollover waits for"),
+});
 
 /** `operations[2].value` for a path of the body. */
 function fieldOf(path: readonly PropertyKey[]): string {

@@ -17,6 +17,8 @@ import {
   parseBody,
   PasswordBody,
   RotateBody,
+  EmptyBody,
+  DsSeenBody,
   UpdateRecordBody,
   UpdateUserBody,
   UpdateZoneBody,
@@ -238,7 +240,7 @@ export function dnsApiRestInterface(graph: Graph, options: DnsApiRestOptions = {
         },
 
         rotateSigningKey: async (req, reply) => {
-          if (req.body !== undefined) parseBody(RotateBody, req.body);
+          if (req.body !== undefined) parseBody(EmptyBody, req.body);
           const data = await run(req, Ops.rotateSigningKey, {});
           const rotation = data.rotateDnsApiSigningKey as { key: GqlSigningKey; previous: GqlSigningKey | null };
           return json(reply, 200, signingKeyRotation(rotation));
@@ -453,9 +455,9 @@ export function dnsApiRestInterface(graph: Graph, options: DnsApiRestOptions = {
         },
 
         rotateDnssecKey: async (req: FastifyRequest<{ Params: ZoneParams }>, reply) => {
-          // The seed gives it no body: none, or an empty object; anything in one is refused like other unknown fields.
-          if (req.body !== undefined) parseBody(RotateBody, req.body);
-          const variables = { zone: req.params.zone };
+          // The seed gives it no body: none, or an empty object (a ZSK rollover); key_type KSK rolls the KSK.
+          const body = req.body === undefined ? {} : parseBody(RotateBody, req.body);
+          const variables = { zone: req.params.zone, keyType: body.key_type ?? null };
           if (prefersAsync(req.headers.prefer))
             return accepted(
               reply,
@@ -463,6 +465,12 @@ export function dnsApiRestInterface(graph: Graph, options: DnsApiRestOptions = {
             );
           const data = await run(req, Ops.rotateDnssec, variables);
           return json(reply, 200, dnssecRollover(data.rotateZoneDnssec as GqlDnssecRollover));
+        },
+
+        confirmDsSeen: async (req: FastifyRequest<{ Params: ZoneParams }>, reply) => {
+          const body = req.body === undefined ? {} : parseBody(DsSeenBody, req.body);
+          const data = await run(req, Ops.dsSeen, { zone: req.params.zone, keyTag: body.key_tag ?? null });
+          return json(reply, 200, dnssecStatus(data.confirmZoneDsSeen as GqlDnssecStatus));
         },
 
         // Long operations started with Prefer: respond-async: the caller who started one, and admins, see it.

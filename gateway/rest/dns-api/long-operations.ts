@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { prepareOperation } from '../../graph';
 import { statusOfCode } from '../../../platform/errors';
-import { DNSSEC_STATUS, ZONE_SUMMARY } from './operations';
+import { DNSSEC_STATUS, ROLLOVER, ZONE_SUMMARY } from './operations';
 import {
   dnssecRollover,
   dnssecStatus,
@@ -17,7 +17,6 @@ import {
  * route starts the write as a background operation of the dns-api subgraph and answers 202 with where to poll;
  * `GET /operations/{id}` shows it, its result rendered as the synchronous form's body.
  */
-const ROLLOVER = 'success message oldKeyId newKeyId rolloverCompletionDate';
 const OPERATION =
   'id kind zone state progress { done total } error { code message errors { field message } } createdAt finishedAt ' +
   `result { __typename ... on Zone { ${ZONE_SUMMARY} } ... on DnssecStatus { ${DNSSEC_STATUS} } ` +
@@ -34,7 +33,7 @@ export const LongOps = {
   ),
   startRotateDnssec: prepareOperation(
     'RestDnsStartRotateDnssec',
-    `mutation RestDnsStartRotateDnssec($zone: String!) { startRotateZoneDnssec(zone: $zone) { ${OPERATION} } }`,
+    `mutation RestDnsStartRotateDnssec($zone: String!, $keyType: DnssecKeyType) { startRotateZoneDnssec(zone: $zone, keyType: $keyType) { ${OPERATION} } }`,
   ),
   operation: prepareOperation(
     'RestDnsOperation',

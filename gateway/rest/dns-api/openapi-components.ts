@@ -9,6 +9,8 @@ import {
   LoginBody,
   PasswordBody,
   RotateBody,
+  EmptyBody,
+  DsSeenBody,
   UpdateRecordBody,
   UpdateUserBody,
   UpdateZoneBody,
@@ -202,6 +204,21 @@ export const schemas: Record<string, Json> = {
         type: ['string', 'null'],
         description: 'When it leaves the DNSKEY RRset; null: never',
       },
+      cds_at: {
+        ...timestamp,
+        type: ['string', 'null'],
+        description: 'A KSK: when its CDS/CDNSKEY are published at the apex; null: never',
+      },
+      cds_until: {
+        ...timestamp,
+        type: ['string', 'null'],
+        description: 'A KSK: when its CDS/CDNSKEY leave the apex; null: not planned',
+      },
+      ds_seen_at: {
+        ...timestamp,
+        type: ['string', 'null'],
+        description: "A KSK: when the parent's DS for it was seen in a rollover; null: not (yet)",
+      },
     },
     'A DNSSEC key of the zone (the private key never leaves the server)',
   ),
@@ -219,6 +236,7 @@ export const schemas: Record<string, Json> = {
       enabled: { type: 'boolean' },
       keys: { type: 'array', items: ref('DnssecKey'), description: 'Keys still published, oldest first' },
       ds_records: { type: 'array', items: ref('DsRecord'), description: 'Two per KSK: digest types 2 and 4' },
+      rollovers: { type: 'array', items: ref('RolloverProgress'), description: 'The rollovers in progress' },
     },
     'Whether the zone is signed, its keys and its DS records',
   ),
@@ -226,16 +244,49 @@ export const schemas: Record<string, Json> = {
     enable: true,
     algorithm: 'ECDSAP256SHA256',
   }),
-  RotateRequest: fromZod(RotateBody, 'Nothing: a rollover takes no parameters'),
+  EmptyRequest: fromZod(EmptyBody, 'Nothing: it takes no parameters'),
+  RotateRequest: fromZod(RotateBody, 'No body or {}: a ZSK rollover; key_type KSK: a KSK rollover', {
+    key_type: 'KSK',
+  }),
+  DsSeenRequest: fromZod(DsSeenBody, "Optional: the new KSK's key tag"),
   DnssecRollover: object(
     {
       success: { type: 'boolean' },
       message: { type: 'string', description: 'What happens when, in words' },
-      old_key_id: { type: 'string', format: 'uuid', description: 'The ZSK being replaced' },
-      new_key_id: { type: 'string', format: 'uuid', description: 'The new ZSK, published now' },
-      rollover_completion_date: { ...timestamp, description: 'When the old ZSK is removed (ISO 8601 UTC)' },
+      old_key_id: { type: 'string', format: 'uuid', description: 'The key being replaced' },
+      new_key_id: { type: 'string', format: 'uuid', description: 'The new key, published now' },
+      rollover_completion_date: {
+        ...timestamp,
+        description:
+          "When the old key is removed (ISO 8601 UTC); a KSK's waits for the parent's DS: the earliest it can be",
+      },
     },
-    'A ZSK rollover by pre-publication, started',
+    'A rollover started: ZSK by pre-publication, KSK by double-KSK',
+  ),
+  RolloverProgress: object(
+    {
+      key_type: { type: 'string', enum: ['KSK', 'ZSK'] },
+      step: {
+        type: 'string',
+        enum: ['published', 'ready', 'retiring'],
+        description:
+          "published: the new key is in the DNSKEY RRset; ready (KSK): its CDS/CDNSKEY are published, the parent's DS " +
+          'is waited for; retiring: the old key leaves at completes_at',
+      },
+      started_at: timestamp,
+      old_key_id: { type: 'string', format: 'uuid' },
+      new_key_id: { type: 'string', format: 'uuid' },
+      completes_at: { ...timestamp, type: ['string', 'null'], description: "null: it waits for the parent's DS" },
+      steps: {
+        type: 'array',
+        items: object({
+          step: { type: 'string', enum: ['published', 'ready', 'ds-seen', 'active', 'done'] },
+          at: { ...timestamp, type: ['string', 'null'], description: "null: it waits for the parent's DS" },
+          done: { type: 'boolean' },
+        }),
+      },
+    },
+    'A rollover in progress, each step with its date',
   ),
   SigningKey: object(
     {
@@ -326,8 +377,8 @@ export const responses: Record<string, Json> = {
   NotFound: errorResponse('No such zone, record or user'),
   Conflict: errorResponse('It exists already'),
   DnssecConflict: errorResponse(
-    'Not in this state: DNSSEC already on (enable) or off (disable, rotate), or a ZSK rollover in progress ' +
-      '(disable, rotate; the message says what it waits for)',
+    'Not in this state: DNSSEC already on (enable) or off (disable, rotate), a rollover of that kind in progress ' +
+      '(disable, rotate; the message says what it waits for), or no KSK rollover waiting for the DS (ds-seen)',
   ),
   ExportConflict: errorResponse(
     "The zone's SOA cannot be written (a zone stored before zone names were checked): delete it and create it anew",

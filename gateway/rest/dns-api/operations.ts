@@ -14,7 +14,10 @@ const SECONDARY_ZONE = 'name primary tsigKey origin createdAt serial refreshedAt
 const USER = 'id username email role disabled createdAt lastLogin';
 const SIGNING_KEY = 'kid algorithm createdAt retiredAt verifiesUntil signing';
 export const DNSSEC_STATUS =
-  'enabled keys { id algorithm keyType bits createdAt expiresAt keyTag state publishAt activateAt inactiveAt deleteAt } dsRecords { keyTag algorithm digestType digest }';
+  'enabled keys { id algorithm keyType bits createdAt expiresAt keyTag state publishAt activateAt inactiveAt deleteAt cdsAt cdsUntil dsSeenAt } dsRecords { keyTag algorithm digestType digest } rollovers { keyType step startedAt oldKeyId newKeyId completesAt steps { step at done } }';
+
+/** A rollover just started, as the REST answer shows it. */
+export const ROLLOVER = 'success message oldKeyId newKeyId rolloverCompletionDate keyType';
 
 /**
  * The largest page of `Zone.records` the graph gives (the dns-api subgraph's maximum; a test holds them equal): the
@@ -99,7 +102,11 @@ export const DnsApiOps = {
   ),
   rotateDnssec: prepareOperation(
     'RestDnsRotateDnssec',
-    'mutation RestDnsRotateDnssec($zone: String!) { rotateZoneDnssec(zone: $zone) { success message oldKeyId newKeyId rolloverCompletionDate } }',
+    `mutation RestDnsRotateDnssec($zone: String!, $keyType: DnssecKeyType) { rotateZoneDnssec(zone: $zone, keyType: $keyType) { ${ROLLOVER} } }`,
+  ),
+  dsSeen: prepareOperation(
+    'RestDnsDsSeen',
+    `mutation RestDnsDsSeen($zone: String!, $keyTag: Int) { confirmZoneDsSeen(zone: $zone, keyTag: $keyTag) { ${DNSSEC_STATUS} } }`,
   ),
   secondaryZones: prepareOperation(
     'RestDnsSecondaryZones',

@@ -53,12 +53,26 @@ export interface GqlDnssecKey {
   activateAt: string;
   inactiveAt: string | null;
   deleteAt: string | null;
+  cdsAt: string | null;
+  cdsUntil: string | null;
+  dsSeenAt: string | null;
+}
+
+export interface GqlRolloverProgress {
+  keyType: string;
+  step: string;
+  startedAt: string;
+  oldKeyId: string;
+  newKeyId: string;
+  completesAt: string | null;
+  steps: Array<{ step: string; at: string | null; done: boolean }>;
 }
 
 export interface GqlDnssecStatus {
   enabled: boolean;
   keys: GqlDnssecKey[];
   dsRecords: Array<{ keyTag: string; algorithm: string; digestType: string; digest: string }>;
+  rollovers: GqlRolloverProgress[];
 }
 
 export interface GqlDnssecRollover {
@@ -67,6 +81,7 @@ export interface GqlDnssecRollover {
   oldKeyId: string;
   newKeyId: string;
   rolloverCompletionDate: string;
+  keyType: string;
 }
 
 /** GraphQL's camelCase field names as the seed spells them, in field paths and messages alike. */
@@ -83,6 +98,8 @@ const SNAKE: Record<string, string> = {
   newPassword: 'new_password',
   dnssecEnabled: 'dnssec_enabled',
   keySize: 'key_size',
+  keyType: 'key_type',
+  keyTag: 'key_tag',
 };
 const CAMEL = new RegExp(`\\b(${Object.keys(SNAKE).join('|')})\\b`, 'g');
 
@@ -188,12 +205,24 @@ export const dnssecStatus = (s: GqlDnssecStatus) => ({
     activate_at: k.activateAt,
     inactive_at: k.inactiveAt,
     delete_at: k.deleteAt,
+    cds_at: k.cdsAt,
+    cds_until: k.cdsUntil,
+    ds_seen_at: k.dsSeenAt,
   })),
   ds_records: s.dsRecords.map((d) => ({
     key_tag: d.keyTag,
     algorithm: d.algorithm,
     digest_type: d.digestType,
     digest: d.digest,
+  })),
+  rollovers: s.rollovers.map((r) => ({
+    key_type: r.keyType,
+    step: r.step,
+    started_at: r.startedAt,
+    old_key_id: r.oldKeyId,
+    new_key_id: r.newKeyId,
+    completes_at: r.completesAt,
+    steps: r.steps,
   })),
 });
 

@@ -88,7 +88,7 @@ export const DNS_API_ROUTES: readonly DnsApiRoute[] = [
       tags: ['auth'],
       requestBody: {
         required: false,
-        content: { 'application/json': { schema: ref('RotateRequest') } },
+        content: { 'application/json': { schema: ref('EmptyRequest') } },
       },
       responses: {
         ...ok('200', 'The rotation', 'SigningKeyRotation'),
@@ -412,7 +412,10 @@ export const DNS_API_ROUTES: readonly DnsApiRoute[] = [
     graphql: [Ops.rotateDnssec, LongOps.startRotateDnssec],
     openapi: {
       operationId: 'rotateDnssecKey',
-      summary: 'Starts a ZSK rollover by pre-publication (RFC 7583); in the background with Prefer: respond-async',
+      summary:
+        'Starts a ZSK rollover by pre-publication (RFC 7583; no body, {} or key_type ZSK) or a KSK rollover by ' +
+        "double-KSK (key_type KSK: CDS/CDNSKEY published once the new KSK is ready; the old KSK leaves after the parent's " +
+        'DS for the new one is seen); in the background with Prefer: respond-async',
       tags: ['dnssec'],
       parameters: [preferParam],
       requestBody: {
@@ -422,6 +425,32 @@ export const DNS_API_ROUTES: readonly DnsApiRoute[] = [
       responses: {
         ...ok('200', 'The rollover started', 'DnssecRollover'),
         ...asyncAnswers,
+        ...bodyErrors,
+        ...authErrors,
+        403: response('Forbidden'),
+        404: response('NotFound'),
+        409: response('DnssecConflict'),
+        ...serverErrors,
+      },
+    },
+  },
+  {
+    method: 'POST',
+    path: '/zones/:zone/dnssec/ds-seen',
+    pathParameters: [param('zone')],
+    graphql: [Ops.dsSeen],
+    openapi: {
+      operationId: 'confirmDsSeen',
+      summary:
+        "The parent zone's DS for the new KSK of the KSK rollover in progress is there (by hand, like Knot's " +
+        'zone-ksk-submitted): the old KSK leaves after the DS TTL + Dprp + retire safety',
+      tags: ['dnssec'],
+      requestBody: {
+        required: false,
+        content: { 'application/json': { schema: ref('DsSeenRequest') } },
+      },
+      responses: {
+        ...ok('200', 'The status after it, with the rollover retiring', 'DnssecStatus'),
         ...bodyErrors,
         ...authErrors,
         403: response('Forbidden'),

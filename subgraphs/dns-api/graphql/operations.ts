@@ -13,8 +13,8 @@ import {
 } from 'type-graphql';
 import { allowed, type DnsApiContext } from '../context';
 import type { LongOperation } from '../service/operations';
-import { dnssecOf } from './resolvers';
-import { CreateZoneInput, DnssecInput, DnssecRollover, DnssecStatus, Zone } from './types';
+import { dnssecOf, rolloverOf } from './resolvers';
+import { CreateZoneInput, DnssecInput, DnssecKeyType, DnssecRollover, DnssecStatus, Zone } from './types';
 
 /**
  * Long writes in the background (docs/dns-api.md, "Long operations"): `start…` mutations check the request, start
@@ -161,10 +161,16 @@ export class OperationResolver {
       'rotateZoneDnssec in the background: no such zone, DNSSEC off or a rollover in progress ends the operation ' +
       'FAILED. Poll operation(id).',
   })
-  async startRotateZoneDnssec(@Arg('zone', () => String) zone: string, @Ctx() ctx: DnsApiContext): Promise<Operation> {
+  async startRotateZoneDnssec(
+    @Arg('zone', () => String) zone: string,
+    @Arg('keyType', () => DnssecKeyType, { nullable: true }) keyType: DnssecKeyType | null | undefined,
+    @Ctx() ctx: DnsApiContext,
+  ): Promise<Operation> {
     const caller = await allowed(ctx, 'write');
-    const write = ctx.api.dnssec.prepareRotate(zone, caller.username);
-    return operationOf(ctx.api.operations.start('rotate_dnssec', write.zone, caller.id, (p) => write.run(p)));
+    const write = ctx.api.dnssec.prepareRotate(zone, caller.username, keyType);
+    return operationOf(
+      ctx.api.operations.start('rotate_dnssec', write.zone, caller.id, async (p) => rolloverOf(await write.run(p))),
+    );
   }
 
   @Query(() => Operation, {

@@ -17,7 +17,7 @@ import { allowed, type DnsApiContext } from '../context';
 import type { User as StoredUser } from '../identity';
 import { DEFAULT_RECORD_PAGE, MAX_RECORD_PAGE, type BatchOperation } from '../service/records';
 import type { ZoneChange as FeedChange } from '../service/changes';
-import type { DnssecStatus as StatusView } from '../service/dnssec';
+import type { RolloverResult as RolloverView, DnssecStatus as StatusView } from '../service/dnssec';
 import type { SecondaryZoneView } from '../service/secondary-zones';
 import { zoneEtag, zoneNameArg, zoneRef, type ZoneView } from '../service/zones';
 import type { Zone as StoredZone } from '../../../dns/model';
@@ -64,7 +64,11 @@ export const dnssecOf = (status: StatusView): DnssecStatus => ({
     keyType: k.keyType as DnssecKeyType,
     state: k.state as DnssecKeyState,
   })),
+  rollovers: status.rollovers.map((r) => ({ ...r, keyType: r.keyType as DnssecKeyType })),
 });
+
+/** A rollover just started, as GraphQL gives it. */
+export const rolloverOf = (r: RolloverView): DnssecRollover => ({ ...r, keyType: r.keyType as DnssecKeyType });
 
 /** A zone as a query or mutation returned it: the service's view already holds its derived fields. */
 const isView = (zone: StoredZone | ZoneView): zone is ZoneView =>
@@ -371,13 +375,35 @@ export class DnssecResolver {
   @Directive(LONG_RUNNING)
   @Mutation(() => DnssecRollover, {
     description:
-      'Starts a ZSK rollover by pre-publication (RFC 7583): the new ZSK is published now and signs once published ' +
-      'long enough; the old one is removed when its signatures have expired from caches (rolloverCompletionDate). ' +
-      'Waits until DNS serves the new DNSKEY set (startRotateZoneDnssec runs it in the background instead).',
+      'Starts a ZSK rollover by pre-publication (RFC 7583; keyType ZSK or left out): the new ZSK is published now and ' +
+      'signs once published long enough; the old one is removed when its signatures have expired from caches ' +
+      '(rolloverCompletionDate). keyType KSK: a double-KSK rollover — the new KSK signs the DNSKEY RRset at once, ' +
+      "its CDS/CDNSKEY are published once it is ready, and the old KSK leaves after the parent's DS for the new one " +
+      'is seen (docs/dnssec.md, Rollovers). Waits until DNS serves the new DNSKEY set (startRotateZoneDnssec runs it ' +
+      'in the background instead).',
   })
-  async rotateZoneDnssec(@Arg('zone', () => String) zone: string, @Ctx() ctx: DnsApiContext): Promise<DnssecRollover> {
+  async rotateZoneDnssec(
+    @Arg('zone', () => String) zone: string,
+    @Arg('keyType', () => DnssecKeyType, { nullable: true }) keyType: DnssecKeyType | null | undefined,
+    @Ctx() ctx: DnsApiContext,
+  ): Promise<DnssecRollover> {
     const caller = await allowed(ctx, 'write');
-    return ctx.api.dnssec.rotate(zone, caller.username);
+    return rolloverOf(await ctx.api.dnssec.rotate(zone, caller.username, keyType));
+  }
+
+  @Mutation(() => DnssecStatus, {
+    description:
+      "The parent zone's DS for the new KSK of the KSK rollover in progress is there (confirmed by hand, like Knot's " +
+      'zone-ksk-submitted): the old KSK leaves after the DS TTL + Dprp + retire safety. keyTag, when given, must be ' +
+      "the new KSK's. Fails (CONFLICT) when no KSK rollover is ready and waits for a DS.",
+  })
+  async confirmZoneDsSeen(
+    @Arg('zone', () => String) zone: string,
+    @Arg('keyTag', () => Int, { nullable: true }) keyTag: number | null | undefined,
+    @Ctx() ctx: DnsApiContext,
+  ): Promise<DnssecStatus> {
+    const caller = await allowed(ctx, 'write');
+    return dnssecOf(await ctx.api.dnssec.dsSeen(zone, caller.username, keyTag));
   }
 }
 

@@ -137,6 +137,49 @@ export class DnssecKey {
     description: 'When it leaves the DNSKEY RRset (ISO 8601 UTC); null: it stays.',
   })
   deleteAt!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'A KSK: when its CDS/CDNSKEY are (or were) first published at the apex (ISO 8601 UTC); null: never.',
+  })
+  cdsAt!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'A KSK: when its CDS/CDNSKEY leave the apex (ISO 8601 UTC); null: not planned.',
+  })
+  cdsUntil!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "A KSK: when the parent zone's DS for it was seen in a KSK rollover (ISO 8601 UTC); null: not (yet).",
+  })
+  dsSeenAt!: string | null;
+}
+
+@ObjectType({ description: 'One step of a rollover in progress, done or planned.' })
+export class DnssecRolloverStep {
+  @Field(() => String, {
+    description: 'published, ready (KSK: CDS/CDNSKEY published), ds-seen (KSK), active (ZSK: the new key signs), done.',
+  })
+  step!: string;
+  @Field(() => String, { nullable: true, description: "When (ISO 8601 UTC); null: it waits for the parent's DS." })
+  at!: string | null;
+  @Field(() => Boolean, { description: 'Whether it is done.' }) done!: boolean;
+}
+
+@ObjectType({ description: 'A rollover in progress: its kind, the step it is at, and the date of each step.' })
+export class DnssecRolloverProgress {
+  @Field(() => DnssecKeyType, { description: 'KSK (double-KSK) or ZSK (pre-publication).' }) keyType!: DnssecKeyType;
+  @Field(() => String, {
+    description:
+      "published (the new key is in the DNSKEY RRset), ready (KSK: CDS/CDNSKEY published, waiting for the parent's " +
+      'DS), retiring (the old key leaves at completesAt).',
+  })
+  step!: string;
+  @Field(() => String, { description: 'When it started (ISO 8601 UTC).' }) startedAt!: string;
+  @Field(() => ID) oldKeyId!: string;
+  @Field(() => ID) newKeyId!: string;
+  @Field(() => String, { nullable: true, description: "When it completes; null: it waits for the parent's DS." })
+  completesAt!: string | null;
+  @Field(() => [DnssecRolloverStep]) steps!: DnssecRolloverStep[];
 }
 
 @ObjectType({ description: 'A DS record for the parent zone, pointing at a KSK (ready to paste at a registrar).' })
@@ -155,19 +198,25 @@ export class DnssecStatus {
   keys!: DnssecKey[];
   @Field(() => [DsRecord], { description: 'Two per KSK: SHA-256 and SHA-384 digests.' })
   dsRecords!: DsRecord[];
+  @Field(() => [DnssecRolloverProgress], { description: 'The rollovers in progress (a KSK one, a ZSK one, or none).' })
+  rollovers!: DnssecRolloverProgress[];
 }
 
-@ObjectType({ description: 'A ZSK rollover by pre-publication, just started.' })
+@ObjectType({ description: 'A rollover just started: ZSK by pre-publication, or KSK by double-KSK.' })
 export class DnssecRollover {
   @Field(() => Boolean, { description: 'True: the rollover started.' }) success!: boolean;
   @Field(() => String, { description: 'What happens when, in words.' }) message!: string;
-  @Field(() => ID, { description: 'The ZSK being replaced: it signs until the new one does.' }) oldKeyId!: string;
-  @Field(() => ID, { description: 'The new ZSK: published now, signing once published long enough.' })
+  @Field(() => ID, { description: 'The key being replaced: it signs until the new one does (KSK: until it leaves).' })
+  oldKeyId!: string;
+  @Field(() => ID, { description: 'The new key: published now, signing once published long enough (KSK: at once).' })
   newKeyId!: string;
   @Field(() => String, {
-    description: 'When the old ZSK leaves the DNSKEY RRset and the rollover is complete (ISO 8601 UTC).',
+    description:
+      "When the old key leaves the DNSKEY RRset and the rollover is complete (ISO 8601 UTC); a KSK's waits for the " +
+      "parent's DS: the earliest it can be (the DS seen as soon as the new key is ready).",
   })
   rolloverCompletionDate!: string;
+  @Field(() => DnssecKeyType, { description: 'The kind of key rolled.' }) keyType!: DnssecKeyType;
 }
 
 @ObjectType({ description: 'A user of the DNS API.' })

@@ -22,6 +22,18 @@ import type { ChangeFeed } from './changes';
 import type { ProgressReport } from './operations';
 import type { DnsServing, KeyedQueue, PreparedWrite } from './serving';
 import { zoneRef } from './zones';
+import {
+  type CdsPolicy,
+  currentKey,
+  describeRollover,
+  kskDsSeen,
+  kskEarliestCompletion,
+  type KeyKind,
+  kskRollover,
+  kskStart,
+  rolloverViews,
+  type RolloverView,
+} from './rollovers';
 
 /**
  * DNSSEC of a zone through the API: its state, turning it on (a KSK and a ZSK) and off, and ZSK rollovers by
@@ -44,6 +56,10 @@ export interface DnssecPolicy {
   /** Lifetime of a ZSK and of a KSK (`expires_at`). */
   zskLifetime: number;
   kskLifetime: number;
+  /** CDS/CDNSKEY: during KSK rollovers only, or always for the current KSK (lets a parent bootstrap, RFC 8078). */
+  cdsPublish: CdsPolicy;
+  /** The parent's DS TTL assumed when the DS is confirmed by hand (a DS check reads the real one). */
+  parentDsTtl: number;
 }
 
 export const DEFAULT_DNSSEC_POLICY: DnssecPolicy = {
@@ -54,6 +70,8 @@ export const DEFAULT_DNSSEC_POLICY: DnssecPolicy = {
   signatureValidity: 14 * 86_400,
   zskLifetime: 90 * 86_400,
   kskLifetime: 365 * 86_400,
+  cdsPublish: 'rollover',
+  parentDsTtl: 86_400,
 };
 
 export interface DnssecKeyView {
@@ -71,6 +89,10 @@ export interface DnssecKeyView {
   activateAt: string;
   inactiveAt: string | null;
   deleteAt: string | null;
+  /** A KSK's CDS/CDNSKEY: published from, until (null: never / while published); when the parent's DS was seen. */
+  cdsAt: string | null;
+  cdsUntil: string | null;
+  dsSeenAt: string | null;
 }
 
 export interface DsRecordView {
@@ -86,6 +108,8 @@ export interface DnssecStatus {
   enabled: boolean;
   keys: DnssecKeyView[];
   dsRecords: DsRecordView[];
+  /** The rollovers in progress (at most one KSK and one ZSK), each with its steps and their dates. */
+  rollovers: RolloverView[];
 }
 
 export interface RolloverResult {
@@ -93,7 +117,23 @@ export interface RolloverResult {
   message: string;
   oldKeyId: string;
   newKeyId: string;
+  /** ZSK: when the rollover completes. KSK: the earliest it can (it waits for the parent's DS). */
   rolloverCompletionDate: string;
+  keyType: KeyKind;
+}
+
+/** `key_type` of a rotation: KSK or ZSK; absent or null: ZSK (the seed's form). 422 otherwise. */
+export function rotationKind(value: unknown): KeyKind {
+  if (value === undefined || value === null || value === 'ZSK') return 'ZSK';
+  if (value === 'KSK') return 'KSK';
+  throw invalid('keyType', `keyType must be KSK or ZSK (got ${JSON.stringify(value)})`);
+}
+
+/** The key tag a DS confirmation names (optional): an integer from 0 to 65535. 422 otherwise. */
+export function dsKeyTag(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 65_535) return value;
+  throw invalid('keyTag', `keyTag must be an integer from 0 to 65535 (got ${JSON.stringify(value)})`);
 }
 
 export interface DnssecInput {
@@ -148,7 +188,11 @@ export class DnssecService {
             [KSK_FLAGS, ZSK_FLAGS].map((f) => newKeyMaterialAsync(algorithm, f, bits)),
           );
           const now = this.now();
-          const added = materials.map((material) => this.newKey(zone, material, now, now));
+          // CDS/CDNSKEY of the first KSK at once when kept for the current KSK: a parent may bootstrap (RFC 8078)
+          const cdsAt = this.policy.cdsPublish === 'always' ? now : null;
+          const added = materials.map((material) =>
+            this.newKey(zone, material, now, now, material.flags === KSK_FLAGS ? cdsAt : null),
+          );
           // only onto no keys: another process that enabled it meanwhile wins, this one is the 409 below
           const updated = await this.onKeys(zone, [], { add: added });
           await this.written(zone, updated.serial, by, progress);
@@ -165,7 +209,10 @@ export class DnssecService {
         const keys = await asApi(() => this.store.listDnssecKeys(zone));
         if (keys.length === 0) throw apiError('CONFLICT', `DNSSEC is not enabled for zone ${zone}`);
         const rollover = this.rolloverOf(keys);
-        if (rollover) throw apiError('CONFLICT', `cannot turn DNSSEC off during a ZSK rollover: ${rollover}`);
+        if (rollover) {
+          const kinds = rolloverViews(keys, this.now()).map((v) => v.keyType);
+          throw apiError('CONFLICT', `cannot turn DNSSEC off during a ${kinds.join(' and a ')} rollover: ${rollover}`);
+        }
         const updated = await this.onKeys(zone, keys, { remove: 'all' });
         await this.written(zone, updated.serial, by, progress);
         return this.statusOf(zone, []);
@@ -174,58 +221,157 @@ export class DnssecService {
   }
 
   /**
-   * `POST /zones/{zone}/dnssec/rotate`: a ZSK rollover by pre-publication. The new ZSK is published now and signs
-   * from now + Ipub (Dprp + DNSKEY TTL + publish safety); the old one stops signing then and leaves the DNSKEY RRset
-   * Iret later (Dprp + the largest TTL of the zone's signatures + retire safety; signing with the new key is done at
-   * once). `rollover_completion_date` is that moment.
+   * `POST /zones/{zone}/dnssec/rotate`: a ZSK rollover by pre-publication (the default), or with `keyType` KSK a
+   * KSK rollover by double-KSK. ZSK: the new ZSK is published now and signs from now + Ipub (Dprp + DNSKEY TTL +
+   * publish safety); the old one stops signing then and leaves the DNSKEY RRset Iret later (Dprp + the largest TTL
+   * of the zone's signatures + retire safety); `rollover_completion_date` is that moment. KSK: the new KSK is
+   * published and signs the DNSKEY RRset now; after Ipub its CDS/CDNSKEY are published and the parent's DS for it
+   * is waited for; the old KSK leaves the parent's DS TTL + Dprp + retire safety after the DS is seen. The date is
+   * then the earliest possible (the DS seen the moment the key is ready). A ZSK and a KSK rollover may run at once.
    */
-  async rotate(name: string, by: string): Promise<RolloverResult> {
-    return this.prepareRotate(name, by).run();
+  async rotate(name: string, by: string, keyType?: unknown): Promise<RolloverResult> {
+    return this.prepareRotate(name, by, keyType).run();
   }
 
-  /** A rollover of the zone named (404 for a name that is none) and the work that starts it: see rotate. */
-  prepareRotate(name: string, by: string): PreparedWrite<RolloverResult> {
+  /** A rollover of the zone named (404 for a name that is none; 422 for a bad keyType) and its work: see rotate. */
+  prepareRotate(name: string, by: string, keyType?: unknown): PreparedWrite<RolloverResult> {
     const zone = zoneRef(name);
+    const kind = rotationKind(keyType);
     const run = (progress?: ProgressReport) =>
       this.writes.run(zone, async () => {
-        const keys = await asApi(() => this.store.listDnssecKeys(zone));
-        if (keys.length === 0)
-          throw apiError(
-            'CONFLICT',
-            `DNSSEC is not enabled for zone ${zone}: enable it first (POST /zones/${zone}/dnssec)`,
-          );
-        const rollover = this.rolloverOf(keys);
-        if (rollover) throw apiError('CONFLICT', `a ZSK rollover is already in progress: ${rollover}`);
-        const now = this.now();
-        const old = keys.find((k) => k.flags === ZSK_FLAGS && this.stateOf(k, now) === 'active');
-        if (!old) throw apiError('CONFLICT', `zone ${zone} has no active ZSK to replace`);
-        const algorithm = algorithmByNumber(old.algorithm);
-        if (!algorithm)
-          throw apiError('CONFLICT', `the ZSK of zone ${zone} has an algorithm this server does not sign with`);
-        const maxTtl = await this.largestTtl(zone);
-        const material = await newKeyMaterialAsync(algorithm, ZSK_FLAGS, old.bits);
-        const p = this.policy;
-        const startedAt = this.now();
-        const activate = startedAt + p.propagationDelay + p.dnskeyTtl + p.publishSafety;
-        const remove = activate + p.propagationDelay + maxTtl + p.retireSafety;
-        const fresh = this.newKey(zone, material, startedAt, activate);
-        const gone = keys.filter((k) => k.deleteAt !== null && (seconds(k.deleteAt) ?? 0) <= now).map((k) => k.id);
-        // only onto the keys read: of two rotations at once (any processes) one starts, the other is a 409
-        const updated = await this.onKeys(zone, keys, {
-          add: [fresh],
-          update: [{ id: old.id, inactiveAt: iso(activate), deleteAt: iso(remove) }],
-          ...(gone.length ? { remove: gone } : {}),
-        });
-        await this.written(zone, updated.serial, by, progress);
-        return {
-          success: true,
-          message: `ZSK rollover started: key ${fresh.id} is published now and signs from ${iso(activate)}; key ${old.id} stops signing then and is removed at ${iso(remove)}`,
-          oldKeyId: old.id,
-          newKeyId: fresh.id,
-          rolloverCompletionDate: iso(remove),
-        };
+        const result = await this.startRollover(zone, kind);
+        await this.written(zone, result.serial, by, progress);
+        return result.answer;
       });
     return { zone, run };
+  }
+
+  /**
+   * Starts a rollover of `kind` now (the API's rotate, and the scheduler's at a key's lifetime): 409 when DNSSEC is
+   * off, one of that kind is in progress, or another writer changed the keys meanwhile. Not waited for over DNS.
+   */
+  async startRollover(zone: string, kind: KeyKind): Promise<{ serial: number; answer: RolloverResult }> {
+    const keys = await asApi(() => this.store.listDnssecKeys(zone));
+    if (keys.length === 0)
+      throw apiError(
+        'CONFLICT',
+        `DNSSEC is not enabled for zone ${zone}: enable it first (POST /zones/${zone}/dnssec)`,
+      );
+    const now = this.now();
+    const busy = rolloverViews(keys, now).find((v) => v.keyType === kind);
+    if (busy) throw apiError('CONFLICT', `a ${kind} rollover is already in progress: ${describeRollover(busy)}`);
+    const old = currentKey(keys, kind, now);
+    if (!old) throw apiError('CONFLICT', `zone ${zone} has no active ${kind} to replace`);
+    const algorithm = algorithmByNumber(old.algorithm);
+    if (!algorithm)
+      throw apiError('CONFLICT', `the ${kind} of zone ${zone} has an algorithm this server does not sign with`);
+    const gone = keys.filter((k) => k.deleteAt !== null && (seconds(k.deleteAt) ?? 0) <= now).map((k) => k.id);
+    const p = this.policy;
+    if (kind === 'KSK') {
+      const material = await newKeyMaterialAsync(algorithm, KSK_FLAGS, old.bits);
+      const startedAt = this.now();
+      const { readyAt, update } = kskStart(old, p, startedAt, p.cdsPublish);
+      const fresh = this.newKey(zone, material, startedAt, startedAt, readyAt);
+      // only onto the keys read: of two rotations at once (any processes) one starts, the other is a 409
+      const updated = await this.onKeys(zone, keys, { add: [fresh], update, ...(gone.length ? { remove: gone } : {}) });
+      const earliest = iso(kskEarliestCompletion(p, startedAt, p.parentDsTtl));
+      return {
+        serial: updated.serial,
+        answer: {
+          success: true,
+          message: `KSK rollover started: key ${fresh.id} is published and signs the DNSKEY RRset now; its CDS/CDNSKEY are published at ${iso(readyAt)}, then the parent zone's DS for it is waited for (seen in the parent, or confirmed with POST /zones/${zone}/dnssec/ds-seen); key ${old.id} is removed the parent's DS TTL + ${p.propagationDelay + p.retireSafety} s after, at ${earliest} at the earliest`,
+          oldKeyId: old.id,
+          newKeyId: fresh.id,
+          rolloverCompletionDate: earliest,
+          keyType: 'KSK',
+        },
+      };
+    }
+    const maxTtl = await this.largestTtl(zone);
+    const material = await newKeyMaterialAsync(algorithm, ZSK_FLAGS, old.bits);
+    const startedAt = this.now();
+    const activate = startedAt + p.propagationDelay + p.dnskeyTtl + p.publishSafety;
+    const remove = activate + p.propagationDelay + maxTtl + p.retireSafety;
+    const fresh = this.newKey(zone, material, startedAt, activate);
+    const updated = await this.onKeys(zone, keys, {
+      add: [fresh],
+      update: [{ id: old.id, inactiveAt: iso(activate), deleteAt: iso(remove) }],
+      ...(gone.length ? { remove: gone } : {}),
+    });
+    return {
+      serial: updated.serial,
+      answer: {
+        success: true,
+        message: `ZSK rollover started: key ${fresh.id} is published now and signs from ${iso(activate)}; key ${old.id} stops signing then and is removed at ${iso(remove)}`,
+        oldKeyId: old.id,
+        newKeyId: fresh.id,
+        rolloverCompletionDate: iso(remove),
+        keyType: 'ZSK',
+      },
+    };
+  }
+
+  /**
+   * `POST /zones/{zone}/dnssec/ds-seen`: the parent zone's DS for the new KSK of the rollover in progress is there
+   * (like Knot's `zone-ksk-submitted`); `keyTag`, when given, must be that key's. The old KSK leaves the parent's DS
+   * TTL (DNSSEC_PARENT_DS_TTL_S) + Dprp + retire safety from now. 409 when no KSK rollover waits for a DS.
+   */
+  prepareDsSeen(name: string, by: string, keyTag?: unknown): PreparedWrite<DnssecStatus> {
+    const zone = zoneRef(name);
+    const tag = dsKeyTag(keyTag);
+    const run = (progress?: ProgressReport) =>
+      this.writes.run(zone, async () => {
+        const { serial, keys } = await this.markDsSeen(zone, { keyTag: tag, parentDsTtl: this.policy.parentDsTtl });
+        await this.written(zone, serial, by, progress);
+        return this.statusOf(zone, keys);
+      });
+    return { zone, run };
+  }
+
+  async dsSeen(name: string, by: string, keyTag?: unknown): Promise<DnssecStatus> {
+    return this.prepareDsSeen(name, by, keyTag).run();
+  }
+
+  /** The scheduler's markDsSeen: in the zone's queue of writes, then waited for over DNS. */
+  async confirmDs(zone: string, seen: { keyId: string; parentDsTtl: number }, by: string): Promise<void> {
+    await this.writes.run(zone, async () => {
+      const { serial } = await this.markDsSeen(zone, seen);
+      await this.written(zone, serial, by);
+    });
+  }
+
+  /**
+   * Records that the parent's DS for the new KSK was seen now (by hand or by a DS check that read `parentDsTtl`):
+   * 409 unless a KSK rollover is ready and waits for it (or `keyTag`/`keyId` name another key).
+   */
+  async markDsSeen(
+    zone: string,
+    seen: { keyTag?: number | null; keyId?: string; parentDsTtl: number },
+  ): Promise<{ serial: number; keys: DnssecKey[] }> {
+    const keys = await asApi(() => this.store.listDnssecKeys(zone));
+    const now = this.now();
+    const r = kskRollover(keys, now);
+    if (!r || r.step === 'retiring')
+      throw apiError(
+        'CONFLICT',
+        r
+          ? `the parent's DS for the new KSK ${r.fresh.id} of zone ${zone} was seen already (${r.fresh.dsSeenAt ?? ''}); the old KSK is removed at ${r.old.deleteAt ?? ''}`
+          : `no KSK rollover of zone ${zone} waits for the parent's DS (start one with POST /zones/${zone}/dnssec/rotate {"key_type": "KSK"})`,
+      );
+    if (r.step === 'published')
+      throw apiError(
+        'CONFLICT',
+        `the new KSK ${r.fresh.id} of zone ${zone} is not published long enough for the parent's DS to change: its CDS/CDNSKEY come at ${r.fresh.cdsAt ?? ''}; give the parent its DS from then`,
+      );
+    const tag = keyTag(dnskeyRdata(r.fresh.flags, r.fresh.algorithm, Buffer.from(r.fresh.publicKey, 'base64')));
+    if ((seen.keyTag != null && seen.keyTag !== tag) || (seen.keyId !== undefined && seen.keyId !== r.fresh.id))
+      throw apiError(
+        'CONFLICT',
+        `the KSK rollover of zone ${zone} waits for the DS of key ${r.fresh.id} (key tag ${tag}), not key tag ${seen.keyTag ?? seen.keyId ?? ''}`,
+      );
+    const { update } = kskDsSeen(r, this.policy, now, seen.parentDsTtl, this.policy.cdsPublish);
+    const updated = await this.onKeys(zone, keys, { update });
+    return { serial: updated.serial, keys: await asApi(() => this.store.listDnssecKeys(zone)) };
   }
 
   /**
@@ -245,7 +391,7 @@ export class DnssecService {
       now.length === 0
         ? `DNSSEC was turned off for zone ${zone} meanwhile`
         : rollover
-          ? `a ZSK rollover is already in progress: ${rollover}`
+          ? `a rollover is already in progress: ${rollover}`
           : seen.length === 0
             ? `DNSSEC is already enabled for zone ${zone}; turn it off first to change the algorithm`
             : `the DNSSEC keys of zone ${zone} changed meanwhile; read them again`,
@@ -257,9 +403,9 @@ export class DnssecService {
     await this.serving.served(zone, serial, progress);
   }
 
-  private newKey(zone: string, material: KeyMaterial, now: number, activate: number): DnssecKey {
+  private newKey(zone: string, material: KeyMaterial, now: number, activate: number, cdsAt?: number | null): DnssecKey {
     const lifetime = material.flags === KSK_FLAGS ? this.policy.kskLifetime : this.policy.zskLifetime;
-    return storedKey(zone, material, this.vault, { publishAt: now, activateAt: activate, lifetime });
+    return storedKey(zone, material, this.vault, { publishAt: now, activateAt: activate, lifetime, cdsAt });
   }
 
   /** The largest TTL signatures of the zone carry (records, SOA, DNSKEY, NSEC): how long old ones may be cached. */
@@ -280,17 +426,10 @@ export class DnssecService {
     return inactive !== null && inactive <= now ? 'retired' : 'active';
   }
 
-  /** What a rollover in progress waits for, in words; null when none is. */
+  /** What the rollovers in progress wait for, in words; null when none is. */
   private rolloverOf(keys: readonly DnssecKey[]): string | null {
-    const now = this.now();
-    const waiting = keys.find((k) => k.flags === ZSK_FLAGS && (seconds(k.activateAt) ?? 0) > now);
-    const leaving = keys.find((k) => k.flags === ZSK_FLAGS && k.deleteAt !== null && (seconds(k.deleteAt) ?? 0) > now);
-    if (!waiting && !leaving) return null;
-    const parts: string[] = [];
-    if (waiting) parts.push(`the new ZSK ${waiting.id} is published and starts signing at ${waiting.activateAt}`);
-    if (leaving)
-      parts.push(`the old ZSK ${leaving.id} is removed at ${leaving.deleteAt ?? ''}, when the rollover completes`);
-    return `${parts.join('; ')}`;
+    const views = rolloverViews(keys, this.now());
+    return views.length ? views.map(describeRollover).join('; ') : null;
   }
 
   private statusOf(zone: string, keys: readonly DnssecKey[]): DnssecStatus {
@@ -310,6 +449,7 @@ export class DnssecService {
       enabled: keys.length > 0,
       keys: live.map((k) => this.keyView(k, now)),
       dsRecords: live.filter((k) => k.flags === KSK_FLAGS).flatMap((k) => dsOf(zone, k)),
+      rollovers: rolloverViews(keys, now),
     };
   }
 
@@ -328,6 +468,9 @@ export class DnssecService {
       activateAt: k.activateAt,
       inactiveAt: k.inactiveAt,
       deleteAt: k.deleteAt,
+      cdsAt: k.cdsAt,
+      cdsUntil: k.cdsUntil,
+      dsSeenAt: k.dsSeenAt,
     };
   }
 }
