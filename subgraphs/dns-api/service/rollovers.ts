@@ -59,8 +59,12 @@ export interface KskTimings {
 const at = (iso: string | null): number => seconds(iso) ?? 0;
 const iso = (s: number): string => new Date(s * 1000).toISOString();
 const live = (k: DnssecKey, now: number): boolean => k.deleteAt === null || at(k.deleteAt) > now;
+/** Oldest first; of keys published in the same second, the one whose CDS come later (none first) is the newer. */
 const byPublication = (a: DnssecKey, b: DnssecKey): number =>
-  a.publishAt.localeCompare(b.publishAt) || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+  a.publishAt.localeCompare(b.publishAt) ||
+  (a.cdsAt ?? '').localeCompare(b.cdsAt ?? '') ||
+  a.createdAt.localeCompare(b.createdAt) ||
+  a.id.localeCompare(b.id);
 
 /** Ipub: how long a new key is published before it is relied on (Dprp + DNSKEY TTL + publish safety). */
 export const publicationInterval = (p: KskTimings): number => p.propagationDelay + p.dnskeyTtl + p.publishSafety;
