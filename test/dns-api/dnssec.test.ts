@@ -294,6 +294,39 @@ describe('POST /zones/{zone}/dnssec/rotate', () => {
     expectInvalid(await rest('POST', `/zones/${name2}/dnssec/rotate`, operator, { key: 'x' }), 'key', /unknown field/);
     expect((await rest('POST', `/zones/${name2}/dnssec/rotate`, operator, {})).status).toBe(200);
   });
+
+  it('key_type: ZSK as without a body, KSK a KSK rollover; anything else 422 naming key_type and the values', async () => {
+    const name3 = await zone('rotate-kind.dnssec.test');
+    expect((await setDnssec(name3, { enable: true })).status).toBe(200);
+    for (const bad of ['XSK', 'ksk', 5, true])
+      expectInvalid(
+        await rest('POST', `/zones/${name3}/dnssec/rotate`, operator, { key_type: bad }),
+        'key_type',
+        /key_type must be one of "KSK", "ZSK"/,
+      );
+    expect((await dnssecOf(name3)).body.keys).toHaveLength(2); // nothing started
+    const zsk = await rest<Rollover>('POST', `/zones/${name3}/dnssec/rotate`, operator, { key_type: 'ZSK' });
+    expect(zsk.status).toBe(200);
+    const ksk = await rest<Rollover>('POST', `/zones/${name3}/dnssec/rotate`, operator, { key_type: 'KSK' });
+    expect(ksk.status).toBe(200);
+    const status = (await dnssecOf(name3)).body as unknown as {
+      rollovers: Array<{ key_type: string; new_key_id: string }>;
+    };
+    expect(status.rollovers.map((r) => [r.key_type, r.new_key_id])).toEqual([
+      ['KSK', ksk.body.new_key_id],
+      ['ZSK', zsk.body.new_key_id],
+    ]);
+    const again = await rest('POST', `/zones/${name3}/dnssec/rotate`, operator, { key_type: 'KSK' });
+    expect(again.status).toBe(409);
+    expect((again.body as unknown as ErrorBody).error).toMatch(
+      /a KSK rollover is already in progress: the new KSK .* is published/,
+    );
+    const seen = await rest('POST', `/zones/${name3}/dnssec/ds-seen`, operator, { key_tag: 'x' });
+    expectInvalid(seen, 'key_tag', /key_tag must be an integer/);
+    const early = await rest('POST', `/zones/${name3}/dnssec/ds-seen`, operator);
+    expect(early.status).toBe(409);
+    expect((early.body as unknown as ErrorBody).error).toMatch(/its CDS\/CDNSKEY come at/);
+  });
 });
 
 describe('bad input: the status, and the field named in snake_case', () => {
@@ -487,6 +520,45 @@ describe('GraphQL', () => {
     );
     expect(off.body.errors).toBeUndefined();
     expect(off.body.data?.setZoneDnssec).toMatchObject({ enabled: false, keys: [] });
+  });
+
+  it('KSK rollovers as over REST: rotateZoneDnssec(keyType: KSK), rollovers in the status, confirmZoneDsSeen', async () => {
+    const url = api.sys.url;
+    const name = await zone('graphql-ksk.dnssec.test');
+    expect((await gql(url, SET, { z: name, in: { enable: true } }, operator)).body.errors).toBeUndefined();
+    const KSK = `mutation K($z: String!, $t: DnssecKeyType) { rotateZoneDnssec(zone: $z, keyType: $t) { success oldKeyId newKeyId rolloverCompletionDate keyType } }`;
+    const SEEN = `mutation D($z: String!, $tag: Int) { confirmZoneDsSeen(zone: $z, keyTag: $tag) { enabled } }`;
+    const STATUS = `query Q($z: String!) { zone(name: $z) { dnssec { keys { id keyType cdsAt cdsUntil dsSeenAt } rollovers { keyType step startedAt oldKeyId newKeyId completesAt steps { step at done } } } } }`;
+    const started = await gql<{ rotateZoneDnssec: { newKeyId: string; oldKeyId: string; keyType: string } }>(
+      url,
+      KSK,
+      { z: name, t: 'KSK' },
+      operator,
+    );
+    expect(started.body.errors).toBeUndefined();
+    expect(started.body.data?.rotateZoneDnssec.keyType).toBe('KSK');
+    const status = await gql<{
+      zone: { dnssec: { rollovers: Array<{ keyType: string; step: string; newKeyId: string; completesAt: null }> } };
+    }>(url, STATUS, { z: name }, viewer);
+    expect(status.body.data?.zone.dnssec.rollovers).toEqual([
+      expect.objectContaining({
+        keyType: 'KSK',
+        step: 'published',
+        newKeyId: started.body.data?.rotateZoneDnssec.newKeyId,
+        completesAt: null,
+      }),
+    ]);
+    // the same refusals as REST: a second KSK rollover, a DS confirmed before the key is ready, a tag that is none
+    const again = await gql(url, KSK, { z: name, t: 'KSK' }, operator);
+    expect(again.body.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+    expect(again.body.errors?.[0]?.message).toMatch(/a KSK rollover is already in progress/);
+    const early = await gql(url, SEEN, { z: name }, operator);
+    expect(early.body.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+    expect(early.body.errors?.[0]?.message).toMatch(/not published long enough/);
+    const badTag = await gql(url, SEEN, { z: name, tag: 70_000 }, operator);
+    expect(badTag.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'keyTag' });
+    const viewerSeen = await gql(url, SEEN, { z: name }, viewer);
+    expect(viewerSeen.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
   });
 
   it('zoneChanges tells of a DNSSEC change, and who made it', async () => {
