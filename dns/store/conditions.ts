@@ -6,7 +6,7 @@
  */
 import { invalid, show } from './errors';
 import type { StoredRecord, Zone } from '../model';
-import { StoreError, type DnssecKey, type RecordVersion, type ZoneVersion } from './types';
+import { StoreError, type DnssecKey, type DnssecKeyTimings, type RecordVersion, type ZoneVersion } from './types';
 
 const failed = (message: string): StoreError => new StoreError('PRECONDITION_FAILED', message);
 
@@ -61,6 +61,24 @@ export function holdRecordVersion(
     throw failed(`record ${expected.id} of zone ${zone} was deleted since it was read`);
   if (record.ttl !== expected.ttl || record.value !== expected.value || record.updatedAt !== expected.updatedAt)
     throw failed(`record ${expected.id} of zone ${zone} changed since it was read`);
+}
+
+/**
+ * PRECONDITION_FAILED unless each key named in `expected` still has the timings given there (null: still unset): a
+ * step of a rollover (the DS seen) is taken once, however many replicas take it at once.
+ */
+export function holdTimings(
+  zone: string,
+  expected: readonly DnssecKeyTimings[] | undefined,
+  keys: readonly DnssecKey[],
+): void {
+  for (const { id, ...timings } of expected ?? []) {
+    const key = keys.find((k) => k.id === id);
+    const same = (a: string | null | undefined, b: string | null) =>
+      a === undefined || (a === null ? b === null : b !== null && Date.parse(a) === Date.parse(b));
+    if (!key || !Object.entries(timings).every(([field, value]) => same(value, key[field as keyof typeof timings])))
+      throw failed(`the DNSSEC key ${id} of zone ${zone} changed since it was read`);
+  }
 }
 
 /** PRECONDITION_FAILED unless the zone's keys are exactly the ids `expected` (in any order). */

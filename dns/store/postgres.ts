@@ -45,6 +45,7 @@ import {
   checkRecordVersion,
   checkZoneVersion,
   holdKeySet,
+  holdTimings,
   holdRecordVersion,
   holdZoneVersion,
 } from './conditions';
@@ -716,6 +717,7 @@ class PostgresZoneStore implements ZoneStore {
       const { locked, serial } = await this.lockZone(c, zone, options.ifSerial);
       const keys = await this.dnssecKeys(c, zone);
       holdKeySet(zone, ifKeys, keys);
+      holdTimings(zone, options.ifTimings, keys);
       const checked = checkDnssecKeyChange(change, zone);
       const ids = checked.add.map((k) => k.id);
       const taken = ids.length

@@ -29,6 +29,7 @@ import {
   checkRecordVersion,
   checkZoneVersion,
   holdKeySet,
+  holdTimings,
   holdRecordVersion,
   holdZoneVersion,
 } from './conditions';
@@ -587,6 +588,7 @@ class SqliteZoneStore implements ZoneStore {
       const current = this.currentZone(zone, options.ifSerial);
       const keys = this.s.dnssecKeys.all(zone) as DnssecKey[];
       holdKeySet(zone, ifKeys, keys);
+      holdTimings(zone, options.ifTimings, keys);
       const checked = checkDnssecKeyChange(change, zone);
       const taken = new Set(this.s.dnssecKeyIds.all(JSON.stringify(checked.add.map((k) => k.id))) as string[]);
       const plan = planDnssecKeyChange(zone, checked, keys, taken);

@@ -1337,6 +1337,16 @@ export function describeZoneStoreContract(
           'INVALID',
           { message: /dsSeenAt/ },
         );
+        // ifTimings: only while the key still has those timings (null: unset); nothing written otherwise
+        const seen = { update: [{ id: ksk.id, dsSeenAt: '2024-12-01T00:00:00.000Z' }] };
+        await expectStoreError(
+          store.changeDnssecKeys(zn, seen, { ifTimings: [{ id: ksk.id, dsSeenAt: null }] }),
+          'PRECONDITION_FAILED',
+          { message: new RegExp(ksk.id) },
+        );
+        const ifSeen = [{ id: ksk.id, dsSeenAt: '2024-09-02T00:00:00.25Z', cdsAt: null }];
+        await store.changeDnssecKeys(zn, seen, { ifTimings: ifSeen });
+        expect((await store.listDnssecKeys(zn))[0]?.dsSeenAt).toBe('2024-12-01T00:00:00.000Z');
         const bad = [{ id: ksk.id, flags: 256 }] as unknown as DnssecKeyChange['update'];
         await expectStoreError(store.changeDnssecKeys(zn, { update: bad }), 'INVALID', {
           message: /"flags" cannot be changed \(only inactiveAt, deleteAt, cdsAt, cdsUntil, dsSeenAt\)/,

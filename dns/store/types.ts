@@ -83,6 +83,8 @@ export interface DnssecKeyChangeOptions {
    * key set (`[]`: only when the zone has no keys — enabling DNSSEC).
    */
   ifKeys?: readonly string[];
+  /** PRECONDITION_FAILED unless these keys still have these timings (null: unset), e.g. `{id, dsSeenAt: null}`. */
+  ifTimings?: readonly DnssecKeyTimings[];
 }
 
 /** A refused store operation. Nothing was written. `index` names the failing change of a batch. */

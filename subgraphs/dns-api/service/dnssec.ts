@@ -16,7 +16,13 @@ import {
   ZSK_FLAGS,
 } from '../../../dns/dnssec';
 import type { Zone } from '../../../dns/model';
-import { StoreError, type DnssecKey, type DnssecKeyChange, type ZoneStore } from '../../../dns/store';
+import {
+  StoreError,
+  type DnssecKey,
+  type DnssecKeyChange,
+  type DnssecKeyTimings,
+  type ZoneStore,
+} from '../../../dns/store';
 import { apiError, apiErrorOf, asApi, invalid, invalidFields, type FieldError } from '../errors';
 import type { ChangeFeed } from './changes';
 import type { ProgressReport } from './operations';
@@ -370,7 +376,8 @@ export class DnssecService {
         `the KSK rollover of zone ${zone} waits for the DS of key ${r.fresh.id} (key tag ${tag}), not key tag ${seen.keyTag ?? seen.keyId ?? ''}`,
       );
     const { update } = kskDsSeen(r, this.policy, now, seen.parentDsTtl, this.policy.cdsPublish);
-    const updated = await this.onKeys(zone, keys, { update });
+    // only while the DS is still unseen: of replicas that saw it at once, one records it
+    const updated = await this.onKeys(zone, keys, { update }, [{ id: r.fresh.id, dsSeenAt: null }]);
     return { serial: updated.serial, keys: await asApi(() => this.store.listDnssecKeys(zone)) };
   }
 
@@ -378,9 +385,17 @@ export class DnssecService {
    * Changes the zone's keys only if they are still `seen` (checked by the store inside the write). When they are
    * not, another writer got there first: 409 saying what state the keys are in now.
    */
-  private async onKeys(zone: string, seen: readonly DnssecKey[], change: DnssecKeyChange): Promise<Zone> {
+  private async onKeys(
+    zone: string,
+    seen: readonly DnssecKey[],
+    change: DnssecKeyChange,
+    ifTimings?: DnssecKeyTimings[],
+  ): Promise<Zone> {
     try {
-      return await this.store.changeDnssecKeys(zone, change, { ifKeys: seen.map((k) => k.id) });
+      return await this.store.changeDnssecKeys(zone, change, {
+        ifKeys: seen.map((k) => k.id),
+        ...(ifTimings ? { ifTimings } : {}),
+      });
     } catch (err) {
       if (!(err instanceof StoreError && err.code === 'PRECONDITION_FAILED')) throw apiErrorOf(err);
     }

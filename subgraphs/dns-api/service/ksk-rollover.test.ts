@@ -199,6 +199,30 @@ describe('a KSK rollover with the parent zone ours', () => {
   });
 });
 
+describe('replicas', () => {
+  it('two checking at once: the parent DS written once, the DS seen recorded once, neither fails', async () => {
+    await service.set(CHILD, { enable: true }, 'test');
+    const started = await service.rotate(CHILD, 'test', 'KSK');
+    const logs: string[] = [];
+    const log = { info: (_: object, msg: string) => logs.push(msg), warn: (_: object, msg: string) => logs.push(msg) };
+    const serving = { served: async () => undefined };
+    const options = { everyMs: 0, autoRollover: false, dsCheck: { servers: [], timeoutMs: 100 }, log };
+    const replicas = [0, 1].map(() => {
+      const other = new DnssecService(store, serving, feed, vault, new KeyedQueue(), POLICY, () => now);
+      return new RolloverDriver(store, other, serving, feed, options, () => now);
+    });
+    now = T0 + IPUB;
+    const before = (await store.getZone(CHILD))?.serial ?? 0;
+    await Promise.all(replicas.map((r) => r.tick()));
+    await Promise.all(replicas.map((r) => r.close()));
+    expect(logs.filter((m) => /could not/.test(m))).toEqual([]);
+    expect(logs.filter((m) => /the parent's DS for the new KSK is there/.test(m))).toHaveLength(1);
+    expect(logs.filter((m) => /CDS changed its DS RRset/.test(m))).toHaveLength(1);
+    expect((await store.getZone(CHILD))?.serial).toBe(before + 1);
+    expect((await ksks()).find((k) => k.id === started.newKeyId)?.dsSeenAt).toBe(iso(now));
+  });
+});
+
 describe('ds-seen by hand', () => {
   it('409 without a KSK rollover, before the new key is ready, for another key tag, and once seen', async () => {
     await service.set(CHILD, { enable: true }, 'test');

@@ -1,3 +1,4 @@
+import { GraphQLError } from 'graphql';
 import { seconds } from '../../../dns/dnssec';
 import { StoreError, type DnssecKey, type ZoneStore } from '../../../dns/store';
 import type { ChangeFeed } from './changes';
@@ -19,6 +20,20 @@ export interface RolloverDriverOptions {
   /** How the parent's servers are asked for a DS (a parent zone that is not ours). */
   dsCheck: DsCheckOptions;
   log?: RolloverDriverLogger;
+}
+
+const isConflict = (err: unknown): boolean =>
+  err instanceof GraphQLError && (err.extensions as { code?: unknown }).code === 'CONFLICT';
+
+/** Whether `work` succeeded; false when it was a 409 (another replica did it first). */
+async function notConflict(work: Promise<unknown>): Promise<boolean> {
+  try {
+    await work;
+    return true;
+  } catch (err) {
+    if (isConflict(err)) return false;
+    throw err;
+  }
 }
 
 /** Who the feed names for the changes the scheduled part makes. */
@@ -104,13 +119,12 @@ export class RolloverDriver {
         parent !== null
           ? await this.dsInOurParent(parent, zone, r.fresh)
           : await dsAtParentServers(zone, r.fresh, this.options.dsCheck);
-      if (ttl !== null) {
-        await this.dnssec.confirmDs(zone, { keyId: r.fresh.id, parentDsTtl: ttl }, BY);
+      // another replica recording it first is a 409 here: nothing to do
+      if (ttl !== null && (await notConflict(this.dnssec.confirmDs(zone, { keyId: r.fresh.id, parentDsTtl: ttl }, BY))))
         this.options.log?.info(
           { zone, key: r.fresh.id, parent: parent ?? 'elsewhere', dsTtl: ttl },
           "DNSSEC: the parent's DS for the new KSK is there; the old KSK retires",
         );
-      }
     }
     if (this.options.autoRollover) await this.autoRollovers(zone, keys, now);
   }
@@ -121,7 +135,11 @@ export class RolloverDriver {
     for (const kind of ['ZSK', 'KSK'] as KeyKind[]) {
       const key = currentKey(keys, kind, now);
       if (!key || busy.has(kind) || (seconds(key.expiresAt) ?? Infinity) > now) continue;
-      const started = await this.dnssec.rotate(zone, BY, kind);
+      const started = await this.dnssec.rotate(zone, BY, kind).catch((err: unknown) => {
+        if (isConflict(err)) return null; // another replica started it first
+        throw err;
+      });
+      if (!started) return;
       this.options.log?.info(
         { zone, keyType: kind, oldKey: started.oldKeyId, newKey: started.newKeyId, expiredAt: key.expiresAt },
         `DNSSEC: a ${kind} reached the end of its lifetime; ${kind} rollover started`,
