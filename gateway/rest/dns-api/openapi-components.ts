@@ -236,9 +236,15 @@ export const schemas: Record<string, Json> = {
       enabled: { type: 'boolean' },
       keys: { type: 'array', items: ref('DnssecKey'), description: 'Keys still published, oldest first' },
       ds_records: { type: 'array', items: ref('DsRecord'), description: 'Two per KSK: digest types 2 and 4' },
-      rollovers: { type: 'array', items: ref('RolloverProgress'), description: 'The rollovers in progress' },
+      rollovers: {
+        type: 'array',
+        items: ref('RolloverProgress'),
+        minItems: 1,
+        description: 'The rollovers in progress (a KSK one, a ZSK one); absent when none is',
+      },
     },
     'Whether the zone is signed, its keys and its DS records',
+    ['rollovers'],
   ),
   DnssecRequest: fromZod(DnssecBody, 'DNSSEC on (a new KSK and ZSK) or off (its keys removed)', {
     enable: true,

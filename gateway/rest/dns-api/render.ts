@@ -215,15 +215,20 @@ export const dnssecStatus = (s: GqlDnssecStatus) => ({
     digest_type: d.digestType,
     digest: d.digest,
   })),
-  rollovers: s.rollovers.map((r) => ({
-    key_type: r.keyType,
-    step: r.step,
-    started_at: r.startedAt,
-    old_key_id: r.oldKeyId,
-    new_key_id: r.newKeyId,
-    completes_at: r.completesAt,
-    steps: r.steps,
-  })),
+  // only while a rollover is in progress: otherwise the seed's shape, as it was
+  ...(s.rollovers.length
+    ? {
+        rollovers: s.rollovers.map((r) => ({
+          key_type: r.keyType,
+          step: r.step,
+          started_at: r.startedAt,
+          old_key_id: r.oldKeyId,
+          new_key_id: r.newKeyId,
+          completes_at: r.completesAt,
+          steps: r.steps,
+        })),
+      }
+    : {}),
 });
 
 export const dnssecRollover = (r: GqlDnssecRollover) => ({
