@@ -458,6 +458,7 @@ export class DnssecService {
           a.createdAt.localeCompare(b.createdAt) ||
           a.activateAt.localeCompare(b.activateAt) ||
           b.flags - a.flags ||
+          (a.cdsAt ?? '').localeCompare(b.cdsAt ?? '') || // a KSK rollover's new key: its CDS come later
           a.id.localeCompare(b.id),
       );
     return {
