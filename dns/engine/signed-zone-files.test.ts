@@ -109,6 +109,13 @@ describe('a file is not used when', () => {
   test('the keys or the policy differ', async () => {
     expect(await read(mark, freshKeys(ZONE, 13, NOW - 100))).toBeUndefined();
     expect(await read(mark, keys.slice(0, 1))).toBeUndefined();
+    // the KSK's CDS window moved (a KSK rollover's step): CDS/CDNSKEY at the apex differ
+    expect(
+      await read(
+        mark,
+        keys.map((k) => (k.flags === 257 ? { ...k, cdsAt: NOW - 5 } : k)),
+      ),
+    ).toBeUndefined();
     expect(await read(mark, keys, { ...DEFAULT_SIGNING_POLICY, dnskeyTtl: 60 })).toBeUndefined();
     expect(keyFingerprint(keys, DEFAULT_SIGNING_POLICY)).not.toBe(
       keyFingerprint(

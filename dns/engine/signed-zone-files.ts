@@ -68,7 +68,18 @@ export function keyFingerprint(keys: readonly ZoneKey[], policy: SigningPolicy):
   hash.update(JSON.stringify([policy.signatureValidity, policy.inceptionOffset, policy.dnskeyTtl]));
   for (const k of [...keys].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)))
     hash.update(
-      JSON.stringify([k.id, k.flags, k.tag, k.algorithm.number, k.publishAt, k.activateAt, k.inactiveAt, k.deleteAt]),
+      JSON.stringify([
+        k.id,
+        k.flags,
+        k.tag,
+        k.algorithm.number,
+        k.publishAt,
+        k.activateAt,
+        k.inactiveAt,
+        k.deleteAt,
+        k.cdsAt ?? null,
+        k.cdsUntil ?? null,
+      ]),
     );
   return hash.digest('hex');
 }
