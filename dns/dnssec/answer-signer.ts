@@ -1,6 +1,16 @@
 import type { AnswerSigner } from '../server';
-import { closestEncloser, ORIGIN, type Resolution, type RR, wildcardAt, type ZoneData } from '../zone';
+import {
+  closestEncloser,
+  ORIGIN,
+  parentOf,
+  type Resolution,
+  type RR,
+  type SignedState,
+  wildcardAt,
+  type ZoneData,
+} from '../zone';
 import { canonicalKey, covered } from './canonical';
+import { hashLabel } from './nsec3';
 import { search } from './zone-signer';
 
 /**
@@ -19,41 +29,30 @@ export class DnssecAnswerSigner implements AnswerSigner {
     const answers: RR[] = [];
     const authorities: RR[] = [];
     const additionals: RR[] = [];
-    const proofs = new Proofs(zone);
+    const proofs = zone.signing.policy.nsec3 ? new Nsec3Proofs(zone) : new Proofs(zone);
     // the answer section: each RRset, then its RRSIGs; a wildcard's also proves the name asked does not exist
     for (const rrset of rrsets(resolution.answers)) {
       answers.push(...rrset, ...this.signaturesOf(zone, rrset));
-      if (fromWildcard(rrset)) proofs.covering(lower(rrset[0]?.name ?? ''));
+      if (fromWildcard(rrset)) proofs.wildcardAnswer(lower(rrset[0]?.name ?? ''));
     }
     const negative = resolution.authorities.some((r) => r.type === 'SOA');
     for (const rrset of rrsets(resolution.authorities)) {
       authorities.push(...rrset);
       const type = rrset[0]?.type;
       if (type === 'SOA') authorities.push(...this.signaturesOf(zone, rrset));
-      else if (type === 'NS' && !resolution.aa) authorities.push(...referralProof(zone, lower(rrset[0]?.name ?? '')));
+      else if (type === 'NS' && !resolution.aa) proofs.referral(lower(rrset[0]?.name ?? ''), authorities);
     }
-    if (negative) this.denial(zone, resolution, qname, proofs);
+    if (negative) this.denial(resolution, qname, proofs);
     authorities.push(...proofs.records());
     for (const rrset of rrsets(resolution.additionals)) additionals.push(...rrset, ...this.signaturesOf(zone, rrset));
     return { ...resolution, answers, authorities, additionals };
   }
 
-  /** The NSEC proofs of a negative answer for the last name of the chain the answer followed. */
-  private denial(zone: ZoneData, resolution: Resolution, qname: string, proofs: Proofs): void {
+  /** The proofs of a negative answer for the last name of the chain the answer followed. */
+  private denial(resolution: Resolution, qname: string, proofs: Proofs): void {
     const name = lastName(qname, resolution.answers);
-    if (resolution.rcode === 'NXDOMAIN') {
-      proofs.covering(name);
-      proofs.covering(wildcardAt(closestEncloser(zone, name)));
-      return;
-    }
-    if (zone.nodes.has(name)) proofs.at(name);
-    else if (zone.names.has(name))
-      proofs.covering(name); // an empty non-terminal: no NSEC of its own
-    else {
-      // a wildcard matched but has not the type: the name does not exist, the wildcard has no such type
-      proofs.covering(name);
-      proofs.at(wildcardAt(closestEncloser(zone, name)));
-    }
+    if (resolution.rcode === 'NXDOMAIN') proofs.nxdomain(name);
+    else proofs.nodata(name);
   }
 
   /** The RRSIGs over one RRset of an answer: its owner's, or its wildcard's renamed; TTL as the RRset's. */
@@ -79,17 +78,54 @@ export class DnssecAnswerSigner implements AnswerSigner {
 
 /** NSEC records (and their RRSIGs) an answer needs, each once, in the order asked for. */
 class Proofs {
-  private readonly owners = new Set<string>();
+  protected readonly owners = new Set<string>();
 
-  constructor(private readonly zone: ZoneData) {}
+  constructor(protected readonly zone: ZoneData) {}
+
+  /** The name does not exist, nor a wildcard that would answer for it. */
+  nxdomain(name: string): void {
+    this.covering(name);
+    this.covering(wildcardAt(closestEncloser(this.zone, name)));
+  }
+
+  /** The name has not the type asked for (or a wildcard matched but has not the type). */
+  nodata(name: string): void {
+    const zone = this.zone;
+    if (zone.nodes.has(name)) this.at(name);
+    else if (zone.names.has(name))
+      this.covering(name); // an empty non-terminal: no NSEC of its own
+    else {
+      // a wildcard matched but has not the type: the name does not exist, the wildcard has no such type
+      this.covering(name);
+      this.at(wildcardAt(closestEncloser(zone, name)));
+    }
+  }
+
+  /** A wildcard answered for `name`: no closer match exists. */
+  wildcardAnswer(name: string): void {
+    this.covering(name);
+  }
+
+  /** A referral to `cut`: its DS and their RRSIGs, or (an unsigned child) the proof that there is no DS. */
+  referral(cut: string, out: RR[]): void {
+    const node = this.zone.nodes.get(cut);
+    const ds = node?.get('DS');
+    if (node && ds) out.push(...ds, ...(node.get('RRSIG')?.filter((s) => covered(s) === 'DS') ?? []));
+    else if (node) this.noDs(cut);
+  }
+
+  /** An unsigned delegation: its NSEC (NS, no DS). */
+  protected noDs(cut: string): void {
+    this.at(cut);
+  }
 
   /** The NSEC at `name` (a name of the chain). */
-  at(name: string): void {
+  protected at(name: string): void {
     this.owners.add(name);
   }
 
   /** The NSEC whose owner comes before `name` in the chain and whose next name after it: it covers `name`. */
-  covering(name: string): void {
+  protected covering(name: string): void {
     const state = this.zone.signing;
     if (!state || state.chain.length === 0) return;
     const at = search(state.chainKeys, canonicalKey(name === '.' ? '' : name));
@@ -101,22 +137,110 @@ class Proofs {
     const out: RR[] = [];
     for (const owner of this.owners) {
       const node = this.zone.nodes.get(owner);
-      const nsec = node?.get('NSEC');
-      if (!nsec) continue;
-      out.push(...nsec, ...(node?.get('RRSIG')?.filter((s) => covered(s) === 'NSEC') ?? []));
+      const type = node?.has('NSEC3') ? 'NSEC3' : 'NSEC';
+      const records = node?.get(type);
+      if (!records) continue;
+      out.push(...records, ...(node?.get('RRSIG')?.filter((s) => covered(s) === type) ?? []));
     }
     return out;
   }
 }
 
-/** At a delegation: its DS and their RRSIGs, or (an unsigned child) the NSEC that shows there is no DS. */
-function referralProof(zone: ZoneData, cut: string): RR[] {
-  const node = zone.nodes.get(cut);
-  if (!node) return [];
-  const sigs = (type: string) => node.get('RRSIG')?.filter((s) => covered(s) === type) ?? [];
-  const ds = node.get('DS');
-  if (ds) return [...ds, ...sigs('DS')];
-  return [...(node.get('NSEC') ?? []), ...sigs('NSEC')];
+/**
+ * NSEC3 records an answer needs (RFC 5155 §7.2). A name's hash is computed once per zone copy for names of the zone
+ * (a bounded cache); a name that does not exist (a next closer name) is hashed per answer — one SHA-1 of a name.
+ */
+class Nsec3Proofs extends Proofs {
+  private readonly state: SignedState;
+  private readonly hashes: Map<string, string>;
+
+  constructor(zone: ZoneData) {
+    super(zone);
+    this.state = zone.signing as SignedState;
+    let hashes = HASHES.get(this.state);
+    if (!hashes) HASHES.set(this.state, (hashes = new Map<string, string>()));
+    this.hashes = hashes;
+  }
+
+  /** RFC 5155 §7.2.2: the closest encloser's NSEC3, one covering the next closer name, one covering the wildcard. */
+  override nxdomain(name: string): void {
+    const { encloser, nextCloser } = this.closestProvable(name);
+    this.at(encloser);
+    if (nextCloser !== null) this.covering(nextCloser);
+    this.covering(wildcardAt(encloser));
+  }
+
+  /**
+   * §7.2.3 the name's own NSEC3; §7.2.4 DS at a delegation the Opt-Out chain leaves out: the closest provable
+   * encloser proof; §7.2.5 a wildcard without the type: the closest encloser proof and the wildcard's NSEC3.
+   */
+  override nodata(name: string): void {
+    if (this.inChain(name)) return this.at(name);
+    const { encloser, nextCloser } = this.closestProvable(name);
+    this.at(encloser);
+    if (nextCloser !== null) this.covering(nextCloser);
+    if (!this.zone.names.has(name)) this.at(wildcardAt(encloser));
+  }
+
+  /** §7.2.6: the NSEC3 covering the next closer name (the closest encloser is the wildcard's parent). */
+  override wildcardAnswer(name: string): void {
+    this.covering(childToward(name, closestEncloser(this.zone, name)));
+  }
+
+  /** §7.2.7: the delegation's NSEC3, or (Opt-Out left it out) the closest provable encloser proof. */
+  protected override noDs(cut: string): void {
+    this.nodata(cut);
+  }
+
+  protected override at(name: string): void {
+    const at = search(this.state.chainKeys, this.hash(name));
+    if (at >= 0) this.owners.add(this.state.chain[at] ?? '');
+  }
+
+  protected override covering(name: string): void {
+    const keys = this.state.chainKeys;
+    if (keys.length === 0) return;
+    const at = search(keys, this.hash(name));
+    const before = at >= 0 ? at : -at - 2;
+    this.owners.add(this.state.chain[(before + keys.length) % keys.length] ?? '');
+  }
+
+  private inChain(name: string): boolean {
+    return this.zone.names.has(name) && search(this.state.chainKeys, this.hash(name)) >= 0;
+  }
+
+  /** The closest ancestor of `name` (or itself) with an NSEC3, and the name one label below it toward `name`. */
+  private closestProvable(name: string): { encloser: string; nextCloser: string | null } {
+    const apex = this.zone.name;
+    let nextCloser: string | null = null;
+    let encloser = name;
+    while (encloser !== apex && encloser !== '' && !this.inChain(encloser)) {
+      nextCloser = encloser;
+      encloser = parentOf(encloser);
+    }
+    return { encloser, nextCloser };
+  }
+
+  private hash(name: string): string {
+    let label = this.hashes.get(name);
+    if (label === undefined) {
+      label = hashLabel(name);
+      // names of the zone are asked for again and again; one that does not exist is kept only while there is room
+      if (this.hashes.size < MAX_HASHES || this.zone.names.has(name)) this.hashes.set(name, label);
+    }
+    return label;
+  }
+}
+
+/** Per signed copy, hashed labels of the names answers needed. */
+const HASHES = new WeakMap<SignedState, Map<string, string>>();
+const MAX_HASHES = 100_000;
+
+/** The ancestor of `name` (or itself) one label below `encloser`. */
+function childToward(name: string, encloser: string): string {
+  let child = name;
+  while (parentOf(child) !== encloser && child !== '') child = parentOf(child);
+  return child;
 }
 
 const lower = (name: string): string => name.toLowerCase();

@@ -1,9 +1,18 @@
 import type { SoaAnswer } from 'dns-packet';
-import { type Node, parentOf, type RR, type SigningPolicy, type ZoneData, type ZoneKey } from '../zone';
+import {
+  type Node,
+  parentOf,
+  type RR,
+  type SignedState,
+  type SigningPolicy,
+  type ZoneData,
+  type ZoneKey,
+} from '../zone';
 import { signData } from './algorithms';
 
 import { canonicalKey, covered, labelCount, signedData } from './canonical';
 import { dnskeyRdata, dsRdata, KSK_FLAGS } from './keys';
+import { hashedOwner, hashLabel, type Nsec3Data, nsec3paramRecord, nsec3Record } from './nsec3';
 import { SignPool } from './sign-pool';
 
 /**
@@ -188,32 +197,44 @@ function occluded(zone: ZoneData, apex: string, owner: string): boolean {
   return false;
 }
 
+/** Types a signer makes afresh each time: the records of authenticated denial (NSEC, NSEC3 and its parameters). */
+const DENIAL_TYPES: ReadonlySet<string> = new Set(['NSEC', 'NSEC3', 'NSEC3PARAM']);
+
+/** Whether `owner` is the owner of an NSEC3 record (a hashed label right below the apex), not a name of the zone. */
+function isHashed(zone: ZoneData, apex: string, owner: string): boolean {
+  const label = apex === '' || apex === '.' ? owner : owner.slice(0, -apex.length - 1);
+  return HASHED.test(label) && owner.endsWith(apex) && zone.nodes.peek(owner)?.has('NSEC3') === true;
+}
+const HASHED = /^[0-9a-v]{32}$/;
+
 /** Whether `node` (not the apex) is a delegation point: NS at a name below the apex. */
 const isCut = (node: Node, owner: string, apex: string): boolean => owner !== apex && node.has('NS');
 
 /**
  * The records of one authoritative owner name, signed: its RRsets (at a delegation only NS, unsigned, and DS), an
- * RRSIG per signed RRset, and the NSEC to `next`. The apex adds DNSKEY (signed by the KSKs) and the SOA's RRSIG.
- * `keepSignatures`: the name did not change, only its successor: its RRSIGs are kept and only the NSEC is made.
+ * RRSIG per signed RRset, and the NSEC to `next` (null: none — the zone's denial is NSEC3, made apart). The apex adds
+ * DNSKEY (signed by the KSKs), the SOA's RRSIG and, under NSEC3, the NSEC3PARAM. `types`: the bitmap of the name's
+ * NSEC or NSEC3 record. `keepSignatures`: the name did not change, only its successor: its RRSIGs are kept and only
+ * the NSEC is made.
  */
 function signedNode(
   run: Run,
   owner: string,
   node: Node,
-  next: string,
+  next: string | null,
   apex: string,
   soa: SoaAnswer,
   keepSignatures = false,
-): RR[] {
+): { records: RR[]; types: string[] } {
   const cut = isCut(node, owner, apex);
   const out: RR[] = [];
   const rrsigs: RR[] = [];
   const types: string[] = [];
   let ownerName = owner === apex ? soa.name : undefined;
   for (const [type, rrset] of node) {
-    if (type === 'NSEC' || type === 'SOA' || (owner === apex && MADE_AT_APEX.has(type))) continue; // made afresh here
+    if (DENIAL_TYPES.has(type) || type === 'SOA' || (owner === apex && MADE_AT_APEX.has(type))) continue; // made afresh
     if (type === 'RRSIG') {
-      if (keepSignatures) rrsigs.push(...rrset.filter((r) => covered(r) !== 'NSEC'));
+      if (keepSignatures) rrsigs.push(...rrset.filter((r) => !DENIAL_TYPES.has(covered(r))));
       continue;
     }
     ownerName ??= rrset[0]?.name;
@@ -237,6 +258,16 @@ function signedNode(
     }
     types.push('SOA');
     if (!keepSignatures) rrsigs.push(...run.sign([soa], run.zsks));
+    if (next === null) {
+      const param = [nsec3paramRecord(soa.name, run.zone.negativeTtl)];
+      out.push(...param);
+      types.push('NSEC3PARAM');
+      rrsigs.push(...run.sign(param, run.zsks));
+    }
+  }
+  if (next === null) {
+    if (!cut || types.includes('DS')) types.push('RRSIG'); // an unsigned delegation has none (RFC 5155 §7.1)
+    return { records: [...out, ...rrsigs], types };
   }
   const nsec = {
     name: ownerName ?? owner,
@@ -245,16 +276,43 @@ function signedNode(
     ttl: run.zone.negativeTtl,
     data: { nextDomain: next === '' ? '.' : next, rrtypes: [...types, 'RRSIG', 'NSEC'] },
   } as unknown as RR;
-  return [...out, ...rrsigs, nsec, ...run.sign([nsec], run.zsks)];
+  return { records: [...out, ...rrsigs, nsec, ...run.sign([nsec], run.zsks)], types };
 }
 
 /** The authoritative owner names of `zone` (index keys) in canonical order. */
-function chainOf(zone: ZoneData, apex: string): { chain: string[]; chainKeys: string[] } {
+function chainOf(zone: ZoneData, apex: string): { chain: string[]; chainKeys: string[]; hashed: string[] } {
   const keyed: Array<[string, string]> = [];
+  const hashed: string[] = []; // NSEC3 owners of an earlier signing
   for (const owner of zone.nodes.keys())
-    if (!occluded(zone, apex, owner)) keyed.push([canonicalKey(owner === '.' ? '' : owner), owner]);
+    if (isHashed(zone, apex, owner)) hashed.push(owner);
+    else if (!occluded(zone, apex, owner)) keyed.push([canonicalKey(owner === '.' ? '' : owner), owner]);
   keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return { chain: keyed.map(([, owner]) => owner), chainKeys: keyed.map(([key]) => key) };
+  return { chain: keyed.map(([, owner]) => owner), chainKeys: keyed.map(([key]) => key), hashed };
+}
+
+/** Whether the NSEC3 bitmap `types` of a name below the apex is an unsigned delegation's (NS, no DS). */
+const unsignedCut = (types: readonly string[]): boolean => types.includes('NS') && !types.includes('DS');
+
+/**
+ * The names an NSEC3 chain covers (RFC 5155 §7.1), with their bitmaps: every authoritative name of `chain` (with
+ * Opt-Out, not the unsigned delegations) and every empty non-terminal above one, by hashed label in hash order.
+ */
+function nsec3Names(
+  apex: string,
+  chain: readonly string[],
+  bitmaps: ReadonlyMap<string, string[]>,
+  optOut: boolean,
+): Array<{ label: string; types: string[] }> {
+  const names = new Map<string, string[]>();
+  for (const owner of chain) {
+    const types = bitmaps.get(owner) ?? [];
+    if (!(optOut && owner !== apex && unsignedCut(types))) names.set(owner, types);
+    // canonical order: a name's ancestors came before it, so the first one known has all of its own known too
+    if (owner !== apex)
+      for (let n = parentOf(owner); n !== apex && n !== '' && !names.has(n); n = parentOf(n)) names.set(n, []);
+  }
+  const hashed = [...names].map(([name, types]) => ({ label: hashLabel(name), types }));
+  return hashed.sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
 }
 
 /** The name an NSEC of `chain[i]` points to: the next one, the last back to the apex (model form, root ""). */
@@ -325,23 +383,41 @@ function* signingSteps(run: Run, namesPerStep = NAMES_PER_STEP): Generator<'name
   const zone = run.zone;
   if (run.zsks.length === 0) return zone;
   const apex = zone.soa.name.toLowerCase();
-  const { chain, chainKeys } = chainOf(zone, apex);
+  const nsec3 = run.policy.nsec3 ?? null;
+  const { chain, chainKeys, hashed } = chainOf(zone, apex);
   const owners = new Map<string, RR[]>();
+  for (const owner of hashed) owners.set(owner, []); // an earlier NSEC3 chain goes (a new one replaces it)
+  const bitmaps = new Map<string, string[]>();
   run.namesTotal = chain.length;
   for (let i = 0; i < chain.length; i++) {
     const owner = chain[i] ?? '';
     const node = zone.nodes.peek(owner);
-    if (node) owners.set(owner, signedNode(run, owner, node, nextOf(chain, i), apex, zone.soa));
+    if (node) {
+      const signed = signedNode(run, owner, node, nsec3 ? null : nextOf(chain, i), apex, zone.soa);
+      owners.set(owner, signed.records);
+      if (nsec3) bitmaps.set(owner, signed.types);
+    }
     run.namesDone = i + 1;
     if (i % namesPerStep === namesPerStep - 1) yield 'names';
+  }
+  let denial = { chain, chainKeys };
+  if (nsec3) {
+    const names = nsec3Names(apex, chain, bitmaps, nsec3.optOut);
+    for (let i = 0; i < names.length; i++) {
+      const { label, types } = names[i] as { label: string; types: string[] };
+      const next = names[(i + 1) % names.length]?.label ?? label;
+      const rr = nsec3Record(label, zone.soa.name, next, types, nsec3.optOut, zone.negativeTtl);
+      owners.set(hashedOwner(label, apex), [rr, ...run.sign([rr], run.zsks)]);
+      if (i % namesPerStep === namesPerStep - 1) yield 'names';
+    }
+    denial = { chain: names.map((n) => hashedOwner(n.label, apex)), chainKeys: names.map((n) => n.label) };
   }
   yield 'done';
   const signed = zone.patched(zone.soa, owners);
   signed.signing = {
     keys: run.keys,
     policy: run.policy,
-    chain,
-    chainKeys,
+    ...denial,
     expiresAt: run.expiration,
     signedAt: run.now,
   };
@@ -405,6 +481,7 @@ export function signPatch(
   const unsigned = previous.patched(soa, stripped(owners, apex));
   const run = new Run(unsigned, state.keys, state.policy, now);
   if (run.zsks.length === 0) return unsigned;
+  if (state.policy.nsec3) return nsec3Patch(run, previous, unsigned, soa, owners);
   // the chain after the change, and the names whose NSEC must be made again
   const chain = [...state.chain];
   const chainKeys = [...state.chainKeys];
@@ -433,10 +510,82 @@ export function signPatch(
     // a name the change gave (and the apex: its SOA's RRSIG follows the serial) is signed afresh; a neighbour keeps
     // its RRSIGs and gets a new NSEC
     const keep = !owners.has(owner) && owner !== apex;
-    signedOwners.set(owner, signedNode(run, owner, node, nextOf(chain, at), apex, soa, keep));
+    signedOwners.set(owner, signedNode(run, owner, node, nextOf(chain, at), apex, soa, keep).records);
   }
   const signed = unsigned.patched(soa, signedOwners);
   signed.signing = { ...state, chain, chainKeys, expiresAt: Math.min(state.expiresAt, run.expiration) };
+  return signed;
+}
+
+/**
+ * signPatch of a zone denied by NSEC3: the names changed and the apex signed afresh; then, for them and every
+ * ancestor (empty non-terminals come and go with the names below them), the hashed chain: a name that joins gets
+ * an NSEC3 and its predecessor a new one, a name that leaves loses its NSEC3 and its predecessor points past it, a
+ * name whose types changed gets a new bitmap. The other NSEC3 records and their signatures stay.
+ */
+function nsec3Patch(
+  run: Run,
+  previous: ZoneData,
+  unsigned: ZoneData,
+  soa: SoaAnswer,
+  owners: ReadonlyMap<string, readonly RR[]>,
+): ZoneData {
+  const state = previous.signing as SignedState;
+  const optOut = state.policy.nsec3?.optOut === true;
+  const apex = soa.name.toLowerCase();
+  const signedOwners = stripped(owners, apex);
+  const bitmaps = new Map<string, string[]>();
+  const affected = new Set<string>([apex]);
+  for (const owner of owners.keys())
+    for (let n = owner; n !== apex && n !== '' && !affected.has(n); n = parentOf(n)) affected.add(n);
+  const chain = [...state.chain];
+  const labels = [...state.chainKeys];
+  const redo = new Set<string>(); // labels whose NSEC3 is made again
+  const predecessor = (at: number): string => labels[(at - 1 + labels.length) % labels.length] ?? '';
+  for (const name of affected) {
+    if (occluded(unsigned, apex, name)) continue; // glue: in no chain (which names are occluded did not change)
+    const node = unsigned.nodes.get(name);
+    const changed = owners.has(name) || name === apex;
+    if (!changed && node) continue; // an unchanged name above a changed one: its NSEC3 stays
+    let inChain = unsigned.names.has(name) || name === apex;
+    if (node && changed) {
+      const signed = signedNode(run, name, node, null, apex, soa);
+      signedOwners.set(name, signed.records);
+      bitmaps.set(name, signed.types);
+      if (optOut && name !== apex && unsignedCut(signed.types)) inChain = false;
+    }
+    const label = hashLabel(name);
+    const at = search(labels, label);
+    if (inChain) {
+      if (at < 0) {
+        chain.splice(-at - 1, 0, hashedOwner(label, apex));
+        labels.splice(-at - 1, 0, label);
+        redo.add(predecessor(-at - 1));
+      }
+      redo.add(label);
+      if (!bitmaps.has(name)) bitmaps.set(name, []); // an empty non-terminal
+    } else if (at >= 0) {
+      chain.splice(at, 1);
+      labels.splice(at, 1);
+      signedOwners.set(hashedOwner(label, apex), []);
+      redo.add(predecessor(at));
+      bitmaps.delete(name);
+    }
+  }
+  const typesOf = new Map<string, string[]>();
+  for (const [name, types] of bitmaps) typesOf.set(hashLabel(name), types);
+  for (const label of redo) {
+    const at = search(labels, label);
+    if (at < 0) continue; // left the chain after it was marked
+    const owner = hashedOwner(label, apex);
+    const before = previous.nodes.get(owner)?.get('NSEC3')?.[0]?.data as unknown as Nsec3Data | undefined;
+    const types = typesOf.get(label) ?? before?.rrtypes ?? [];
+    const next = labels[(at + 1) % labels.length] ?? label;
+    const rr = nsec3Record(label, soa.name, next, types, optOut, unsigned.negativeTtl);
+    signedOwners.set(owner, [rr, ...run.sign([rr], run.zsks)]);
+  }
+  const signed = unsigned.patched(soa, signedOwners);
+  signed.signing = { ...state, chain, chainKeys: labels, expiresAt: Math.min(state.expiresAt, run.expiration) };
   return signed;
 }
 
@@ -446,7 +595,9 @@ function stripped(owners: ReadonlyMap<string, readonly RR[]>, apex: string): Map
   for (const [owner, records] of owners)
     out.set(
       owner,
-      records.filter((r) => !(owner === apex && r.type === 'DNSKEY') && r.type !== 'RRSIG' && r.type !== 'NSEC'),
+      records.filter(
+        (r) => !(owner === apex && MADE_AT_APEX.has(r.type)) && r.type !== 'RRSIG' && !DENIAL_TYPES.has(r.type),
+      ),
     );
   return out;
 }

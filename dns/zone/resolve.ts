@@ -133,11 +133,14 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
       continue;
     }
 
-    const exact = zone.nodes.get(lower);
+    let exact = zone.nodes.get(lower);
+    // An NSEC3 record's owner is a name of the zone only to a question for NSEC3 (RFC 5155 §7.2.8; BIND does so)
+    const hashed = exact !== undefined && qtype !== 'NSEC3' && exact.has('NSEC3');
+    if (hashed) exact = undefined;
     let node = exact;
     // A node's records carry its name as the master file or UPDATE wrote it, and answers give it so (as BIND does);
     // only a wildcard's records take the name asked for.
-    if (!node && !zone.names.has(lower)) {
+    if (!node && (hashed || !zone.names.has(lower))) {
       node = wildcardFor(zone, lower);
       if (!node)
         return { rcode: 'NXDOMAIN', aa: true, answers, authorities: [negative(zone, qtype, true)], additionals: [] };

@@ -45,15 +45,23 @@ export interface SigningPolicy {
   inceptionOffset: number;
   /** TTL of the DNSKEY RRset. */
   dnskeyTtl: number;
+  /**
+   * Authenticated denial by NSEC3 (RFC 5155, with RFC 9276's parameters: no extra iterations, no salt), and whether
+   * with Opt-Out; absent or null: NSEC. Per zone (the store keeps the choice).
+   */
+  nsec3?: { optOut: boolean } | null;
 }
 
 /** What a signed zone copy knows of its signing, for the next change and for answers. */
 export interface SignedState {
   keys: readonly ZoneKey[];
   policy: SigningPolicy;
-  /** Authoritative owner names (index keys) in canonical order: the NSEC chain. */
+  /**
+   * NSEC: the authoritative owner names (index keys) in canonical order. NSEC3 (`policy.nsec3`): the owner names of
+   * the NSEC3 records (index keys), in the order of their hashes.
+   */
   chain: readonly string[];
-  /** canonicalKey of each name of `chain`, for binary search. */
+  /** For binary search: canonicalKey of each name of `chain` (NSEC), or its hashed label, base32hex (NSEC3). */
   chainKeys: readonly string[];
   /** Earliest expiration of the signatures made (seconds): the zone must be signed afresh well before. */
   expiresAt: number;
