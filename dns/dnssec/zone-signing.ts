@@ -10,6 +10,8 @@ import type { DnssecKey, ZoneStore } from '../store';
 export interface ZoneSigning {
   /** The zone's keys, ready to sign `apex` (its name as the SOA gives it); none: the zone is not signed. */
   keysFor(zone: string, apex: string): Promise<ZoneKey[]>;
+  /** How the zone denies existence (the store's choice): NSEC3 with or without Opt-Out, or null: NSEC. */
+  nsec3For?(zone: string): Promise<SigningPolicy['nsec3']>;
   policy: SigningPolicy;
   /** Seconds since the epoch. */
   now(): number;
@@ -50,6 +52,10 @@ export function storeSigning(
 ): ZoneSigning {
   return {
     keysFor: async (zone, apex) => (await store.listDnssecKeys(zone)).map((k) => storedZoneKey(apex, k, vault)),
+    nsec3For: async (zone) => {
+      const d = await store.getDnssecDenial(zone);
+      return d.denial === 'NSEC3' ? { optOut: d.optOut } : null;
+    },
     policy: { ...DEFAULT_SIGNING_POLICY, ...options.policy },
     now: options.now ?? (() => Math.floor(Date.now() / 1000)),
   };

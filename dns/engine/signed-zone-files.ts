@@ -65,7 +65,9 @@ export interface SignedZoneFilesLogger {
 /** What signing a zone depends on besides its records: the keys with their timings, and the policy. */
 export function keyFingerprint(keys: readonly ZoneKey[], policy: SigningPolicy): string {
   const hash = createHash('sha256');
-  hash.update(JSON.stringify([policy.signatureValidity, policy.inceptionOffset, policy.dnskeyTtl]));
+  hash.update(
+    JSON.stringify([policy.signatureValidity, policy.inceptionOffset, policy.dnskeyTtl, policy.nsec3 ?? null]),
+  );
   for (const k of [...keys].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)))
     hash.update(
       JSON.stringify([

@@ -365,10 +365,13 @@ export class ZoneLoader {
     const keys = settings && this.signing ? await this.signing.keysFor(zone, soaAnswer(settings).name) : [];
     let data: ZoneData | undefined;
     if (settings && this.signing && keys.length > 0) {
-      data = await this.keptCopy(zone, settings, keys);
+      // NSEC or NSEC3 as the store says now: a switch signs the zone whole, so each serial has one chain
+      const nsec3 = (await this.signing.nsec3For?.(zone)) ?? null;
+      const policy = { ...this.signing.policy, nsec3 };
+      data = await this.keptCopy(zone, settings, keys, policy);
       if (!data) {
         const built = await buildZoneFrom(this.store, settings);
-        data = await this.signWhole(zone, built, keys, this.signing.policy, this.signing.now());
+        data = await this.signWhole(zone, built, keys, policy, this.signing.now());
         if (this.kept) data = await this.kept.files.keep(zone, data, settings.createdAt);
       }
     } else {
@@ -386,11 +389,16 @@ export class ZoneLoader {
    * The signed copy of `zone` kept on disk, when it is still good (signed-zone-files.ts). An answer worker that finds
    * none waits while the engine rebuilds the zone, then looks again: the engine writes the file when done.
    */
-  private async keptCopy(zone: string, settings: Zone, keys: readonly ZoneKey[]): Promise<ZoneData | undefined> {
+  private async keptCopy(
+    zone: string,
+    settings: Zone,
+    keys: readonly ZoneKey[],
+    policy: SigningPolicy,
+  ): Promise<ZoneData | undefined> {
     const kept = this.kept;
     const signing = this.signing;
     if (!kept || !signing) return undefined;
-    const read = () => kept.files.read(zone, settings, keys, signing.policy, signing.now());
+    const read = () => kept.files.read(zone, settings, keys, policy, signing.now());
     const found = await read();
     if (found || kept.engine === undefined) return found;
     await kept.files.waitForEngine(zone, kept.engine);

@@ -3,7 +3,7 @@
  * the parts in order add, update, remove (`all`: every key the zone would have, so the zone ends with none), so an
  * update or removal may name a key added by the same call. What is left is written in one transaction.
  */
-import { StoreError, type DnssecKey } from './types';
+import { type DnssecDenial, StoreError, type DnssecKey } from './types';
 import type { CheckedDnssecKeyChange } from './validation';
 
 export interface DnssecKeyPlan {
@@ -47,4 +47,24 @@ export function planDnssecKeyChange(
   }
   const pick = (ids: Set<string>) => [...keys.values()].filter((k) => ids.has(k.id));
   return { inserts: pick(added), updates: pick(updated).filter((k) => !added.has(k.id)), deletes };
+}
+
+/**
+ * What a key change does to the zone's denial row: null deletes it (NSEC, or no keys left: DNSSEC off), a value
+ * writes it, undefined leaves it.
+ */
+export function denialAfter(
+  change: CheckedDnssecKeyChange,
+  plan: DnssecKeyPlan,
+  current: readonly DnssecKey[],
+): DnssecDenial | null | undefined {
+  const left = current.length + plan.inserts.length - plan.deletes.length;
+  if (left === 0) return null;
+  if (!change.denial) return undefined;
+  return change.denial.denial === 'NSEC' ? null : change.denial;
+}
+
+/** A denial row as the stores read it (none: NSEC). */
+export function storedDenial(row: { denial: string; optOut: number } | undefined): DnssecDenial {
+  return row?.denial === 'NSEC3' ? { denial: 'NSEC3', optOut: row.optOut === 1 } : { denial: 'NSEC', optOut: false };
 }

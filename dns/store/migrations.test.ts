@@ -88,7 +88,10 @@ interface Column {
 
 interface Schema {
   migrations: { version: number; name: string; appliedAt: string }[];
-  columns: Record<'zones' | 'records' | 'dnssec_keys' | 'sealed_secrets' | 'secondary_zones', Column[]>;
+  columns: Record<
+    'zones' | 'records' | 'dnssec_keys' | 'sealed_secrets' | 'secondary_zones' | 'dnssec_denial',
+    Column[]
+  >;
   indexes: string[];
 }
 
@@ -111,6 +114,7 @@ function sqliteSchema(file: string): Schema {
         dnssec_keys: columns('dnssec_keys'),
         sealed_secrets: columns('sealed_secrets'),
         secondary_zones: columns('secondary_zones'),
+        dnssec_denial: columns('dnssec_denial'),
       },
       indexes: db
         .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name`)
@@ -154,6 +158,7 @@ async function postgresSchema(): Promise<Schema> {
         dnssec_keys: await columns('dnssec_keys'),
         sealed_secrets: await columns('sealed_secrets'),
         secondary_zones: await columns('secondary_zones'),
+        dnssec_denial: await columns('dnssec_denial'),
       },
       indexes: indexes.rows.map((r) => r.indexname),
     };
@@ -236,6 +241,11 @@ describe('both dialects, one list', () => {
       ['primary_port', true],
       ['tsig_key', false],
       ['created_at', true],
+    ]);
+    expect(lite.columns.dnssec_denial).toEqual([
+      { name: 'zone', notNull: true, primaryKey: true },
+      { name: 'denial', notNull: true, primaryKey: false },
+      { name: 'opt_out', notNull: true, primaryKey: false },
     ]);
     const indexes = ['dnssec_keys_zone', 'records_zone_name_type', 'zone_changes_time', 'zone_changes_zone'];
     expect(lite.indexes).toEqual(indexes);

@@ -141,6 +141,19 @@ export const MIGRATIONS: readonly Migration[] = [
         (column) => `ALTER TABLE ${d.table('dnssec_keys')} ADD COLUMN ${column} ${d.timestamp}`,
       ),
   },
+  {
+    version: 8,
+    name: 'dnssec denial',
+    // How a signed zone denies existence, per zone: a row only for NSEC3 (RFC 9276 parameters, fixed, so not kept),
+    // with Opt-Out or not; no row: NSEC. Written with the keys (changeDnssecKeys), gone with them or the zone.
+    statements: (d) => [
+      `CREATE TABLE ${d.table('dnssec_denial')} (
+        zone    ${d.key} NOT NULL PRIMARY KEY REFERENCES ${d.table('zones')}(name) ON DELETE CASCADE,
+        denial  ${d.key} NOT NULL,
+        opt_out ${d.integer} NOT NULL
+      )${d.tableSuffix}`,
+    ],
+  },
 ];
 
 /** The version a database has once every migration ran. */

@@ -39,7 +39,7 @@ import { ChangeEmitter } from './events';
 import { chainFrom, LogPruning, logNames, MAX_CHAIN, toLogEntry, type ChangeLogRow } from './change-log';
 import type { StoreLimits } from './limits';
 import { ZONE_MIGRATIONS, tooNew } from './migrations';
-import { planDnssecKeyChange } from './dnssec-keys';
+import { denialAfter, planDnssecKeyChange, storedDenial } from './dnssec-keys';
 import {
   checkKeyIds,
   checkRecordVersion,
@@ -68,6 +68,7 @@ import {
 import {
   StoreError,
   type ChangeOutcome,
+  type DnssecDenial,
   type DnssecKey,
   type ChangeOptions,
   type DnssecKeyChange,
@@ -710,6 +711,20 @@ class PostgresZoneStore implements ZoneStore {
     return rows.filter((r): r is DnssecKey => r.id !== null);
   }
 
+  async getDnssecDenial(zone: string): Promise<DnssecDenial> {
+    // One statement: an unknown zone gives no row, a zone on NSEC one of NULLs.
+    const rows = isKey(zone)
+      ? await this.query<{ denial: string | null; optOut: number | null }>(
+          `SELECT d.denial, d.opt_out AS "optOut" FROM (SELECT name FROM ${this.s}.zones WHERE name = $1) z
+           LEFT JOIN ${this.s}.dnssec_denial d ON d.zone = z.name`,
+          [zone],
+        )
+      : [];
+    const row = rows[0];
+    if (!row) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
+    return storedDenial(row.denial === null ? undefined : { denial: row.denial, optOut: row.optOut ?? 0 });
+  }
+
   async changeDnssecKeys(zone: string, change: DnssecKeyChange, options: DnssecKeyChangeOptions = {}): Promise<Zone> {
     const now = this.clock();
     const ifKeys = checkKeyIds(options.ifKeys);
@@ -768,6 +783,14 @@ class PostgresZoneStore implements ZoneStore {
           ],
         );
       if (deletes.length > 0) await c.query(`DELETE FROM ${this.s}.dnssec_keys WHERE id = ANY($1::text[])`, [deletes]);
+      const denial = denialAfter(checked, plan, keys);
+      if (denial === null) await c.query(`DELETE FROM ${this.s}.dnssec_denial WHERE zone = $1`, [zone]);
+      else if (denial)
+        await c.query(
+          `INSERT INTO ${this.s}.dnssec_denial (zone, denial, opt_out) VALUES ($1, $2, $3)
+           ON CONFLICT (zone) DO UPDATE SET denial = excluded.denial, opt_out = excluded.opt_out`,
+          [zone, denial.denial, denial.optOut ? 1 : 0],
+        );
       await c.query(`UPDATE ${this.s}.zones SET serial = $2, updated_at = $3 WHERE name = $1`, [
         zone,
         nextSerial(serial, now),

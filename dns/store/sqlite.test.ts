@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { openZoneStore } from './index';
+import { MIGRATIONS } from './migrations';
 import { openSqliteStore } from './sqlite';
 import { SETTINGS, describeZoneStoreContract, dnssecKey, expectStoreError } from './store.contract';
 import type { RecordData, Zone } from '../model';
@@ -73,7 +74,9 @@ describe('SQLite zone store specifics', () => {
         { version: 5, name: 'change log' },
         { version: 6, name: 'secondary zones' },
         { version: 7, name: 'ksk rollovers' },
+        { version: 8, name: 'dnssec denial' },
       ]);
+      expect(MIGRATIONS.map((m) => m.name)).toContain('dnssec denial');
       const indexes = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' AND sql IS NOT NULL")
         .all();

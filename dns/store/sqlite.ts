@@ -23,7 +23,7 @@ import { ensurePrivateDatabaseFile } from '../../platform/files';
 import { ChangeEmitter } from './events';
 import type { StoreLimits } from './limits';
 import { ZONE_MIGRATIONS, tooNew } from './migrations';
-import { planDnssecKeyChange } from './dnssec-keys';
+import { denialAfter, planDnssecKeyChange, storedDenial } from './dnssec-keys';
 import {
   checkKeyIds,
   checkRecordVersion,
@@ -61,6 +61,7 @@ import {
 import {
   StoreError,
   type ChangeOutcome,
+  type DnssecDenial,
   type DnssecKey,
   type ChangeOptions,
   type DnssecKeyChange,
@@ -270,6 +271,10 @@ class SqliteZoneStore implements ZoneStore {
           cds_until = @cdsUntil, ds_seen_at = @dsSeenAt WHERE id = @id`,
       ),
       deleteDnssecKey: db.prepare('DELETE FROM dnssec_keys WHERE id = ?'),
+      dnssecDenial: db.prepare('SELECT denial, opt_out AS optOut FROM dnssec_denial WHERE zone = ?'),
+      putDnssecDenial: db.prepare(`INSERT INTO dnssec_denial (zone, denial, opt_out) VALUES (?, ?, ?)
+        ON CONFLICT (zone) DO UPDATE SET denial = excluded.denial, opt_out = excluded.opt_out`),
+      clearDnssecDenial: db.prepare('DELETE FROM dnssec_denial WHERE zone = ?'),
       logChange: db.prepare(LOG_CHANGE_SQL),
       pruneLog: db.prepare('DELETE FROM zone_changes WHERE committed_at < ?'),
       zoneSerials: db.prepare('SELECT name, serial, created_at FROM zones'),
@@ -581,6 +586,14 @@ class SqliteZoneStore implements ZoneStore {
     });
   }
 
+  async getDnssecDenial(zone: string): Promise<DnssecDenial> {
+    return this.run(() => {
+      if (!isKey(zone) || !this.s.zoneExists.get(zone)) throw new StoreError('NOT_FOUND', `no zone ${zone}`);
+      const row = this.s.dnssecDenial.get(zone) as { denial: string; optOut: number } | undefined;
+      return storedDenial(row);
+    });
+  }
+
   async changeDnssecKeys(zone: string, change: DnssecKeyChange, options: DnssecKeyChangeOptions = {}): Promise<Zone> {
     const now = this.clock();
     const ifKeys = checkKeyIds(options.ifKeys);
@@ -596,6 +609,9 @@ class SqliteZoneStore implements ZoneStore {
       for (const { id, inactiveAt, deleteAt, cdsAt, cdsUntil, dsSeenAt } of plan.updates)
         this.s.updateDnssecKey.run({ id, inactiveAt, deleteAt, cdsAt, cdsUntil, dsSeenAt });
       for (const id of plan.deletes) this.s.deleteDnssecKey.run(id);
+      const denial = denialAfter(checked, plan, keys);
+      if (denial === null) this.s.clearDnssecDenial.run(zone);
+      else if (denial) this.s.putDnssecDenial.run(zone, denial.denial, denial.optOut ? 1 : 0);
       this.s.bumpZone.run(nextSerial(current.serial, now), timestamp(now), zone);
       this.forgetIfOthersWrote();
       // the records are untouched: the count of the version before carries over

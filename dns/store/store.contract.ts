@@ -1399,6 +1399,48 @@ export function describeZoneStoreContract(
         expect((await store.changeDnssecKeys(zn, { remove: 'all' })).serial).toBe(zone.serial + 5);
       });
 
+      test('the denial (NSEC3, Opt-Out) is kept per zone with the keys, changed alone, and gone with the keys', async () => {
+        const { zn, ksk, zone } = await signedZone('denial');
+        const other = await signedZone('denial-other');
+        expect(await store.getDnssecDenial(zn)).toEqual({ denial: 'NSEC', optOut: false });
+        const { events, off } = listen(zn);
+        const z1 = await store.changeDnssecKeys(zn, { denial: { denial: 'NSEC3', optOut: true } });
+        expect(await store.getDnssecDenial(zn)).toEqual({ denial: 'NSEC3', optOut: true });
+        expect(await store.getDnssecDenial(other.zn)).toEqual({ denial: 'NSEC', optOut: false });
+        expect(await store.listDnssecKeys(zn)).toEqual([ksk]);
+        await store.changeDnssecKeys(zn, { denial: { denial: 'NSEC3', optOut: false } });
+        expect(await store.getDnssecDenial(zn)).toEqual({ denial: 'NSEC3', optOut: false });
+        await store.changeDnssecKeys(zn, {}); // a change without denial leaves it
+        expect(await store.getDnssecDenial(zn)).toEqual({ denial: 'NSEC3', optOut: false });
+        await store.changeDnssecKeys(zn, { denial: { denial: 'NSEC', optOut: false } });
+        expect(await store.getDnssecDenial(zn)).toEqual({ denial: 'NSEC', optOut: false });
+        await store.changeDnssecKeys(zn, { denial: { denial: 'NSEC3', optOut: false } });
+        await store.changeDnssecKeys(zn, { remove: 'all' }); // DNSSEC off: the choice goes too
+        off();
+        expect(await store.getDnssecDenial(zn)).toEqual({ denial: 'NSEC', optOut: false });
+        expect(z1.serial).toBe(zone.serial + 1);
+        expect(events.map((e) => e.kind)).toEqual(Array(6).fill('dnssec-changed'));
+        // keys and denial in one change (enabling with NSEC3); a zone deleted takes its choice along
+        const fresh = dnssecKey(zn);
+        await store.changeDnssecKeys(zn, { add: [fresh], denial: { denial: 'NSEC3', optOut: false } });
+        expect(await store.getDnssecDenial(zn)).toEqual({ denial: 'NSEC3', optOut: false });
+        await store.deleteZone(zn);
+        await expectStoreError(store.getDnssecDenial(zn), 'NOT_FOUND');
+        await store.createZone(zn, SETTINGS);
+        expect(await store.getDnssecDenial(zn)).toEqual({ denial: 'NSEC', optOut: false });
+      });
+
+      test('a bad denial is INVALID and writes nothing', async () => {
+        const { zn } = await signedZone('denial-bad');
+        for (const denial of [
+          { denial: 'NSEC5', optOut: false },
+          { denial: 'NSEC', optOut: true },
+          { denial: 'NSEC3' },
+        ])
+          await refused(zn, () => store.changeDnssecKeys(zn, { denial } as unknown as DnssecKeyChange), 'INVALID');
+        expect(await store.getDnssecDenial(zn)).toEqual({ denial: 'NSEC', optOut: false });
+      });
+
       test('an empty change raises the serial and emits (sign afresh), keys unchanged', async () => {
         const { zn, ksk, zone } = await signedZone('resign');
         const { events, off } = listen(zn);

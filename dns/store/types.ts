@@ -215,6 +215,15 @@ export interface DnssecKeyChange {
   add?: DnssecKey[];
   update?: DnssecKeyTimings[];
   remove?: string[] | 'all';
+  /** How the zone denies existence from this change on (absent: as before). Removing every key resets it. */
+  denial?: DnssecDenial;
+}
+
+/** How a signed zone denies existence: NSEC, or NSEC3 (RFC 9276 parameters) with or without Opt-Out. */
+export interface DnssecDenial {
+  denial: 'NSEC' | 'NSEC3';
+  /** Only with NSEC3. */
+  optOut: boolean;
 }
 
 /** The zone store: SQLite by default, PostgreSQL when DATABASE_URL is set. Both pass the same contract tests. */
@@ -264,6 +273,11 @@ export interface ZoneStore {
    * is deleted.
    */
   changeDnssecKeys(zone: string, change: DnssecKeyChange, options?: DnssecKeyChangeOptions): Promise<Zone>;
+  /**
+   * How the zone denies existence when signed, as the last `changeDnssecKeys` with a `denial` set it: NSEC unless
+   * told otherwise (a zone without keys: NSEC). NOT_FOUND for an unknown zone.
+   */
+  getDnssecDenial(zone: string): Promise<DnssecDenial>;
   /** A shared secret's sealed text (migration 4, sealed by the caller under the master key); null when absent. */
   getSealedSecret(name: string): Promise<string | null>;
   /**

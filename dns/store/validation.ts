@@ -17,7 +17,14 @@ import {
   type StoreLimits,
 } from './limits';
 import { isIP } from 'node:net';
-import type { DnssecKey, DnssecKeyChange, DnssecKeyTimings, RecordChange, SecondaryZoneRow } from './types';
+import type {
+  DnssecDenial,
+  DnssecKey,
+  DnssecKeyChange,
+  DnssecKeyTimings,
+  RecordChange,
+  SecondaryZoneRow,
+} from './types';
 
 /** A store's limits from its options: defaults for what is not given; a bad value is INVALID, naming it. */
 export function storeLimits(options: Partial<StoreLimits>): StoreLimits {
@@ -292,17 +299,28 @@ export interface CheckedDnssecKeyChange {
   add: DnssecKey[];
   update: DnssecKeyTimings[];
   remove: string[] | 'all';
+  denial?: DnssecDenial;
 }
 
-const CHANGE_KEYS: ReadonlySet<string> = new Set(['add', 'update', 'remove']);
+const CHANGE_KEYS: ReadonlySet<string> = new Set(['add', 'update', 'remove', 'denial']);
+
+/** A denial choice well-formed (INVALID otherwise): NSEC or NSEC3, Opt-Out a boolean and only with NSEC3. */
+function checkDenial(value: unknown): DnssecDenial {
+  const d = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  if (d.denial !== 'NSEC' && d.denial !== 'NSEC3')
+    throw invalid(`denial.denial must be NSEC or NSEC3 (got ${show(d.denial)})`);
+  if (typeof d.optOut !== 'boolean') throw invalid(`denial.optOut must be a boolean (got ${show(d.optOut)})`);
+  if (d.optOut && d.denial !== 'NSEC3') throw invalid('denial.optOut goes only with NSEC3');
+  return { denial: d.denial, optOut: d.optOut };
+}
 
 /** A change of `zone`'s DNSSEC keys: every part well-formed (INVALID otherwise); returns a clean copy. */
 export function checkDnssecKeyChange(change: unknown, zone: string): CheckedDnssecKeyChange {
   if (typeof change !== 'object' || change === null || Array.isArray(change))
-    throw invalid('a DNSSEC key change must be an object with add, update and/or remove');
+    throw invalid('a DNSSEC key change must be an object with add, update, remove and/or denial');
   for (const [key, value] of Object.entries(change))
     if (value !== undefined && !CHANGE_KEYS.has(key))
-      throw invalid(`${show(key)} is not part of a DNSSEC key change (add, update, remove)`);
+      throw invalid(`${show(key)} is not part of a DNSSEC key change (add, update, remove, denial)`);
   const c = change as Partial<Record<keyof DnssecKeyChange, unknown>>;
   const list = (value: unknown, what: string, max: number): unknown[] => {
     if (value === undefined) return [];
@@ -312,12 +330,13 @@ export function checkDnssecKeyChange(change: unknown, zone: string): CheckedDnss
   };
   const add = list(c.add, 'add', MAX_DNSSEC_KEYS_PER_CALL).map((k, i) => checkDnssecKey(k, zone, `add[${i}]`));
   const update = list(c.update, 'update', MAX_CHANGES_PER_CALL).map((t, i) => checkTimings(t, `update[${i}]`));
-  if (c.remove === 'all') return { add, update, remove: 'all' };
+  const denial = c.denial === undefined ? {} : { denial: checkDenial(c.denial) };
+  if (c.remove === 'all') return { add, update, remove: 'all', ...denial };
   const remove = list(c.remove, "remove (an array of key ids, or 'all')", MAX_CHANGES_PER_CALL).map((id, i) => {
     if (typeof id !== 'string') throw invalid(`remove[${i}] must be a key id (got ${show(id)})`);
     return id;
   });
-  return { add, update, remove };
+  return { add, update, remove, ...denial };
 }
 
 /** A secondary zone as `addSecondaryZone` takes it: its name, an IP address and port, an optional key name. */

@@ -74,6 +74,7 @@ describe('PostgreSQL user store specifics', () => {
         'api_schema_migrations',
         'api_signing_keys',
         'api_users',
+        'dnssec_denial',
         'dnssec_keys',
         'records',
         'schema_migrations',
