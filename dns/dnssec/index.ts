@@ -10,3 +10,4 @@ export { MASTER_KEY_CHECK, MasterKeyMismatchError, sharedSecret, verifyMasterKey
 export { type KeyMaterial, newKeyMaterialAsync } from './zone-keys';
 export { nextKeyEvent, reshapes, signPatch, signZoneInSteps, unsignedPatch } from './zone-signer';
 export { seconds, storedKey, storeSigning, type ZoneSigning } from './zone-signing';
+export { nsec3ParamView, type Nsec3ParamView } from './nsec3';

@@ -32,7 +32,11 @@ interface Status {
   enabled: boolean;
   keys: Key[];
   ds_records: Ds[];
+  denial: 'NSEC' | 'NSEC3' | null;
+  nsec3param: { algorithm: number; flags: number; iterations: number; salt: string; opt_out: boolean } | null;
 }
+/** What an unsigned zone's status is. */
+const UNSIGNED = { enabled: false, keys: [], ds_records: [], denial: null, nsec3param: null };
 interface Rollover {
   success: boolean;
   message: string;
@@ -64,8 +68,6 @@ const KEY_FIELDS = [
   'publish_at',
   'state',
 ];
-/** A zone not signed, as the status shows it. */
-const UNSIGNED = { enabled: false, keys: [], ds_records: [] };
 
 let api: DnsApiSystem;
 let operator: string;
@@ -162,7 +164,7 @@ describe('POST /zones/{zone}/dnssec: enable', () => {
     const name = await zone('default.dnssec.test');
     const res = await setDnssec(name, { enable: true });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['ds_records', 'enabled', 'keys']); // rollovers: only during one
+    expect(Object.keys(res.body).sort()).toEqual(['denial', 'ds_records', 'enabled', 'keys', 'nsec3param']); // rollovers: only during one
     signedStatus(res.body, { name: 'ECDSAP256SHA256', number: '13', bits: 256 });
     // The status read back is the one the change answered with.
     expect((await dnssecOf(name)).body).toEqual(res.body);
@@ -395,6 +397,134 @@ describe('bad input: the status, and the field named in snake_case', () => {
   it('unknown zone: 404', async () => {
     expect((await setDnssec('nothing.dnssec.test', { enable: true })).status).toBe(404);
     expect((await setDnssec('nothing.dnssec.test', { enable: false })).status).toBe(404);
+  });
+});
+
+describe('denial: NSEC (default) or NSEC3, and switching a signed zone', () => {
+  const NSEC3 = (optOut: boolean) => ({ algorithm: 1, flags: 0, iterations: 0, salt: '-', opt_out: optOut });
+
+  it('enable with defaults gives NSEC; with denial NSEC3 (and opt_out) the status shows nsec3param', async () => {
+    const plain = await zone('nsec.denial.test');
+    const on = await setDnssec(plain, { enable: true });
+    expect(on.body).toMatchObject({ enabled: true, denial: 'NSEC', nsec3param: null });
+    expect((await dnssecOf(plain)).body).toMatchObject({ denial: 'NSEC', nsec3param: null });
+    const hashed = await zone('nsec3.denial.test');
+    const on3 = await setDnssec(hashed, { enable: true, denial: 'NSEC3', opt_out: true });
+    expect(on3.status).toBe(200);
+    expect(on3.body).toMatchObject({ enabled: true, denial: 'NSEC3', nsec3param: NSEC3(true) });
+    expect((await dnssecOf(hashed)).body).toMatchObject({ denial: 'NSEC3', nsec3param: NSEC3(true) });
+  });
+
+  it('switches a signed zone NSEC → NSEC3 → NSEC3 with Opt-Out → NSEC, keys kept; the same denial again: 409', async () => {
+    const name = await zone('switch.denial.test');
+    const on = await setDnssec(name, { enable: true });
+    const keys = on.body.keys.map((k) => k.id);
+    const same = await setDnssec(name, { enable: true, denial: 'NSEC' });
+    expect(same.status).toBe(409);
+    expect((same.body as unknown as ErrorBody).error).toMatch(/already enabled .* with NSEC$/);
+    expect((await setDnssec(name, { enable: true })).status).toBe(409); // no denial: as it always was
+
+    const to3 = await setDnssec(name, { enable: true, denial: 'NSEC3', algorithm: 'ECDSAP256SHA256' });
+    expect(to3.status).toBe(200);
+    expect(to3.body).toMatchObject({ denial: 'NSEC3', nsec3param: NSEC3(false) });
+    expect(to3.body.keys.map((k) => k.id)).toEqual(keys);
+    expect((await setDnssec(name, { enable: true, denial: 'NSEC3' })).status).toBe(409);
+    const optOut = await setDnssec(name, { enable: true, denial: 'NSEC3', opt_out: true });
+    expect(optOut.body).toMatchObject({ denial: 'NSEC3', nsec3param: NSEC3(true) });
+    const back = await setDnssec(name, { enable: true, denial: 'NSEC' });
+    expect(back.body).toMatchObject({ denial: 'NSEC', nsec3param: null });
+    expect((await dnssecOf(name)).body).toMatchObject({ denial: 'NSEC', nsec3param: null });
+    // another algorithm is not a switch: 409 as before, nothing changed
+    const other = await setDnssec(name, { enable: true, denial: 'NSEC3', algorithm: 'ED25519' });
+    expect(other.status).toBe(409);
+    expect((await dnssecOf(name)).body).toMatchObject({ denial: 'NSEC' });
+  });
+
+  it('enable false clears the choice: enabled again without denial is NSEC', async () => {
+    const name = await zone('off.denial.test');
+    await setDnssec(name, { enable: true, denial: 'NSEC3' });
+    expect((await setDnssec(name, { enable: false })).body).toEqual(UNSIGNED);
+    expect((await setDnssec(name, { enable: true })).body).toMatchObject({ denial: 'NSEC', nsec3param: null });
+  });
+
+  describe('bad values: 422 naming the field, nothing written', () => {
+    const name = 'bad.denial.test';
+    beforeAll(() => zone(name));
+    afterEach(async () => expect((await dnssecOf(name)).body).toEqual(UNSIGNED));
+
+    it('denial not NSEC or NSEC3', async () => {
+      for (const denial of ['NSEC5', 'nsec3', 3, null])
+        expectInvalid(
+          await setDnssec(name, { enable: true, denial }),
+          'denial',
+          /^denial must be one of "NSEC", "NSEC3"/,
+        );
+    });
+    it('opt_out not a boolean', async () => {
+      for (const opt of ['yes', 1, null])
+        expectInvalid(
+          await setDnssec(name, { enable: true, denial: 'NSEC3', opt_out: opt }),
+          'opt_out',
+          /^opt_out must be true or false/,
+        );
+    });
+    it('opt_out with NSEC (or without a denial)', async () => {
+      for (const body of [{ denial: 'NSEC', opt_out: true }, { opt_out: true }])
+        expectInvalid(
+          await setDnssec(name, { enable: true, ...body }),
+          'opt_out',
+          /^opt_out goes only with denial NSEC3/,
+        );
+    });
+    it('denial or opt_out with enable false', async () => {
+      const res = await setDnssec(name, { enable: false, denial: 'NSEC3', opt_out: false });
+      expectInvalid(res, 'denial', /^denial only goes with enable: true/);
+      expect((res.body as unknown as ErrorBody).errors?.map((e) => e.field)).toEqual(['denial', 'opt_out']);
+    });
+    it('iterations and salt are not settable (RFC 9276): 422 unknown field', async () => {
+      expectInvalid(
+        await setDnssec(name, { enable: true, denial: 'NSEC3', iterations: 10 }),
+        'iterations',
+        /^unknown field "iterations"/,
+      );
+      expectInvalid(
+        await setDnssec(name, { enable: true, denial: 'NSEC3', salt: 'aabb' }),
+        'salt',
+        /^unknown field "salt"/,
+      );
+    });
+  });
+
+  it('GraphQL: denial and optOut in, denial and nsec3param out; bad values BAD_USER_INPUT; same denial CONFLICT', async () => {
+    const url = api.sys.url;
+    const name = await zone('graphql.denial.test');
+    const SET = `mutation S($z: String!, $in: DnssecInput!) { setZoneDnssec(zone: $z, input: $in) { enabled denial nsec3param { algorithm flags iterations salt optOut } } }`;
+    const on = await gql(url, SET, { z: name, in: { enable: true, denial: 'NSEC3', optOut: true } }, operator);
+    expect(on.body).toEqual({
+      data: {
+        setZoneDnssec: {
+          enabled: true,
+          denial: 'NSEC3',
+          nsec3param: { algorithm: 1, flags: 0, iterations: 0, salt: '-', optOut: true },
+        },
+      },
+    });
+    const read = await gql(
+      url,
+      `query Z($z: String!) { zone(name: $z) { dnssec { denial nsec3param { optOut } } } }`,
+      { z: name },
+      viewer,
+    );
+    expect(read.body.data).toEqual({ zone: { dnssec: { denial: 'NSEC3', nsec3param: { optOut: true } } } });
+    const again = await gql(url, SET, { z: name, in: { enable: true, denial: 'NSEC3', optOut: true } }, operator);
+    expect(again.body.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+    const badEnum = await gql(url, SET, { z: name, in: { enable: true, denial: 'NSEC5' } }, operator);
+    expect(badEnum.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(badEnum.body.errors?.[0]?.message).toMatch(/NSEC5/);
+    const badOpt = await gql(url, SET, { z: name, in: { enable: true, denial: 'NSEC', optOut: true } }, operator);
+    expect(badOpt.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'optOut' });
+    const offWith = await gql(url, SET, { z: name, in: { enable: false, denial: 'NSEC' } }, operator);
+    expect(offWith.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'denial' });
   });
 });
 

@@ -524,7 +524,7 @@ describe('DNSSEC', () => {
   it('status 200 (viewer), unknown zone 404, anonymous 401', async () => {
     const status = await call('GET', `/zones/${zone}/dnssec`, { token: viewer });
     expect(status.status).toBe(200);
-    expect(b(status)).toEqual({ enabled: false, keys: [], ds_records: [] });
+    expect(b(status)).toEqual({ enabled: false, keys: [], ds_records: [], denial: null, nsec3param: null });
     expect((await call('GET', '/zones/nothing.test/dnssec', { token: viewer })).status).toBe(404);
     expect((await call('GET', `/zones/${zone}/dnssec`)).status).toBe(401);
   });

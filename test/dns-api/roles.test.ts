@@ -190,7 +190,7 @@ describe('REST', () => {
       200,
     );
     const dnssec = await call(api.gateway, 'GET', '/zones/viewer.roles.test/dnssec', { token: tokens.viewer });
-    expect(dnssec.body).toEqual({ enabled: false, keys: [], ds_records: [] });
+    expect(dnssec.body).toEqual({ enabled: false, keys: [], ds_records: [], denial: null, nsec3param: null });
     const users = await call<{ users: Array<{ username: string; email: string }> }>(api.gateway, 'GET', '/users', {
       token: api.adminToken,
     });

@@ -135,7 +135,7 @@ test('the DS records the API gives are the ones dnssec-dsfromkey and ldns-key2ds
 
 test('turning DNSSEC off: no DNSKEY, RRSIG or NSEC any more, unsigned answers', async () => {
   const off = await service.set(ZONE, { enable: false }, 'test');
-  expect(off).toEqual({ enabled: false, keys: [], dsRecords: [], rollovers: [] });
+  expect(off).toEqual({ enabled: false, keys: [], dsRecords: [], rollovers: [], denial: null, nsec3param: null });
   const answer = await dig(server(), ['+dnssec', 'www.roll.test', 'A']);
   expect(answer.answer.join('\n')).not.toMatch(/RRSIG/);
   const nx = await dig(server(), ['+dnssec', 'nothing.roll.test', 'A']);

@@ -55,5 +55,10 @@ export function subgraphTimeout(
  */
 export function withService(error: GraphQLError | GraphQLFormattedError, serviceName: string): GraphQLFormattedError {
   const formatted = error instanceof GraphQLError ? error.toJSON() : error;
-  return { ...formatted, extensions: { code: 'DOWNSTREAM_SERVICE_ERROR', ...formatted.extensions, serviceName } };
+  // a variable the subgraph could not coerce (an enum value it does not have): the caller's input, as Apollo Server
+  // codes it, not a fault of the subgraph
+  const code = VARIABLE_COERCION.test(formatted.message) ? 'BAD_USER_INPUT' : 'DOWNSTREAM_SERVICE_ERROR';
+  return { ...formatted, extensions: { code, ...formatted.extensions, serviceName } };
 }
+
+const VARIABLE_COERCION = /^Variable "\$[^"]+" got invalid value /;

@@ -75,6 +75,14 @@ export const DnssecBody = z.strictObject({
     .max(MAX_INT)
     .optional()
     .describe('With enable true: RSASHA256 1024 to 4096 (default 2048); the curves: their size, or left out'),
+  denial: z
+    .enum(['NSEC', 'NSEC3'])
+    .optional()
+    .describe(
+      'With enable true: NSEC (default) or NSEC3 (RFC 9276: SHA-1, 0 extra iterations, no salt — not settable). On a ' +
+        'zone already signed, another denial than it has switches it; the same one is a 409',
+    ),
+  opt_out: z.boolean().optional().describe('With denial NSEC3: Opt-Out, unsigned delegations left out (default false)'),
 });
 /** A signing key rotation takes no body: none, or an empty object. */
 export const EmptyBody = z.strictObject({});

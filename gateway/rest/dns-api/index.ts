@@ -443,7 +443,13 @@ export function dnsApiRestInterface(graph: Graph, options: DnsApiRestOptions = {
           const body = parseBody(DnssecBody, req.body);
           const variables = {
             zone: req.params.zone,
-            input: { enable: body.enable, algorithm: body.algorithm, keySize: body.key_size },
+            input: {
+              enable: body.enable,
+              algorithm: body.algorithm,
+              keySize: body.key_size,
+              denial: body.denial,
+              optOut: body.opt_out,
+            },
           };
           if (prefersAsync(req.headers.prefer))
             return accepted(

@@ -242,9 +242,28 @@ export const schemas: Record<string, Json> = {
         minItems: 1,
         description: 'The rollovers in progress (a KSK one, a ZSK one); absent when none is',
       },
+      denial: {
+        type: ['string', 'null'],
+        enum: ['NSEC', 'NSEC3', null],
+        description: 'How the zone proves names and types do not exist; null when not signed',
+      },
+      nsec3param: {
+        oneOf: [{ type: 'null' }, ref('Nsec3Param')],
+        description: 'NSEC3’s parameters; null unless the denial is NSEC3',
+      },
     },
-    'Whether the zone is signed, its keys and its DS records',
+    'Whether the zone is signed, its keys, its DS records and how it denies existence',
     ['rollovers'],
+  ),
+  Nsec3Param: object(
+    {
+      algorithm: { type: 'integer', const: 1, description: 'Hash algorithm: SHA-1' },
+      flags: { type: 'integer', const: 0, description: 'NSEC3PARAM flags (Opt-Out is a flag of the NSEC3 records)' },
+      iterations: { type: 'integer', const: 0, description: 'Extra iterations: none (RFC 9276)' },
+      salt: { type: 'string', const: '-', description: 'No salt (RFC 9276)' },
+      opt_out: { type: 'boolean', description: 'Unsigned delegations left out of the chain (RFC 5155 §6)' },
+    },
+    'An NSEC3 chain’s parameters, fixed as RFC 9276 asks',
   ),
   DnssecRequest: fromZod(DnssecBody, 'DNSSEC on (a new KSK and ZSK) or off (its keys removed)', {
     enable: true,

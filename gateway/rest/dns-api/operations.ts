@@ -14,7 +14,7 @@ const SECONDARY_ZONE = 'name primary tsigKey origin createdAt serial refreshedAt
 const USER = 'id username email role disabled createdAt lastLogin';
 const SIGNING_KEY = 'kid algorithm createdAt retiredAt verifiesUntil signing';
 export const DNSSEC_STATUS =
-  'enabled keys { id algorithm keyType bits createdAt expiresAt keyTag state publishAt activateAt inactiveAt deleteAt cdsAt cdsUntil dsSeenAt } dsRecords { keyTag algorithm digestType digest } rollovers { keyType step startedAt oldKeyId newKeyId completesAt steps { step at done } }';
+  'enabled keys { id algorithm keyType bits createdAt expiresAt keyTag state publishAt activateAt inactiveAt deleteAt cdsAt cdsUntil dsSeenAt } dsRecords { keyTag algorithm digestType digest } rollovers { keyType step startedAt oldKeyId newKeyId completesAt steps { step at done } } denial nsec3param { algorithm flags iterations salt optOut }';
 
 /** A rollover just started, as the REST answer shows it. */
 export const ROLLOVER = 'success message oldKeyId newKeyId rolloverCompletionDate keyType';

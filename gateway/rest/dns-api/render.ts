@@ -73,6 +73,8 @@ export interface GqlDnssecStatus {
   keys: GqlDnssecKey[];
   dsRecords: Array<{ keyTag: string; algorithm: string; digestType: string; digest: string }>;
   rollovers: GqlRolloverProgress[];
+  denial: string | null;
+  nsec3param: { algorithm: number; flags: number; iterations: number; salt: string; optOut: boolean } | null;
 }
 
 export interface GqlDnssecRollover {
@@ -100,6 +102,7 @@ const SNAKE: Record<string, string> = {
   keySize: 'key_size',
   keyType: 'key_type',
   keyTag: 'key_tag',
+  optOut: 'opt_out',
 };
 const CAMEL = new RegExp(`\\b(${Object.keys(SNAKE).join('|')})\\b`, 'g');
 
@@ -229,6 +232,14 @@ export const dnssecStatus = (s: GqlDnssecStatus) => ({
         })),
       }
     : {}),
+  denial: s.denial,
+  nsec3param: s.nsec3param && {
+    algorithm: s.nsec3param.algorithm,
+    flags: s.nsec3param.flags,
+    iterations: s.nsec3param.iterations,
+    salt: s.nsec3param.salt,
+    opt_out: s.nsec3param.optOut,
+  },
 });
 
 export const dnssecRollover = (r: GqlDnssecRollover) => ({

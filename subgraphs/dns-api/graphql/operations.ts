@@ -148,8 +148,8 @@ export class OperationResolver {
     @Ctx() ctx: DnsApiContext,
   ): Promise<Operation> {
     const caller = await allowed(ctx, 'write');
-    const { enable, algorithm, keySize } = input;
-    const write = ctx.api.dnssec.prepareSet(zone, { enable, algorithm, keySize }, caller.username);
+    const { enable, algorithm, keySize, denial, optOut } = input;
+    const write = ctx.api.dnssec.prepareSet(zone, { enable, algorithm, keySize, denial, optOut }, caller.username);
     const kind = enable ? 'enable_dnssec' : 'disable_dnssec';
     return operationOf(
       ctx.api.operations.start(kind, write.zone, caller.id, async (progress) => dnssecOf(await write.run(progress))),

@@ -31,6 +31,7 @@ import {
   CreateZoneInput,
   DeleteResult,
   DnsRecordType,
+  DnssecDenial,
   DnssecInput,
   DnssecKeyState,
   DnssecKeyType,
@@ -59,6 +60,7 @@ const userOf = (user: StoredUser): User => ({ ...user, role: user.role as UserRo
 /** The service's DNSSEC status in the schema's types (its key types and states are the enums' values). */
 export const dnssecOf = (status: StatusView): DnssecStatus => ({
   ...status,
+  denial: status.denial as DnssecDenial | null,
   keys: status.keys.map((k) => ({
     ...k,
     keyType: k.keyType as DnssecKeyType,
@@ -368,8 +370,8 @@ export class DnssecResolver {
     @Ctx() ctx: DnsApiContext,
   ): Promise<DnssecStatus> {
     const caller = await allowed(ctx, 'write');
-    const { enable, algorithm, keySize } = input;
-    return dnssecOf(await ctx.api.dnssec.set(zone, { enable, algorithm, keySize }, caller.username));
+    const { enable, algorithm, keySize, denial, optOut } = input;
+    return dnssecOf(await ctx.api.dnssec.set(zone, { enable, algorithm, keySize, denial, optOut }, caller.username));
   }
 
   @Directive(LONG_RUNNING)

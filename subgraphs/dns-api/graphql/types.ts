@@ -190,6 +190,29 @@ export class DsRecord {
   @Field(() => String, { description: 'The digest, upper-case hex.' }) digest!: string;
 }
 
+export enum DnssecDenial {
+  NSEC = 'NSEC',
+  NSEC3 = 'NSEC3',
+}
+registerEnumType(DnssecDenial, {
+  name: 'DnssecDenial',
+  description: 'How a signed zone proves that a name or type does not exist.',
+  valuesConfig: {
+    NSEC: { description: 'NSEC records (RFC 4034): the default.' },
+    NSEC3: { description: 'NSEC3 records (RFC 5155) with RFC 9276 parameters: SHA-1, no extra iterations, no salt.' },
+  },
+});
+
+@ObjectType({ description: "An NSEC3 chain's parameters (RFC 5155 §4; fixed as RFC 9276 asks)." })
+export class Nsec3Param {
+  @Field(() => Int, { description: 'Hash algorithm: 1 (SHA-1).' }) algorithm!: number;
+  @Field(() => Int, { description: 'NSEC3PARAM flags: 0 (Opt-Out is a flag of the NSEC3 records).' }) flags!: number;
+  @Field(() => Int, { description: 'Extra iterations of the hash: 0.' }) iterations!: number;
+  @Field(() => String, { description: 'The salt in hex: "-", none.' }) salt!: string;
+  @Field(() => Boolean, { description: 'Whether unsigned delegations are left out of the chain (Opt-Out).' })
+  optOut!: boolean;
+}
+
 @ObjectType({ description: 'The DNSSEC state of a zone: its keys and the DS records for its parent.' })
 export class DnssecStatus {
   @Field(() => Boolean, { description: 'Whether the zone is signed (it has keys).' }) enabled!: boolean;
@@ -200,6 +223,10 @@ export class DnssecStatus {
   dsRecords!: DsRecord[];
   @Field(() => [DnssecRolloverProgress], { description: 'The rollovers in progress (a KSK one, a ZSK one, or none).' })
   rollovers!: DnssecRolloverProgress[];
+  @Field(() => DnssecDenial, { nullable: true, description: 'NSEC or NSEC3 while signed; null when not.' })
+  denial!: DnssecDenial | null;
+  @Field(() => Nsec3Param, { nullable: true, description: "NSEC3's parameters; null unless the denial is NSEC3." })
+  nsec3param!: Nsec3Param | null;
 }
 
 @ObjectType({ description: 'A rollover just started: ZSK by pre-publication, or KSK by double-KSK.' })
@@ -387,6 +414,19 @@ export class DnssecInput {
     description: 'With enable true: RSA 1024 to 4096 (default 2048); for the curves their size or nothing.',
   })
   keySize?: number | null;
+  @Field(() => DnssecDenial, {
+    nullable: true,
+    description:
+      'With enable true: NSEC (default) or NSEC3. On a zone already signed, another denial than it has switches it ' +
+      '(algorithm and keySize left out or as they are); the same one is a conflict.',
+  })
+  denial?: DnssecDenial | null;
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'With denial NSEC3: leave unsigned delegations out of the chain (Opt-Out, RFC 5155 §6). Default false.',
+  })
+  optOut?: boolean | null;
 }
 
 @InputType()

@@ -11,6 +11,8 @@ import {
   type KeyVault,
   KSK_FLAGS,
   newKeyMaterialAsync,
+  nsec3ParamView,
+  type Nsec3ParamView,
   seconds,
   storedKey,
   ZSK_FLAGS,
@@ -18,6 +20,7 @@ import {
 import type { Zone } from '../../../dns/model';
 import {
   StoreError,
+  type DnssecDenial,
   type DnssecKey,
   type DnssecKeyChange,
   type DnssecKeyTimings,
@@ -116,6 +119,10 @@ export interface DnssecStatus {
   dsRecords: DsRecordView[];
   /** The rollovers in progress (at most one KSK and one ZSK), each with its steps and their dates. */
   rollovers: RolloverView[];
+  /** How the zone denies existence while signed; null when it is not. */
+  denial: DnssecDenial['denial'] | null;
+  /** NSEC3's parameters (RFC 9276: fixed) and whether with Opt-Out; null unless the denial is NSEC3. */
+  nsec3param: Nsec3ParamView | null;
 }
 
 export interface RolloverResult {
@@ -146,6 +153,10 @@ export interface DnssecInput {
   enable?: unknown;
   algorithm?: unknown;
   keySize?: unknown;
+  /** NSEC (default) or NSEC3. */
+  denial?: unknown;
+  /** NSEC3 with Opt-Out (default false). */
+  optOut?: unknown;
 }
 
 const iso = (s: number): string => new Date(s * 1000).toISOString();
@@ -165,7 +176,7 @@ export class DnssecService {
   async status(name: string): Promise<DnssecStatus> {
     const zone = zoneRef(name);
     const keys = await asApi(() => this.store.listDnssecKeys(zone));
-    return this.statusOf(zone, keys);
+    return this.statusOf(zone, keys, await asApi(() => this.store.getDnssecDenial(zone)));
   }
 
   /** `POST /zones/{zone}/dnssec`: `enable` true (with `algorithm`, `key_size`) or false. */
@@ -182,14 +193,11 @@ export class DnssecService {
     if (typeof input.enable !== 'boolean') throw invalid('enable', 'enable must be true or false');
     if (input.enable) {
       const { algorithm, bits } = keyChoice(input);
+      const denial = denialChoice(input);
       const run = (progress?: ProgressReport) =>
         this.writes.run(zone, async () => {
           const keys = await asApi(() => this.store.listDnssecKeys(zone));
-          if (keys.length > 0)
-            throw apiError(
-              'CONFLICT',
-              `DNSSEC is already enabled for zone ${zone}; turn it off first to change the algorithm`,
-            );
+          if (keys.length > 0) return this.switchDenial(zone, keys, input, denial, by, progress);
           const materials = await Promise.all(
             [KSK_FLAGS, ZSK_FLAGS].map((f) => newKeyMaterialAsync(algorithm, f, bits)),
           );
@@ -200,14 +208,17 @@ export class DnssecService {
             this.newKey(zone, material, now, now, material.flags === KSK_FLAGS ? cdsAt : null),
           );
           // only onto no keys: another process that enabled it meanwhile wins, this one is the 409 below
-          const updated = await this.onKeys(zone, [], { add: added });
+          const chosen = denial ?? { denial: 'NSEC', optOut: false };
+          const updated = await this.onKeys(zone, [], { add: added, denial: chosen });
           await this.written(zone, updated.serial, by, progress);
-          return this.statusOf(zone, added);
+          return this.statusOf(zone, added, chosen);
         });
       return { zone, run };
     }
     // null is "not given", as for enable: true (GraphQL clients send null for an optional field left empty).
-    const given = (['algorithm', 'keySize'] as const).filter((f) => input[f] !== undefined && input[f] !== null);
+    const given = (['algorithm', 'keySize', 'denial', 'optOut'] as const).filter(
+      (f) => input[f] !== undefined && input[f] !== null,
+    );
     if (given.length)
       throw invalidFields(given.map((f) => ({ field: f, message: `${f} only goes with enable: true` })));
     const run = (progress?: ProgressReport) =>
@@ -221,9 +232,44 @@ export class DnssecService {
         }
         const updated = await this.onKeys(zone, keys, { remove: 'all' });
         await this.written(zone, updated.serial, by, progress);
-        return this.statusOf(zone, []);
+        return this.statusOf(zone, [], null);
       });
     return { zone, run };
+  }
+
+  /**
+   * enable: true on a signed zone: with another denial (and no other algorithm or key size) the zone is signed with
+   * it from the next serial on — whole, so each serial is all NSEC or all NSEC3 (docs/dnssec.md); otherwise the 409
+   * it always was.
+   */
+  private async switchDenial(
+    zone: string,
+    keys: readonly DnssecKey[],
+    input: DnssecInput,
+    denial: DnssecDenial | null,
+    by: string,
+    progress?: ProgressReport,
+  ): Promise<DnssecStatus> {
+    const current = await asApi(() => this.store.getDnssecDenial(zone));
+    const ksk = keys.find((k) => k.flags === KSK_FLAGS) ?? keys[0];
+    const algorithm = input.algorithm === undefined || input.algorithm === null ? null : keyChoice(input).algorithm;
+    const otherKeys =
+      (algorithm !== null && algorithm.number !== ksk?.algorithm) ||
+      (input.keySize !== undefined && input.keySize !== null && input.keySize !== ksk?.bits);
+    if (denial === null || otherKeys)
+      throw apiError(
+        'CONFLICT',
+        `DNSSEC is already enabled for zone ${zone}; turn it off first to change the algorithm`,
+      );
+    if (denial.denial === current.denial && denial.optOut === current.optOut)
+      throw apiError(
+        'CONFLICT',
+        `DNSSEC is already enabled for zone ${zone} with ${denial.denial}${denial.optOut ? ' and Opt-Out' : ''}`,
+      );
+    // only onto the keys read: a rollover or off meanwhile makes this a 409
+    const updated = await this.onKeys(zone, keys, { denial });
+    await this.written(zone, updated.serial, by, progress);
+    return this.statusOf(zone, keys, denial);
   }
 
   /**
@@ -329,7 +375,7 @@ export class DnssecService {
       this.writes.run(zone, async () => {
         const { serial, keys } = await this.markDsSeen(zone, { keyTag: tag, parentDsTtl: this.policy.parentDsTtl });
         await this.written(zone, serial, by, progress);
-        return this.statusOf(zone, keys);
+        return this.statusOf(zone, keys, await asApi(() => this.store.getDnssecDenial(zone)));
       });
     return { zone, run };
   }
@@ -447,7 +493,7 @@ export class DnssecService {
     return views.length ? views.map(describeRollover).join('; ') : null;
   }
 
-  private statusOf(zone: string, keys: readonly DnssecKey[]): DnssecStatus {
+  private statusOf(zone: string, keys: readonly DnssecKey[], denial: DnssecDenial | null): DnssecStatus {
     const now = this.now();
     // Oldest first (timestamps are whole seconds: then the one signing first), of keys made together the KSK
     // first: the same order however the store breaks ties.
@@ -466,6 +512,8 @@ export class DnssecService {
       keys: live.map((k) => this.keyView(k, now)),
       dsRecords: live.filter((k) => k.flags === KSK_FLAGS).flatMap((k) => dsOf(zone, k)),
       rollovers: rolloverViews(keys, now),
+      denial: keys.length > 0 && denial ? denial.denial : null,
+      nsec3param: keys.length > 0 && denial?.denial === 'NSEC3' ? nsec3ParamView(denial.optOut) : null,
     };
   }
 
@@ -500,6 +548,24 @@ function dsOf(zone: string, key: DnssecKey): DsRecordView[] {
     digestType: String(digestType),
     digest: dsDigest(zone, rdata, digestType).toString('hex').toUpperCase(),
   }));
+}
+
+/**
+ * The denial asked for (null: not given), checked: NSEC or NSEC3, Opt-Out a boolean and only with NSEC3 (422 naming
+ * the field). NSEC3's iterations and salt are not a choice (RFC 9276: 0 and none).
+ */
+function denialChoice(input: DnssecInput): DnssecDenial | null {
+  const problems: FieldError[] = [];
+  const given = (v: unknown) => v !== undefined && v !== null;
+  if (given(input.denial) && input.denial !== 'NSEC' && input.denial !== 'NSEC3')
+    problems.push({ field: 'denial', message: `denial must be NSEC or NSEC3 (got ${JSON.stringify(input.denial)})` });
+  if (given(input.optOut) && typeof input.optOut !== 'boolean')
+    problems.push({ field: 'optOut', message: `optOut must be true or false (got ${JSON.stringify(input.optOut)})` });
+  else if (input.optOut === true && input.denial !== 'NSEC3')
+    problems.push({ field: 'optOut', message: 'optOut goes only with denial NSEC3 (Opt-Out is an NSEC3 flag)' });
+  if (problems.length) throw invalidFields(problems);
+  if (!given(input.denial)) return null;
+  return { denial: input.denial as DnssecDenial['denial'], optOut: input.optOut === true };
 }
 
 /** The algorithm and key size asked for, checked (422 naming the field and what is allowed). */
