@@ -164,6 +164,10 @@ describe('signZone with NSEC3', () => {
   it('with Opt-Out leaves unsigned delegations out and sets the flag; NSEC3PARAM flags stay 0', () => {
     const chain = nsec3s(optOut);
     expect(chain.has(hashLabel(`insecure.${ZONE}`))).toBe(false);
+    // an empty non-terminal with only an unsigned delegation below it goes too
+    expect(chain.has(hashLabel(`cut.below.ent.${ZONE}`))).toBe(false);
+    expect(chain.has(hashLabel(`below.ent.${ZONE}`))).toBe(false);
+    expect(chain.has(hashLabel(`ent.x.${ZONE}`))).toBe(true);
     expect(chain.has(hashLabel(`secure.${ZONE}`))).toBe(true);
     expect([...chain.values()].every((c) => c.flags === 1)).toBe(true);
     const param = optOut.nodes.get(ZONE)?.get('NSEC3PARAM')?.[0]?.data as unknown as Buffer;
@@ -200,6 +204,14 @@ describe('signPatch with NSEC3: the chain a whole signing gives', () => {
       new Map([['insecure.n3.test', [r('insecure', 'NS', 'ns.x.'), r('insecure', 'DS', DS)]]]),
     ],
     ['a DS removed from a signed delegation', new Map([['secure.n3.test', [r('secure', 'NS', `ns.secure.${ZONE}.`)]]])],
+    [
+      'a DS at an unsigned delegation below empty non-terminals',
+      new Map([['cut.below.ent.n3.test', [r('cut.below.ent', 'NS', 'ns.x.'), r('cut.below.ent', 'DS', DS)]]]),
+    ],
+    [
+      'a name beside an unsigned delegation below empty non-terminals',
+      new Map([['leaf.below.ent.n3.test', [r('leaf.below.ent', 'A', '192.0.2.5')]]]),
+    ],
     ['apex records', new Map([['n3.test', [r('', 'NS', `ns1.${ZONE}.`), r('', 'MX', `10 a.${ZONE}.`)]]])],
   ];
   const after = (change: Map<string, RecordData[]>): RecordData[] => {
@@ -231,9 +243,7 @@ describe('answers with NSEC3 proofs (RFC 5155 §7.2)', () => {
     return new DnssecAnswerSigner().sign(resolve(index, qname, qtype), qname, qtype, true);
   };
   const proofs = (records: readonly RR[]) =>
-    records
-      .filter((x) => x.type === 'NSEC3')
-      .map((x) => ({ label: x.name.split('.')[0] ?? '', ...(x.data) }));
+    records.filter((x) => x.type === 'NSEC3').map((x) => ({ label: x.name.split('.')[0] ?? '', ...x.data }));
   const matches = (p: { label: string }, name: string) => p.label === hashLabel(name);
   const covers = (p: { label: string; nextDomain: Buffer }, name: string) => {
     const h = hashLabel(name);
@@ -319,14 +329,12 @@ describe('answers with NSEC3 proofs (RFC 5155 §7.2)', () => {
     });
   }
 
-  it('NSEC3PARAM at the apex is answered; a hashed owner name answers NSEC3 only', () => {
+  it('NSEC3PARAM at the apex is answered; a hashed owner name is NXDOMAIN', () => {
     const zone = signZone(build(RECORDS), keys, policy(false), NOW);
     const param = answer(zone, ZONE, 'NSEC3PARAM');
     expect(param.answers.map((x) => x.type)).toEqual(['NSEC3PARAM', 'RRSIG']);
     const owner = `${hashLabel(`a.${ZONE}`)}.${ZONE}`;
-    const own = answer(zone, owner, 'NSEC3');
-    expect(own.answers.map((x) => x.type)).toEqual(['NSEC3', 'RRSIG']);
-    const other = answer(zone, owner, 'A');
-    expect(other.rcode).toBe('NXDOMAIN');
+    // no name of the zone, whatever the type (RFC 5155 §7.2.8), as BIND answers
+    for (const type of ['NSEC3', 'A']) expect(answer(zone, owner, type).rcode).toBe('NXDOMAIN');
   });
 });

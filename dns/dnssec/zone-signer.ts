@@ -306,7 +306,10 @@ function nsec3Names(
   const names = new Map<string, string[]>();
   for (const owner of chain) {
     const types = bitmaps.get(owner) ?? [];
-    if (!(optOut && owner !== apex && unsignedCut(types))) names.set(owner, types);
+    // Opt-Out: an unsigned delegation, and an empty non-terminal with only such below it, are left out (as BIND's
+    // dnssec-signzone -A does; RFC 5155 §7.1 allows it)
+    if (optOut && owner !== apex && unsignedCut(types)) continue;
+    names.set(owner, types);
     // canonical order: a name's ancestors came before it, so the first one known has all of its own known too
     if (owner !== apex)
       for (let n = parentOf(owner); n !== apex && n !== '' && !names.has(n); n = parentOf(n)) names.set(n, []);
@@ -542,12 +545,23 @@ function nsec3Patch(
   const labels = [...state.chainKeys];
   const redo = new Set<string>(); // labels whose NSEC3 is made again
   const predecessor = (at: number): string => labels[(at - 1 + labels.length) % labels.length] ?? '';
+  // Opt-Out: whether an empty non-terminal has a name of the chain below it (not only unsigned delegations)
+  const covers = (ent: string): boolean => {
+    const suffix = `.${ent}`;
+    for (const owner of unsigned.nodes.keys()) {
+      if (!owner.endsWith(suffix) || isHashed(unsigned, apex, owner) || occluded(unsigned, apex, owner)) continue;
+      if (!unsigned.cutsAndDnames.has(owner)) return true;
+      const node = unsigned.nodes.get(owner);
+      if (!node?.has('NS') || node.has('DS')) return true; // a DNAME, or a signed delegation
+    }
+    return false;
+  };
   for (const name of affected) {
     if (occluded(unsigned, apex, name)) continue; // glue: in no chain (which names are occluded did not change)
     const node = unsigned.nodes.get(name);
     const changed = owners.has(name) || name === apex;
     if (!changed && node) continue; // an unchanged name above a changed one: its NSEC3 stays
-    let inChain = unsigned.names.has(name) || name === apex;
+    let inChain = name === apex || (unsigned.names.has(name) && (node !== undefined || !optOut || covers(name)));
     if (node && changed) {
       const signed = signedNode(run, name, node, null, apex, soa);
       signedOwners.set(name, signed.records);

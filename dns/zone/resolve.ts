@@ -134,8 +134,9 @@ function resolveIn(zone: ZoneData, qname: string, qtype: string): Resolution {
     }
 
     let exact = zone.nodes.get(lower);
-    // An NSEC3 record's owner is a name of the zone only to a question for NSEC3 (RFC 5155 §7.2.8; BIND does so)
-    const hashed = exact !== undefined && qtype !== 'NSEC3' && exact.has('NSEC3');
+    // An NSEC3 record's owner is no name of the zone (RFC 5155 §7.2.8): NXDOMAIN whatever the type, NSEC3 too, as
+    // BIND 9 answers
+    const hashed = exact?.has('NSEC3') === true;
     if (hashed) exact = undefined;
     let node = exact;
     // A node's records carry its name as the master file or UPDATE wrote it, and answers give it so (as BIND does);

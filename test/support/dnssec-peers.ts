@@ -361,7 +361,12 @@ export interface BindSignedZone {
  * `dnssec-keygen -a ECDSAP256SHA256 [-f KSK]`, then `dnssec-signzone -S -K <dir> -O full -o <zone> -f <out> <in>`
  * (smart signing: the keys found in <dir> are added to the zone; NSEC, default validity 30 days).
  */
-export async function signZoneWithBind(zone: string, zoneText: string): Promise<BindSignedZone> {
+export async function signZoneWithBind(
+  zone: string,
+  zoneText: string,
+  /** NSEC3 (`-3 - -H 0`: RFC 9276's no salt, no extra iteration), with Opt-Out (`-A`) or not; absent: NSEC. */
+  nsec3?: { optOut: boolean },
+): Promise<BindSignedZone> {
   const origin = fqdn(zone);
   return withTempDir('dnssec-sign-', async (dir) => {
     const keyOf = async (flags: string[]) => {
@@ -384,7 +389,10 @@ export async function signZoneWithBind(zone: string, zoneText: string): Promise<
     writeFileSync(join(dir, 'zone.db'), zoneFileFromAxfr(zone, zoneText));
     const { code, output } = await runTool(
       'dnssec-signzone',
-      ['-S', '-K', dir, '-d', dir, '-O', 'full', '-o', origin, '-f', join(dir, 'signed.db'), join(dir, 'zone.db')],
+      [
+        ...(nsec3 ? ['-3', '-', '-H', '0', ...(nsec3.optOut ? ['-A'] : [])] : []),
+        ...['-S', '-K', dir, '-d', dir, '-O', 'full', '-o', origin, '-f', join(dir, 'signed.db'), join(dir, 'zone.db')],
+      ],
       dir,
     );
     if (code !== 0) throw new Error(`dnssec-signzone exited with ${code}:\n${output}`);
