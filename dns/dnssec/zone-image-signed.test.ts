@@ -1,6 +1,6 @@
 /**
  * A signed zone shipped as an image (whole, then patches signed incrementally) answers queries with the DO bit
- * exactly as the signed copy it was made from: RRSIGs, the NSEC chain and denial proofs included.
+ * exactly as the signed copy it was made from: RRSIGs, the NSEC or NSEC3 chain and denial proofs included.
  */
 import * as packet from 'dns-packet';
 import type { Question, SoaAnswer } from 'dns-packet';
@@ -58,17 +58,23 @@ function signedAnswers(zone: ZoneData, questions: ReadonlyArray<[string, string]
   });
 }
 
-it('a signed zone and its incremental re-signing answer the same through images', async () => {
+it.each([
+  ['NSEC', DEFAULT_SIGNING_POLICY],
+  ['NSEC3', { ...DEFAULT_SIGNING_POLICY, nsec3: { optOut: false } }],
+  ['NSEC3 with Opt-Out', { ...DEFAULT_SIGNING_POLICY, nsec3: { optOut: true } }],
+])('%s: a signed zone and its incremental re-signing answer the same through images', async (_, policy) => {
   const builder = new ZoneBuilder(ZONE, soa(1));
   for (const rec of RECORDS) builder.add(rec);
   const keys = freshKeys('Sig.Test', 13, NOW - 10);
-  const v1 = signZone(builder.finish(), keys, DEFAULT_SIGNING_POLICY, NOW);
+  const v1 = signZone(builder.finish(), keys, policy, NOW);
   const copy1 = await readZoneImage(await encodeZoneImage(v1), undefined);
   const extra = [`nx.${ZONE}`, `x.wild.${ZONE}`, `ent.x.${ZONE}`, `b.${ZONE}`, `zz.${ZONE}`];
   const questions = [
     ...questionsFor([v1], extra),
     ...questionsFor([v1], extra).map(([n]): [string, string] => [n, 'NSEC']),
+    ...questionsFor([v1], extra).map(([n]): [string, string] => [n, 'NSEC3']),
   ];
+  expect(copy1.signing?.policy.nsec3 ?? null).toEqual(policy.nsec3 ?? null);
   expect(signedAnswers(copy1, questions)).toEqual(signedAnswers(v1, questions));
 
   // a name added (the chain changes) and one changed (it does not)

@@ -223,6 +223,7 @@ describe('the same proofs as BIND 9 serving the zone signed by dnssec-signzone -
 describe('a change of an NSEC3 zone', () => {
   test('new names (one under new empty non-terminals) and a name removed: the zone still verifies', async () => {
     const zone = 'hashed.test';
+    const before = (await store.getZone(zone))?.serial;
     const outcome = await store.change(zone, [
       { op: 'add', record: { name: `new.${zone}`, type: 'A', ttl: 300, value: '192.0.2.77' } },
       { op: 'add', record: { name: `leaf.two.one.${zone}`, type: 'TXT', ttl: 300, value: '"deep"' } },
@@ -230,6 +231,14 @@ describe('a change of an NSEC3 zone', () => {
     ]);
     await engine.served(zone, outcome.zone.serial);
     expect(failures(await verifyZoneWithPeers(zone, await axfr(zone)))).toEqual([]);
+    // an IXFR of the change carries the NSEC3 records it made, with their signatures
+    const { stdout: ixfr } = await run('dig', [`@${HOST}`, '-p', String(server.port), zone, `IXFR=${before}`], {
+      timeout: 20_000,
+    });
+    expect(ixfr).toMatch(new RegExp(`\\sSOA\\s+\\S+\\s+\\S+\\s+${before}\\s`)); // incremental: from the serial before
+    expect(ixfr).toMatch(/\sIN\s+NSEC3\s+1 0 0 - /);
+    expect(ixfr).toMatch(/\sRRSIG\s+NSEC3\s/);
+    expect(ixfr).toMatch(new RegExp(`^leaf\\.two\\.one\\.${zone}\\.\\s`, 'm'));
     const www = (await store.listRecords(zone, { name: `www.${zone}` }))[0];
     if (!www) throw new Error('no www record');
     const removed = await store.change(zone, [{ op: 'delete', id: www.id }]);
