@@ -5,19 +5,21 @@ import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { algorithmByName } from '../../dns/dnssec/algorithms';
 import { KeyVault } from '../../dns/dnssec/key-vault';
-import { dnskeyRdata, dsDigest, keyTag, KSK_FLAGS, ZSK_FLAGS } from '../../dns/dnssec/keys';
+import { KSK_FLAGS, ZSK_FLAGS } from '../../dns/dnssec/keys';
 import { newStoredKey } from '../../dns/dnssec/zone-signing';
 import { DnsEngine } from '../../dns/engine/engine';
 import { openSqliteStore } from '../../dns/store';
 import type { DnssecDenial, DnssecKey, ZoneStore } from '../../dns/store/types';
 import { importZoneFile } from '../../dns/zonefile/zone-files';
-import { dig, requireTool, startNamed } from '../support/dns-peers';
+import { dig, startNamed } from '../support/dns-peers';
 import {
   delvQuery,
   signZoneWithBind,
   startValidatingResolver,
   verifyZoneWithPeers,
   type PeerVerdict,
+  axfrText,
+  dsOfKeys,
 } from '../support/dnssec-peers';
 
 /**
@@ -60,20 +62,9 @@ let server: { host: string; port: number };
 const vault = KeyVault.of(randomBytes(32));
 const keysOf = new Map<string, DnssecKey[]>();
 
-function dsOf(zone: string): string[] {
-  return (keysOf.get(zone) ?? [])
-    .filter((k) => k.flags === KSK_FLAGS)
-    .map((k) => {
-      const rdata = dnskeyRdata(k.flags, k.algorithm, Buffer.from(k.publicKey, 'base64'));
-      return `${keyTag(rdata)} ${k.algorithm} 2 ${dsDigest(zone, rdata, 2).toString('hex').toUpperCase()}`;
-    });
-}
+const dsOf = (zone: string): string[] => dsOfKeys(zone, keysOf.get(zone) ?? []);
 
-async function axfr(zone: string): Promise<string> {
-  requireTool('dig');
-  const { stdout } = await run('dig', [`@${HOST}`, '-p', String(server.port), zone, 'AXFR'], { timeout: 20_000 });
-  return stdout;
-}
+const axfr = (zone: string): Promise<string> => axfrText(server, zone);
 
 const failures = (verdicts: PeerVerdict[]) => verdicts.filter((v) => !v.ok).map((v) => `${v.tool}: ${v.output}`);
 const validated = async (zone: string, name: string, type: string) => {

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { DnsClient } from '../../dns/client';
 import { algorithmByName } from '../../dns/dnssec/algorithms';
 import { KeyVault } from '../../dns/dnssec/key-vault';
-import { dnskeyRdata, dsDigest, keyTag, KSK_FLAGS, ZSK_FLAGS } from '../../dns/dnssec/keys';
+import { KSK_FLAGS, ZSK_FLAGS } from '../../dns/dnssec/keys';
 import { newStoredKey } from '../../dns/dnssec/zone-signing';
 import { DnsEngine } from '../../dns/engine/engine';
 import { sendNotify } from '../../dns/server/operations/notify';
@@ -15,7 +15,14 @@ import type { DnssecKey, ZoneStore } from '../../dns/store/types';
 import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { parseKeyFile } from '../../dns/tsig/keyfile';
 import { dig, requireTool, startNamed } from '../support/dns-peers';
-import { delvQuery, startValidatingResolver, verifyZoneWithPeers, type PeerVerdict } from '../support/dnssec-peers';
+import {
+  axfrText,
+  delvQuery,
+  dsOfKeys,
+  startValidatingResolver,
+  verifyZoneWithPeers,
+  type PeerVerdict,
+} from '../support/dnssec-peers';
 
 /**
  * Zones our DNS server signs, judged by peers nobody here wrote: the AXFR of each (one per algorithm) passes
@@ -63,20 +70,9 @@ const vault = KeyVault.of(randomBytes(32));
 const keysOf = new Map<string, DnssecKey[]>();
 
 /** The zone's DS (SHA-256) as delv's trust anchor wants it: "tag alg 2 HEX". */
-function dsOf(zone: string): string[] {
-  return (keysOf.get(zone) ?? [])
-    .filter((k) => k.flags === KSK_FLAGS)
-    .map((k) => {
-      const rdata = dnskeyRdata(k.flags, k.algorithm, Buffer.from(k.publicKey, 'base64'));
-      return `${keyTag(rdata)} ${k.algorithm} 2 ${dsDigest(zone, rdata, 2).toString('hex').toUpperCase()}`;
-    });
-}
+const dsOf = (zone: string): string[] => dsOfKeys(zone, keysOf.get(zone) ?? []);
 
-async function axfr(zone: string): Promise<string> {
-  requireTool('dig');
-  const { stdout } = await run('dig', [`@${HOST}`, '-p', String(server.port), zone, 'AXFR'], { timeout: 20_000 });
-  return stdout;
-}
+const axfr = (zone: string): Promise<string> => axfrText(server, zone);
 
 const failures = (verdicts: PeerVerdict[]) => verdicts.filter((v) => !v.ok).map((v) => `${v.tool}: ${v.output}`);
 

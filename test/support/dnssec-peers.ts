@@ -1,7 +1,10 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { dnskeyRdata, dsDigest, keyTag, KSK_FLAGS } from '../../dns/dnssec/keys';
+import type { DnssecKey } from '../../dns/store/types';
 import { freePort } from '../bench/processes';
 import { requireTool, spawnNamed } from './dns-peers';
 
@@ -78,6 +81,25 @@ export function zoneFileFromAxfr(zone: string, zoneText: string): string {
     lines.splice(last[1], 1);
   }
   return `$ORIGIN ${fqdn(zone)}\n${lines.join('\n')}\n`;
+}
+
+/** The DS (SHA-256) of the KSKs among a zone's stored keys, as delv's trust anchor wants it: "tag alg 2 HEX". */
+export function dsOfKeys(zone: string, keys: readonly DnssecKey[]): string[] {
+  return keys
+    .filter((k) => k.flags === KSK_FLAGS)
+    .map((k) => {
+      const rdata = dnskeyRdata(k.flags, k.algorithm, Buffer.from(k.publicKey, 'base64'));
+      return `${keyTag(rdata)} ${k.algorithm} 2 ${dsDigest(zone, rdata, 2).toString('hex').toUpperCase()}`;
+    });
+}
+
+/** A zone transfer (AXFR) of `zone` from `server` as dig prints it: the text the verifiers take. */
+export async function axfrText(server: { host: string; port: number }, zone: string): Promise<string> {
+  requireTool('dig');
+  const { stdout } = await promisify(execFile)('dig', [`@${server.host}`, '-p', String(server.port), zone, 'AXFR'], {
+    timeout: 20_000,
+  });
+  return stdout;
 }
 
 export interface PeerVerdict {
