@@ -3,7 +3,8 @@
  * Guards that hold across replicas: three all-in-one processes on one PostgreSQL database (each its own DATA_DIR).
  * The same If-Match sent through all three at once gives exactly one 200 and 412 for the rest, in every round;
  * DNSSEC enabled or rotated through two at once ends with one key set (the other answer a 409); a scheduled re-sign
- * that comes due on all three at once raises the serial once.
+ * that comes due on all three at once raises the serial once. A zone switched to NSEC3 through one replica is served
+ * with NSEC3 by every replica (the choice is in the store), also by one restarted, and back to NSEC likewise.
  */
 import pg from 'pg';
 import { dig } from '../support/dns-peers';
@@ -161,4 +162,43 @@ test('a re-sign scheduled on three replicas at once raises the serial once', asy
   await new Promise((r) => setTimeout(r, 2_000));
   expect(await changesOf(zone)).toHaveLength(4);
   expect(await servedSerials(zone)).toEqual([bumped, bumped, bumped]);
+}, 120_000);
+
+test('NSEC3 chosen through one replica: every replica serves it, after a restart too; back to NSEC likewise', async () => {
+  const zone = 'nsec3.example.test';
+  expect((await call(nth(0), 'POST', '/zones', { token, body: { name: zone } })).status).toBe(201);
+  expect((await call(nth(0), 'POST', `/zones/${zone}/dnssec`, { token, body: { enable: true } })).status).toBe(200);
+  /** Which denial each replica's answer to a name that does not exist carries. */
+  const denials = async () =>
+    Promise.all(
+      replicas.map(async (r) => {
+        const authority = (await dig(r.dns, ['+dnssec', `nothing.${zone}`, 'A'])).authority.join('\n');
+        return /\sNSEC3\s/.test(authority) ? 'NSEC3' : /\sNSEC\s/.test(authority) ? 'NSEC' : 'none';
+      }),
+    );
+  const served = async (want: string) => {
+    const deadline = Date.now() + 20_000;
+    let seen = await denials();
+    while (Date.now() < deadline && !seen.every((d) => d === want)) {
+      await new Promise((r) => setTimeout(r, 100));
+      seen = await denials();
+    }
+    return seen;
+  };
+  expect(await served('NSEC')).toEqual(['NSEC', 'NSEC', 'NSEC']);
+  const switched = await call(nth(1), 'POST', `/zones/${zone}/dnssec`, {
+    token,
+    body: { enable: true, denial: 'NSEC3' },
+  });
+  expect(switched.status).toBe(200);
+  expect(await served('NSEC3')).toEqual(['NSEC3', 'NSEC3', 'NSEC3']);
+  const third = replicas[2]!;
+  await third.kill();
+  await third.restart();
+  expect(await served('NSEC3')).toEqual(['NSEC3', 'NSEC3', 'NSEC3']);
+  const status = await call<{ denial: string }>(nth(2), 'GET', `/zones/${zone}/dnssec`, { token });
+  expect(status.body.denial).toBe('NSEC3');
+  const back = await call(nth(2), 'POST', `/zones/${zone}/dnssec`, { token, body: { enable: true, denial: 'NSEC' } });
+  expect(back.status).toBe(200);
+  expect(await served('NSEC')).toEqual(['NSEC', 'NSEC', 'NSEC']);
 }, 120_000);
