@@ -129,6 +129,24 @@ test('a restart serves the signed zone from its file: the same signatures, and i
   }
 }, 120_000);
 
+test('an NSEC3 zone too: a restart serves its NSEC3 chain from the file, and a switch to NSEC is not served from it', async () => {
+  await store.changeDnssecKeys(ZONE, { denial: { denial: 'NSEC3', optOut: false } });
+  let engine = await start();
+  const before = await axfr(engine);
+  expect(before.some((l) => / NSEC3PARAM /.test(l))).toBe(true);
+  await engine.close();
+  engine = await start();
+  const after = await axfr(engine);
+  expect(after).toEqual(before);
+  expect((await verifyZoneWithPeers(ZONE, after.join('\n'))).filter((v) => !v.ok).map((v) => v.output)).toEqual([]);
+  await engine.close();
+  await store.changeDnssecKeys(ZONE, { denial: { denial: 'NSEC', optOut: false } });
+  engine = await start();
+  const nsec = await axfr(engine);
+  expect(nsec.some((l) => / NSEC3/.test(l))).toBe(false);
+  expect(nsec.some((l) => / NSEC /.test(l))).toBe(true);
+}, 120_000);
+
 test('without files (the control), a restart signs afresh: other signatures', async () => {
   let engine = await start({ kept: false });
   const before = await axfr(engine);
