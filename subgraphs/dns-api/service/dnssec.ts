@@ -30,6 +30,7 @@ import { apiError, apiErrorOf, asApi, invalid, invalidFields, type FieldError } 
 import type { ChangeFeed } from './changes';
 import type { ProgressReport } from './operations';
 import type { DnsServing, KeyedQueue, PreparedWrite } from './serving';
+import { dsValue, normalDs, parentAmong } from './parent-ds';
 import { zoneRef } from './zones';
 import {
   type CdsPolicy,
@@ -230,6 +231,8 @@ export class DnssecService {
           const kinds = rolloverViews(keys, this.now()).map((v) => v.keyType);
           throw apiError('CONFLICT', `cannot turn DNSSEC off during a ${kinds.join(' and a ')} rollover: ${rollover}`);
         }
+        // the parent's DS first: should the keys' removal then fail, the zone is insecure for a while, never bogus
+        await this.dropParentDs(zone, keys, by);
         const updated = await this.onKeys(zone, keys, { remove: 'all' });
         await this.written(zone, updated.serial, by, progress);
         return this.statusOf(zone, [], null);
@@ -457,6 +460,30 @@ export class DnssecService {
             ? `DNSSEC is already enabled for zone ${zone}; turn it off first to change the algorithm`
             : `the DNSSEC keys of zone ${zone} changed meanwhile; read them again`,
     );
+  }
+
+  /**
+   * The DS records of `zone` in its parent zone, when that is ours, that point at the zone's KSKs (put there from
+   * its CDS, or by hand): removed as the zone goes unsigned — left, they would make every answer of it bogus to a
+   * validating resolver. Validators that cached the DS see the zone bogus until that TTL has run out.
+   */
+  private async dropParentDs(zone: string, keys: readonly DnssecKey[], by: string): Promise<void> {
+    const zones = new Set((await asApi(() => this.store.listZones())).map((z) => z.name));
+    const parent = parentAmong(zone, zones);
+    if (parent === null) return;
+    const ours = new Set(
+      keys.filter((k) => k.flags === KSK_FLAGS).flatMap((k) => [dsValue(zone, k, 2), dsValue(zone, k, 4)]),
+    );
+    const records = await asApi(() => this.store.listRecords(parent, { name: zone, type: 'DS' }));
+    const stale = records.filter((r) => ours.has(normalDs(r.value)));
+    if (stale.length === 0) return;
+    const { zone: after } = await asApi(() =>
+      this.store.change(
+        parent,
+        stale.map((r) => ({ op: 'delete' as const, id: r.id })),
+      ),
+    );
+    await this.written(parent, after.serial, by);
   }
 
   private async written(zone: string, serial: number, by: string, progress?: ProgressReport): Promise<void> {

@@ -199,6 +199,34 @@ describe('a KSK rollover with the parent zone ours', () => {
   });
 });
 
+describe('DNSSEC turned off', () => {
+  it("removes the zone's DS from our parent zone (else the zone is bogus), and only its own", async () => {
+    start({ ...POLICY, cdsPublish: 'always' });
+    await service.set(CHILD, { enable: true }, 'test');
+    await driver.tick();
+    const first = (await store.listDnssecKeys(CHILD)).find((k) => k.flags === 257);
+    if (!first) throw new Error('no KSK');
+    const other = '12345 13 2 0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF';
+    await store.change(PARENT, [
+      { op: 'add', record: { name: CHILD, type: 'DS', ttl: 600, value: dsValue(CHILD, first, 4) } },
+      { op: 'add', record: { name: CHILD, type: 'DS', ttl: 600, value: other } },
+    ]);
+    expect(await parentDs()).toHaveLength(3);
+    const serial = (await store.getZone(PARENT))?.serial ?? 0;
+    await service.set(CHILD, { enable: false }, 'test');
+    expect(await parentDs()).toEqual([other]); // a DS of another key (someone else's) is not ours to remove
+    expect((await store.getZone(PARENT))?.serial).toBeGreaterThan(serial);
+    expect(await store.listDnssecKeys(CHILD)).toEqual([]);
+  });
+
+  it('leaves the parent alone when it has no DS of the zone', async () => {
+    await service.set(CHILD, { enable: true }, 'test');
+    const serial = (await store.getZone(PARENT))?.serial;
+    await service.set(CHILD, { enable: false }, 'test');
+    expect((await store.getZone(PARENT))?.serial).toBe(serial);
+  });
+});
+
 describe('replicas', () => {
   it('two checking at once: the parent DS written once, the DS seen recorded once, neither fails', async () => {
     await service.set(CHILD, { enable: true }, 'test');
