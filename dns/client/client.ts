@@ -58,6 +58,9 @@ const MAX_UNSIGNED_RUN = 99;
  * key is given, with every answer (every message of a transfer) verified. Failures are {@link DnsClientError}s that
  * say which server and what went wrong (timeout, connection refused, REFUSED, NOTAUTH/BADSIG …).
  */
+/** How many times a query goes out over UDP within its timeout (dig's default +tries). */
+const QUERY_TRIES = 3;
+
 export class DnsClient {
   readonly server: ServerAddress;
   private readonly where: string;
@@ -73,7 +76,8 @@ export class DnsClient {
   async query(name: string, type: string, options: QueryOptions = {}): Promise<DecodedResponse> {
     const edns = options.edns === false ? undefined : (options.edns ?? EDNS_BUFFER);
     const { wire, mac } = this.sign(buildRequest(() => queryMessage(name, type, { edns })));
-    let raw = options.tcp ? await this.tcp(wire) : await udpExchange(this.server, wire, this.timeoutMs);
+    // over UDP asked up to QUERY_TRIES times within the timeout: a dropped answer is not a failure yet
+    let raw = options.tcp ? await this.tcp(wire) : await udpExchange(this.server, wire, this.timeoutMs, QUERY_TRIES);
     if (!options.tcp && raw.readUInt16BE(2) & 0x200) raw = await this.tcp(wire); // truncated: again over TCP
     this.check(raw, mac, 'query');
     return decodeResponse(raw);

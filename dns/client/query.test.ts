@@ -9,6 +9,7 @@ import { frameMessage, splitFrames } from './transport';
  * (its name starts with "tc").
  */
 const requests: Array<{ transport: 'udp' | 'tcp'; raw: Buffer }> = [];
+const dropped = new Set<number>();
 let udp: UdpSocket;
 let tcp: Server;
 let port: number;
@@ -40,6 +41,9 @@ beforeAll(async () => {
   udp = createSocket('udp4');
   udp.on('message', (raw, from) => {
     requests.push({ transport: 'udp', raw });
+    // a name starting with "drop": the first datagram of each ID goes unanswered (lost, or dropped by rate limiting)
+    const id = raw.readUInt16BE(0);
+    if (raw.subarray(13, 17).toString('latin1') === 'drop' && !dropped.has(id)) return void dropped.add(id);
     udp.send(answer(raw, true), from.port, from.address);
   });
   await new Promise<void>((resolve) => udp.bind(port, '127.0.0.1', resolve));
@@ -90,6 +94,25 @@ test('the answer comes with its raw bytes; a truncated one over UDP is asked aga
   ]);
   expect(retried.message.flag_tc).toBe(false);
   expect(retried.raw.readUInt16BE(2) & 0x200).toBe(0);
+});
+
+test('a query whose datagram goes unanswered is sent again within its timeout (same ID); an UPDATE is not', async () => {
+  // sent again after timeoutMs / 3 (dig's three tries): the answer to the second comes well within the timeout
+  const client = new DnsClient({ server: { host: '127.0.0.1', port }, timeoutMs: 3000 });
+  const res = await client.query('drop.example.test', 'A');
+  expect(res.message.flag_aa).toBe(true);
+  expect(requests.map((r) => [r.transport, r.raw.readUInt16BE(0)])).toEqual([
+    ['udp', res.raw.readUInt16BE(0)],
+    ['udp', res.raw.readUInt16BE(0)],
+  ]);
+  requests.length = 0;
+  // an UPDATE may not be idempotent: one datagram, then the timeout
+  await expect(
+    client.update('drop.example.test', [
+      { op: 'add', name: 'a.drop.example.test', type: 'A', ttl: 60, value: '192.0.2.1' },
+    ]),
+  ).rejects.toThrow(/within 3000 ms \(UDP\)/);
+  expect(requests).toHaveLength(1);
 });
 
 test('an UPDATE with a value that is no RDATA of its type fails as a DnsClientError saying why, and sends nothing', async () => {

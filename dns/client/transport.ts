@@ -10,13 +10,17 @@ const MAX_UDP = 65_535;
  * One UDP exchange: sends `message` and resolves with the first datagram from the server that carries the same ID
  * (others — late answers of earlier queries, spoofs from other ports — are ignored).
  */
-export function udpExchange(server: ServerAddress, message: Buffer, timeoutMs: number): Promise<Buffer> {
+export function udpExchange(server: ServerAddress, message: Buffer, timeoutMs: number, tries = 1): Promise<Buffer> {
   const id = message.readUInt16BE(0);
   const where = formatServerAddress(server);
   return new Promise((resolve, reject) => {
     const socket = createSocket(isIP(server.host) === 6 ? 'udp6' : 'udp4');
+    // `tries` > 1: the same message sent again each timeoutMs / tries without an answer (a lost datagram, or one a
+    // server's rate limiting dropped), as dig retries; only for what may be asked twice (queries, not UPDATE)
+    let resend: NodeJS.Timeout | undefined;
     const done = (err: Error | null, answer?: Buffer) => {
       clearTimeout(timer);
+      clearInterval(resend);
       socket.close();
       if (err) reject(err);
       else resolve(answer as Buffer);
@@ -32,7 +36,10 @@ export function udpExchange(server: ServerAddress, message: Buffer, timeoutMs: n
       if (from.port !== server.port || msg.length < 12 || msg.length > MAX_UDP || msg.readUInt16BE(0) !== id) return;
       done(null, msg);
     });
-    socket.connect(server.port, server.host, () => socket.send(message));
+    socket.connect(server.port, server.host, () => {
+      socket.send(message);
+      if (tries > 1) resend = setInterval(() => socket.send(message), Math.max(1, Math.floor(timeoutMs / tries)));
+    });
   });
 }
 
