@@ -10,8 +10,7 @@
  * - an answer worker reads the file the engine wrote instead of signing a copy of its own (and without files, the
  *   control: it signs its own, so the test can fail).
  */
-import { execFile, spawnSync } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,10 +24,8 @@ import { DnsEngine } from '../../dns/engine/engine';
 import { openZoneStore } from '../../dns/store';
 import type { ZoneStore } from '../../dns/store/types';
 import { importZoneFile } from '../../dns/zonefile/zone-files';
-import { requireTool } from '../support/dns-peers';
-import { verifyZoneWithPeers } from '../support/dnssec-peers';
+import { axfrText, verifyZoneWithPeers } from '../support/dnssec-peers';
 
-const execFileAsync = promisify(execFile);
 const HOST = '127.0.0.1';
 const ZONE = 'kept.test';
 const names = Array.from({ length: 300 }, (_, i) => `h${i} IN A 192.0.2.${i % 250}`).join('\n');
@@ -91,12 +88,8 @@ const startEngine = (options: { kept?: boolean; workers?: number }) =>
   });
 /** The zone transferred with BIND's dig: its records, whitespace normalised (case kept: signatures are base64). */
 async function axfr(engine: DnsEngine): Promise<string[]> {
-  const { stdout } = await execFileAsync(
-    requireTool('dig'),
-    ['+noall', '+answer', '+time=10', '+tries=2', `@${HOST}`, '-p', String(engine.server?.port ?? 0), ZONE, 'AXFR'],
-    { timeout: 20_000 },
-  );
-  return stdout
+  const text = await axfrText({ host: HOST, port: engine.server?.port ?? 0 }, ZONE);
+  return text
     .split('\n')
     .map((l) => l.replace(/\s+/g, ' ').trim())
     .filter((l) => l && !l.startsWith(';'));
