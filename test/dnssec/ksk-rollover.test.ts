@@ -19,6 +19,7 @@ import {
   normalizeDs,
   startValidatingResolver,
   type ValidatingResolver,
+  ROLLOVER_POLICY_OF_SECONDS,
 } from '../support/dnssec-peers';
 
 /**
@@ -38,17 +39,8 @@ const zoneText = (name: string, extra = '') => `$TTL 2
 ns1  IN A   192.0.2.1
 www  IN A   192.0.2.2
 ${extra}`;
-const POLICY: DnssecPolicy = {
-  dnskeyTtl: 2,
-  propagationDelay: 1,
-  publishSafety: 1,
-  retireSafety: 1,
-  signatureValidity: 86_400,
-  zskLifetime: 86_400,
-  kskLifetime: 86_400,
-  cdsPublish: 'rollover',
-  parentDsTtl: 2,
-};
+/** Rollovers in seconds, not hours: a whole one runs within the test. */
+const POLICY: DnssecPolicy = ROLLOVER_POLICY_OF_SECONDS;
 
 let store: ZoneStore;
 let engine: DnsEngine;

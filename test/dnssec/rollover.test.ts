@@ -9,7 +9,13 @@ import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { ChangeFeed } from '../../subgraphs/dns-api/service/changes';
 import { DnssecService, type DnssecPolicy } from '../../subgraphs/dns-api/service/dnssec';
 import { dig } from '../support/dns-peers';
-import { dsFromDnskey, ldnsKey2Ds, startValidatingResolver, type ValidatingResolver } from '../support/dnssec-peers';
+import {
+  dsFromDnskey,
+  ldnsKey2Ds,
+  startValidatingResolver,
+  type ValidatingResolver,
+  ROLLOVER_POLICY_OF_SECONDS,
+} from '../support/dnssec-peers';
 
 /**
  * A ZSK rollover (RFC 7583 pre-publication) on a zone with a policy of seconds instead of hours, in real time, with
@@ -25,17 +31,8 @@ const TEXT = `$TTL 2
 ns1  IN A   192.0.2.1
 www  IN A   192.0.2.2
 `;
-const POLICY: DnssecPolicy = {
-  dnskeyTtl: 2,
-  propagationDelay: 1,
-  publishSafety: 1,
-  retireSafety: 1,
-  signatureValidity: 86_400,
-  zskLifetime: 86_400,
-  kskLifetime: 86_400,
-  cdsPublish: 'rollover',
-  parentDsTtl: 2,
-};
+/** Rollovers in seconds, not hours: a whole one runs within the test. */
+const POLICY: DnssecPolicy = ROLLOVER_POLICY_OF_SECONDS;
 
 let store: ZoneStore;
 let engine: DnsEngine;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { dnskeyRdata, dsDigest, keyTag, KSK_FLAGS } from '../../dns/dnssec/keys';
 import type { DnssecKey } from '../../dns/store/types';
+import type { DnssecPolicy } from '../../subgraphs/dns-api/service/dnssec';
 import { freePort } from '../bench/processes';
 import { requireTool, spawnNamed } from './dns-peers';
 
@@ -17,6 +18,22 @@ import { requireTool, spawnNamed } from './dns-peers';
 
 /** A real peer must be installed (see requireTool, which knows each tool's Debian package). */
 export const requireDnssecTool = requireTool;
+
+/**
+ * A rollover policy of seconds instead of hours (TTLs, delays and margins of 1–2 s), for real-time rollover tests with
+ * a validating resolver caching by the TTLs we give.
+ */
+export const ROLLOVER_POLICY_OF_SECONDS: DnssecPolicy = {
+  dnskeyTtl: 2,
+  propagationDelay: 1,
+  publishSafety: 1,
+  retireSafety: 1,
+  signatureValidity: 86_400,
+  zskLifetime: 86_400,
+  kskLifetime: 86_400,
+  cdsPublish: 'rollover',
+  parentDsTtl: 2,
+};
 
 interface ToolRun {
   code: number | null;
