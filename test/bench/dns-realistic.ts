@@ -7,7 +7,8 @@
  * default threads and Knot DNS with its default workers (test/bench/knot.ts), with our answer cache on and off, and
  * with a process on every core; BIND -n 1 beside. Besides queries/s, queries per second of server CPU time (user +
  * system of the server's process and its children, every thread, from /proc over the dnsperf run): what an answer
- * costs, whatever else the shared machine runs.
+ * costs, whatever else the shared machine runs. Beside them, our UDP floor (test/bench/udp-floor-child.ts): the least
+ * any answer path of ours could cost per query on this transport.
  */
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -22,6 +23,7 @@ import {
   measureQps,
   startBind,
   startOurs,
+  startUdpFloor,
   withServers,
   type Load,
   type PerfResult,
@@ -149,6 +151,7 @@ export async function realisticThroughput(root: string, seconds: number, rounds:
     'BIND 9 default threads',
     'BIND 9 -n 1',
     'Knot DNS default workers',
+    'our UDP floor (no DNS work)',
   ] as const;
   const bindZone = { name: ZONE, file: zoneFile };
   const runs = await withServers(
@@ -159,10 +162,11 @@ export async function realisticThroughput(root: string, seconds: number, rounds:
       () => startBind(labels[3], root, [bindZone]),
       () => startBind(labels[4], root, [bindZone], { threads: 1 }),
       () => startKnot(labels[5], root, [bindZone]),
+      () => startUdpFloor(labels[6]),
     ],
     async (servers) => {
       for (const [i, s] of servers.entries()) s.label = labels[i] ?? s.label;
-      const [ours, , , bind, , knot] = servers as [Server, Server, Server, Server, Server, Server];
+      const [ours, , , bind, , knot] = servers as [Server, Server, Server, Server, Server, Server, Server];
       // the first 200 questions: the same rcode, AA and section sizes as BIND and as Knot, or the run stops
       const first = questions
         .split('\n')
@@ -186,10 +190,11 @@ export async function realisticThroughput(root: string, seconds: number, rounds:
     PerfResult,
     PerfResult,
     PerfResult,
+    PerfResult,
   ];
   // queries per server CPU-second: the round where an answer cost least counts (outside load only ever adds to it)
   const perCpu = runs.map((r) => 1e6 / Math.min(...r.map((x) => x.cpuPerQuery)));
-  const [cpuOurs = NaN, cpuUncached = NaN, , cpuBind = NaN, , cpuKnot = NaN] = perCpu;
+  const [cpuOurs = NaN, cpuUncached = NaN, , cpuBind = NaN, , cpuKnot = NaN, cpuFloor = NaN] = perCpu;
   const out = [
     `DNS realistic mix: ${NAMES} names (15 % CNAME; A, AAAA 40 %, TXT 25 %, MX 10 %), ${QUESTIONS} questions ` +
       `(${100 - NXDOMAIN_SHARE * 100} % existing A/AAAA/CNAME/MX/TXT, ${NXDOMAIN_SHARE * 100} % NXDOMAIN, names uniform); ` +
@@ -217,6 +222,11 @@ export async function realisticThroughput(root: string, seconds: number, rounds:
       `threads: queries/s ${r3(ours.qps, bind.qps)} (answer cache off ${r3(uncached.qps, bind.qps)}), queries per ` +
       `CPU-second ${r3(cpuOurs, cpuBind)} (answer cache off ${r3(cpuUncached, cpuBind)}); Knot/BIND: queries/s ` +
       `${r3(knot.qps, bind.qps)}, per CPU-second ${r3(cpuKnot, cpuBind)}`,
+  );
+  // the most any work on our answer path could give: the transport alone, answering with no DNS work at all
+  out.push(
+    `DNS realistic mix, our UDP floor (the same transport answering REFUSED, no DNS work) per CPU-second: ` +
+      `${r3(cpuFloor, cpuKnot)} × Knot, ${r3(cpuFloor, cpuOurs)} × ours; ours reaches ${r3(cpuOurs, cpuFloor)} of it`,
   );
   return out;
 }

@@ -118,6 +118,41 @@ export async function startOurs(dataDir: string, zone: string, env: Record<strin
   return server;
 }
 
+/**
+ * The floor of our UDP transport (test/bench/udp-floor-child.ts): our batched UDP answering every query REFUSED with
+ * no DNS work, to set beside the servers' cost per query.
+ */
+export async function startUdpFloor(label: string): Promise<Server> {
+  const port = await freePort();
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, [join(BENCH_JS, 'udp-floor-child.js')], {
+    env: { ...process.env, BENCH_DNS_PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const server: Server = { label, port, process: child, spawnedAt, answeredAt: 0, stop: stopper(child) };
+  const listening = await new Promise<boolean>((resolve) => {
+    let out = '';
+    const timer = setTimeout(() => resolve(false), 30_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('"listening"')) {
+        clearTimeout(timer);
+        resolve(true);
+      }
+    });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+  });
+  if (!listening) {
+    await server.stop();
+    throw new Error(`${label}: the UDP floor child did not start`);
+  }
+  server.answeredAt = performance.now();
+  return server;
+}
+
 export interface BindZone {
   name: string;
   file: string;
