@@ -10,6 +10,7 @@ import { parseKeySpec } from '../../tsig/keyfile';
 import { signMessage } from '../../tsig/tsig';
 import { importZoneFile } from '../../zonefile/zone-files';
 import { collectReplies, Responder, type Remote } from '../pipeline/respond';
+import { AnswerCache, type CachedAnswer, questionHash } from './answer-cache';
 import { ServerCookies } from '../pipeline/cookies';
 
 /**
@@ -405,4 +406,75 @@ test('with the cache off every answer is computed, and still the same', async ()
     expect(again).not.toBe(first);
     expect(again?.equals(first as Buffer)).toBe(true);
   }
+});
+
+describe('AnswerCache when full', () => {
+  /** An entry for question `i` (its bytes in `question`), with an answer of `size` bytes. */
+  const entryFor = (i: number, size = 100): { entry: CachedAnswer; raw: Buffer; hash: number } => {
+    const raw = Buffer.alloc(12 + 8);
+    raw.writeUInt32BE(i, 12);
+    const entry: CachedAnswer = {
+      question: raw.subarray(12),
+      length: 8,
+      edns: 0,
+      full: Buffer.alloc(size),
+      layout: 0,
+      statBase: 0,
+      bytes: 0,
+      next: undefined,
+    };
+    return { entry, raw, hash: questionHash(raw, raw.length, 0) };
+  };
+  const found = (cache: AnswerCache, i: number): boolean => {
+    const { raw, hash } = entryFor(i);
+    return cache.find(raw, raw.length, 0, hash) !== undefined;
+  };
+
+  test('past maxEntries it evicts a slice, not everything: most answers stay', () => {
+    const cache = new AnswerCache({ maxEntries: 2_000, maxBytes: 1 << 30 });
+    for (let i = 0; i < 5_000; i++) {
+      const { entry, hash } = entryFor(i);
+      cache.insert(entry, hash, 100);
+      expect(cache.entries).toBeLessThanOrEqual(2_000);
+    }
+    // a slice is about 1/16 of the entries: at least 3/4 of the cache is always full once it has filled
+    expect(cache.entries).toBeGreaterThan(1_500);
+    expect(found(cache, 4_999)).toBe(true);
+    // the entries counted are the entries held
+    let held = 0;
+    for (let i = 0; i < 5_000; i++) if (found(cache, i)) held++;
+    expect(held).toBe(cache.entries);
+    expect(cache.heldBytes).toBe(held * 100);
+  });
+
+  test('past maxBytes it evicts until the new answer fits', () => {
+    const cache = new AnswerCache({ maxEntries: 100_000, maxBytes: 100_000 });
+    for (let i = 0; i < 3_000; i++) {
+      const { entry, hash } = entryFor(i, 200);
+      cache.insert(entry, hash, 200);
+      expect(cache.heldBytes).toBeLessThanOrEqual(100_000);
+    }
+    expect(cache.entries).toBeGreaterThan(300);
+    expect(found(cache, 2_999)).toBe(true);
+  });
+
+  test('an answer larger than maxBytes alone empties the cache and is kept', () => {
+    const cache = new AnswerCache({ maxEntries: 100, maxBytes: 1_000 });
+    for (let i = 0; i < 5; i++) {
+      const { entry, hash } = entryFor(i);
+      cache.insert(entry, hash, 100);
+    }
+    const { entry, hash } = entryFor(99, 5_000);
+    cache.insert(entry, hash, 5_000);
+    expect(cache.entries).toBe(1);
+    expect(found(cache, 99)).toBe(true);
+  });
+
+  test('a recomputed answer counts its new size', () => {
+    const cache = new AnswerCache({ maxEntries: 100, maxBytes: 10_000 });
+    const { entry, hash } = entryFor(1);
+    cache.insert(entry, hash, 100);
+    cache.resize(entry, 300);
+    expect(cache.heldBytes).toBe(300);
+  });
 });

@@ -3,11 +3,13 @@
  * EDNS with DO). Each answer is kept whole and, when longer than 512 bytes, truncated (TC) as well; ID, RD and CD
  * are the query's on the way out (plain-query.ts writes them in). An entry is used while its zone is the index's
  * current copy and no zone was added or removed since (a new child zone changes which zone answers), so a zone
- * reload invalidates that zone's answers only.
+ * reload invalidates that zone's answers only. When full, it evicts a sixteenth of its buckets at a time, in turn
+ * (not everything at once: a set of questions a little larger than the cache would otherwise empty it again and
+ * again, and almost every answer would be computed afresh).
  */
 import type { Answered } from './answer';
 
-/** Entries and bytes of answers held at most (the cache is emptied when either is reached); maxEntries 0: off. */
+/** Entries and bytes of answers held at most (reaching either evicts some); maxEntries 0: off. */
 export interface AnswerCacheLimits {
   maxEntries: number;
   maxBytes: number;
@@ -28,6 +30,8 @@ export interface CachedAnswer extends Answered {
   layout: number;
   /** Where its zone's counters are (DnsStats.zoneBase). */
   statBase: number;
+  /** What it counts for against `maxBytes` (set by the cache). */
+  bytes: number;
   /** Next entry of the same hash bucket. */
   next: CachedAnswer | undefined;
 }
@@ -39,12 +43,17 @@ export function questionHash(raw: Buffer, end: number, edns: number): number {
   return (h ^ (h >>> 15)) & 0x3fffffff;
 }
 
-/** A hash table of chained buckets; when full, it starts over empty. */
+/** Buckets evicted at once when full: 1/EVICT_PARTS of them. */
+const EVICT_PARTS = 16;
+
+/** A hash table of chained buckets; when full, whole buckets are evicted, a slice at a time, in turn. */
 export class AnswerCache {
   private table: Array<CachedAnswer | undefined> = [];
   private mask = -1;
   private size = 0;
   private bytes = 0;
+  /** The next bucket to evict from. */
+  private sweep = 0;
 
   constructor(readonly limits: Readonly<AnswerCacheLimits> = DEFAULT_ANSWER_CACHE) {}
 
@@ -73,25 +82,48 @@ export class AnswerCache {
     return undefined;
   }
 
+  /** Bytes of answers held now. */
+  get heldBytes(): number {
+    return this.bytes;
+  }
+
   insert(entry: CachedAnswer, hash: number, bytes: number): void {
     const { maxEntries, maxBytes } = this.limits;
-    if (this.mask < 0 || this.size >= maxEntries || this.bytes + bytes > maxBytes) {
+    if (this.mask < 0) {
       let buckets = 1024;
       while (buckets < maxEntries) buckets *= 2;
       this.table = new Array<CachedAnswer | undefined>(buckets).fill(undefined);
       this.mask = buckets - 1;
-      this.size = 0;
-      this.bytes = 0;
     }
+    // bounded: one full turn of the sweep empties the table
+    for (let i = 0; i < EVICT_PARTS && this.size > 0 && (this.size >= maxEntries || this.bytes + bytes > maxBytes); i++)
+      this.evict();
     const slot = hash & this.mask;
     entry.next = this.table[slot];
+    entry.bytes = bytes;
     this.table[slot] = entry;
     this.size++;
     this.bytes += bytes;
   }
 
-  /** An entry's answer was computed again (its zone changed): its new size counts instead of the old. */
-  grow(bytes: number): void {
-    this.bytes += bytes;
+  /** An entry's answer was computed again (its zone changed): `bytes`, its new size, counts instead of the old. */
+  resize(entry: CachedAnswer, bytes: number): void {
+    this.bytes += bytes - entry.bytes;
+    entry.bytes = bytes;
+  }
+
+  /** Empties the next slice of buckets. */
+  private evict(): void {
+    const table = this.table;
+    const buckets = table.length;
+    const end = Math.min(buckets, this.sweep + Math.max(1, buckets / EVICT_PARTS));
+    for (let b = this.sweep; b < end; b++) {
+      for (let e = table[b]; e !== undefined; e = e.next) {
+        this.size--;
+        this.bytes -= e.bytes;
+      }
+      table[b] = undefined;
+    }
+    this.sweep = end === buckets ? 0 : end;
   }
 }

@@ -258,15 +258,14 @@ export class PlainQueries {
         full: answer.full,
         layout,
         statBase: this.statBase,
+        bytes: 0,
         next: undefined,
       };
       this.cache.insert(entry, hash, answer.full.length + (answer.truncated?.length ?? 0));
     } else {
       if (entry.question === undefined && answer.full.compare(entry.full, 12, end, 12, end) !== 0)
         entry.question = Buffer.from(raw.subarray(12, end));
-      this.cache.grow(
-        answer.full.length + (answer.truncated?.length ?? 0) - entry.full.length - (entry.truncated?.length ?? 0),
-      );
+      this.cache.resize(entry, answer.full.length + (answer.truncated?.length ?? 0));
     }
     entry.full = answer.full;
     entry.truncated = answer.truncated;
