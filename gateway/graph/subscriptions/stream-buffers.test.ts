@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import type { ServerResponse } from 'node:http';
 import { createLogger } from '../../../platform/log';
 import { StreamBuffers, type SlowClientDisconnect } from './stream-buffers';
 
@@ -28,7 +27,7 @@ function setup(limits = { maxStreamBytes: 100, maxTotalBytes: 1_000, slowClientT
   const buffers = new StreamBuffers(limits, log, (e) => disconnects.push(e));
   const open = (client = 'c') => {
     const res = new FakeResponse();
-    return { res, buffer: buffers.attach(res as unknown as ServerResponse, client, 'test') };
+    return { res, buffer: buffers.attach(res, client, 'test') };
   };
   return { buffers, disconnects, open };
 }

@@ -1,5 +1,17 @@
-import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../../platform/log';
+
+/**
+ * Where a stream's bytes go, as far as its buffer cares: an HTTP response (event streams) or a WebSocket's connection
+ * (an adapter in ws-endpoint.ts). `writableLength` is what it holds unflushed; 'drain' says it flushed below its
+ * high-water mark; 'close' that it is gone.
+ */
+export interface StreamSink {
+  write(chunk: string): boolean;
+  readonly writableLength: number;
+  on(event: 'drain', listener: () => void): unknown;
+  once(event: 'close', listener: () => void): unknown;
+  destroy(): unknown;
+}
 
 /** Bounds on the bytes outgoing event streams hold for clients that read slower than events come. */
 export interface StreamBufferLimits {
@@ -48,9 +60,11 @@ export class StreamBuffer {
 
   constructor(
     private readonly owner: StreamBuffers,
-    private readonly raw: ServerResponse,
+    private readonly raw: StreamSink,
     readonly client: string,
     readonly kind: string,
+    /** Ends the stream when a bound disconnects it (default: the sink destroyed at once). */
+    private readonly end: (limit: BufferLimitName) => void = () => raw.destroy(),
   ) {
     raw.on('drain', () => this.refresh());
   }
@@ -118,7 +132,7 @@ export class StreamBuffer {
     const bytes = this.counted;
     this.release();
     this.owner.disconnected({ kind: this.kind, client: this.client, bytes, limit });
-    this.raw.destroy();
+    this.end(limit);
   }
 
   /** The stream ended: nothing it held counts any more. Idempotent. */
@@ -227,9 +241,12 @@ export class StreamBuffers {
     this.sweeper.unref();
   }
 
-  /** Starts counting a stream's unsent bytes; it stops when the response closes. */
-  attach(raw: ServerResponse, client: string, kind: string): StreamBuffer {
-    const buffer = new StreamBuffer(this, raw, client, kind);
+  /**
+   * Starts counting a stream's unsent bytes; it stops when the sink closes. `end`: how a bound ends the stream
+   * (default: the sink destroyed; a WebSocket is closed with a code saying why).
+   */
+  attach(raw: StreamSink, client: string, kind: string, end?: (limit: BufferLimitName) => void): StreamBuffer {
+    const buffer = new StreamBuffer(this, raw, client, kind, end);
     this.open.add(buffer);
     raw.once('close', () => buffer.release());
     return buffer;
