@@ -1,16 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
-import {
-  GraphQLError,
-  parse,
-  specifiedRules,
-  validate,
-  type DocumentNode,
-  type ExecutionResult,
-  type GraphQLSchema,
-  type ValidationRule,
-} from 'graphql';
+import { GraphQLError } from 'graphql';
 import {
   createHandler,
   TOKEN_HEADER_KEY,
@@ -21,11 +11,10 @@ import {
 } from 'graphql-sse';
 import { cacheScopeOf } from '../context';
 import type { Logger } from '../../../platform/log';
-import { mapStream, type Stream } from '../../../subgraphs/async-streams';
 import type { ConnectionLimiter, Refusal, StreamLimits } from './connection-limits';
-import type { SubscriptionRequest } from './federated-subscriptions';
 import { nextMessageBytes } from './sse-message-size';
 import type { StreamBuffer, StreamBuffers } from './stream-buffers';
+import { createStreamOperations, type OperationSource } from './stream-operations';
 
 /** Where subscriptions are served (on the gateway and on a subgraph served alone); `/graphql` answers the rest. */
 export const STREAM_PATH = '/graphql/stream';
@@ -52,28 +41,9 @@ type StreamContext = {
   buffer: StreamBuffer | undefined;
 };
 
-/** A query or mutation sent over the stream endpoint, with its caller. */
-export interface StreamOperation {
-  query: string;
-  operationName: string | undefined;
-  variables: Record<string, unknown> | undefined;
-  requestId: string;
-  authorization: string | undefined;
-  /** The caller's network address. */
-  address: string | undefined;
-}
-
-/** A result or a stream of results (graphql-js's and the formatted JSON shape are both accepted). */
-type Results = Stream<unknown> | object;
-
-export interface SubscriptionStreamOptions {
+export interface SubscriptionStreamOptions extends OperationSource {
   /** The path the endpoint answers on (single-connection reservations expire by addressing it). */
   path: string;
-  subscribe(request: SubscriptionRequest): Promise<Results>;
-  /** Runs queries and mutations sent over the stream endpoint (the same pipeline as /graphql). */
-  execute(operation: StreamOperation): Promise<object>;
-  schema: GraphQLSchema;
-  validationRules: readonly ValidationRule[];
   limits: StreamLimits;
   connections: ConnectionLimiter;
   /** Told when an event stream opens (+1) and closes (-1). */
@@ -104,10 +74,6 @@ export function limitError(refusal: Refusal): {
   errors: Array<{ message: string; extensions: { code: string; limit: string } }>;
 } {
   return { errors: [{ message: refusal.message, extensions: { code: 'LIMIT_EXCEEDED', limit: refusal.limit } }] };
-}
-
-function isStream(value: Results): value is Stream<unknown> {
-  return typeof (value as Stream<unknown>).next === 'function';
 }
 
 /** The id graphql-sse's client gives an operation on a single-connection stream (a string or a number). */
@@ -173,17 +139,14 @@ async function pipeStream(
 export function createSubscriptionStream(options: SubscriptionStreamOptions): SubscriptionStreamEndpoint {
   const { limits, connections, log, buffers } = options;
   const kind = options.kind ?? 'graphql';
-  const rules = [...specifiedRules, ...options.validationRules];
-  const validated = new LRUCache<string, readonly GraphQLError[]>({ max: 1_000 });
+  const pipeline = createStreamOperations(options);
   const operationsPerStream = new Map<string, number>();
   const openBodies = new Set<AsyncGenerator<string, void, undefined>>();
   const reservations = new Map<string, { client: string; timer: NodeJS.Timeout }>();
   /** The open stream of each request with `accept: text/event-stream`, and of each single-connection token. */
   const streamOfRequest = new WeakMap<FastifyRequest, StreamBuffer>();
   const streamOfToken = new Map<string, StreamBuffer>();
-  let operations = 0;
 
-  const parsed = new LRUCache<string, DocumentNode>({ max: 1_000 });
   const contextOf = (req: SseRequest<FastifyRequest, undefined>, params: RequestParams): StreamContext => {
     const authorization = req.headers.get('authorization') ?? undefined;
     const token = tokenOf(req);
@@ -204,15 +167,7 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
 
   const handler = createHandler<FastifyRequest, undefined, StreamContext>({
     schema: options.schema,
-    validate: (schema, document) => {
-      // The same operation text validates the same way: 10 000 subscribers of one operation validate it once.
-      const text = document.loc?.source.body;
-      const known = text === undefined ? undefined : validated.get(text);
-      if (known) return known;
-      const errors = validate(schema, document, rules);
-      if (text !== undefined) validated.set(text, errors);
-      return errors;
-    },
+    validate: (schema, document) => pipeline.validate(schema, document),
     context: contextOf,
     onNext: async (ctx, _req, part) => {
       // graphql-sse queues the message without bound once this returns: wait until the stream has room. While it
@@ -236,15 +191,8 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
       }
       // One parsed document per operation text, shared by every subscriber of it (each subscription holds its
       // document as long as it runs: 10 000 copies of the same tree were most of a subscriber's memory).
-      let document = parsed.get(params.query);
-      if (!document) {
-        try {
-          document = parse(params.query);
-        } catch {
-          return undefined; // graphql-sse parses it again and answers the syntax error
-        }
-        parsed.set(params.query, document);
-      }
+      const document = pipeline.document(params.query);
+      if (document instanceof GraphQLError) return undefined; // graphql-sse parses it again and answers the error
       return {
         schema: options.schema,
         document,
@@ -255,43 +203,17 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
     },
     subscribe: async (args) => {
       const ctx = args.contextValue;
-      const result = await options.subscribe({
-        document: args.document,
-        query: ctx.query,
-        operationName: args.operationName,
-        variables: args.variableValues,
-        requestId: ctx.requestId,
-        shareKey: ctx.shareKey,
-        authorization: ctx.authorization,
-      });
-      if (!isStream(result)) return result as ExecutionResult;
-      // Count the operation against its stream until it ends, whichever way it ends.
+      // Counted against its stream until it ends, whichever way it ends.
       const token = ctx.token;
-      operations++;
       if (token) operationsPerStream.set(token, (operationsPerStream.get(token) ?? 0) + 1);
-      return mapStream<unknown, ExecutionResult>(
-        result,
-        (value) => value as ExecutionResult,
-        () => {
-          operations--;
-          if (!token) return;
-          const left = (operationsPerStream.get(token) ?? 1) - 1;
-          if (left > 0) operationsPerStream.set(token, left);
-          else operationsPerStream.delete(token);
-        },
-      );
+      return pipeline.subscribe(args, ctx, () => {
+        if (!token) return;
+        const left = (operationsPerStream.get(token) ?? 1) - 1;
+        if (left > 0) operationsPerStream.set(token, left);
+        else operationsPerStream.delete(token);
+      });
     },
-    execute: async (args) => {
-      const ctx = args.contextValue;
-      return (await options.execute({
-        query: ctx.query,
-        operationName: args.operationName ?? undefined,
-        variables: args.variableValues ?? undefined,
-        requestId: ctx.requestId,
-        authorization: ctx.authorization,
-        address: ctx.address,
-      })) as ExecutionResult;
-    },
+    execute: async (args) => pipeline.execute(args, args.contextValue),
   });
 
   /** Drops a single-connection reservation whose stream never came (graphql-sse keeps it until its stream ends). */
@@ -444,7 +366,7 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
     stats: () => ({
       streams: openBodies.size,
       reservations: reservations.size,
-      operations,
+      operations: pipeline.running,
       bufferedBytes: buffers.bytes,
     }),
   };
