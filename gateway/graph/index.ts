@@ -18,6 +18,7 @@ export {
   STREAM_PATH,
   type SubscriptionStreamEndpoint,
 } from './subscriptions/sse-endpoint';
+export { createWebSocketEndpoint, WS_CLOSE, WS_PATHS, type WebSocketEndpoint } from './subscriptions/ws-endpoint';
 export {
   DEFAULT_STREAM_BUFFER_LIMITS,
   type StreamBuffer,

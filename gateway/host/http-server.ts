@@ -21,6 +21,17 @@ export const DEFAULT_HTTP_LIMITS: Required<HttpLimits> = {
   shutdownGraceMs: 10_000,
 };
 
+/**
+ * Sockets upgraded to WebSocket: their owner closes them at shutdown (with a close frame); the lifecycle below must
+ * not take them for idle keep-alive connections (no 'request' is counted on them) and cut them first.
+ */
+const upgraded = new WeakSet<Socket>();
+
+/** Marks a socket as upgraded (called by whoever takes the server's 'upgrade' event). */
+export function markUpgraded(socket: Socket): void {
+  upgraded.add(socket);
+}
+
 /** The header a request id comes in and goes back out in. */
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -90,7 +101,7 @@ export function applyHttpLifecycle(app: FastifyInstance, limits: HttpLimits): vo
   });
   app.addHook('preClose', async () => {
     closing = true;
-    for (const [socket, requests] of inFlight) if (requests === 0) socket.destroy();
+    for (const [socket, requests] of inFlight) if (requests === 0 && !upgraded.has(socket)) socket.destroy();
     grace = setTimeout(
       () => app.server.closeAllConnections(),
       limits.shutdownGraceMs ?? DEFAULT_HTTP_LIMITS.shutdownGraceMs,

@@ -6,6 +6,7 @@ import {
   callerOf,
   type ConnectionLimiter,
   createSubscriptionStream,
+  createWebSocketEndpoint,
   type FederatedSubscriptions,
   type GatewayContext,
   type GatewayMetrics,
@@ -14,6 +15,7 @@ import {
   type StreamBuffers,
   type StreamLimits,
   type SubscriptionStreamEndpoint,
+  type WebSocketEndpoint,
 } from '../graph';
 import type { Logger } from '../../platform/log';
 import { registerPlayground } from '../playground';
@@ -24,7 +26,9 @@ import { VERSION } from '../../platform/version';
 import type { GraphQLSchema } from 'graphql';
 import { ErrorShapes, graphqlErrorShape } from './error-shapes';
 import { nestingDepth } from './request-bounds';
-import type { HttpLimits } from './http-server';
+import { markUpgraded, requestIdOf, type HttpLimits } from './http-server';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 
 export interface ServerOptions {
   graph: Graph;
@@ -63,8 +67,17 @@ export interface LiveOptions {
   buffers: StreamBuffers;
   /** How long a graphql-sse single-connection reservation waits for its stream. */
   reservationTimeoutMs?: number;
+  /** GraphQL over WebSocket (graphql-transport-ws) on /graphql and /graphql/ws; off when absent. */
+  webSocket?: {
+    /** How long a socket may stay open without its connection_init. */
+    initTimeoutMs: number;
+    /** Interval of pings; a socket that answered none by the next is cut. */
+    keepAliveMs: number;
+  };
   /** Set by buildServer: the /graphql/stream endpoint (tests inspect it). */
   endpoint?: SubscriptionStreamEndpoint;
+  /** Set by buildServer: the WebSocket endpoint, when served (tests inspect it). */
+  wsEndpoint?: WebSocketEndpoint;
 }
 
 /** The gateway's HTTP server: /graphql, the REST adapters and /healthz on one port. */
@@ -74,24 +87,22 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   shapes.add('/graphql', graphqlErrorShape);
   const app = await createHttpApp({ ...options, shapes });
   app.addHook('preClose', async () => {
-    await options.live?.endpoint?.closeStreams(); // open streams never finish by themselves
+    // open streams and sockets never finish by themselves
+    await Promise.all([options.live?.endpoint?.closeStreams(), options.live?.wsEndpoint?.close()]);
   });
 
   // Variables nested past any real input type are refused before anything walks them recursively (cache keys,
   // coercion): a megabyte of `[[[…]]]` would overflow the stack.
   const maxVariablesDepth = options.maxVariablesDepth ?? 32;
+  const tooDeep = (variables: unknown): string | undefined =>
+    variables !== null &&
+    typeof variables === 'object' &&
+    nestingDepth(variables, maxVariablesDepth) > maxVariablesDepth
+      ? `variables are nested deeper than the limit of ${maxVariablesDepth} levels (maxVariablesDepth)`
+      : undefined;
   const boundVariables = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const variables = (req.body as { variables?: unknown } | null | undefined)?.variables;
-    if (variables === undefined || variables === null || typeof variables !== 'object') return;
-    if (nestingDepth(variables, maxVariablesDepth) > maxVariablesDepth) {
-      await shapes.send(
-        req,
-        reply,
-        400,
-        `variables are nested deeper than the limit of ${maxVariablesDepth} levels (maxVariablesDepth)`,
-        { limit: 'maxVariablesDepth' },
-      );
-    }
+    const refused = tooDeep((req.body as { variables?: unknown } | null | undefined)?.variables);
+    if (refused) await shapes.send(req, reply, 400, refused, { limit: 'maxVariablesDepth' });
   };
 
   const apollo = fastifyApolloHandler<GatewayContext>(graph.server, {
@@ -149,6 +160,36 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       preHandler: boundVariables,
       handler: (req, reply) => endpoint.serve(req, reply),
     });
+    if (options.live.webSocket) {
+      const ws = createWebSocketEndpoint({
+        subscribe: (request) => subscriptions.subscribe(request),
+        execute: async ({ query, operationName, variables, requestId, authorization, address }) =>
+          await graph.execute(query, operationName, variables, requestId, { authorization, address }),
+        schema: options.live.schema,
+        validationRules: graph.validationRules,
+        limits: options.live.limits,
+        connections: options.live.connections,
+        buffers: options.live.buffers,
+        log,
+        maxMessageBytes: options.bodyLimit ?? 1024 * 1024,
+        connectionInitTimeoutMs: options.live.webSocket.initTimeoutMs,
+        keepAliveMs: options.live.webSocket.keepAliveMs,
+        requestIdOf,
+        refuseVariables: (variables) => {
+          const message = tooDeep(variables);
+          return message ? { message, limit: 'maxVariablesDepth' } : undefined;
+        },
+        onConnection: (delta) => options.metrics.liveConnections.inc({ kind: 'graphql-ws' }, delta),
+      });
+      options.live.wsEndpoint = ws;
+      app.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+        markUpgraded(socket);
+        if (!ws.handleUpgrade(req, socket, head))
+          socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n', () =>
+            socket.destroy(),
+          );
+      });
+    }
   }
   registerPlayground(app, { graphqlPath: '/graphql' }); // GET / and browsers' GET /graphql: the offline GraphiQL page
 

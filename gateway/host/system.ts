@@ -186,6 +186,7 @@ export async function createSystem(
     heartbeatMs: config.liveHeartbeatMs,
     buffers,
     reservationTimeoutMs: config.liveReservationTimeoutMs,
+    webSocket: { initTimeoutMs: config.liveWsInitTimeoutMs, keepAliveMs: config.liveWsKeepAliveMs },
   };
   const remoteHealth = Object.fromEntries(
     [...graph.remote].map(([name, url]) => [name, () => probeRemoteSubgraph(url)]),

@@ -14,7 +14,10 @@ export const GraphSettings = z.object({
       .min(1_024)
       .max(100 * 1024 * 1024)
       .default(1024 * 1024),
-    { env: 'MAX_BODY_BYTES', help: 'Largest request body (bytes)' },
+    {
+      env: 'MAX_BODY_BYTES',
+      help: 'Largest request body, and largest message a GraphQL WebSocket client may send (bytes)',
+    },
   ),
   maxQueryDepth: setting(z.coerce.number().int().min(1).max(1_000).default(15), {
     env: 'MAX_QUERY_DEPTH',
@@ -68,7 +71,7 @@ export const GraphSettings = z.object({
   ),
   liveMaxConnections: setting(z.coerce.number().int().min(1).max(1_000_000).default(10_000), {
     env: 'LIVE_MAX_CONNECTIONS',
-    help: 'Open live streams (GraphQL subscriptions over SSE and /v1/live) in this process.',
+    help: 'Open live streams (GraphQL subscriptions over SSE or WebSocket, and /v1/live) in this process.',
   }),
   liveMaxConnectionsPerClient: setting(z.coerce.number().int().min(1).max(1_000_000).default(100), {
     env: 'LIVE_MAX_CONNECTIONS_PER_CLIENT',
@@ -80,7 +83,7 @@ export const GraphSettings = z.object({
   }),
   liveMaxSubscriptionsPerConnection: setting(z.coerce.number().int().min(1).max(10_000).default(100), {
     env: 'LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION',
-    help: 'Operations one single-connection-mode graphql-sse stream may carry at once.',
+    help: 'Operations one single-connection-mode graphql-sse stream, or one GraphQL WebSocket, may carry at once.',
   }),
   liveMaxStreamBufferBytes: setting(
     z.coerce
@@ -113,5 +116,13 @@ export const GraphSettings = z.object({
   liveReservationTimeoutMs: setting(z.coerce.number().int().min(100).max(600_000).default(10_000), {
     env: 'LIVE_RESERVATION_TIMEOUT_MS',
     help: 'How long a graphql-sse single-connection reservation (PUT) waits for its stream to open.',
+  }),
+  liveWsInitTimeoutMs: setting(z.coerce.number().int().min(100).max(600_000).default(10_000), {
+    env: 'LIVE_WS_INIT_TIMEOUT_MS',
+    help: 'How long a GraphQL WebSocket may stay open without its connection_init (then closed with 4408).',
+  }),
+  liveWsKeepAliveMs: setting(z.coerce.number().int().min(100).max(600_000).default(12_000), {
+    env: 'LIVE_WS_KEEPALIVE_MS',
+    help: 'Interval of pings on GraphQL WebSockets; a socket that has not answered one by the next is cut.',
   }),
 });

@@ -169,6 +169,8 @@ describe('live stream buffers and reservations', () => {
       liveMaxBufferedBytes: 256 * 1024 * 1024,
       liveSlowClientTimeoutMs: 60_000,
       liveReservationTimeoutMs: 10_000,
+      liveWsInitTimeoutMs: 10_000,
+      liveWsKeepAliveMs: 12_000,
     });
   });
 
@@ -183,6 +185,11 @@ describe('live stream buffers and reservations', () => {
     [{ LIVE_SLOW_CLIENT_TIMEOUT_MS: '10' }, /LIVE_SLOW_CLIENT_TIMEOUT_MS \(liveSlowClientTimeoutMs\): .*100/],
     [{ LIVE_RESERVATION_TIMEOUT_MS: '0' }, /LIVE_RESERVATION_TIMEOUT_MS \(liveReservationTimeoutMs\): .*100/],
     [{ LIVE_RESERVATION_TIMEOUT_MS: '600001' }, /LIVE_RESERVATION_TIMEOUT_MS \(liveReservationTimeoutMs\): .*600000/],
+    [{ LIVE_WS_INIT_TIMEOUT_MS: '99' }, /LIVE_WS_INIT_TIMEOUT_MS \(liveWsInitTimeoutMs\): .*100/],
+    [{ LIVE_WS_INIT_TIMEOUT_MS: '600001' }, /LIVE_WS_INIT_TIMEOUT_MS \(liveWsInitTimeoutMs\): .*600000/],
+    [{ LIVE_WS_INIT_TIMEOUT_MS: 'soon' }, /LIVE_WS_INIT_TIMEOUT_MS \(liveWsInitTimeoutMs\)/],
+    [{ LIVE_WS_KEEPALIVE_MS: '0' }, /LIVE_WS_KEEPALIVE_MS \(liveWsKeepAliveMs\): .*100/],
+    [{ LIVE_WS_KEEPALIVE_MS: '600001' }, /LIVE_WS_KEEPALIVE_MS \(liveWsKeepAliveMs\): .*600000/],
   ])('bad value %j is refused naming the key and the bound', (env, message) => {
     expect(() => loadConfig({ env })).toThrow(message);
   });
@@ -195,9 +202,13 @@ describe('live stream buffers and reservations', () => {
           LIVE_MAX_BUFFERED_BYTES: '65536',
           LIVE_SLOW_CLIENT_TIMEOUT_MS: '500',
           LIVE_RESERVATION_TIMEOUT_MS: '250',
+          LIVE_WS_INIT_TIMEOUT_MS: '100',
+          LIVE_WS_KEEPALIVE_MS: '600000',
         },
       }),
     ).toMatchObject({
+      liveWsInitTimeoutMs: 100,
+      liveWsKeepAliveMs: 600_000,
       liveMaxStreamBufferBytes: 65536,
       liveMaxBufferedBytes: 65536,
       liveSlowClientTimeoutMs: 500,
