@@ -27,7 +27,7 @@ export function operationChecksPlugin(): ApolloServerPlugin<GatewayContext> {
           }
           if (operation.operation !== OperationTypeNode.SUBSCRIPTION) return;
           throw new GraphQLError(
-            `subscriptions are served over graphql-sse at ${STREAM_PATH} (POST the operation there with Accept: text/event-stream)`,
+            `subscriptions are served over graphql-sse at ${STREAM_PATH} (POST the operation there with Accept: text/event-stream), and over WebSocket at /graphql (subprotocol graphql-transport-ws)`,
             {
               extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
             },

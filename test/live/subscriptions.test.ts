@@ -266,6 +266,7 @@ describe(`subscriptions through the gateway (${SUBGRAPH_MODE} subgraphs)`, () =>
     expect(res.status).toBe(400);
     const body = (await res.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
     expect(body.errors[0]?.message).toMatch(/graphql-sse at \/graphql\/stream/);
+    expect(body.errors[0]?.message).toMatch(/WebSocket at \/graphql \(subprotocol graphql-transport-ws\)/);
     expect(body.errors[0]?.extensions.code).toBe('BAD_REQUEST');
   });
 
