@@ -324,6 +324,52 @@ describe('the protocol and its limits', () => {
   });
 });
 
+describe('a disconnect frees everything', () => {
+  test('500 sockets with a subscription each, dropped, leave no socket, slot, operation, hub listener or byte', async () => {
+    const own = await startSystem({ LIVE_INTERVAL_MS: '10000', LIVE_MAX_CONNECTIONS_PER_CLIENT: '1000' });
+    const mine: Client[] = [];
+    try {
+      const market = own.subgraphs.get('market') as unknown as { hub?: { stats: Record<string, unknown> } };
+      const endpoint = own.system.live.wsEndpoint;
+      if (!endpoint) throw new Error('no WebSocket endpoint');
+      const its: Array<AsyncIterableIterator<unknown>> = [];
+      // in batches, each waiting for its first events: 500 handshakes at once would queue past connect timeouts
+      for (let start = 0; start < 500; start += 100) {
+        const batch = Array.from({ length: 100 }, (_, i) => {
+          const c = createClient({
+            url: `${own.url.replace(/^http/, 'ws')}/graphql`,
+            webSocketImpl: WebSocket,
+            retryAttempts: 0,
+          });
+          mine.push(c);
+          return c.iterate({
+            query: 'subscription P($t: [String!]!) { prices(tickers: $t) { ticker price } }',
+            variables: { t: [(start + i) % 2 ? 'AAPL:NASDAQ' : 'MSFT:NASDAQ'] },
+          });
+        });
+        its.push(...batch);
+        await Promise.all(batch.map((it) => it.next()));
+      }
+      expect(endpoint.stats()).toMatchObject({ sockets: 500, operations: 500 });
+      expect(own.system.live.connections.open).toBe(500);
+      expect(market.hub?.stats.listeners).toBeGreaterThanOrEqual(500);
+      await Promise.all(its.map(async (it) => it.return?.()));
+      for (const c of mine.splice(0)) await c.dispose();
+      await waitFor(() => endpoint.stats().sockets === 0 && own.system.live.connections.open === 0, 20_000, 'closed');
+      await waitFor(() => market.hub?.stats.listeners === 0, 20_000, 'hub released');
+      expect(endpoint.stats()).toEqual({ sockets: 0, operations: 0, bufferedBytes: 0 });
+      expect(own.system.live.connections.clients).toBe(0);
+      expect(market.hub?.stats).toMatchObject({ watchedTickers: 0, listeners: 0, timers: 0 });
+      const metrics = await (await fetch(`${own.url}/metrics`)).text();
+      expect(metrics).toMatch(/^live_connections\{kind="graphql-ws"\} 0$/m);
+      expect(metrics).toMatch(/^graphql_subscriptions 0$/m);
+    } finally {
+      for (const c of mine) await c.dispose();
+      await own.close();
+    }
+  }, 120_000);
+});
+
 describe('shutdown', () => {
   test('closing the server closes every socket with 1001 and frees its slot', async () => {
     const own = await startSystem({ LIVE_INTERVAL_MS: '300' });

@@ -265,7 +265,7 @@ export function createWebSocketEndpoint(options: WebSocketEndpointOptions): WebS
     stopOperations = () => {
       if (stopped) return;
       stopped = true;
-      void closed();
+      closed().catch((err: unknown) => log.error({ err, reqId: conn.id }, 'ending websocket operations failed'));
     };
     ws.on('pong', () => {
       conn.alive = true;
