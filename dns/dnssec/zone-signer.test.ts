@@ -10,6 +10,7 @@ import type { RR } from '../zone/rr';
 import { ZoneBuilder, type ZoneData } from '../zone/zone-index';
 import { algorithmByNumber, verifyData } from './algorithms';
 import { canonicalCompare, signedData } from './canonical';
+import { jitterOf } from './signing-times';
 import { freshKeys } from './zone-keys';
 import type { ZoneKey } from '../zone';
 import { DEFAULT_SIGNING_POLICY, signPatch, signZone, signZoneInSteps } from './zone-signer';
@@ -166,10 +167,10 @@ describe('signZone', () => {
     expect(nsec?.ttl).toBe(300); // min(SOA TTL, SOA minimum), RFC 4035 §2.3 / RFC 9077
   });
 
-  it('gives signatures the validity of the policy, starting an hour back', () => {
+  it('gives signatures the validity of the policy, starting an hour back, less the jitter of their RRset', () => {
     const sig = zone.nodes.get('a.sig.test')?.get('RRSIG')?.[0]?.data as unknown as Sig;
     expect(sig.inception).toBe(NOW - 3600);
-    expect(sig.expiration).toBe(NOW + 14 * 86_400);
+    expect(sig.expiration).toBe(NOW + 14 * 86_400 - jitterOf('a.sig.test', sig.typeCovered, 3.5 * 86_400));
     expect(sig.signersName).toBe('sig.test');
     expect(sig.originalTTL).toBe(300);
   });

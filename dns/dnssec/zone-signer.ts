@@ -14,6 +14,7 @@ import { canonicalKey, covered, labelCount, signedData } from './canonical';
 import { dnskeyRdata, dsRdata, KSK_FLAGS } from './keys';
 import { hashedOwner, hashLabel, type Nsec3Data, nsec3paramRecord, nsec3Record } from './nsec3';
 import { SignPool } from './sign-pool';
+import { jitterOf, signingTimes } from './signing-times';
 
 /**
  * Signs a zone in memory (RFC 4035 §2): DNSKEY at the apex, an RRSIG per authoritative RRset, an NSEC chain in
@@ -56,9 +57,13 @@ function signers(keys: readonly ZoneKey[], now: number): { ksks: ZoneKey[]; zsks
 }
 
 /** One signing run: the keys and times every signature of it gets. */
-class Run {
+export class Run {
   readonly inception: number;
+  /** The latest expiration a signature gets (an RRset's is this less its jitter). */
   readonly expiration: number;
+  private readonly jitter: number;
+  /** Earliest expiration of the signatures made so far (Infinity: none). */
+  earliest = Infinity;
   readonly ksks: ZoneKey[];
   readonly zsks: ZoneKey[];
   readonly signer: string;
@@ -71,6 +76,7 @@ class Run {
   ) {
     this.inception = now - policy.inceptionOffset;
     this.expiration = now + policy.signatureValidity;
+    this.jitter = signingTimes(policy).jitter;
     ({ ksks: this.ksks, zsks: this.zsks } = signers(keys, now));
     this.signer = zone.name === '' ? '.' : zone.name;
   }
@@ -142,6 +148,8 @@ class Run {
     if (first === undefined) return [];
     const owner = first.name;
     const ttl = first.ttl ?? 0;
+    const expiration = this.expiration - jitterOf(owner, first.type, this.jitter);
+    if (expiration < this.earliest) this.earliest = expiration;
     return keys.map((key) => {
       // one object literal of fixed shape, its signature set after: objects made by spreading one into another got
       // a hidden class each (measured: a third of a signed zone's memory)
@@ -150,7 +158,7 @@ class Run {
         algorithm: key.algorithm.number,
         labels: labelCount(owner),
         originalTTL: ttl,
-        expiration: this.expiration,
+        expiration,
         inception: this.inception,
         keyTag: key.tag,
         signersName: this.signer,
@@ -421,7 +429,7 @@ function* signingSteps(run: Run, namesPerStep = NAMES_PER_STEP): Generator<'name
     keys: run.keys,
     policy: run.policy,
     ...denial,
-    expiresAt: run.expiration,
+    expiresAt: Number.isFinite(run.earliest) ? run.earliest : run.expiration,
     signedAt: run.now,
   };
   return signed;
@@ -516,7 +524,7 @@ export function signPatch(
     signedOwners.set(owner, signedNode(run, owner, node, nextOf(chain, at), apex, soa, keep).records);
   }
   const signed = unsigned.patched(soa, signedOwners);
-  signed.signing = { ...state, chain, chainKeys, expiresAt: Math.min(state.expiresAt, run.expiration) };
+  signed.signing = { ...state, chain, chainKeys, expiresAt: Math.min(state.expiresAt, run.earliest) };
   return signed;
 }
 
@@ -599,7 +607,7 @@ function nsec3Patch(
     signedOwners.set(owner, [rr, ...run.sign([rr], run.zsks)]);
   }
   const signed = unsigned.patched(soa, signedOwners);
-  signed.signing = { ...state, chain, chainKeys: labels, expiresAt: Math.min(state.expiresAt, run.expiration) };
+  signed.signing = { ...state, chain, chainKeys: labels, expiresAt: Math.min(state.expiresAt, run.earliest) };
   return signed;
 }
 

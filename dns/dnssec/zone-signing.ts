@@ -3,6 +3,7 @@ import { algorithmByNumber, type Algorithm } from './algorithms';
 import type { KeyVault } from './key-vault';
 import { describeKey, newKeyMaterial, zoneKey, type KeyMaterial } from './zone-keys';
 import type { SigningPolicy, ZoneKey } from '../zone';
+import { signingTimes, signingTimesProblem } from './signing-times';
 import { DEFAULT_SIGNING_POLICY } from './zone-signer';
 import type { DnssecKey, ZoneStore } from '../store';
 
@@ -50,13 +51,17 @@ export function storeSigning(
   vault: KeyVault,
   options: { policy?: Partial<SigningPolicy>; now?: () => number } = {},
 ): ZoneSigning {
+  const policy = { ...DEFAULT_SIGNING_POLICY, ...options.policy };
+  // times that do not fit would have every refresh sign the zone again at once, over and over
+  const problem = signingTimesProblem(signingTimes(policy));
+  if (problem) throw new Error(`DNSSEC signing policy: ${problem}`);
   return {
     keysFor: async (zone, apex) => (await store.listDnssecKeys(zone)).map((k) => storedZoneKey(apex, k, vault)),
     nsec3For: async (zone) => {
       const d = await store.getDnssecDenial(zone);
       return d.denial === 'NSEC3' ? { optOut: d.optOut } : null;
     },
-    policy: { ...DEFAULT_SIGNING_POLICY, ...options.policy },
+    policy,
     now: options.now ?? (() => Math.floor(Date.now() / 1000)),
   };
 }

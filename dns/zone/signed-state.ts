@@ -50,6 +50,21 @@ export interface SigningPolicy {
    * with Opt-Out; absent or null: NSEC. Per zone (the store keeps the choice).
    */
   nsec3?: { optOut: boolean } | null;
+  /**
+   * Expirations of one signing are spread over the last `signatureJitter` seconds of the validity (BIND's jitter), so
+   * they do not all come due together; absent: a quarter of the validity.
+   */
+  signatureJitter?: number;
+  /**
+   * A signature is made afresh once it has this many seconds left (Knot's rrsig-refresh): a refresh signs only the
+   * RRsets whose signatures are that near expiry, not the whole zone; absent: a quarter of the validity.
+   */
+  signatureRefresh?: number;
+  /**
+   * A refresh also makes afresh the signatures due within this many seconds after it (Knot's rrsig-pre-refresh): fewer,
+   * larger refreshes; absent: a fourteenth of the validity (a day of 14).
+   */
+  signaturePreRefresh?: number;
 }
 
 /** What a signed zone copy knows of its signing, for the next change and for answers. */
@@ -63,8 +78,11 @@ export interface SignedState {
   chain: readonly string[];
   /** For binary search: canonicalKey of each name of `chain` (NSEC), or its hashed label, base32hex (NSEC3). */
   chainKeys: readonly string[];
-  /** Earliest expiration of the signatures made (seconds): the zone must be signed afresh well before. */
+  /**
+   * Earliest expiration of the copy's signatures (seconds; a patch may leave it earlier than the true one, never
+   * later): the next refresh comes `signatureRefresh` before it.
+   */
   expiresAt: number;
-  /** When the zone was signed whole (seconds). */
+  /** When the zone was signed whole (seconds): the keys' state is as of then (refreshes leave it). */
   signedAt: number;
 }
