@@ -9,5 +9,7 @@ export { SigningScheduler } from './scheduler';
 export { MASTER_KEY_CHECK, MasterKeyMismatchError, sharedSecret, verifyMasterKey } from './shared-secrets';
 export { type KeyMaterial, newKeyMaterialAsync } from './zone-keys';
 export { nextKeyEvent, reshapes, signPatch, signZoneInSteps, unsignedPatch } from './zone-signer';
+export { refreshSignatures, type Refreshed } from './zone-refresh';
+export { signingTimes, signingTimesProblem, type SigningTimes } from './signing-times';
 export { seconds, storedKey, storeSigning, type ZoneSigning } from './zone-signing';
 export { nsec3ParamView, type Nsec3ParamView } from './nsec3';
