@@ -1,21 +1,27 @@
 /**
  * The signing scheduler asks for a zone to be signed afresh when a key event comes (published, signing, retired,
- * removed) or half the signature validity has passed — by the engine's clock, which a test moves.
+ * removed) or its earliest signature nears expiry (signatureRefresh before it) — by the engine's clock, which a test moves.
  */
 import type { ZoneData } from '../zone/zone-index';
 import { SigningScheduler } from './scheduler';
-import type { SignedState, ZoneKey } from '../zone';
+import type { SignedState, SigningPolicy, ZoneKey } from '../zone';
 import { DEFAULT_SIGNING_POLICY } from './zone-signer';
 
 const T0 = 1_800_000_000;
 
-function zone(signedAt: number, keys: Array<Partial<ZoneKey>>, serial = 7): ZoneData {
+function zone(
+  signedAt: number,
+  keys: Array<Partial<ZoneKey>>,
+  serial = 7,
+  expiresAt = signedAt + DEFAULT_SIGNING_POLICY.signatureValidity,
+  policy: SigningPolicy = DEFAULT_SIGNING_POLICY,
+): ZoneData {
   const signing: SignedState = {
     keys: keys.map((k) => ({ publishAt: T0, activateAt: T0, inactiveAt: null, deleteAt: null, ...k }) as ZoneKey),
-    policy: DEFAULT_SIGNING_POLICY,
+    policy,
     chain: [],
     chainKeys: [],
-    expiresAt: signedAt + DEFAULT_SIGNING_POLICY.signatureValidity,
+    expiresAt,
     signedAt,
   };
   return { signing, soa: { data: { serial } } } as unknown as ZoneData;
@@ -45,10 +51,14 @@ describe('SigningScheduler', () => {
     now = T0;
   });
 
-  test('due at the next key event, or at half the signature validity when that comes first', () => {
+  test("due at the next key event, or at the earliest signature's refresh when that comes first", () => {
+    // signed at T0: the earliest signature expires at T0 + 14 d, refreshed 3.5 d before (a quarter of the validity)
     expect(SigningScheduler.dueAt(zone(T0, [{ activateAt: T0 + 100 }]))).toBe(T0 + 100);
-    expect(SigningScheduler.dueAt(zone(T0, [{ deleteAt: T0 + 30 * 86_400 }]))).toBe(T0 + 7 * 86_400);
-    expect(SigningScheduler.dueAt(zone(T0, [{}]))).toBe(T0 + 7 * 86_400);
+    expect(SigningScheduler.dueAt(zone(T0, [{ deleteAt: T0 + 30 * 86_400 }]))).toBe(T0 + 10.5 * 86_400);
+    expect(SigningScheduler.dueAt(zone(T0, [{}]))).toBe(T0 + 10.5 * 86_400);
+    expect(SigningScheduler.dueAt(zone(T0, [{}], 7, T0 + 11 * 86_400))).toBe(T0 + 7.5 * 86_400);
+    const policy = { ...DEFAULT_SIGNING_POLICY, signatureRefresh: 86_400 };
+    expect(SigningScheduler.dueAt(zone(T0, [{}], 7, T0 + 11 * 86_400, policy))).toBe(T0 + 10 * 86_400);
     expect(SigningScheduler.dueAt({} as ZoneData)).toBeNull(); // not signed
   });
 

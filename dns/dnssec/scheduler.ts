@@ -1,4 +1,5 @@
 import type { ZoneData } from '../zone';
+import { signingTimes } from './signing-times';
 import { nextKeyEvent } from './zone-signer';
 
 export interface SchedulerLogger {
@@ -10,8 +11,9 @@ const MAX_WAIT_MS = 2 ** 31 - 1;
 
 /**
  * Keeps signed zones signed as time passes: when a key is published, starts or stops signing, or leaves, and when
- * the signatures have run half their validity, it asks for the zone to be signed afresh (`resign`: a new serial
- * in the store, which every server of the zone then reads and signs). One timer per zone; the clock is the
+ * the zone's earliest signature has `signatureRefresh` left (signing-times.ts), it asks for the zone to be signed
+ * afresh (`resign`: a new serial in the store, which every server of the zone then reads; the zone loader signs it
+ * whole after a key event, else refreshes only the signatures near expiry). One timer per zone; the clock is the
  * engine's (`now`, seconds), so a test can move it and call `check`.
  *
  * `resign` is given the serial of the copy that was due, and must bump only a zone that still has it: every server
@@ -32,11 +34,11 @@ export class SigningScheduler {
     private readonly log?: SchedulerLogger,
   ) {}
 
-  /** When `zone` (its current copy, or undefined when gone) must be signed afresh, in seconds; null: never. */
+  /** When `zone` (its current copy) must be signed afresh or refreshed, in seconds; null: never (unsigned). */
   static dueAt(zone: ZoneData): number | null {
     const state = zone.signing;
     if (!state) return null;
-    const refresh = state.signedAt + Math.floor(state.policy.signatureValidity / 2);
+    const refresh = state.expiresAt - signingTimes(state.policy).refresh; // the earliest signature's refresh
     const event = nextKeyEvent(state.keys, state.signedAt);
     return event === null ? refresh : Math.min(refresh, event);
   }

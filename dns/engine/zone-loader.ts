@@ -10,8 +10,16 @@ import {
   type ZoneIndex,
   type ZoneKey,
 } from '../zone';
-import { reshapes, signPatch, signZoneInSteps, unsignedPatch, type ZoneSigning } from '../dnssec';
-import type { SignedZoneFiles } from './signed-zone-files';
+import {
+  nextKeyEvent,
+  refreshSignatures,
+  reshapes,
+  signPatch,
+  signZoneInSteps,
+  unsignedPatch,
+  type ZoneSigning,
+} from '../dnssec';
+import { keyFingerprint, type SignedZoneFiles } from './signed-zone-files';
 import { StoreError, type ZoneChangeDetail, type ZoneChangeEvent, type ZoneMark, type ZoneStore } from '../store';
 
 /**
@@ -38,12 +46,18 @@ export interface ZoneRefresh {
   previous?: number;
   /** Bring the zone to what the store has now through the change log (a check found it behind). */
   catchUp?: boolean;
+  /**
+   * The zone's DNSSEC keys changed, or a re-sign was asked for (the scheduler): signed whole when its keys, their
+   * timings or the denial changed or a key event came; else only the signatures near expiry are refreshed.
+   */
+  keys?: boolean;
 }
 
 /** The refreshes requested for the reload queued behind the running one, merged. */
 interface Wanted {
   full: boolean;
   settings: boolean;
+  keys: boolean;
   names: Set<string>;
   /** The newest serial the changes announced (RFC 1982 order); undefined when none did. */
   serial?: number;
@@ -80,6 +94,7 @@ export function refreshFor(event: ZoneChangeEvent, detail: ZoneChangeDetail | un
       ? { names: detail.names, serial: event.serial, ...previous }
       : { catchUp: true, serial: event.serial };
   if (event.kind === 'zone-updated') return { settings: true, serial: event.serial, ...previous };
+  if (event.kind === 'dnssec-changed') return { keys: true, serial: event.serial, ...previous };
   return { full: true };
 }
 
@@ -148,9 +163,10 @@ export class ZoneLoader {
       merge(waiting.wanted, refresh);
       return waiting.promise;
     }
-    const wanted = merge({ full: false, settings: false, names: new Set() }, refresh);
+    const wanted = merge({ full: false, settings: false, keys: false, names: new Set() }, refresh);
     // told at once (before the caller tells the answer workers): a worker then waits for the file this writes
-    if (refresh.full && this.signing) this.kept?.files.markBusy(zone);
+    // (a change of keys may sign whole too)
+    if ((refresh.full || refresh.keys) && this.signing) this.kept?.files.markBusy(zone);
     const previous = this.reloads.get(zone) ?? Promise.resolve();
     const promise = previous
       .then(async () => {
@@ -249,6 +265,7 @@ export class ZoneLoader {
     if (wanted.serial !== undefined && serialAtLeast(serialOf(loaded), wanted.serial)) return;
     if (wanted.from !== serialOf(loaded) && !(await this.followLog(zone, serialOf(loaded), wanted)))
       return this.rebuild(zone);
+    if (wanted.keys && !(await this.onlyRefresh(zone, loaded))) return this.rebuild(zone);
     let settings: Zone | null | undefined;
     let rows: StoredRecord[] = [];
     try {
@@ -272,7 +289,17 @@ export class ZoneLoader {
     for (const rr of toAnswers(rows)) owners.get(rr.name.toLowerCase())?.push(rr);
     const signing = current.signing;
     if (!signing) return this.index.set(current.patched(soa, owners));
-    if (!reshapes(current, soa, owners)) this.index.set(signPatch(current, soa, owners, this.signingNow()));
+    if (!reshapes(current, soa, owners)) {
+      const now = this.signingNow();
+      let data = owners.size > 0 || !wanted.keys ? signPatch(current, soa, owners, now) : current;
+      if (wanted.keys) {
+        // only what nears expiry, and the SOA (in steps: a big zone has thousands due at once)
+        const refreshed = await refreshSignatures(data, soa, now);
+        if (!refreshed) return this.rebuild(zone); // signed by a key that stopped: whole
+        data = refreshed.data;
+      }
+      this.index.set(data);
+    }
     // a delegation or DNAME changed: signed whole, in steps (the zone keeps answering from `current` meanwhile)
     else {
       const signed = await this.signWhole(
@@ -327,12 +354,30 @@ export class ZoneLoader {
     if (!chain || !last) return false; // [] while the event announced a newer serial: another incarnation
     for (const change of chain) {
       if (change.kind === 'zone-updated') wanted.settings = true;
+      else if (change.kind === 'dnssec-changed')
+        wanted.keys = true; // onlyRefresh then tells whether to sign whole
       else if (change.kind !== 'records-changed' || !change.names) return false;
       else for (const name of change.names) wanted.names.add(name);
     }
     wanted.serial = last.serial;
     this.caughtUpFromLog += 1;
     return true;
+  }
+
+  /**
+   * Whether a change of `zone`'s DNSSEC keys (the store's `dnssec-changed`) may only refresh the signatures of its copy
+   * `loaded`: the keys with their timings and the denial are what the copy was signed with, and no key was published,
+   * started or stopped signing, or left since. Otherwise the zone is signed whole, as a new key set needs.
+   */
+  private async onlyRefresh(zone: string, loaded: ZoneData): Promise<boolean> {
+    const state = loaded.signing;
+    const signing = this.signing;
+    if (!state || !signing) return false;
+    const keys = await signing.keysFor(zone, loaded.soa.name);
+    const nsec3 = (await signing.nsec3For?.(zone)) ?? null;
+    if (keyFingerprint(keys, { ...signing.policy, nsec3 }) !== keyFingerprint(state.keys, state.policy)) return false;
+    const event = nextKeyEvent(keys, state.signedAt);
+    return event === null || event > signing.now();
   }
 
   /** How far the zone's signing whole has got (null: it is not being signed whole now). */
@@ -441,12 +486,14 @@ function ownerKey(name: string): string {
 
 function merge(wanted: Wanted, refresh: ZoneRefresh): Wanted {
   // one chain while each change starts where the merged ones ended; anything else is caught up through the log
-  const first = !wanted.full && !wanted.settings && wanted.names.size === 0 && wanted.from === undefined;
+  const first =
+    !wanted.full && !wanted.settings && !wanted.keys && wanted.names.size === 0 && wanted.from === undefined;
   if (refresh.catchUp || refresh.previous === undefined) wanted.from = null;
   else if (first) wanted.from = refresh.previous;
   else if (wanted.serial !== refresh.previous) wanted.from = null;
   if (refresh.full) wanted.full = true;
   if (refresh.settings) wanted.settings = true;
+  if (refresh.keys) wanted.keys = true;
   for (const name of refresh.names ?? []) wanted.names.add(name);
   if (refresh.serial !== undefined)
     wanted.serial = wanted.serial === undefined ? refresh.serial : serialMax(wanted.serial, refresh.serial);
