@@ -13,7 +13,9 @@ export interface SigningTimes {
   preRefresh: number;
 }
 
-export function signingTimes(policy: SigningPolicy): SigningTimes {
+export function signingTimes(
+  policy: Pick<SigningPolicy, 'signatureValidity' | 'signatureJitter' | 'signatureRefresh' | 'signaturePreRefresh'>,
+): SigningTimes {
   const validity = policy.signatureValidity;
   return {
     validity,

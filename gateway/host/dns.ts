@@ -10,7 +10,7 @@ import { parseKeySpec, readKeyFile, type TsigKey } from '../../dns/tsig';
 import { importZoneFile } from '../../dns/zonefile';
 import type { SubgraphHealth } from '../../subgraphs/subgraph';
 import { ConfigError } from './config/load';
-import type { Config } from './config/schema';
+import { signingPolicyOf, type Config } from './config/schema';
 import type { Logger } from '../../platform/log';
 import { MASTER_KEY_FILE, type KeyVault } from '../../dns/dnssec';
 import { checkMasterKey, configuredMasterKey, openVault } from './master-key';
@@ -188,7 +188,7 @@ export async function startDns(config: Config, log: Logger): Promise<DnsPart> {
       store,
       dnssec: {
         vault,
-        policy: { dnskeyTtl: config.dnssecDnskeyTtl, signatureValidity: config.dnssecSignatureValidityS },
+        policy: signingPolicyOf(config),
         keptDir: join(config.dataDir, 'signed-zones'),
       },
       host: config.dnsHost,

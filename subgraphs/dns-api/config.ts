@@ -97,7 +97,43 @@ export const DnsApiConfigSchema = z.object({
       .default(14 * 86_400),
     {
       env: 'DNSSEC_SIGNATURE_VALIDITY_S',
-      help: 'How long signatures are valid; zones are signed afresh at half of it.',
+      help: 'How long signatures are valid from their signing; each is made afresh near its expiry (DNSSEC_SIGNATURE_REFRESH_S).',
+    },
+  ),
+  dnssecSignatureJitterS: setting(
+    z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(366 * 86_400)
+      .optional(),
+    {
+      env: 'DNSSEC_SIGNATURE_JITTER_S',
+      help: "Expirations of one signing are spread over the validity's last this many seconds, per RRset, so they do not come due together; unset: a quarter of DNSSEC_SIGNATURE_VALIDITY_S.",
+    },
+  ),
+  dnssecSignatureRefreshS: setting(
+    z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(366 * 86_400)
+      .optional(),
+    {
+      env: 'DNSSEC_SIGNATURE_REFRESH_S',
+      help: 'A signature is made afresh when it has this many seconds left; a refresh signs only the RRsets that near, not the zone (Knot: rrsig-refresh); unset: a quarter of DNSSEC_SIGNATURE_VALIDITY_S. Jitter + refresh + pre-refresh must be less than the validity.',
+    },
+  ),
+  dnssecSignaturePreRefreshS: setting(
+    z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(366 * 86_400)
+      .optional(),
+    {
+      env: 'DNSSEC_SIGNATURE_PRE_REFRESH_S',
+      help: 'A refresh also makes afresh the signatures due within this many seconds after it: fewer, larger refreshes (Knot: rrsig-pre-refresh); unset: a fourteenth of DNSSEC_SIGNATURE_VALIDITY_S (a day of 14).',
     },
   ),
   dnssecPropagationDelayS: setting(z.coerce.number().int().min(0).max(86_400).default(300), {

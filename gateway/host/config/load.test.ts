@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, envSetting, loadConfig } from './load';
+import { signingPolicyOf } from './schema';
 
 const dir = mkdtempSync(join(tmpdir(), 'config-test-'));
 function file(name: string, text: string): string {
@@ -245,6 +246,18 @@ describe('DNSSEC settings', () => {
       dnssecKskLifetimeS: 31_536_000,
     });
     expect(loadConfig({ env: {} }).dnssecMasterKey).toBeUndefined();
+    // the refresh times follow the validity unless set
+    expect(signingPolicyOf(loadConfig({ env: {} }))).toEqual({ dnskeyTtl: 3600, signatureValidity: 1_209_600 });
+    const set = {
+      DNSSEC_SIGNATURE_JITTER_S: '3600',
+      DNSSEC_SIGNATURE_REFRESH_S: '86400',
+      DNSSEC_SIGNATURE_PRE_REFRESH_S: '0',
+    };
+    expect(signingPolicyOf(loadConfig({ env: set }))).toMatchObject({
+      signatureJitter: 3600,
+      signatureRefresh: 86_400,
+      signaturePreRefresh: 0,
+    });
   });
 
   test('set from the environment', () => {
@@ -266,6 +279,14 @@ describe('DNSSEC settings', () => {
     [{ DNSSEC_DNSKEY_TTL: '0' }, /DNSSEC_DNSKEY_TTL \(dnssecDnskeyTtl\).*>=1/],
     [{ DNSSEC_SIGNATURE_VALIDITY_S: '60' }, /DNSSEC_SIGNATURE_VALIDITY_S \(dnssecSignatureValidityS\).*>=3600/],
     [{ DNSSEC_RETIRE_SAFETY_S: '-1' }, /DNSSEC_RETIRE_SAFETY_S \(dnssecRetireSafetyS\).*>=0/],
+    [{ DNSSEC_SIGNATURE_REFRESH_S: '-1' }, /DNSSEC_SIGNATURE_REFRESH_S \(dnssecSignatureRefreshS\).*>=0/],
+    [{ DNSSEC_SIGNATURE_JITTER_S: 'soon' }, /DNSSEC_SIGNATURE_JITTER_S \(dnssecSignatureJitterS\)/],
+    [{ DNSSEC_SIGNATURE_PRE_REFRESH_S: '-5' }, /DNSSEC_SIGNATURE_PRE_REFRESH_S \(dnssecSignaturePreRefreshS\).*>=0/],
+    // a fresh signature would be due at once: every refresh would sign it again
+    [
+      { DNSSEC_SIGNATURE_VALIDITY_S: '86400', DNSSEC_SIGNATURE_REFRESH_S: '43200', DNSSEC_SIGNATURE_JITTER_S: '43200' },
+      /DNSSEC_SIGNATURE_REFRESH_S \(dnssecSignatureRefreshS\).*must be less than the validity/,
+    ],
   ])('bad value %j stops start-up naming the key and the bound', (env, message) => {
     expect(() => loadConfig({ env })).toThrow(ConfigError);
     expect(() => loadConfig({ env })).toThrow(message);

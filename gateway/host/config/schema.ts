@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { signingTimes, signingTimesProblem } from '../../../dns/dnssec';
+import type { SigningPolicy } from '../../../dns/zone';
 import { envNames } from '../../../platform/settings';
 import { DnsApiConfigSchema } from '../../../subgraphs/dns-api/config';
 import { DnsToolConfigSchema } from '../../../subgraphs/dns-tool/config';
@@ -52,12 +54,36 @@ export const ConfigSchema = z
     path: ['masterKeyFile'],
     message: 'give the master key once: MASTER_KEY or MASTER_KEY_FILE, not both',
   })
+  .superRefine((c, ctx) => {
+    const problem = signingTimesProblem(signingTimes(signingPolicyOf(c)));
+    if (problem) ctx.addIssue({ code: 'custom', path: ['dnssecSignatureRefreshS'], message: problem });
+  })
   .refine((c) => c.dnssecMasterKey === undefined || (c.masterKey === undefined && c.masterKeyFile === undefined), {
     path: ['dnssecMasterKey'],
     message: 'is the older name of MASTER_KEY: set MASTER_KEY (or MASTER_KEY_FILE) alone',
   });
 
 export type Config = z.infer<typeof ConfigSchema>;
+
+/** The zone signing policy the DNSSEC settings give (the DNS engine's; unset times take their defaults). */
+export function signingPolicyOf(
+  c: Pick<
+    Config,
+    | 'dnssecDnskeyTtl'
+    | 'dnssecSignatureValidityS'
+    | 'dnssecSignatureJitterS'
+    | 'dnssecSignatureRefreshS'
+    | 'dnssecSignaturePreRefreshS'
+  >,
+): Partial<SigningPolicy> & Pick<SigningPolicy, 'signatureValidity'> {
+  return {
+    dnskeyTtl: c.dnssecDnskeyTtl,
+    signatureValidity: c.dnssecSignatureValidityS,
+    ...(c.dnssecSignatureJitterS === undefined ? {} : { signatureJitter: c.dnssecSignatureJitterS }),
+    ...(c.dnssecSignatureRefreshS === undefined ? {} : { signatureRefresh: c.dnssecSignatureRefreshS }),
+    ...(c.dnssecSignaturePreRefreshS === undefined ? {} : { signaturePreRefresh: c.dnssecSignaturePreRefreshS }),
+  };
+}
 
 /** Environment variable of each key, from the keys' metadata (the documented names scripts and users rely on). */
 export const ENV_NAMES: Readonly<Partial<Record<keyof Config, string>>> = envNames(shape);
