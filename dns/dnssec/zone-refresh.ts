@@ -1,5 +1,5 @@
 import type { SoaAnswer } from 'dns-packet';
-import type { RR, ZoneData, ZoneKey } from '../zone';
+import type { JournalStep, RR, ZoneData, ZoneKey } from '../zone';
 import type { RrsigFields } from './canonical';
 import { SignPool } from './sign-pool';
 import { signingTimes } from './signing-times';
@@ -21,6 +21,11 @@ export interface Refreshed {
   resigned: number;
   /** Owner names whose signatures were looked at. */
   names: number;
+  /**
+   * The change for the zone's IXFR journal (the RRSIGs replaced and their successors): known here, so the journal
+   * need not diff every record of thousands of names (seconds for a big slice).
+   */
+  step: JournalStep;
 }
 
 /** Names looked at between two turns of the event loop. */
@@ -71,6 +76,8 @@ export async function refreshSignatures(previous: ZoneData, soa: SoaAnswer, now:
   const pool = dueCount >= POOL_FROM_SIGNATURES ? SignPool.shared() : undefined;
   run.deferring = pool !== undefined;
   const owners = new Map<string, RR[]>();
+  const deleted: RR[] = [];
+  const added: RR[] = [];
   let resigned = 0;
   for (let i = 0; i < due.length; i++) {
     const owner = due[i] as string;
@@ -87,7 +94,10 @@ export async function refreshSignatures(previous: ZoneData, soa: SoaAnswer, now:
       const key = keyOf(sig);
       const rrset = soaSig ? [soa] : node.get(sig.typeCovered);
       if (!key || !rrset || rrset.length === 0) return null;
-      rrsigs.push(...run.sign(rrset, [key]));
+      const made = run.sign(rrset, [key]);
+      rrsigs.push(...made);
+      deleted.push(rrsig);
+      added.push(...made);
       resigned++;
     }
     const records: RR[] = [];
@@ -103,7 +113,7 @@ export async function refreshSignatures(previous: ZoneData, soa: SoaAnswer, now:
   await run.flush(pool);
   const data = previous.patched(soa, owners);
   data.signing = { ...state, expiresAt: Math.min(earliest, run.earliest, run.expiration) };
-  return { data, resigned, names };
+  return { data, resigned, names, step: { from: previous.soa, deleted, to: soa, added } };
 }
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

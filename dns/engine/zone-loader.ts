@@ -2,6 +2,7 @@ import type { SoaAnswer } from 'dns-packet';
 import { serialAtLeast, serialMax, type StoredRecord, type Zone } from '../model';
 import { emailToRname } from '../records';
 import {
+  type JournalStep,
   type RR,
   type SigningPolicy,
   toAnswers,
@@ -291,14 +292,18 @@ export class ZoneLoader {
     if (!signing) return this.index.set(current.patched(soa, owners));
     if (!reshapes(current, soa, owners)) {
       const now = this.signingNow();
-      let data = owners.size > 0 || !wanted.keys ? signPatch(current, soa, owners, now) : current;
+      const patched = owners.size > 0 || !wanted.keys;
+      let data = patched ? signPatch(current, soa, owners, now) : current;
+      let steps: JournalStep[] | undefined;
       if (wanted.keys) {
         // only what nears expiry, and the SOA (in steps: a big zone has thousands due at once)
         const refreshed = await refreshSignatures(data, soa, now);
         if (!refreshed) return this.rebuild(zone); // signed by a key that stopped: whole
         data = refreshed.data;
+        // the refresh alone: IXFR's change is known, not diffed
+        if (!patched && data.soa.data.serial !== current.soa.data.serial) steps = [refreshed.step];
       }
-      this.index.set(data);
+      this.index.set(data, steps);
     }
     // a delegation or DNAME changed: signed whole, in steps (the zone keeps answering from `current` meanwhile)
     else {

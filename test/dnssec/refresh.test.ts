@@ -2,15 +2,18 @@
 /**
  * Refreshes of a signed zone's signatures through the engine, by its signing clock: the zone is signed whole in the
  * past (8.5 days ago by the real clock); moved to now, the scheduler asks for a new serial and the engine signs again
- * only the RRsets whose signatures near expiry (and the SOA), not the zone. The AXFR then passes dnssec-verify,
+ * only the RRsets whose signatures near expiry (and the SOA), not the zone; an IXFR gives secondaries just those. The
+ * AXFR then passes dnssec-verify,
  * ldns-verify-zone and kzonecheck (which judge by the real clock: the refreshed signatures and the old ones alike),
  * a restart serves the refreshed copy from its file with every signature's own times, and a key event still signs
  * the zone whole.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { algorithmByName } from '../../dns/dnssec/algorithms';
 import type { RrsigFields } from '../../dns/dnssec/canonical';
 import { KeyVault } from '../../dns/dnssec/key-vault';
@@ -25,6 +28,7 @@ import { importZoneFile } from '../../dns/zonefile/zone-files';
 import { axfrText, verifyZoneWithPeers } from '../support/dnssec-peers';
 import { waitFor } from '../support/sse';
 
+const run = promisify(execFile);
 const HOST = '127.0.0.1';
 const DAY = 86_400;
 const hosts = Array.from({ length: 200 }, (_, i) => `h${i} IN A 192.0.2.${i % 250}`).join('\n');
@@ -124,6 +128,12 @@ describe.each([
     expect(expected.length).toBeLessThan((before.size * 3) / 4);
     for (const id of remade) expect(refreshed.get(id)?.inception).toBe(REAL_NOW - 3600);
     expect(engine.index.get(zone)?.signing?.signedAt).toBe(T0); // not signed whole
+    // secondaries get the slice by IXFR: the RRSIGs replaced, then their successors, between the SOAs
+    const { stdout } = await run('dig', [`@${HOST}`, '-p', String(engine.server?.port), zone, `IXFR=${serial}`]);
+    const records = stdout.split('\n').filter((l) => l.trim() && !l.startsWith(';'));
+    expect(records.filter((l) => l.split(/\s+/)[3] === 'SOA')).toHaveLength(4); // new, old, new, new
+    expect(records.filter((l) => l.split(/\s+/)[3] === 'RRSIG')).toHaveLength(2 * remade.length);
+    expect(records).toHaveLength(4 + 2 * remade.length);
     const verdicts = await verifyZoneWithPeers(
       zone,
       await axfrText({ host: HOST, port: engine.server?.port ?? 0 }, zone),
