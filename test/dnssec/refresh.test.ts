@@ -3,10 +3,9 @@
  * Refreshes of a signed zone's signatures through the engine, by its signing clock: the zone is signed whole in the
  * past (8.5 days ago by the real clock); moved to now, the scheduler asks for a new serial and the engine signs again
  * only the RRsets whose signatures near expiry (and the SOA), not the zone; an IXFR gives secondaries just those. The
- * AXFR then passes dnssec-verify,
- * ldns-verify-zone and kzonecheck (which judge by the real clock: the refreshed signatures and the old ones alike),
- * a restart serves the refreshed copy from its file with every signature's own times, and a key event still signs
- * the zone whole.
+ * AXFR then passes dnssec-verify, ldns-verify-zone and kzonecheck (which judge by the real clock: the refreshed
+ * signatures and the old ones alike), a restart serves the refreshed copy from its file with every signature's own
+ * times, and a key event still signs the zone whole.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
