@@ -17,7 +17,10 @@
  *   with the signed zone kept on disk (DATA_DIR/signed-zones, read instead of signing) against unsigned, time and RSS;
  * - `resign`: one change of that signed zone, in this process: a record added through the store until the engine
  *   serves it signed (commit, incremental re-signing, index swap), BENCH_DNSSEC_CHANGES times (default 50), and the
- *   incremental re-signing (`signPatch`) alone; median and p95.
+ *   incremental re-signing (`signPatch`) alone; median and p95. Then the signatures' refresh: the signing clock moved
+ *   to the scheduler's due time, the engine's refresh end to end (the scheduler's serial bump → the refreshed copy
+ *   served), twice in turn (the first slice after a whole signing, then the next), against a whole signing of the
+ *   same copy (`signZoneInSteps`), wall and process CPU time, and the RRSIGs each made.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +30,9 @@ import { promisify } from 'node:util';
 import { algorithmByName } from '../../dns/dnssec/algorithms';
 import { KeyVault } from '../../dns/dnssec/key-vault';
 import { KSK_FLAGS, ZSK_FLAGS } from '../../dns/dnssec/keys';
-import { signPatch } from '../../dns/dnssec/zone-signer';
+import { SigningScheduler } from '../../dns/dnssec/scheduler';
+import { refreshSignatures } from '../../dns/dnssec/zone-refresh';
+import { signPatch, signZoneInSteps } from '../../dns/dnssec/zone-signer';
 import { newStoredKey } from '../../dns/dnssec/zone-signing';
 import { DnsEngine } from '../../dns/engine/engine';
 import { toAnswers } from '../../dns/zone/node-pack';
@@ -516,7 +521,10 @@ async function resigning(big: BigZone): Promise<string[]> {
   try {
     const vault = KeyVault.open({ dataDir: big.data });
     const t0 = performance.now();
-    const engine = await DnsEngine.start({ store, host: '127.0.0.1', port: 0, listen: false, dnssec: { vault } });
+    // the signing clock: real time until the refresh moves it to the scheduler's due time
+    let moved: number | null = null;
+    const now = (): number => moved ?? Math.floor(Date.now() / 1000);
+    const engine = await DnsEngine.start({ store, host: '127.0.0.1', port: 0, listen: false, dnssec: { vault, now } });
     const startMs = performance.now() - t0;
     try {
       const signedAtStart = engine.index.get(BIG_ZONE)?.signing;
@@ -555,7 +563,9 @@ async function resigning(big: BigZone): Promise<string[]> {
       const totals = changes.map((c) => c.total);
       const commits = changes.map((c) => c.commit);
       const ms = (xs: number[]): string => `median ${f2(quantile(xs, 0.5))} ms, p95 ${f2(quantile(xs, 0.95))} ms`;
+      const refresh = await refreshing(engine, (t) => (moved = t));
       return [
+        ...refresh,
         `DNSSEC re-signing ${BIG_ZONE} (${big.records} records, signed in process: DnsEngine.start ${f0(startMs)} ms, ` +
           `${signedAtStart.chain.length} names in the NSEC chain) after one change, ${CHANGES} changes (a new name with ` +
           `one A record each) after ${WARM_UP} to warm up:`,
@@ -571,6 +581,77 @@ async function resigning(big: BigZone): Promise<string[]> {
   } finally {
     await store.close();
   }
+}
+
+/** Wall and process CPU time (ms; the signing pool's threads included) of `work`. */
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; cpuMs: number }> {
+  const cpu = process.cpuUsage();
+  const t0 = performance.now();
+  const value = await work();
+  const ms = performance.now() - t0;
+  const used = process.cpuUsage(cpu);
+  return { value, ms, cpuMs: (used.user + used.system) / 1000 };
+}
+
+const rrsigCount = (zone: ZoneData): number => {
+  let n = 0;
+  for (const node of zone.nodes.values()) n += node.get('RRSIG')?.length ?? 0;
+  return n;
+};
+
+/**
+ * The signatures' refresh of the served copy against a whole signing of it: the refresh alone (refreshSignatures) and
+ * the engine's end to end with the clock moved to the scheduler's due time (`move`), twice in turn.
+ */
+async function refreshing(engine: DnsEngine, move: (t: number) => void): Promise<string[]> {
+  const served = (): ZoneData => defined(engine.index.get(BIG_ZONE), BIG_ZONE);
+  const zone = served();
+  const state = defined(zone.signing, 'signing');
+  const signatures = rrsigCount(zone);
+  const realNow = Math.floor(Date.now() / 1000);
+  const whole = await timed(() => signZoneInSteps(zone, state.keys, state.policy, realNow));
+  const bumped = { ...zone.soa, data: { ...zone.soa.data, serial: (zone.soa.data.serial ?? 0) + 1 } };
+  const alone = await timed(async () => refreshSignatures(zone, bumped, SigningScheduler.dueAt(zone) ?? realNow));
+  const rounds: Array<{ ms: number; cpuMs: number; resigned: number; at: number }> = [];
+  for (let round = 0; round < 2; round++) {
+    const before = served();
+    const due = defined(SigningScheduler.dueAt(before), 'due');
+    const serial = before.soa.data.serial;
+    const oldInceptions = new Map<string, number>();
+    for (const [owner, node] of before.nodes.entries())
+      for (const r of node.get('RRSIG') ?? []) {
+        const d = r.data as unknown as { typeCovered: string; inception: number };
+        oldInceptions.set(`${owner} ${d.typeCovered}`, d.inception);
+      }
+    const t = await timed(async () => {
+      move(due);
+      engine.checkSigning();
+      while (served().soa.data.serial === serial) await sleep(2);
+    });
+    let resigned = 0;
+    for (const [owner, node] of served().nodes.entries())
+      for (const r of node.get('RRSIG') ?? []) {
+        const d = r.data as unknown as { typeCovered: string; inception: number };
+        if (oldInceptions.get(`${owner} ${d.typeCovered}`) !== d.inception) resigned++;
+      }
+    rounds.push({ ms: t.ms, cpuMs: t.cpuMs, resigned, at: (due - state.signedAt) / 86_400 });
+  }
+  const first = defined(rounds[0], 'round');
+  return [
+    `DNSSEC refresh of ${BIG_ZONE}'s signatures (${signatures} RRSIGs; validity ${state.policy.signatureValidity / 86_400} d, ` +
+      `expirations spread, re-signed when due):`,
+    `  whole signing of the served copy (signZoneInSteps): ${f0(whole.ms)} ms wall, ${f0(whole.cpuMs)} ms CPU`,
+    `  refreshSignatures alone at the first due time: ${f0(alone.ms)} ms wall, ${f0(alone.cpuMs)} ms CPU, ` +
+      `${alone.value?.resigned ?? 'null'} RRSIGs made of ${signatures}`,
+    ...rounds.map(
+      (r, i) =>
+        `  engine refresh ${i + 1} end to end (day ${f1(r.at)} after the whole signing: serial bump in the store → ` +
+        `refreshed copy served): ${f0(r.ms)} ms wall, ${f0(r.cpuMs)} ms CPU, ${r.resigned} RRSIGs made`,
+    ),
+    `DNSSEC refresh / whole signing (the first, largest slice after a whole signing): wall ` +
+      `${(first.ms / whole.ms).toFixed(3)}, CPU ${(first.cpuMs / whole.cpuMs).toFixed(3)}; the next: wall ` +
+      `${((rounds[1]?.ms ?? NaN) / whole.ms).toFixed(3)}, CPU ${((rounds[1]?.cpuMs ?? NaN) / whole.cpuMs).toFixed(3)}`,
+  ];
 }
 
 export async function dnssecBenchmark(): Promise<string[]> {
