@@ -359,8 +359,8 @@ export class ZoneLoader {
     if (!chain || !last) return false; // [] while the event announced a newer serial: another incarnation
     for (const change of chain) {
       if (change.kind === 'zone-updated') wanted.settings = true;
-      else if (change.kind === 'dnssec-changed')
-        wanted.keys = true; // onlyRefresh then tells whether to sign whole
+      // keys or a re-sign: onlyRefresh then tells whether to sign whole
+      else if (change.kind === 'dnssec-changed') wanted.keys = true;
       else if (change.kind !== 'records-changed' || !change.names) return false;
       else for (const name of change.names) wanted.names.add(name);
     }
