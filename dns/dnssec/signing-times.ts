@@ -38,12 +38,14 @@ export function signingTimesProblem(times: SigningTimes): string | null {
 }
 
 /**
- * Seconds taken off the latest expiration of `owner`'s RRset of `type`: in [0, jitter], from a hash of the two, so it
- * is the same in every process and every signing (replicas and answer workers make the same expirations).
+ * Seconds taken off the latest expiration of `owner`'s RRset of `type` signed at `now`: in [0, jitter], from a hash of
+ * the three, so processes signing at the same second (the engine and its answer workers) make the same expirations,
+ * and an RRset signed again draws a new one (slices of a refresh spread out again instead of coming due together).
  */
-export function jitterOf(owner: string, type: string, jitter: number): number {
+export function jitterOf(owner: string, type: string, jitter: number, now: number): number {
   if (jitter <= 0) return 0;
   let h = 0x811c9dc5; // FNV-1a, 32 bits
+  for (let i = 0; i < 4; i++) h = Math.imul(h ^ ((now >>> (8 * i)) & 0xff), 0x01000193);
   for (let i = 0; i < owner.length; i++) {
     let c = owner.charCodeAt(i);
     if (c >= 65 && c <= 90) c += 32; // case does not matter in names

@@ -111,7 +111,7 @@ const nsecs = (zone: ZoneData): RR[] => [...zone.nodes.values()].flatMap((n) => 
 describe('spread expirations', () => {
   const signed = signZone(build(), keys, policy, T0);
 
-  test('a signing spreads them over the last quarter of the validity, the same in every signing', () => {
+  test('a signing spreads them over the last quarter of the validity, the same in a signing at the same time', () => {
     const sigs = [...signatures(signed).values()];
     const expirations = sigs.map((s) => s.expiration);
     expect(Math.min(...expirations)).toBeGreaterThanOrEqual(T0 + 10.5 * DAY);
@@ -123,10 +123,12 @@ describe('spread expirations', () => {
     for (const [id, sig] of signatures(signed)) expect(again.get(id)?.expiration).toBe(sig.expiration);
   });
 
-  test("an RRset's jitter depends on its owner (whatever its case) and type, within the window", () => {
-    expect(jitterOf('A.Fresh.Test', 'A', 1000)).toBe(jitterOf('a.fresh.test', 'A', 1000));
-    expect(jitterOf('a.fresh.test', 'A', 0)).toBe(0);
-    const values = Array.from({ length: 200 }, (_, i) => jitterOf(`h${i}.fresh.test`, 'A', 1000));
+  test("an RRset's jitter depends on its owner (whatever its case), type and signing time, within the window", () => {
+    expect(jitterOf('A.Fresh.Test', 'A', 1000, T0)).toBe(jitterOf('a.fresh.test', 'A', 1000, T0));
+    expect(jitterOf('a.fresh.test', 'A', 0, T0)).toBe(0);
+    const later = Array.from({ length: 50 }, (_, i) => jitterOf('a.fresh.test', 'A', 1000, T0 + i));
+    expect(new Set(later).size).toBeGreaterThan(40); // signed again: another draw
+    const values = Array.from({ length: 200 }, (_, i) => jitterOf(`h${i}.fresh.test`, 'A', 1000, T0));
     expect(Math.min(...values)).toBeGreaterThanOrEqual(0);
     expect(Math.max(...values)).toBeLessThanOrEqual(1000);
     expect(new Set(values).size).toBeGreaterThan(150);

@@ -148,7 +148,7 @@ export class Run {
     if (first === undefined) return [];
     const owner = first.name;
     const ttl = first.ttl ?? 0;
-    const expiration = this.expiration - jitterOf(owner, first.type, this.jitter);
+    const expiration = this.expiration - jitterOf(owner, first.type, this.jitter, this.now);
     if (expiration < this.earliest) this.earliest = expiration;
     return keys.map((key) => {
       // one object literal of fixed shape, its signature set after: objects made by spreading one into another got
