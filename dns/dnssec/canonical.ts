@@ -1,5 +1,5 @@
 import type { RR } from '../zone';
-import { encodeAnswer, typeNumber } from '../wire';
+import { encodeRdata, typeNumber } from '../wire';
 import { canonicalName } from './keys';
 
 /**
@@ -26,9 +26,15 @@ export function canonicalCompare(a: string, b: string): number {
 /** Labels of an owner name as the RRSIG Labels field counts them: no root, no leading wildcard (RFC 4034 §3.1.3). */
 export function labelCount(owner: string): number {
   if (owner === '' || owner === '.') return 0;
-  const labels = owner.replace(/\.$/, '').split('.');
-  return labels[0] === '*' ? labels.length - 1 : labels.length;
+  // the dots counted (a trailing one apart): called once per RRSIG, so no split into an array of labels
+  const end = owner.charCodeAt(owner.length - 1) === DOT ? owner.length - 1 : owner.length;
+  let labels = 1;
+  for (let i = 0; i < end; i++) if (owner.charCodeAt(i) === DOT) labels++;
+  const wildcard = owner.charCodeAt(0) === STAR && (end === 1 || owner.charCodeAt(1) === DOT);
+  return wildcard ? labels - 1 : labels;
 }
+const DOT = 46;
+const STAR = 42;
 
 const lower = (name: unknown): unknown => (typeof name === 'string' ? name.toLowerCase() : name);
 
@@ -67,9 +73,10 @@ function canonicalData(rr: RR): unknown {
 
 /** RDATA of a record in canonical form (names uncompressed and, where §6.2 says, lower case). */
 export function canonicalRdata(rr: RR): Buffer {
-  const wire = encodeAnswer({ ...rr, name: '.', data: canonicalData(rr) } as RR);
+  // the RDATA codec alone (not a whole record with owner, class and TTL): this runs once per RRset signed
+  const wire = encodeRdata(rr.type, canonicalData(rr));
   if (wire === null) throw new Error(`a ${rr.type} record at ${rr.name} cannot be written on the wire`);
-  return wire.subarray(11); // root owner (1), TYPE, CLASS, TTL, RDLENGTH (10)
+  return wire;
 }
 
 /** The type an RRSIG covers. */
@@ -93,34 +100,50 @@ export interface RrsigFields {
 /**
  * What an RRSIG signs (RFC 4034 §3.1.8.1): its RDATA up to the signature, then every record of the RRset in
  * canonical form (owner lower case, the original TTL), sorted by RDATA, duplicates once. `owner`: the RRset's owner
- * name (a wildcard's as `*.…`).
+ * name (a wildcard's as `*.…`). `wire`: the owner's and the signer's canonical wire names when the caller has them
+ * already (a zone signer signs many RRsets of one owner, all of one signer).
  */
-export function signedData(fields: RrsigFields, owner: string, rrset: readonly RR[]): Buffer {
-  const signer = canonicalName(fields.signersName === '.' ? '' : fields.signersName);
-  const head = Buffer.alloc(18);
-  head.writeUInt16BE(typeNumber(fields.typeCovered), 0);
-  head[2] = fields.algorithm;
-  head[3] = fields.labels;
-  head.writeUInt32BE(fields.originalTTL >>> 0, 4);
-  head.writeUInt32BE(fields.expiration >>> 0, 8);
-  head.writeUInt32BE(fields.inception >>> 0, 12);
-  head.writeUInt16BE(fields.keyTag, 16);
-  const ownerWire = canonicalName(owner === '.' ? '' : owner);
+export function signedData(
+  fields: RrsigFields,
+  owner: string,
+  rrset: readonly RR[],
+  wire?: { owner: Buffer; signer: Buffer },
+): Buffer {
+  const signer = wire?.signer ?? canonicalName(fields.signersName === '.' ? '' : fields.signersName);
+  const ownerWire = wire?.owner ?? canonicalName(owner === '.' ? '' : owner);
   const type = typeNumber(fields.typeCovered);
-  const rdatas = rrset.map(canonicalRdata).sort((a, b) => Buffer.compare(a, b));
-  const parts: Buffer[] = [head, signer];
+  const rdatas = rrset.map(canonicalRdata);
+  if (rdatas.length > 1) rdatas.sort((a, b) => Buffer.compare(a, b));
+  // one buffer written in place (not a concatenation of parts): this runs once per RRSIG of a zone
+  let length = 18 + signer.length;
   let previous: Buffer | undefined;
   for (const rdata of rdatas) {
     if (previous?.equals(rdata)) continue;
     previous = rdata;
-    const fixed = Buffer.alloc(10);
-    fixed.writeUInt16BE(type, 0);
-    fixed.writeUInt16BE(1, 2); // IN
-    fixed.writeUInt32BE(fields.originalTTL >>> 0, 4);
-    fixed.writeUInt16BE(rdata.length, 8);
-    parts.push(ownerWire, fixed, rdata);
+    length += ownerWire.length + 10 + rdata.length;
   }
-  return Buffer.concat(parts);
+  const out = Buffer.allocUnsafe(length);
+  out.writeUInt16BE(type, 0);
+  out[2] = fields.algorithm;
+  out[3] = fields.labels;
+  out.writeUInt32BE(fields.originalTTL >>> 0, 4);
+  out.writeUInt32BE(fields.expiration >>> 0, 8);
+  out.writeUInt32BE(fields.inception >>> 0, 12);
+  out.writeUInt16BE(fields.keyTag, 16);
+  let at = 18 + signer.copy(out, 18);
+  previous = undefined;
+  for (const rdata of rdatas) {
+    if (previous?.equals(rdata)) continue;
+    previous = rdata;
+    at += ownerWire.copy(out, at);
+    out.writeUInt16BE(type, at);
+    out.writeUInt16BE(1, at + 2); // IN
+    out.writeUInt32BE(fields.originalTTL >>> 0, at + 4);
+    out.writeUInt16BE(rdata.length, at + 8);
+    at += 10;
+    at += rdata.copy(out, at);
+  }
+  return out;
 }
 
 /** An RRSIG timestamp (RFC 4034 §3.2: YYYYMMDDHHmmSS, UTC) as seconds since the epoch. */

@@ -17,7 +17,7 @@ import {
   verifyData,
 } from './algorithms';
 import { canonicalCompare, labelCount, rrsigTime, signedData } from './canonical';
-import { dnskeyRdata, dsDigest, keyTag } from './keys';
+import { canonicalName, dnskeyRdata, dsDigest, keyTag } from './keys';
 
 /** A DNSKEY in presentation form: owner, flags, algorithm, base64 key. */
 function dnskey(text: string): { owner: string; rdata: Buffer; flags: number; algorithm: number; key: Buffer } {
@@ -95,6 +95,9 @@ describe('RFC 6605 §6.1: the published RRSIG over www.example.net A', () => {
   test('verifies over the data we build (canonical RRset, RRSIG fields)', () => {
     if (!algorithm) throw new Error('no algorithm 13');
     expect(verifyData(algorithm, k.key, signedData(fields, 'www.example.net', rrset), published)).toBe(true);
+    // the wire names handed in by a zone signer give the same data
+    const wire = { owner: canonicalName('www.example.net'), signer: canonicalName('example.net') };
+    expect(signedData(fields, 'www.example.net', rrset, wire)).toEqual(signedData(fields, 'www.example.net', rrset));
     // the check can fail: another TTL is other signed data
     expect(
       verifyData(algorithm, k.key, signedData({ ...fields, originalTTL: 3601 }, 'www.example.net', rrset), published),
@@ -169,5 +172,9 @@ test('canonical order: the example of RFC 4034 §6.1, for the names a zone here 
 test('RRSIG labels field: no root, no wildcard label', () => {
   expect([labelCount('www.example.net'), labelCount('*.example.net'), labelCount('.'), labelCount('')]).toEqual([
     3, 2, 0, 0,
+  ]);
+  // a trailing dot is the root; a wildcard is only a whole first label; the wildcard of the root
+  expect([labelCount('www.example.net.'), labelCount('*x.example.net'), labelCount('*'), labelCount('net')]).toEqual([
+    3, 3, 0, 1,
   ]);
 });

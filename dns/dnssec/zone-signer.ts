@@ -11,7 +11,7 @@ import {
 import { signData } from './algorithms';
 
 import { canonicalKey, covered, labelCount, signedData } from './canonical';
-import { dnskeyRdata, dsRdata, KSK_FLAGS } from './keys';
+import { canonicalName, dnskeyRdata, dsRdata, KSK_FLAGS } from './keys';
 import { hashedOwner, hashLabel, type Nsec3Data, nsec3paramRecord, nsec3Record } from './nsec3';
 import { SignPool } from './sign-pool';
 import { jitterOf, signingTimes } from './signing-times';
@@ -117,8 +117,9 @@ export class Run {
           const job = { keyId: key.id, algorithm: key.algorithm.number, pkcs8, items: batch.map((j) => j.signed) };
           signatures = await pool.sign(job).catch(() => undefined); // a thread that failed: signed here instead
         }
+        // a thread's signatures are views of one buffer it handed over: kept as they are (a slab of their own)
         batch.forEach((j, i) => {
-          j.data.signature = this.keep(signatures?.[i] ?? signData(key.algorithm, key.privateKey, j.signed));
+          j.data.signature = signatures?.[i] ?? this.keep(signData(key.algorithm, key.privateKey, j.signed));
         });
       }),
     );
@@ -142,6 +143,20 @@ export class Run {
     return kept;
   }
 
+  /** Canonical wire names: the signer's, and the owner's of the RRsets signed last (signed name by name). */
+  private signerWire?: Buffer;
+  private lastOwner = '';
+  private lastOwnerWire?: Buffer;
+
+  private wireNames(owner: string): { owner: Buffer; signer: Buffer } {
+    this.signerWire ??= canonicalName(this.signer === '.' ? '' : this.signer);
+    if (this.lastOwnerWire === undefined || owner !== this.lastOwner) {
+      this.lastOwner = owner;
+      this.lastOwnerWire = canonicalName(owner === '.' ? '' : owner);
+    }
+    return { owner: this.lastOwnerWire, signer: this.signerWire };
+  }
+
   /** RRSIGs over one RRset (all of one owner and type), by `keys`. */
   sign(rrset: readonly RR[], keys: readonly ZoneKey[]): RR[] {
     const first = rrset[0];
@@ -150,13 +165,15 @@ export class Run {
     const ttl = first.ttl ?? 0;
     const expiration = this.expiration - jitterOf(owner, first.type, this.jitter, this.now);
     if (expiration < this.earliest) this.earliest = expiration;
+    const wire = this.wireNames(owner);
+    const labels = labelCount(owner);
     return keys.map((key) => {
       // one object literal of fixed shape, its signature set after: objects made by spreading one into another got
       // a hidden class each (measured: a third of a signed zone's memory)
       const data = {
         typeCovered: first.type,
         algorithm: key.algorithm.number,
-        labels: labelCount(owner),
+        labels,
         originalTTL: ttl,
         expiration,
         inception: this.inception,
@@ -164,7 +181,7 @@ export class Run {
         signersName: this.signer,
         signature: EMPTY,
       };
-      const signed = signedData(data, owner, rrset);
+      const signed = signedData(data, owner, rrset, wire);
       if (!this.deferring) data.signature = this.keep(signData(key.algorithm, key.privateKey, signed));
       if (this.deferring) this.pending.push({ data, key, signed });
       return { name: owner, type: 'RRSIG', class: 'IN', ttl, data } as unknown as RR;

@@ -21,6 +21,7 @@ export {
   encodeAnswer,
   encodeMessage,
   encodeName,
+  encodeRdata,
   messageLength,
   typeName,
   typeNumber,

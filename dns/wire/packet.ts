@@ -17,6 +17,8 @@ interface Internals {
   answer: Codec<Answer>;
   question: Codec<Question>;
   name: Codec<string>;
+  /** The RDATA codec of a type (its encoding starts with RDLENGTH). */
+  record(type: string): Codec<unknown>;
 }
 
 /** dns-packet's module object, seen with the codecs it exports but its typings leave out. */
@@ -50,6 +52,16 @@ export function answerLength(rr: Answer): number {
 export function encodeAnswer(rr: Answer): Buffer | null {
   const wire = codecs.answer.encode(rr);
   return codecs.answer.encode.bytes === wire.length ? wire : null;
+}
+
+/**
+ * The RDATA of a record of `type` (names uncompressed), as `encodeAnswer` writes it after the owner, type, class and
+ * TTL, or null as for {@link encodeAnswer}.
+ */
+export function encodeRdata(type: string, data: unknown): Buffer | null {
+  const codec = codecs.record(type);
+  const wire = codec.encode(data);
+  return codec.encode.bytes === wire.length ? wire.subarray(2) : null; // RDLENGTH (2) first
 }
 
 /** One name in wire form (uncompressed), or null as for {@link encodeAnswer}. */
