@@ -7,6 +7,7 @@ import type { SoaAnswer } from 'dns-packet';
 import { ZoneBuilder } from '../zone/zone-index';
 import { algorithmByNumber, verifyData } from './algorithms';
 import { signedData } from './canonical';
+import { pack, unpack } from './sign-batch';
 import { SignPool } from './sign-pool';
 import { freshKeys } from './zone-keys';
 import { DEFAULT_SIGNING_POLICY, signZone, signZoneInSteps } from './zone-signer';
@@ -75,4 +76,12 @@ test('threads without work end after a while; the next signing starts new ones, 
   } finally {
     SignPool.idleMs = saved;
   }
+});
+
+test('batches to and from the threads: items packed back to back read back as they were, empty ones too', () => {
+  const items = [Buffer.from('first'), Buffer.alloc(0), Buffer.from([0, 255, 7])];
+  const { data, lengths, transfer } = pack(items);
+  expect(transfer).toEqual([data.buffer, lengths.buffer]);
+  expect(unpack(data, lengths)).toEqual(items);
+  expect(unpack(pack([]).data, pack([]).lengths)).toEqual([]);
 });

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { pack, unpack } from './sign-batch';
 import type { SignReply, SignRequest } from './sign-worker';
 
 /**
@@ -55,16 +56,22 @@ export class SignPool {
     return shared;
   }
 
-  /** Signatures of `job.items`, in order, made by the next thread. */
+  /**
+   * Signatures of `job.items`, in order, made by the next thread: views of one buffer the thread handed over. The
+   * items go to it in one buffer too, handed over rather than copied (a message of many small buffers costs more to
+   * clone than signing them).
+   */
   sign(job: SignJob): Promise<Buffer[]> {
     const id = this.next++;
     const worker = this.workers[this.turn++ % this.workers.length] as Worker;
     if (this.ended) return Promise.reject(new Error('the signing pool has ended')); // its caller signs inline
     if (this.idle) clearTimeout(this.idle);
     if (this.waiting.size === 0) for (const w of this.workers) w.ref(); // work in progress keeps the process up
+    const { data, lengths, transfer } = pack(job.items);
+    const request: SignRequest = { id, keyId: job.keyId, algorithm: job.algorithm, pkcs8: job.pkcs8, data, lengths };
     return new Promise((resolvePromise, reject) => {
       this.waiting.set(id, { resolve: resolvePromise, reject });
-      worker.postMessage({ id, ...job } satisfies SignRequest);
+      worker.postMessage(request, transfer);
     });
   }
 
@@ -73,8 +80,7 @@ export class SignPool {
     if (!waiter) return;
     this.waiting.delete(reply.id);
     if (this.waiting.size === 0) this.rest();
-    if (reply.signatures)
-      waiter.resolve(reply.signatures.map((s) => Buffer.from(s.buffer, s.byteOffset, s.byteLength)));
+    if (reply.signatures && reply.lengths) waiter.resolve(unpack(reply.signatures, reply.lengths));
     else waiter.reject(new Error(`signing thread: ${reply.error ?? 'no signatures'}`));
   }
 

@@ -5,6 +5,7 @@ import { parentPort } from 'node:worker_threads';
 import type { KeyObject } from 'node:crypto';
 import { setPriority } from 'node:os';
 import { algorithmByNumber, privateKeyObject, signData } from './algorithms';
+import { pack, unpack } from './sign-batch';
 
 export interface SignRequest {
   id: number;
@@ -12,12 +13,16 @@ export interface SignRequest {
   keyId: string;
   algorithm: number;
   pkcs8: Uint8Array;
-  items: Uint8Array[];
+  /** The data to sign, back to back (handed over, not copied), and the length of each. */
+  data: Uint8Array;
+  lengths: Uint32Array;
 }
 
 export interface SignReply {
   id: number;
-  signatures?: Uint8Array[];
+  /** The signatures, back to back in one buffer handed over, and the length of each. */
+  signatures?: Uint8Array;
+  lengths?: Uint32Array;
   error?: string;
 }
 
@@ -40,10 +45,10 @@ parentPort?.on('message', (request: SignRequest) => {
     if (!algorithm) throw new Error(`unknown algorithm ${request.algorithm}`);
     let key = keys.get(request.keyId);
     if (!key) keys.set(request.keyId, (key = privateKeyObject(Buffer.from(request.pkcs8))));
-    const signatures = request.items.map((data) =>
-      signData(algorithm, key, Buffer.from(data.buffer, data.byteOffset, data.byteLength)),
-    );
-    parentPort?.postMessage({ id: request.id, signatures } satisfies SignReply);
+    const signatures = unpack(request.data, request.lengths).map((data) => signData(algorithm, key, data));
+    const reply = pack(signatures);
+    const signed: SignReply = { id: request.id, signatures: reply.data, lengths: reply.lengths };
+    parentPort?.postMessage(signed, reply.transfer);
   } catch (err) {
     parentPort?.postMessage({
       id: request.id,
