@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Builds the native addon of batched UDP for the DNS server (dns/server/transport/udp-batch, C with Node-API) with node-gyp:
+// Builds the native addons (C with Node-API) with node-gyp: batched UDP for the DNS server
+// (dns/server/transport/udp-batch) and batched ECDSA signing for the zone signer's threads (dns/dnssec/ec-sign).
 // npm hands its own node-gyp to scripts (npm_config_node_gyp) and the Node headers' place (npm_config_nodedir), so
-// nothing is downloaded. Skipped when the built addon is newer than its sources. Run by `npm run build`; a failure
+// nothing is downloaded. An addon is skipped when it is newer than its sources. Run by `npm run build`; a failure
 // stops the build (g++ and make are needed, as for better-sqlite3).
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -9,11 +10,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dir = join(root, 'dns', 'server', 'transport', 'udp-batch');
-const built = join(dir, 'build', 'Release', 'udp_batch.node');
-const sources = ['udp_batch.c', 'binding.gyp'].map((f) => join(dir, f));
-
-if (existsSync(built) && sources.every((f) => statSync(f).mtimeMs <= statSync(built).mtimeMs)) process.exit(0);
+const addons = [
+  { dir: join(root, 'dns', 'server', 'transport', 'udp-batch'), name: 'udp_batch' },
+  { dir: join(root, 'dns', 'dnssec', 'ec-sign'), name: 'ec_sign' },
+];
+const fresh = ({ dir, name }) => {
+  const built = join(dir, 'build', 'Release', `${name}.node`);
+  const sources = [`${name}.c`, 'binding.gyp'].map((f) => join(dir, f));
+  return existsSync(built) && sources.every((f) => statSync(f).mtimeMs <= statSync(built).mtimeMs);
+};
+const stale = addons.filter((addon) => !fresh(addon));
+if (stale.length === 0) process.exit(0);
 
 // outside npm (node scripts/build-native.mjs), the node-gyp of the npm installed beside node
 const besideNode = join(
@@ -33,13 +40,15 @@ const [command, args] = gyp ? [process.execPath, [gyp]] : ['node-gyp', []];
 const prefix = join(dirname(process.execPath), '..');
 const nodedir =
   process.env.npm_config_nodedir ?? (existsSync(join(prefix, 'include', 'node', 'node_api.h')) ? prefix : undefined);
-const result = spawnSync(
-  command,
-  [...args, 'rebuild', '--loglevel=warn', '-C', dir, ...(nodedir ? [`--nodedir=${nodedir}`] : [])],
-  { stdio: ['ignore', 'ignore', 'inherit'] },
-);
-if (result.status !== 0) {
-  console.error(`build-native: node-gyp failed (${result.error?.message ?? `exit ${result.status}`}) for ${dir}`);
-  process.exit(1);
+for (const { dir, name } of stale) {
+  const result = spawnSync(
+    command,
+    [...args, 'rebuild', '--loglevel=warn', '-C', dir, ...(nodedir ? [`--nodedir=${nodedir}`] : [])],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  if (result.status !== 0) {
+    console.error(`build-native: node-gyp failed (${result.error?.message ?? `exit ${result.status}`}) for ${dir}`);
+    process.exit(1);
+  }
+  console.log(`build-native: ${join(dir, 'build', 'Release', `${name}.node`)}`);
 }
-console.log(`build-native: ${built}`);

@@ -85,9 +85,17 @@ const PARTS = [
   },
   {
     name: 'native',
-    what: "the DNS server's batched-UDP addon",
-    sources: () => ['dns/server/transport/udp-batch/udp_batch.c', 'dns/server/transport/udp-batch/binding.gyp'],
-    outputs: () => ['dns/server/transport/udp-batch/build/Release/udp_batch.node'],
+    what: "the DNS server's batched-UDP addon and the zone signer's batched-ECDSA addon",
+    sources: () => [
+      'dns/server/transport/udp-batch/udp_batch.c',
+      'dns/server/transport/udp-batch/binding.gyp',
+      'dns/dnssec/ec-sign/ec_sign.c',
+      'dns/dnssec/ec-sign/binding.gyp',
+    ],
+    outputs: () => [
+      'dns/server/transport/udp-batch/build/Release/udp_batch.node',
+      'dns/dnssec/ec-sign/build/Release/ec_sign.node',
+    ],
     // node-gyp comes with npm and the toolchain is needed for better-sqlite3 anyway: buildable wherever npm installs
     missing: () => undefined,
     command: () => [process.execPath, ['scripts/build-native.mjs']],

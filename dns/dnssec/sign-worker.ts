@@ -1,11 +1,13 @@
 /**
- * A thread of the signing pool (sign-pool.ts): signs batches of data with one private key, in RRSIG form.
+ * A thread of the signing pool (sign-pool.ts): signs batches of data with one private key, in RRSIG form — ECDSA
+ * with the batched addon (ec-sign/) when it is built, else with node:crypto.
  */
 import { parentPort } from 'node:worker_threads';
 import type { KeyObject } from 'node:crypto';
 import { setPriority } from 'node:os';
 import { algorithmByNumber, privateKeyObject, signData } from './algorithms';
 import { pack, unpack } from './sign-batch';
+import { batchSigner, type BatchSigner } from './ec-sign';
 
 export interface SignRequest {
   id: number;
@@ -26,7 +28,8 @@ export interface SignReply {
   error?: string;
 }
 
-const keys = new Map<string, KeyObject>();
+/** Per key: the addon's batch signer (ECDSA), else the key opened for node:crypto. */
+const keys = new Map<string, { batch?: BatchSigner; key: KeyObject }>();
 
 /**
  * Signing a big zone keeps every core busy for minutes: this thread yields the CPU to the DNS answer thread and the
@@ -43,10 +46,21 @@ parentPort?.on('message', (request: SignRequest) => {
   try {
     const algorithm = algorithmByNumber(request.algorithm);
     if (!algorithm) throw new Error(`unknown algorithm ${request.algorithm}`);
-    let key = keys.get(request.keyId);
-    if (!key) keys.set(request.keyId, (key = privateKeyObject(Buffer.from(request.pkcs8))));
-    const signatures = unpack(request.data, request.lengths).map((data) => signData(algorithm, key, data));
-    const reply = pack(signatures);
+    let signer = keys.get(request.keyId);
+    if (!signer) {
+      const pkcs8 = Buffer.from(request.pkcs8);
+      signer = { batch: batchSigner(algorithm, pkcs8), key: privateKeyObject(pkcs8) };
+      keys.set(request.keyId, signer);
+    }
+    let reply: ReturnType<typeof pack>;
+    if (signer.batch) {
+      const signatures = signer.batch.sign(request.data, request.lengths);
+      const lengths = new Uint32Array(request.lengths.length).fill(signer.batch.size);
+      reply = { data: signatures, lengths, transfer: [signatures.buffer as ArrayBuffer, lengths.buffer] };
+    } else {
+      const key = signer.key;
+      reply = pack(unpack(request.data, request.lengths).map((data) => signData(algorithm, key, data)));
+    }
     const signed: SignReply = { id: request.id, signatures: reply.data, lengths: reply.lengths };
     parentPort?.postMessage(signed, reply.transfer);
   } catch (err) {
