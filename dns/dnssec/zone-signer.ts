@@ -378,26 +378,32 @@ export async function signZoneInSteps(
   const pool = zone.nodes.size >= POOL_FROM_NAMES ? SignPool.shared() : undefined;
   run.deferring = pool !== undefined;
   const steps = signingSteps(run, run.deferring ? NAMES_PER_POOLED_STEP : NAMES_PER_STEP);
-  let signing: Promise<void> = Promise.resolve();
+  const signing: Array<Promise<void>> = [];
   for (;;) {
     const step = steps.next();
     if (step.done) {
-      await signing;
+      await Promise.all(signing);
       return step.value;
     }
     if (step.value === 'names') {
       progress?.(run.namesDone, run.namesTotal);
-      // one batch signs on the threads while the next is prepared
-      await signing;
-      signing = run.flush(pool);
+      // steps sign on the threads while the next is prepared: two of them in flight, so that a thread that is done
+      // with its share of one step has the next one's to go on with (one in flight left it idle at each step's end)
+      if (signing.length >= STEPS_IN_FLIGHT) await signing.shift();
+      signing.push(run.flush(pool));
       await new Promise((resolve) => setImmediate(resolve));
-    } else await signing.then(() => run.flush(pool)); // every signature made before the copy is finished
+    } else {
+      signing.push(run.flush(pool));
+      await Promise.all(signing.splice(0)); // every signature made before the copy is finished
+    }
   }
 }
 
 /** Names signed between two turns of the event loop (about 10 ms of ECDSA P-256 signing), or handed to the pool. */
 const NAMES_PER_STEP = 50;
 const NAMES_PER_POOLED_STEP = 400;
+/** Steps handed to the pool and not signed yet, at most (see signZoneInSteps). */
+const STEPS_IN_FLIGHT = 2;
 /** Zones from this many names on are signed by the pool's threads (below, handing work over costs more). */
 const POOL_FROM_NAMES = 2000;
 /** Signatures per message to a thread. */
