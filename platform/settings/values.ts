@@ -10,9 +10,11 @@ const TRUTH: Readonly<Record<string, boolean>> = {
   false: false,
   '0': false,
   no: false,
+  on: true,
+  off: false,
 };
 
-/** A boolean that the environment may spell true/false, 1/0 or yes/no. */
+/** A boolean that the environment may spell true/false, 1/0, yes/no or on/off. */
 export const textBool = z.preprocess((v) => (typeof v === 'string' ? (TRUTH[v.toLowerCase()] ?? v) : v), z.boolean());
 
 /** A list that the environment gives comma-separated (blanks around items and empty items dropped). */

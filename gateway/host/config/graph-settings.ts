@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { setting, textBool } from '../../../platform/settings';
 
-/** The graph: limits of one operation, the whole-response cache and live streams. */
+/** The graph: limits of one operation, the whole-response cache, persisted queries and live streams. */
 export const GraphSettings = z.object({
   introspection: setting(textBool.default(true), {
     env: 'INTROSPECTION',
@@ -69,6 +69,35 @@ export const GraphSettings = z.object({
       .default(2 * 1024 ** 2),
     { env: 'RESPONSE_CACHE_MAX_ENTRY_BYTES', help: 'A response bigger than this is not cached at all.' },
   ),
+  persistedQueries: setting(textBool.default(true), {
+    env: 'PERSISTED_QUERIES',
+    help: "Automatic persisted queries (Apollo's extensions.persistedQuery protocol) on /graphql and /graphql/stream",
+  }),
+  persistedQueriesEntries: setting(z.coerce.number().int().min(1).max(10_000_000).default(10_000), {
+    env: 'PERSISTED_QUERIES_ENTRIES',
+    help: 'Most documents the automatic persisted queries store holds (in this process); the least recently used go first',
+  }),
+  persistedQueriesBytes: setting(
+    z.coerce
+      .number()
+      .int()
+      .min(1_024)
+      .max(16 * 1024 ** 3)
+      .default(32 * 1024 ** 2),
+    {
+      env: 'PERSISTED_QUERIES_BYTES',
+      help: 'Bytes of document text the automatic persisted queries store holds; the least recently used go first',
+    },
+  ),
+  persistedDocuments: setting(z.string().min(1).optional(), {
+    env: 'PERSISTED_DOCUMENTS',
+    flag: '--persisted-documents <file>',
+    help: "Manifest of trusted documents (JSON: Apollo's persisted query manifest or a map of ids to documents); clients name them by documentId or hash",
+  }),
+  persistedDocumentsOnly: setting(textBool.default(false), {
+    env: 'PERSISTED_DOCUMENTS_ONLY',
+    help: "Only the manifest's documents may run on /graphql and /graphql/stream (needs PERSISTED_DOCUMENTS); the REST interfaces' fixed operations still run",
+  }),
   liveMaxConnections: setting(z.coerce.number().int().min(1).max(1_000_000).default(10_000), {
     env: 'LIVE_MAX_CONNECTIONS',
     help: 'Open live streams (GraphQL subscriptions over SSE or WebSocket, and /v1/live) in this process.',

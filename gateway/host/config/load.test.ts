@@ -75,6 +75,15 @@ test.each([
   [{ DNS_REPLICA_CHECK_MS: 'often' }, /DNS_REPLICA_CHECK_MS \(dnsReplicaCheckMs\)/],
   [{ DNS_CATALOG_ZONE: 'not a name' }, /DNS_CATALOG_ZONE \(dnsCatalogZone\): must be a domain name/],
   [{ DNS_CATALOG_ZONE: '-bad.example' }, /DNS_CATALOG_ZONE \(dnsCatalogZone\): must be a domain name/],
+  [{ PERSISTED_QUERIES: 'sometimes' }, /PERSISTED_QUERIES \(persistedQueries\)/],
+  [{ PERSISTED_QUERIES_ENTRIES: '0' }, /PERSISTED_QUERIES_ENTRIES \(persistedQueriesEntries\).*>=1/],
+  [{ PERSISTED_QUERIES_ENTRIES: 'lots' }, /PERSISTED_QUERIES_ENTRIES \(persistedQueriesEntries\)/],
+  [{ PERSISTED_QUERIES_BYTES: '1023' }, /PERSISTED_QUERIES_BYTES \(persistedQueriesBytes\).*>=1024/],
+  [{ PERSISTED_DOCUMENTS_ONLY: 'strict' }, /PERSISTED_DOCUMENTS_ONLY \(persistedDocumentsOnly\)/],
+  [
+    { PERSISTED_DOCUMENTS_ONLY: 'true' },
+    /PERSISTED_DOCUMENTS_ONLY \(persistedDocumentsOnly\): needs PERSISTED_DOCUMENTS/,
+  ],
 ])('bad environment value %j stops start-up naming the key', (env, message) => {
   expect(() => loadConfig({ env })).toThrow(ConfigError);
   expect(() => loadConfig({ env })).toThrow(message);
@@ -103,9 +112,24 @@ test('Redis timeouts: bounded defaults, and the environment sets them', () => {
   });
 });
 
-test('boolean settings accept true/false/1/0/yes/no', () => {
+test('boolean settings accept true/false/1/0/yes/no/on/off', () => {
   expect(loadConfig({ env: { RESPONSE_CACHE: 'no' } }).responseCache).toBe(false);
   expect(loadConfig({ env: { RESPONSE_CACHE: '1' } }).responseCache).toBe(true);
+  expect(loadConfig({ env: { PERSISTED_QUERIES: 'off' } }).persistedQueries).toBe(false);
+  expect(loadConfig({ env: { PERSISTED_QUERIES: 'ON' } }).persistedQueries).toBe(true);
+});
+
+test('persisted queries: on, bounded to 10 000 documents and 32 MiB, no manifest, nothing enforced by default', () => {
+  expect(loadConfig({ env: {} })).toMatchObject({
+    persistedQueries: true,
+    persistedQueriesEntries: 10_000,
+    persistedQueriesBytes: 32 * 1024 ** 2,
+    persistedDocumentsOnly: false,
+  });
+  expect(loadConfig({ env: {} }).persistedDocuments).toBeUndefined();
+  expect(
+    loadConfig({ env: { PERSISTED_DOCUMENTS: '/etc/onegraph/pq.json', PERSISTED_DOCUMENTS_ONLY: 'yes' } }),
+  ).toMatchObject({ persistedDocuments: '/etc/onegraph/pq.json', persistedDocumentsOnly: true });
 });
 
 describe('DNS limits: records per RRset, DNS over TCP', () => {

@@ -18,7 +18,7 @@ export { LOOPBACK_PROXIES } from './process-settings';
 export const CONFIG_SECTIONS = [
   { title: 'Process', source: 'gateway/host/config/process-settings.ts', schema: ProcessSettings },
   {
-    title: 'Graph: limits, response cache, live streams',
+    title: 'Graph: limits, response cache, persisted queries, live streams',
     source: 'gateway/host/config/graph-settings.ts',
     schema: GraphSettings,
   },
@@ -49,6 +49,10 @@ export const ConfigSchema = z
   .refine((c) => c.liveMaxBufferedBytes >= c.liveMaxStreamBufferBytes, {
     path: ['liveMaxBufferedBytes'],
     message: "must be at least liveMaxStreamBufferBytes (one stream's bound)",
+  })
+  .refine((c) => !c.persistedDocumentsOnly || c.persistedDocuments !== undefined, {
+    path: ['persistedDocumentsOnly'],
+    message: 'needs PERSISTED_DOCUMENTS (the manifest of the documents allowed to run)',
   })
   .refine((c) => c.masterKey === undefined || c.masterKeyFile === undefined, {
     path: ['masterKeyFile'],
