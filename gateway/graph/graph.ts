@@ -12,6 +12,7 @@ import { CostEstimator } from './cost';
 import { FederatedExecutor } from './federation/federated-executor';
 import { InProcessDataSource } from './federation/in-process-data-source';
 import type { OperationPlanner } from './federation/operation-planner';
+import { PersistedOperations } from './persisted/persisted-operations';
 import { RemoteSubgraphDataSource } from './federation/remote-data-source';
 import { SingleSubgraphExecutor } from './federation/single-subgraph-executor';
 import { TimedDataSource, type FetchBounds } from './federation/timed-data-source';
@@ -43,6 +44,8 @@ export interface GraphOptions {
   /** Largest answer taken from a remote subgraph. */
   subgraphMaxResponseBytes: number;
   introspection: boolean;
+  /** Trusted documents and the automatic persisted queries' store (default: APQ in Apollo Server's own cache, no manifest). */
+  persisted?: PersistedOperations;
   metrics: GatewayMetrics;
   log: Logger;
 }
@@ -74,9 +77,12 @@ export class Graph {
   readonly validationRules: ValidationRule[];
   /** The bound of an operation's estimated cost, checked for each request with its variables (subscriptions too). */
   readonly costLimit: OperationCostLimit;
+  /** Trusted documents and APQ: resolved at the HTTP edge of /graphql and /graphql/stream (never for `run`). */
+  readonly persisted: PersistedOperations;
 
   constructor(private readonly options: GraphOptions) {
     this.cache = new ResponseCache(options.responseCache);
+    this.persisted = options.persisted ?? new PersistedOperations({ only: false });
     this.validationRules = [
       operationLimitsRule(options.limits),
       ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
@@ -129,6 +135,12 @@ export class Graph {
       // process before in-flight requests finish: shutdown is ours (main.ts), in order.
       stopOnTerminationSignals: false,
       introspection: options.introspection,
+      // APQ: our bounded store, or off (PERSISTED_QUERIES=off: a hash alone is answered PersistedQueryNotSupported).
+      persistedQueries: options.persisted
+        ? options.persisted.options.store
+          ? { cache: options.persisted.options.store }
+          : false
+        : undefined,
       validationRules: [operationLimitsRule(options.limits)], // Apollo Server applies `introspection` itself
       logger: options.log.child({ part: 'apollo' }),
       plugins: [

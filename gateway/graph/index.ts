@@ -25,3 +25,14 @@ export {
   type StreamBufferLimits,
   StreamBuffers,
 } from './subscriptions/stream-buffers';
+export { ManifestError, TrustedDocuments } from './persisted/manifest';
+export {
+  type DocumentParams,
+  PersistedOperations,
+  type Refusal,
+  type Resolution,
+  searchParamsOf,
+  searchWithDocument,
+  withDocument,
+} from './persisted/persisted-operations';
+export { QueryStore } from './persisted/query-store';
