@@ -1,4 +1,3 @@
-import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Subgraph, SubgraphHealth } from '../../subgraphs/subgraph';
 import { metricsText, shareMetrics } from './cluster';
@@ -8,14 +7,18 @@ import {
   createSubscriptionStream,
   createWebSocketEndpoint,
   type FederatedSubscriptions,
-  type GatewayContext,
+  type DocumentParams,
   type GatewayMetrics,
   type Graph,
+  type Resolution,
+  searchParamsOf,
+  searchWithDocument,
   STREAM_PATH,
   type StreamBuffers,
   type StreamLimits,
   type SubscriptionStreamEndpoint,
   type WebSocketEndpoint,
+  withDocument,
 } from '../graph';
 import type { Logger } from '../../platform/log';
 import { registerPlayground } from '../playground';
@@ -29,6 +32,8 @@ import { nestingDepth } from './request-bounds';
 import { markUpgraded, requestIdOf, type HttpLimits } from './http-server';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import { sendToApollo } from './graphql-http';
+import { parse, specifiedRules, validate } from 'graphql';
 
 export interface ServerOptions {
   graph: Graph;
@@ -105,17 +110,46 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     if (refused) await shapes.send(req, reply, 400, refused, { limit: 'maxVariablesDepth' });
   };
 
-  const apollo = fastifyApolloHandler<GatewayContext>(graph.server, {
-    context: async (req) => graph.context(req.id, callerOf(req)),
-  });
+  /**
+   * A request's document parameters (the body's, or a GET's query string) resolved against the trusted documents
+   * and, on the stream, APQ: the body and query string to go on with, or the refusal already sent.
+   */
+  const resolveDocument = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    resolve: (params: DocumentParams) => Resolution | Promise<Resolution>,
+  ): Promise<{ body: unknown; search: string } | undefined> => {
+    const url = new URL(req.url, 'http://localhost');
+    const body = req.body;
+    const get = req.method === 'GET';
+    const params: DocumentParams | undefined = get
+      ? searchParamsOf(url.searchParams)
+      : typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? body
+        : undefined;
+    const resolution = params ? await resolve(params) : { kind: 'as-is' as const };
+    if (resolution.kind === 'refused') {
+      const { status, code, message } = resolution.refusal;
+      // Apollo's own APQ errors (200) say the same: a client must not cache an answer telling it to send the text
+      if (status === 200) void reply.header('cache-control', 'private, no-cache, must-revalidate');
+      await shapes.send(req, reply, status, message, { code });
+      return undefined;
+    }
+    if (resolution.kind === 'as-is') return { body, search: url.search };
+    if (get) return { body, search: `?${searchWithDocument(url.searchParams, resolution.query).toString()}` };
+    return { body: withDocument(body as DocumentParams, resolution.query), search: url.search };
+  };
+
   app.route({
     url: '/graphql',
     method: ['GET', 'POST'],
     preHandler: boundVariables,
-    handler(req, reply) {
+    async handler(req, reply) {
+      const request = await resolveDocument(req, reply, (params) => graph.persisted.resolve(params));
+      if (!request) return reply;
       // A POSTed JSON query whose response is cached is answered from the cache directly (JSON bodies are not
       // CSRF-prone, so Apollo's checks have nothing to add); everything else goes through Apollo Server.
-      const body = req.body as
+      const body = request.body as
         { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } | undefined;
       if (req.method === 'POST' && typeof body?.query === 'string' && body.extensions === undefined) {
         const hit = graph.cachedBody(body.query, body.operationName, body.variables, req.headers.authorization);
@@ -134,11 +168,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
             .send(hit.body);
         }
       }
-      return apollo.call(this, req as Parameters<typeof apollo>[0], reply as Parameters<typeof apollo>[1]);
+      return sendToApollo(graph.server, req, reply, request, async () => graph.context(req.id, callerOf(req)));
     },
   });
   if (options.live) {
-    const { subscriptions } = options.live;
+    const { subscriptions, schema } = options.live;
+    const rules = [...specifiedRules, ...graph.validationRules];
     const endpoint = createSubscriptionStream({
       path: STREAM_PATH,
       subscribe: (request) => subscriptions.subscribe(request),
@@ -158,7 +193,20 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       url: STREAM_PATH,
       method: ['GET', 'POST', 'PUT', 'DELETE'],
       preHandler: boundVariables,
-      handler: (req, reply) => endpoint.serve(req, reply),
+      async handler(req, reply) {
+        // Operations only (PUT and DELETE reserve and stop streams): trusted documents, then APQ over the same store.
+        if (req.method !== 'GET' && req.method !== 'POST') return endpoint.serve(req, reply);
+        const request = await resolveDocument(req, reply, (params) =>
+          graph.persisted.resolveStream(params, (query) => {
+            try {
+              return validate(schema, parse(query), rules).length === 0;
+            } catch {
+              return false;
+            }
+          }),
+        );
+        if (request) await endpoint.serve(req, reply, request);
+      },
     });
     if (options.live.webSocket) {
       const ws = createWebSocketEndpoint({

@@ -58,8 +58,11 @@ export interface SubscriptionStreamOptions extends OperationSource {
 }
 
 export interface SubscriptionStreamEndpoint {
-  /** The Fastify handler: route the endpoint's path (GET, POST, PUT, DELETE) to it. */
-  serve(req: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /**
+   * The Fastify handler: route the endpoint's path (GET, POST, PUT, DELETE) to it. `request`: the body and query
+   * string to take instead of the request's own (a trusted document's or persisted query's text put in).
+   */
+  serve(req: FastifyRequest, reply: FastifyReply, request?: { body: unknown; search: string }): Promise<void>;
   /** Ends every open stream (graceful shutdown). */
   closeStreams(): Promise<void>;
   /**
@@ -231,18 +234,22 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
     });
   }
 
-  async function serve(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async function serve(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    request?: { body: unknown; search: string },
+  ): Promise<void> {
     const accept = req.headers.accept;
     const sseRequest: SseRequest<FastifyRequest, undefined> = {
       method: req.method,
-      url: req.url,
+      url: request ? `${req.url.split('?')[0]}${request.search}` : req.url,
       headers: {
         get(key) {
           const value = req.headers[key.toLowerCase()];
           return Array.isArray(value) ? value.join(',') : value;
         },
       },
-      body: (req.body ?? null) as SseRequest['body'],
+      body: ((request ? request.body : req.body) ?? null) as SseRequest['body'],
       raw: req,
       context: undefined,
     };
