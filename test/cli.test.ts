@@ -1,6 +1,6 @@
 // @needs build
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../gateway/host/paths';
@@ -61,6 +61,18 @@ test('a bad configuration value stops start-up with a message naming the key and
   const out = spawnSync(process.execPath, [MAIN], { encoding: 'utf8', env: { ...baseEnv, MARKET_PROVIDER: 'yahoo' } });
   expect(out.status).toBe(1);
   expect(out.stderr).toContain('MARKET_PROVIDER (marketProvider) must be one of: simulated, google');
+});
+
+test('a manifest of trusted documents that is not JSON stops start-up with one line naming the setting and the file', () => {
+  const file = join(baseEnv.DATA_DIR, 'not-a-manifest.json');
+  writeFileSync(file, 'query { quote }');
+  const out = spawnSync(process.execPath, [MAIN], { encoding: 'utf8', env: { ...baseEnv, PERSISTED_DOCUMENTS: file } });
+  expect(out.status).toBe(1);
+  expect(out.stderr.trim().split('\n')).toEqual([
+    expect.stringMatching(
+      new RegExp(`^cannot start: PERSISTED_DOCUMENTS \\(persistedDocuments\\): ${file} is not JSON: `),
+    ),
+  ]);
 });
 
 test('credentials in connection URLs are never printed: an unreachable PostgreSQL names the URL masked', () => {
