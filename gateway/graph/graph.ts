@@ -161,6 +161,7 @@ export class Graph {
   async stop(): Promise<void> {
     await this.server.stop();
     await Promise.all(this.connections.map((c) => c.close()));
+    await this.persisted.options.store?.close();
   }
 
   context(requestId: string, caller?: RequestCaller): GatewayContext {

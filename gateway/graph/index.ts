@@ -36,3 +36,4 @@ export {
   withDocument,
 } from './persisted/persisted-operations';
 export { QueryStore } from './persisted/query-store';
+export { RedisQueryStore } from './persisted/redis-query-store';

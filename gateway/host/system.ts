@@ -29,7 +29,7 @@ import { buildApiServer, buildServer, type LiveOptions } from './server';
 import { dnsApiRestInterface, SharedPages } from '../rest/dns-api';
 import { Admission } from '../../platform/async';
 import { dnsToolRestInterface } from '../rest/dns-tool';
-import { persistedOperations } from './persisted-documents';
+import { configuredDocuments, persistedOperations } from './persisted-documents';
 
 /** Something an HTTP listener serves, for its start-up line: what it is and its path. */
 export interface Served {
@@ -89,7 +89,7 @@ export async function createSystem(
   // --supergraph FILE: a general gateway over remote subgraphs; our own subgraphs, DNS and REST stay off.
   const general = config.supergraphFile !== undefined;
   // Read before anything opens: a bad manifest stops the start with nothing to undo.
-  const persisted = persistedOperations(config);
+  const documents = configuredDocuments(config);
   // Engines first: the subgraphs are built on them.
   const dns = general ? undefined : (overrides.dns ?? (await startDns(config, log)));
   const engines: Engines = dns
@@ -149,7 +149,7 @@ export async function createSystem(
     subgraphLongTimeoutMs: config.subgraphLongTimeoutMs,
     subgraphMaxResponseBytes: config.subgraphMaxResponseBytes,
     introspection: config.introspection,
-    persisted,
+    persisted: persistedOperations(config, documents, log.child({ part: 'persisted-queries' })),
     metrics,
     log,
   });

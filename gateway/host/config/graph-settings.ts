@@ -89,6 +89,18 @@ export const GraphSettings = z.object({
       help: 'Bytes of document text the automatic persisted queries store holds; the least recently used go first',
     },
   ),
+  persistedQueriesTtlS: setting(
+    z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(365 * 86_400)
+      .default(86_400),
+    {
+      env: 'PERSISTED_QUERIES_TTL_S',
+      help: 'With REDIS_URL: how long a registered document stays in Redis, where every replica shares it (its bound there)',
+    },
+  ),
   persistedDocuments: setting(z.string().min(1).optional(), {
     env: 'PERSISTED_DOCUMENTS',
     flag: '--persisted-documents <file>',

@@ -45,7 +45,7 @@ export const ProcessSettings = z.object({
     {
       env: 'REDIS_URL',
       flag: '--redis-url <url>',
-      help: 'Redis shared by replicas: market cache, live fan-out, DNS tool sessions, login throttles; unset: in memory',
+      help: 'Redis shared by replicas: market cache, live fan-out, persisted queries, DNS tool sessions, login throttles; unset: in memory',
     },
   ),
   redisPrefix: setting(
@@ -55,7 +55,7 @@ export const ProcessSettings = z.object({
       .default('onegraph'),
     {
       env: 'REDIS_PREFIX',
-      help: 'Prefix of every Redis key and channel of this program (`<prefix>:…`): market cache, live poller, DNS tool sessions, login throttles, DNS API operations.',
+      help: 'Prefix of every Redis key and channel of this program (`<prefix>:…`): market cache, live poller, persisted queries, DNS tool sessions, login throttles, DNS API operations.',
     },
   ),
   redisConnectTimeoutMs: setting(z.coerce.number().int().min(50).max(60_000).default(1_000), {
