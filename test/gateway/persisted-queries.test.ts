@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, login } from '../dns-api/api';
+import { startTestRedis, type TestRedis } from '../support/redis-server';
 import { dataFrames, parseFrames } from '../support/sse';
+import type { RedisQueryStore } from '../../gateway/graph';
 import { StaticProvider } from '../support/static-provider';
 import { getJson, startSystem, TEST_ADMIN_PASSWORD, type RunningSystem } from '../support/system';
 
@@ -177,6 +179,52 @@ describe('the store is bounded', () => {
     await register(big);
     expect(await held(big)).toMatchObject(notFound);
     expect(sys.system.graph.persisted.options.store?.stats().bytes).toBeLessThanOrEqual(1024);
+  });
+});
+
+describe('with REDIS_URL, replicas share the store', () => {
+  let redis: TestRedis;
+  let a: RunningSystem;
+  let b: RunningSystem;
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    await redis.start();
+    const env = { REDIS_URL: redis.url, REDIS_PREFIX: 'pq-test' };
+    a = await startSystem(env, { marketProvider: new StaticProvider() });
+    b = await startSystem(env, { marketProvider: new StaticProvider() });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await redis?.kill();
+  });
+
+  test('a document registered with one replica runs by hash on the other, kept under REDIS_PREFIX with a TTL', async () => {
+    const query = `query Shared ${QUOTE}`;
+    const hash = sha256(query);
+    expect((await post(b.url, { extensions: pq(hash) })).body).toMatchObject(notFound);
+    expect((await post(a.url, { query, extensions: pq(hash) })).body).toEqual({ data: AAPL });
+    // Apollo Server stores without waiting for the write: poll the other replica until it is there
+    let hit = await post(b.url, { extensions: pq(hash) });
+    for (const until = Date.now() + 5_000; hit.body.data === undefined && Date.now() < until;) {
+      await new Promise((r) => setTimeout(r, 20));
+      hit = await post(b.url, { extensions: pq(hash) });
+    }
+    expect(hit.body).toEqual({ data: AAPL });
+    const { link } = b.system.graph.persisted.options.store?.shared as RedisQueryStore;
+    expect(await link.client.get(`pq-test:apq:${hash}`)).toBe(query);
+    const ttl = await link.client.ttl(`pq-test:apq:${hash}`);
+    expect(ttl).toBeGreaterThan(86_000);
+    expect(ttl).toBeLessThanOrEqual(86_400);
+  });
+
+  test('Redis away: registering and running by hash go on in each replica, without an error', async () => {
+    await redis.kill();
+    const query = `query WhileAway ${QUOTE}`;
+    const hash = sha256(query);
+    expect((await post(a.url, { query, extensions: pq(hash) })).body).toEqual({ data: AAPL });
+    expect((await post(a.url, { extensions: pq(hash) })).body).toEqual({ data: AAPL });
+    expect((await post(b.url, { extensions: pq(hash) })).body).toMatchObject(notFound);
   });
 });
 
