@@ -35,6 +35,12 @@ import type { Socket } from 'node:net';
 import { sendToApollo } from './graphql-http';
 import { parse, specifiedRules, validate } from 'graphql';
 
+/** What the two streaming endpoints are given alike: how operations run, and the bounds they share. */
+type StreamingOptions = Pick<
+  Parameters<typeof createWebSocketEndpoint>[0],
+  'subscribe' | 'execute' | 'schema' | 'validationRules' | 'limits' | 'connections' | 'buffers' | 'log'
+>;
+
 export interface ServerOptions {
   graph: Graph;
   subgraphs: ReadonlyMap<string, Subgraph>;
@@ -174,8 +180,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   if (options.live) {
     const { subscriptions, schema } = options.live;
     const rules = [...specifiedRules, ...graph.validationRules];
-    const endpoint = createSubscriptionStream({
-      path: STREAM_PATH,
+    // what both streaming endpoints (graphql-sse here, graphql-ws below) run operations with, and their shared bounds
+    const streaming: StreamingOptions = {
       subscribe: (request) => subscriptions.subscribe(request),
       execute: async ({ query, operationName, variables, requestId, authorization, address }) =>
         await graph.execute(query, operationName, variables, requestId, { authorization, address }),
@@ -183,8 +189,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       validationRules: graph.validationRules,
       limits: options.live.limits,
       connections: options.live.connections,
-      log,
       buffers: options.live.buffers,
+      log,
+    };
+    const endpoint = createSubscriptionStream({
+      ...streaming,
+      path: STREAM_PATH,
       reservationTimeoutMs: options.live.reservationTimeoutMs,
       onConnection: (delta) => options.metrics.liveConnections.inc({ kind: 'graphql' }, delta),
     });
@@ -210,15 +220,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     });
     if (options.live.webSocket) {
       const ws = createWebSocketEndpoint({
-        subscribe: (request) => subscriptions.subscribe(request),
-        execute: async ({ query, operationName, variables, requestId, authorization, address }) =>
-          await graph.execute(query, operationName, variables, requestId, { authorization, address }),
-        schema: options.live.schema,
-        validationRules: graph.validationRules,
-        limits: options.live.limits,
-        connections: options.live.connections,
-        buffers: options.live.buffers,
-        log,
+        ...streaming,
         maxMessageBytes: options.bodyLimit ?? 1024 * 1024,
         connectionInitTimeoutMs: options.live.webSocket.initTimeoutMs,
         keepAliveMs: options.live.webSocket.keepAliveMs,
