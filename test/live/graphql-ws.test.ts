@@ -4,6 +4,7 @@ import { createClient as createSseClient } from 'graphql-sse';
 import { quoteExtensionSubgraph, supergraphWithExtension, type QuoteExtension } from '../support/quote-extension';
 import { startSystem, SUBGRAPH_MODE, TEST_ADMIN_PASSWORD, type RunningSystem } from '../support/system';
 import { waitFor } from '../support/sse';
+import { takeResults } from '../support/iterate-results';
 
 /**
  * GraphQL over WebSocket (graphql-transport-ws) at /graphql and /graphql/ws, with graphql-ws's own client: the same
@@ -80,26 +81,14 @@ function client(
 }
 
 /** Collects `count` results of one operation (bounded by `timeoutMs`), then completes it. */
-async function take<T>(
+function take<T>(
   c: Client,
   query: string,
   variables: Record<string, unknown>,
   count: number,
   timeoutMs = 5_000,
 ): Promise<Array<FormattedExecutionResult<T, unknown>>> {
-  const results: Array<FormattedExecutionResult<T, unknown>> = [];
-  const it = c.iterate<T>({ query, variables });
-  const timer = setTimeout(() => void it.return?.(), timeoutMs);
-  try {
-    for await (const r of it) {
-      results.push(r);
-      if (results.length >= count) break;
-    }
-  } finally {
-    clearTimeout(timer);
-    await it.return?.();
-  }
-  return results;
+  return takeResults(() => c.iterate<T>({ query, variables }), count, timeoutMs);
 }
 
 /** A raw socket, and the close it ends with. */

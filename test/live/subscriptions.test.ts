@@ -2,6 +2,7 @@ import { createClient, type Client, type ExecutionResult } from 'graphql-sse';
 import { quoteExtensionSubgraph, supergraphWithExtension, type QuoteExtension } from '../support/quote-extension';
 import { startSystem, SUBGRAPH_MODE, type RunningSystem } from '../support/system';
 import { waitFor } from '../support/sse';
+import { takeResults } from '../support/iterate-results';
 
 /**
  * Subscriptions through the federated gateway at /graphql/stream, with graphql-sse's own client: the market
@@ -39,26 +40,14 @@ function client(singleConnection = false): Client {
 }
 
 /** Collects `count` results of one subscription (bounded by `timeoutMs`), then unsubscribes. */
-async function take<T>(
+function take<T>(
   c: Client,
   query: string,
   variables: Record<string, unknown>,
   count: number,
   timeoutMs = 5_000,
 ): Promise<Array<Result<T>>> {
-  const results: Array<Result<T>> = [];
-  const it = c.iterate<T>({ query, variables });
-  const timer = setTimeout(() => void it.return?.(), timeoutMs);
-  try {
-    for await (const r of it) {
-      results.push(r);
-      if (results.length >= count) break;
-    }
-  } finally {
-    clearTimeout(timer);
-    await it.return?.();
-  }
-  return results;
+  return takeResults(() => c.iterate<T>({ query, variables }), count, timeoutMs);
 }
 
 const PRICES = 'subscription P($t: [String!]!) { prices(tickers: $t) { ticker price watchNote priceInCents } }';
