@@ -5,8 +5,7 @@
  * RFC 6605 §4), as signData makes them. When the addon is not built, or the algorithm is not ECDSA, the threads sign
  * with node:crypto and the signatures are the same kind.
  */
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { nativeAddonFile } from '../../../platform/files';
 import type { Algorithm } from '../algorithms';
 
 interface Addon {
@@ -28,12 +27,7 @@ let loaded: Addon | null | undefined;
 /** The addon, or null when it is not built. */
 export function ecSignAddon(): Addon | null {
   if (loaded !== undefined) return loaded;
-  // built next to the sources (node-gyp -C dns/dnssec/ec-sign); from a compiled copy (dist/, or the benchmarks'
-  // dist/bench/), the same place in the project, whichever folder above holds it
-  const candidates = [join(__dirname, 'build', 'Release', 'ec_sign.node')];
-  for (let dir = __dirname, up = 0; up < 8; up++, dir = dirname(dir))
-    candidates.push(join(dir, 'dns', 'dnssec', 'ec-sign', 'build', 'Release', 'ec_sign.node'));
-  const file = candidates.find((f) => existsSync(f));
+  const file = nativeAddonFile(__dirname, ['dns', 'dnssec', 'ec-sign'], 'ec_sign.node');
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- a native addon loads only through require
     loaded = file ? (require(file) as Addon) : null;

@@ -5,9 +5,8 @@
  * cost more than answering; BIND batches the same way. When the addon is not built (or is not wanted) the
  * server uses dgram (server.ts) and answers the same.
  */
-import { existsSync } from 'node:fs';
 import { endianness } from 'node:os';
-import { dirname, join } from 'node:path';
+import { nativeAddonFile } from '../../../../platform/files';
 import { formatIPv6, parseIPv4, parseIPv6 } from '../../../records';
 import type { Responder } from '../../pipeline/respond';
 import { answerAtOnce, sendable, type Report } from '../serve';
@@ -41,12 +40,7 @@ let loaded: Addon | null | undefined;
 export function udpBatchAddon(wanted = true): Addon | null {
   if (!wanted || process.platform !== 'linux') return null;
   if (loaded !== undefined) return loaded;
-  // built next to the sources (node-gyp -C dns/server/transport/udp-batch); from a compiled copy (dist/, or the
-  // benchmarks' dist/bench/), the same place in the project, whichever folder above holds it
-  const candidates = [join(__dirname, 'build', 'Release', 'udp_batch.node')];
-  for (let dir = __dirname, up = 0; up < 8; up++, dir = dirname(dir))
-    candidates.push(join(dir, 'dns', 'server', 'transport', 'udp-batch', 'build', 'Release', 'udp_batch.node'));
-  const file = candidates.find((f) => existsSync(f));
+  const file = nativeAddonFile(__dirname, ['dns', 'server', 'transport', 'udp-batch'], 'udp_batch.node');
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a native addon loads only through require
   loaded = file ? (require(file) as Addon) : null;
   return loaded;
