@@ -1,4 +1,5 @@
 import type { SoaAnswer } from 'dns-packet';
+import { nextTurn } from '../../platform/async';
 import type { JournalStep, RR, ZoneData, ZoneKey } from '../zone';
 import type { RrsigFields } from './canonical';
 import { SignPool } from './sign-pool';
@@ -50,6 +51,9 @@ export async function refreshSignatures(previous: ZoneData, soa: SoaAnswer, now:
   const signing = [...new Set([...run.ksks, ...run.zsks])];
   const keyOf = (sig: RrsigFields): ZoneKey | undefined =>
     signing.find((k) => k.tag === sig.keyTag && k.algorithm.number === sig.algorithm);
+  /** A signature to make afresh: near expiry, or the SOA's when the serial changes. */
+  const isDue = (owner: string, sig: RrsigFields): boolean =>
+    sig.expiration <= dueBy || (newSerial && owner === apex && sig.typeCovered === 'SOA');
 
   // first the names with something due (a walk that signs nothing), so that the pool is used only when it pays
   const due: string[] = [];
@@ -63,7 +67,7 @@ export async function refreshSignatures(previous: ZoneData, soa: SoaAnswer, now:
     let any = false;
     for (const rrsig of rrsigs) {
       const sig = rrsig.data as unknown as RrsigFields;
-      if (sig.expiration <= dueBy || (newSerial && owner === apex && sig.typeCovered === 'SOA')) {
+      if (isDue(owner, sig)) {
         any = true;
         dueCount++;
       } else if (sig.expiration < earliest) earliest = sig.expiration;
@@ -86,13 +90,12 @@ export async function refreshSignatures(previous: ZoneData, soa: SoaAnswer, now:
     const rrsigs: RR[] = [];
     for (const rrsig of node.get('RRSIG') ?? []) {
       const sig = rrsig.data as unknown as RrsigFields;
-      const soaSig = owner === apex && sig.typeCovered === 'SOA';
-      if (!(sig.expiration <= dueBy || (newSerial && soaSig))) {
+      if (!isDue(owner, sig)) {
         rrsigs.push(rrsig);
         continue;
       }
       const key = keyOf(sig);
-      const rrset = soaSig ? [soa] : node.get(sig.typeCovered);
+      const rrset = owner === apex && sig.typeCovered === 'SOA' ? [soa] : node.get(sig.typeCovered);
       if (!key || !rrset || rrset.length === 0) return null;
       const made = run.sign(rrset, [key]);
       rrsigs.push(...made);
@@ -115,5 +118,3 @@ export async function refreshSignatures(previous: ZoneData, soa: SoaAnswer, now:
   data.signing = { ...state, expiresAt: Math.min(earliest, run.earliest, run.expiration) };
   return { data, resigned, names, step: { from: previous.soa, deleted, to: soa, added } };
 }
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -1,4 +1,5 @@
 import type { SoaAnswer } from 'dns-packet';
+import { nextTurn } from '../../platform/async';
 import {
   type Node,
   parentOf,
@@ -391,7 +392,7 @@ export async function signZoneInSteps(
       // with its share of one step has the next one's to go on with (one in flight left it idle at each step's end)
       if (signing.length >= STEPS_IN_FLIGHT) await signing.shift();
       signing.push(run.flush(pool));
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     } else {
       signing.push(run.flush(pool));
       await Promise.all(signing.splice(0)); // every signature made before the copy is finished
