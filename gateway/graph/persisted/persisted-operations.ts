@@ -1,5 +1,5 @@
 import { APQ_KEY_PREFIX, type QueryStore } from './query-store';
-import { sha256Hex, type TrustedDocuments } from './manifest';
+import { isRecord, sha256Hex, type TrustedDocuments } from './manifest';
 
 /** What a GraphQL request carries that names its document: its text, a manifest id, an APQ hash. */
 export interface DocumentParams {
@@ -32,10 +32,6 @@ const refused = (status: number, code: string, message: string): Resolution => (
   kind: 'refused',
   refusal: { status, code, message },
 });
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The `extensions.persistedQuery` of a request, when it has one. */
 export function persistedQueryOf(params: DocumentParams): { version?: unknown; sha256Hash?: unknown } | undefined {
@@ -130,12 +126,8 @@ export function searchWithDocument(search: URLSearchParams, query: string): URLS
   out.set('query', query);
   const ext = out.get('extensions');
   if (ext !== null) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(ext);
-    } catch {
-      return out; // Apollo Server answers the bad JSON
-    }
+    const parsed = parsedJson(ext);
+    if (parsed === undefined) return out; // Apollo Server answers the bad JSON
     const rest = withDocument({ extensions: parsed }, query).extensions;
     if (rest === undefined) out.delete('extensions');
     else out.set('extensions', JSON.stringify(rest));
@@ -145,14 +137,17 @@ export function searchWithDocument(search: URLSearchParams, query: string): URLS
 
 /** The document parameters of a GET request's query string (`extensions` parsed from its JSON). */
 export function searchParamsOf(search: URLSearchParams): DocumentParams {
-  let extensions: unknown;
   const ext = search.get('extensions');
-  if (ext !== null) {
-    try {
-      extensions = JSON.parse(ext);
-    } catch {
-      extensions = undefined; // Apollo Server answers the bad JSON
-    }
-  }
+  // bad JSON: none here (Apollo Server answers it)
+  const extensions = ext === null ? undefined : parsedJson(ext);
   return { query: search.get('query') ?? undefined, documentId: search.get('documentId') ?? undefined, extensions };
+}
+
+/** `text` parsed as JSON, or undefined when it is not JSON (no JSON text parses to undefined). */
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
