@@ -18,7 +18,13 @@ export {
   STREAM_PATH,
   type SubscriptionStreamEndpoint,
 } from './subscriptions/sse-endpoint';
-export { createWebSocketEndpoint, WS_CLOSE, WS_PATHS, type WebSocketEndpoint } from './subscriptions/ws-endpoint';
+export {
+  createWebSocketEndpoint,
+  refuseUpgrade,
+  WS_CLOSE,
+  WS_PATHS,
+  type WebSocketEndpoint,
+} from './subscriptions/ws-endpoint';
 export {
   DEFAULT_STREAM_BUFFER_LIMITS,
   type StreamBuffer,

@@ -11,6 +11,7 @@ import {
   type GatewayMetrics,
   type Graph,
   type Resolution,
+  refuseUpgrade,
   searchParamsOf,
   searchWithDocument,
   STREAM_PATH,
@@ -234,10 +235,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       options.live.wsEndpoint = ws;
       app.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
         markUpgraded(socket);
-        if (!ws.handleUpgrade(req, socket, head))
-          socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n', () =>
-            socket.destroy(),
-          );
+        if (!ws.handleUpgrade(req, socket, head)) refuseUpgrade(socket, 404, 'Not Found');
       });
     }
   }

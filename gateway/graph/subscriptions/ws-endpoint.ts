@@ -101,6 +101,11 @@ function textOf(data: RawData): string {
   return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
 }
 
+/** Answers an upgrade that is not taken with a plain HTTP status and closes its socket. */
+export function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`, () => socket.destroy());
+}
+
 /**
  * GraphQL over WebSocket (the graphql-transport-ws protocol, graphql-ws's server core) on the HTTP server's upgrades:
  * subscriptions run through the federated subscription engine, queries and mutations through the /graphql pipeline
@@ -297,11 +302,6 @@ export function createWebSocketEndpoint(options: WebSocketEndpointOptions): WebS
     return limit === 'liveSlowClientTimeoutMs'
       ? `the client read too slowly: over ${buffers.limits.maxStreamBytes} unsent bytes for ${buffers.limits.slowClientTimeoutMs} ms (liveSlowClientTimeoutMs)`
       : 'the server holds too much unsent data and this socket held the most (liveMaxBufferedBytes)';
-  }
-
-  /** Answers an upgrade that is not taken with a plain HTTP status and closes its socket. */
-  function refuseUpgrade(socket: Duplex, status: number, text: string): void {
-    socket.end(`HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`, () => socket.destroy());
   }
 
   return {
