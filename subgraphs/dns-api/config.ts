@@ -4,6 +4,15 @@ import { commaList, setting, textBool } from '../../platform/settings';
 import { parseServerAddress } from '../../dns/client';
 
 /** The DNS API's keys of the configuration: its first admin, tokens, login throttle (the DNS tool applies the same), batches, the cap on whole-zone reads, new zones' name servers and DNSSEC timings (seconds; RFC 7583 names in brackets). */
+/** A signature time in seconds (jitter, refresh, pre-refresh): up to a year; unset: its share of the validity. */
+const optionalSignatureSeconds = () =>
+  z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(366 * 86_400)
+    .optional();
+
 export const DnsApiConfigSchema = z.object({
   adminPassword: setting(z.string().min(8).max(256).optional(), {
     env: 'ADMIN_PASSWORD',
@@ -100,42 +109,18 @@ export const DnsApiConfigSchema = z.object({
       help: 'How long signatures are valid from their signing; each is made afresh near its expiry (DNSSEC_SIGNATURE_REFRESH_S).',
     },
   ),
-  dnssecSignatureJitterS: setting(
-    z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(366 * 86_400)
-      .optional(),
-    {
-      env: 'DNSSEC_SIGNATURE_JITTER_S',
-      help: "Expirations of one signing are spread over the validity's last this many seconds, per RRset, so they do not come due together; unset: a quarter of DNSSEC_SIGNATURE_VALIDITY_S.",
-    },
-  ),
-  dnssecSignatureRefreshS: setting(
-    z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(366 * 86_400)
-      .optional(),
-    {
-      env: 'DNSSEC_SIGNATURE_REFRESH_S',
-      help: 'A signature is made afresh when it has this many seconds left; a refresh signs only the RRsets that near, not the zone (Knot: rrsig-refresh); unset: a quarter of DNSSEC_SIGNATURE_VALIDITY_S. Jitter + refresh + pre-refresh must be less than the validity.',
-    },
-  ),
-  dnssecSignaturePreRefreshS: setting(
-    z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(366 * 86_400)
-      .optional(),
-    {
-      env: 'DNSSEC_SIGNATURE_PRE_REFRESH_S',
-      help: 'A refresh also makes afresh the signatures due within this many seconds after it: fewer, larger refreshes (Knot: rrsig-pre-refresh); unset: a fourteenth of DNSSEC_SIGNATURE_VALIDITY_S (a day of 14).',
-    },
-  ),
+  dnssecSignatureJitterS: setting(optionalSignatureSeconds(), {
+    env: 'DNSSEC_SIGNATURE_JITTER_S',
+    help: "Expirations of one signing are spread over the validity's last this many seconds, per RRset, so they do not come due together; unset: a quarter of DNSSEC_SIGNATURE_VALIDITY_S.",
+  }),
+  dnssecSignatureRefreshS: setting(optionalSignatureSeconds(), {
+    env: 'DNSSEC_SIGNATURE_REFRESH_S',
+    help: 'A signature is made afresh when it has this many seconds left; a refresh signs only the RRsets that near, not the zone (Knot: rrsig-refresh); unset: a quarter of DNSSEC_SIGNATURE_VALIDITY_S. Jitter + refresh + pre-refresh must be less than the validity.',
+  }),
+  dnssecSignaturePreRefreshS: setting(optionalSignatureSeconds(), {
+    env: 'DNSSEC_SIGNATURE_PRE_REFRESH_S',
+    help: 'A refresh also makes afresh the signatures due within this many seconds after it: fewer, larger refreshes (Knot: rrsig-pre-refresh); unset: a fourteenth of DNSSEC_SIGNATURE_VALIDITY_S (a day of 14).',
+  }),
   dnssecPropagationDelayS: setting(z.coerce.number().int().min(0).max(86_400).default(300), {
     env: 'DNSSEC_PROPAGATION_DELAY_S',
     help: 'How long a change takes to reach every secondary (Dprp).',
