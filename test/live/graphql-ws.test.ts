@@ -1,7 +1,14 @@
 import { createClient, type Client, type FormattedExecutionResult } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createClient as createSseClient } from 'graphql-sse';
-import { quoteExtensionSubgraph, supergraphWithExtension, type QuoteExtension } from '../support/quote-extension';
+import {
+  expectExtendedQuote,
+  PRICES_WITH_EXTENSION,
+  quoteExtensionSubgraph,
+  supergraphWithExtension,
+  type ExtendedQuote,
+  type QuoteExtension,
+} from '../support/quote-extension';
 import { startSystem, SUBGRAPH_MODE, TEST_ADMIN_PASSWORD, type RunningSystem } from '../support/system';
 import { waitFor } from '../support/sse';
 import { takeResults } from '../support/iterate-results';
@@ -14,8 +21,8 @@ import { takeResults } from '../support/iterate-results';
 const INTERVAL_MS = 300;
 const PER_CLIENT = 4;
 
-type Quote = { ticker: string; price: number | null; watchNote: string; priceInCents: number | null };
-const PRICES = 'subscription P($t: [String!]!) { prices(tickers: $t) { ticker price watchNote priceInCents } }';
+type Quote = ExtendedQuote;
+const PRICES = PRICES_WITH_EXTENSION;
 const ZONE_CHANGES = 'subscription Z($z: [String!]) { zoneChanges(zones: $z) { zone serial kind } }';
 
 let sys: RunningSystem;
@@ -110,14 +117,7 @@ describe(`graphql-ws through the gateway (${SUBGRAPH_MODE} subgraphs)`, () => {
   test("a price subscription: live events, each completed with the extension subgraph's fields", async () => {
     const results = await take<{ prices: Quote }>(client(), PRICES, { t: ['AAPL:NASDAQ', 'MSFT:NASDAQ'] }, 4);
     expect(results).toHaveLength(4);
-    for (const r of results) {
-      expect(r.errors).toBeUndefined();
-      const q = r.data?.prices as Quote;
-      expect(['AAPL:NASDAQ', 'MSFT:NASDAQ']).toContain(q.ticker);
-      expect(typeof q.price).toBe('number');
-      expect(q.watchNote).toBe(`watching ${q.ticker}`);
-      expect(q.priceInCents).toBe(Math.round((q.price as number) * 100));
-    }
+    for (const r of results) expectExtendedQuote(r, ['AAPL:NASDAQ', 'MSFT:NASDAQ']);
     // two at once (one per ticker), then the first tick's two
     expect(
       results

@@ -1,5 +1,12 @@
 import { createClient, type Client, type ExecutionResult } from 'graphql-sse';
-import { quoteExtensionSubgraph, supergraphWithExtension, type QuoteExtension } from '../support/quote-extension';
+import {
+  expectExtendedQuote,
+  PRICES_WITH_EXTENSION,
+  quoteExtensionSubgraph,
+  supergraphWithExtension,
+  type ExtendedQuote,
+  type QuoteExtension,
+} from '../support/quote-extension';
 import { startSystem, SUBGRAPH_MODE, type RunningSystem } from '../support/system';
 import { waitFor } from '../support/sse';
 import { takeResults } from '../support/iterate-results';
@@ -11,7 +18,7 @@ import { takeResults } from '../support/iterate-results';
  */
 const INTERVAL_MS = 300;
 
-type Quote = { ticker: string; price: number | null; watchNote: string; priceInCents: number | null; name?: string };
+type Quote = ExtendedQuote & { name?: string };
 type Result<T> = ExecutionResult<T, unknown>;
 
 let sys: RunningSystem;
@@ -50,7 +57,7 @@ function take<T>(
   return takeResults(() => c.iterate<T>({ query, variables }), count, timeoutMs);
 }
 
-const PRICES = 'subscription P($t: [String!]!) { prices(tickers: $t) { ticker price watchNote priceInCents } }';
+const PRICES = PRICES_WITH_EXTENSION;
 
 describe(`subscriptions through the gateway (${SUBGRAPH_MODE} subgraphs)`, () => {
   test("each event is a Quote completed with the extension subgraph's fields (@requires included)", async () => {
@@ -58,14 +65,7 @@ describe(`subscriptions through the gateway (${SUBGRAPH_MODE} subgraphs)`, () =>
     try {
       const results = await take<{ prices: Quote }>(c, PRICES, { t: ['AAPL:NASDAQ', 'MSFT:NASDAQ'] }, 4);
       expect(results).toHaveLength(4);
-      for (const r of results) {
-        expect(r.errors).toBeUndefined();
-        const q = r.data?.prices as Quote;
-        expect(['AAPL:NASDAQ', 'MSFT:NASDAQ']).toContain(q.ticker);
-        expect(typeof q.price).toBe('number');
-        expect(q.watchNote).toBe(`watching ${q.ticker}`);
-        expect(q.priceInCents).toBe(Math.round((q.price as number) * 100));
-      }
+      for (const r of results) expectExtendedQuote(r, ['AAPL:NASDAQ', 'MSFT:NASDAQ']);
       // the first two events come at once (one per ticker), the next two from the first tick
       expect(
         results
