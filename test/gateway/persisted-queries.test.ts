@@ -104,7 +104,10 @@ describe('automatic persisted queries (default settings)', () => {
     const wrong = sha256('something else');
     const res = await post(sys.url, { query, extensions: pq(wrong) });
     expect(res.status).toBe(400);
-    expect(res.body.errors?.[0]?.message).toBe('provided sha does not match query');
+    expect(res.body.errors?.[0]).toMatchObject({
+      message: 'provided sha does not match query',
+      extensions: { code: 'BAD_REQUEST' },
+    });
     expect((await post(sys.url, { extensions: pq(wrong) })).body).toMatchObject(notFound);
   });
 
@@ -135,7 +138,10 @@ describe('automatic persisted queries (default settings)', () => {
 
     const mismatch = await stream(sys.url, { query: other, extensions: pq(hash) });
     expect(mismatch.status).toBe(400);
-    expect(mismatch.body.errors?.[0]?.message).toBe('provided sha does not match query');
+    expect(mismatch.body.errors?.[0]).toMatchObject({
+      message: 'provided sha does not match query',
+      extensions: { code: 'BAD_REQUEST' },
+    });
   });
 
   test('documentId without a manifest is refused, naming the setting', async () => {

@@ -52,7 +52,8 @@ export class PersistedOperations {
   /** Manifest look-ups and enforcement (both paths). */
   resolve(params: DocumentParams): Resolution {
     const { documents, only } = this.options;
-    const hash = persistedQueryOf(params)?.sha256Hash;
+    const pq = persistedQueryOf(params);
+    const hash = pq?.sha256Hash;
     if (params.documentId !== undefined && params.documentId !== null) {
       if (typeof params.documentId !== 'string' || params.documentId === '')
         return refused(400, 'BAD_REQUEST', 'documentId must be a non-empty string');
@@ -68,6 +69,15 @@ export class PersistedOperations {
         ? refused(400, 'PERSISTED_QUERY_NOT_IN_LIST', `no trusted document has the id ${params.documentId}`)
         : { kind: 'document', query };
     }
+    // Refused here rather than by Apollo Server, whose error for it carries no code (clients would see
+    // INTERNAL_SERVER_ERROR); the stream path shares this answer.
+    if (
+      pq?.version === 1 &&
+      typeof hash === 'string' &&
+      typeof params.query === 'string' &&
+      sha256Hex(params.query) !== hash
+    )
+      return refused(400, 'BAD_REQUEST', 'provided sha does not match query');
     if (documents && typeof hash === 'string' && !hasText(params)) {
       const query = documents.get(hash);
       if (query !== undefined) return { kind: 'document', query };
@@ -104,8 +114,6 @@ export class PersistedOperations {
         : { kind: 'document', query };
     }
     if (typeof params.query !== 'string') return { kind: 'as-is' }; // graphql-sse answers the bad query
-    if (sha256Hex(params.query) !== pq.sha256Hash)
-      return refused(400, 'BAD_REQUEST', 'provided sha does not match query');
     if (store && valid(params.query)) await store.set(APQ_KEY_PREFIX + pq.sha256Hash, params.query);
     return { kind: 'document', query: params.query };
   }
