@@ -3,6 +3,7 @@
 export { cacheScopeOf, callerOf, type GatewayContext, type RequestCaller } from './context';
 export { composeSupergraph, CompositionError } from './federation/compose';
 export { OperationPlanner } from './federation/operation-planner';
+export { SupergraphError } from './federation/progressive-override';
 export { probeRemoteSubgraph } from './federation/remote-health';
 export { formatError } from './format-error';
 export { Graph, type GraphOptions, type RunResult } from './graph';

@@ -16,7 +16,9 @@ import {
   probeRemoteSubgraph,
   StreamBuffers,
   STREAM_PATH,
+  SupergraphError,
 } from '../graph';
+import { ConfigError } from './config/load';
 import { buildSubgraph, type SystemOverrides } from './subgraphs';
 import { registerDnsMetrics } from './dns-metrics';
 import { SUBGRAPH_DESCRIPTORS } from '../../subgraphs';
@@ -48,6 +50,8 @@ export interface System {
   /** What `apiApp` serves. */
   apiServes: Served[];
   graph: Graph;
+  /** The planner of every operation (its progressive-override labels, its plan count). */
+  planner: OperationPlanner;
   subgraphs: Map<string, Subgraph>;
   /** Subscriptions, the live streams' limits and the /graphql/stream endpoint. */
   live: LiveOptions;
@@ -81,6 +85,20 @@ async function createLocalSubgraphs(
 }
 
 /** Builds the whole system from a validated configuration (nothing listens until `app.listen`). */
+/** The planner over the supergraph; a supergraph it refuses (an override label that is not valid) stops the start. */
+function supergraphPlanner(supergraphSdl: string, file: string | undefined): OperationPlanner {
+  try {
+    return new OperationPlanner(supergraphSdl);
+  } catch (err) {
+    if (!(err instanceof SupergraphError)) throw err;
+    throw new ConfigError(
+      file === undefined
+        ? `the supergraph: ${err.message}`
+        : `SUPERGRAPH_FILE (supergraphFile): ${file}: ${err.message}`,
+    );
+  }
+}
+
 export async function createSystem(
   config: Config,
   log: Logger = createLogger(config.logLevel),
@@ -90,6 +108,8 @@ export async function createSystem(
   const general = config.supergraphFile !== undefined;
   // Read before anything opens: a bad manifest stops the start with nothing to undo.
   const documents = configuredDocuments(config);
+  const supergraphSdl = overrides.supergraphSdl ?? readFileSync(config.supergraphFile ?? SUPERGRAPH_FILE, 'utf8');
+  const planner = supergraphPlanner(supergraphSdl, config.supergraphFile);
   // Engines first: the subgraphs are built on them.
   const dns = general ? undefined : (overrides.dns ?? (await startDns(config, log)));
   const engines: Engines = dns
@@ -131,8 +151,6 @@ export async function createSystem(
   }
   const metrics = new GatewayMetrics();
   if (dns) registerDnsMetrics(metrics.registry, () => dns.engine.stats());
-  const supergraphSdl = overrides.supergraphSdl ?? readFileSync(config.supergraphFile ?? SUPERGRAPH_FILE, 'utf8');
-  const planner = new OperationPlanner(supergraphSdl);
   const graph = new Graph({
     supergraphSdl,
     planner,
@@ -249,6 +267,7 @@ export async function createSystem(
     apiApp,
     apiServes: [{ what: 'DNS API', path: '/api/v1/…' }],
     graph,
+    planner,
     subgraphs,
     dns,
     live,

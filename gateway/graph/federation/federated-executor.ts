@@ -27,7 +27,8 @@ export class FederatedExecutor {
   async execute(rc: GatewayGraphQLRequestContext<GatewayContext>): Promise<GatewayExecutionResult> {
     let prepared: PreparedOperation;
     try {
-      prepared = await this.planner.prepare(rc.document, rc.operationName, rc.queryHash, rc.source);
+      const active = this.planner.activeLabels(rc);
+      prepared = await this.planner.prepare(rc.document, rc.operationName, rc.queryHash, rc.source, active);
     } catch (err) {
       return { errors: [new GraphQLError(err instanceof Error ? err.message : String(err))] };
     }

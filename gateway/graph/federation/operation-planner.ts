@@ -13,6 +13,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
+import { ProgressiveOverrides, type Random } from './progressive-override';
 import { PlanCompiler, type CompiledPlan, type FetchStep, type PlanStep } from './query-plan';
 import { ResponseShape } from './response-shape';
 
@@ -40,47 +41,85 @@ export interface SubgraphEndpoint {
   url?: string;
 }
 
+export interface OperationPlannerOptions {
+  /** The source of the per-request rolls of percent override labels (`Math.random`; tests inject their own). */
+  random?: Random;
+}
+
+const NO_LABELS: ReadonlySet<string> = new Set();
+
 /**
  * Plans operations over the supergraph the gateway serves. Planning is Hive's router query planner (Rust, from
  * npm): faster than Apollo's planner, batching entity fetches of one subgraph across paths, and right on the
  * federation cases Apollo's gets wrong (see test/federation/audit). Each operation is planned and compiled once
- * (plan and response shape, cached by its text and name).
+ * per set of active progressive-override labels that matter to it (plan and response shape, cached by its text,
+ * name and those labels; see progressive-override.ts).
  */
 export class OperationPlanner {
   /** The client-facing schema (what operations are validated against). */
   readonly apiSchema: GraphQLSchema;
   readonly subgraphs: readonly SubgraphEndpoint[];
+  /** The supergraph's `percent(N)` override labels (read and checked once, here). */
+  readonly overrides: ProgressiveOverrides;
+  /** Plans made by the query planner (a cached plan is not counted). */
+  readonly stats = { plans: 0 };
   private readonly planner: QueryPlanner;
   private readonly compiler: PlanCompiler;
+  private readonly random: Random;
   private readonly prepared = new LRUCache<string, PreparedOperation | Error>({ max: 2_000 });
   private readonly pending = new Map<string, Promise<PreparedOperation | Error>>();
+  /** Per document: the percent labels that can change its plan (only with any in the supergraph). */
+  private readonly relevantLabels = new LRUCache<string, readonly string[]>({ max: 2_000 });
+  /** One roll of the labels per request object, however many times the request is prepared. */
+  private readonly rolls = new WeakMap<object, ReadonlySet<string>>();
 
-  constructor(readonly supergraphSdl: string) {
+  /** Throws SupergraphError for an override label that is not valid (naming the field and the label). */
+  constructor(
+    readonly supergraphSdl: string,
+    options: OperationPlannerOptions = {},
+  ) {
+    this.overrides = new ProgressiveOverrides(supergraphSdl);
+    this.random = options.random ?? Math.random;
     const supergraph = Supergraph.build(supergraphSdl);
     this.apiSchema = supergraph.apiSchema().toGraphQLJSSchema();
     this.subgraphs = [...supergraph.subgraphs()].map((s) => ({ name: s.name, url: s.url || undefined }));
-    this.planner = new QueryPlanner(supergraphSdl);
+    this.planner = new QueryPlanner(this.overrides.plannerSdl);
     this.compiler = new PlanCompiler(supergraph.schema.toGraphQLJSSchema());
   }
 
   /**
+   * The percent labels active for one request: rolled on the first call for `request` (any object that lives as
+   * long as the request), the same set after, so every part of a request plans alike.
+   */
+  activeLabels(request: object): ReadonlySet<string> {
+    if (!this.overrides.any) return NO_LABELS;
+    let active = this.rolls.get(request);
+    if (!active) this.rolls.set(request, (active = this.overrides.roll(this.random)));
+    return active;
+  }
+
+  /**
    * The prepared form of a validated operation. `key` identifies the document's text (its hash, or the text);
-   * `source` is the text itself when the caller has it. Rejects when the operation cannot be planned (that answer
-   * is cached too). Planning runs off the event loop (the planner's own thread), one at a time per operation.
+   * `source` is the text itself when the caller has it; `active` the request's percent labels (`activeLabels`).
+   * Rejects when the operation cannot be planned (that answer is cached too). Planning runs off the event loop
+   * (the planner's own thread), one at a time per operation and label set.
    */
   async prepare(
     document: DocumentNode,
     operationName: string | null | undefined,
     key: string,
     source?: string,
+    active: ReadonlySet<string> = NO_LABELS,
   ): Promise<PreparedOperation> {
-    const cacheKey = `${operationName ?? ''}\u0000${key}`;
+    const documentKey = `${operationName ?? ''}\u0000${key}`;
+    const labels = this.labelsFor(documentKey, document, active);
+    const cacheKey = labels.length ? `${documentKey}\u0000${labels.join('\u0000')}` : documentKey;
     let prepared = this.prepared.get(cacheKey);
     if (!prepared) {
       let pending = this.pending.get(cacheKey);
       if (!pending) {
-        pending = this.build(document, operationName ?? undefined, source ?? print(document)).catch((err: unknown) =>
-          err instanceof Error ? err : new Error(String(err)),
+        pending = this.build(document, operationName ?? undefined, source ?? print(document), labels).catch(
+          (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
         );
         this.pending.set(cacheKey, pending);
       }
@@ -95,22 +134,32 @@ export class OperationPlanner {
     return prepared;
   }
 
-  /** Plans a validated subscription document (cached by its text and operation name). */
+  /** Plans a validated subscription document (cached by its text, operation name and active labels). */
   async planSubscription(
     document: DocumentNode,
     operationName: string | null | undefined,
     key = print(document),
+    active: ReadonlySet<string> = NO_LABELS,
   ): Promise<SubscriptionPlan> {
-    const prepared = await this.prepare(document, operationName, key, key);
+    const prepared = await this.prepare(document, operationName, key, key, active);
     const subscription = prepared.plan.subscription;
     if (!subscription) throw new Error('the operation is not a subscription');
     return { ...subscription, prepared };
+  }
+
+  /** The active labels that matter to this document, sorted. */
+  private labelsFor(documentKey: string, document: DocumentNode, active: ReadonlySet<string>): readonly string[] {
+    if (active.size === 0) return [];
+    let relevant = this.relevantLabels.get(documentKey);
+    if (!relevant) this.relevantLabels.set(documentKey, (relevant = this.overrides.relevant(document)));
+    return relevant.filter((label) => active.has(label));
   }
 
   private async build(
     document: DocumentNode,
     operationName: string | undefined,
     source: string,
+    labels: readonly string[],
   ): Promise<PreparedOperation> {
     const fragments = new Map<string, FragmentDefinitionNode>();
     let operation: OperationDefinitionNode | undefined;
@@ -124,7 +173,11 @@ export class OperationPlanner {
     // The planner plans data, not the schema: `__schema`/`__type` (only ever on the query root) become `__typename`
     // for it, and are answered from the API schema.
     const planned = shape.hasIntrospection ? print(withoutIntrospection(document)) : source;
-    const plan = this.compiler.compile(await this.planner.planAsync(planned, operationName ?? null, new Set(), 0));
+    // Percent labels reach the planner as flags (its third argument); no custom label is ever active, and the
+    // fourth argument, its own percentage roll, is unused (no percent label is left in the planner's supergraph).
+    this.stats.plans++;
+    const flags = this.overrides.flags(labels);
+    const plan = this.compiler.compile(await this.planner.planAsync(planned, operationName ?? null, flags, 0));
     return {
       operation,
       plan,

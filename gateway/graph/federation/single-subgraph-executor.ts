@@ -6,10 +6,9 @@ import type {
   GatewayGraphQLRequestContext,
 } from '@apollo/server-gateway-interface';
 import { execute, GraphQLError, OperationTypeNode, validate } from 'graphql';
-import { LRUCache } from 'lru-cache';
 import type { Subgraph } from '../../../subgraphs/subgraph';
 import type { GatewayContext } from '../context';
-import type { OperationPlanner } from './operation-planner';
+import type { OperationPlanner, PreparedOperation } from './operation-planner';
 import { withService } from './subgraph-errors';
 
 /** Where a whole operation can go at once: the in-process subgraph that owns all of it. */
@@ -25,7 +24,8 @@ interface Route {
  * of the cost of an uncached request. Everything else goes to the federated executor.
  */
 export class SingleSubgraphExecutor {
-  private readonly routes = new LRUCache<string, Route | false>({ max: 2_000 });
+  /** Per prepared operation (one per document and label set, held by the planner's bounded cache). */
+  private readonly routes = new WeakMap<PreparedOperation, Route | false>();
   /** Operations run here and handed to the federated executor (tests and metrics read it). */
   readonly stats = { direct: 0, planned: 0 };
   /** Off: every operation goes to the federated executor (tests compare the two). */
@@ -51,22 +51,20 @@ export class SingleSubgraphExecutor {
   }
 
   private async route(rc: GatewayGraphQLRequestContext<GatewayContext>): Promise<Route | false> {
-    const key = `${rc.operationName ?? ''}\u0000${rc.queryHash}`;
-    let route = this.routes.get(key);
-    if (route === undefined) {
-      route = await this.findRoute(rc);
-      this.routes.set(key, route);
-    }
-    return route;
-  }
-
-  private async findRoute(rc: GatewayGraphQLRequestContext<GatewayContext>): Promise<Route | false> {
-    let prepared;
+    let prepared: PreparedOperation;
     try {
-      prepared = await this.planner.prepare(rc.document, rc.operationName, rc.queryHash, rc.source);
+      // The request's override labels: the federated executor, should it run it, plans with the same ones.
+      const active = this.planner.activeLabels(rc);
+      prepared = await this.planner.prepare(rc.document, rc.operationName, rc.queryHash, rc.source, active);
     } catch {
       return false; // the federated executor reports it
     }
+    let route = this.routes.get(prepared);
+    if (route === undefined) this.routes.set(prepared, (route = this.findRoute(rc, prepared)));
+    return route;
+  }
+
+  private findRoute(rc: GatewayGraphQLRequestContext<GatewayContext>, prepared: PreparedOperation): Route | false {
     // Introspection is answered from the API schema by the gateway itself, never by a subgraph.
     if (prepared.operation.operation === OperationTypeNode.SUBSCRIPTION || prepared.introspection) return false;
     const node = prepared.plan.root;

@@ -83,7 +83,14 @@ export class FederatedSubscriptions {
   async subscribe(request: SubscriptionRequest): Promise<Stream<FormattedExecutionResult> | FormattedExecutionResult> {
     let plan: SubscriptionPlan;
     try {
-      plan = await this.options.planner.planSubscription(request.document, request.operationName, request.query);
+      // A subscription keeps the plan of the labels rolled when it starts.
+      const active = this.options.planner.activeLabels(request);
+      plan = await this.options.planner.planSubscription(
+        request.document,
+        request.operationName,
+        request.query,
+        active,
+      );
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       return {
