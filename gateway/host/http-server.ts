@@ -32,6 +32,43 @@ export function markUpgraded(socket: Socket): void {
   upgraded.add(socket);
 }
 
+/** Headers that only make sense for the upgrade being ignored (the tokens in Connection that name them go too). */
+const UPGRADE_ONLY = new Set(['upgrade', 'http2-settings']);
+
+/** Whether the request asks for a WebSocket (`Upgrade: websocket`, among the protocols it lists). */
+export function wantsWebSocket(req: IncomingMessage): boolean {
+  const upgrade = req.headers.upgrade;
+  return typeof upgrade === 'string' && upgrade.split(',').some((p) => p.trim().toLowerCase() === 'websocket');
+}
+
+/**
+ * Answers an upgrade request as the plain HTTP request it also is (RFC 9110 §7.8: a server may ignore an Upgrade it
+ * does not support), e.g. `Upgrade: h2c` from `curl --http2`. Once a server has an 'upgrade' listener, Node hands it
+ * every request with an Upgrade header and lets go of the socket; here the request's head is written back in front
+ * of what is left of its body (without the upgrade headers) and the socket handed to the server again, which parses
+ * it as a new connection's first request and goes on with keep-alive as usual.
+ */
+export function answerWithoutUpgrade(server: Server, req: IncomingMessage, socket: Socket, head: Buffer): void {
+  const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/${req.httpVersion}`];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    let value = req.rawHeaders[i + 1] as string;
+    const lower = name.toLowerCase();
+    if (UPGRADE_ONLY.has(lower)) continue;
+    if (lower === 'connection') {
+      value = value
+        .split(',')
+        .map((t) => t.trim())
+        .filter((t) => t && !UPGRADE_ONLY.has(t.toLowerCase()))
+        .join(', ');
+      if (!value) continue;
+    }
+    lines.push(`${name}: ${value}`);
+  }
+  socket.unshift(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]));
+  server.emit('connection', socket);
+}
+
 /** The header a request id comes in and goes back out in. */
 export const REQUEST_ID_HEADER = 'x-request-id';
 

@@ -30,7 +30,7 @@ import { VERSION } from '../../platform/version';
 import type { GraphQLSchema } from 'graphql';
 import { ErrorShapes, graphqlErrorShape } from './error-shapes';
 import { nestingDepth } from './request-bounds';
-import { markUpgraded, requestIdOf, type HttpLimits } from './http-server';
+import { answerWithoutUpgrade, markUpgraded, requestIdOf, wantsWebSocket, type HttpLimits } from './http-server';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { sendToApollo } from './graphql-http';
@@ -234,6 +234,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       });
       options.live.wsEndpoint = ws;
       app.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+        // Any other upgrade (h2c from `curl --http2`, …) is ignored: the request gets its ordinary answer.
+        if (!wantsWebSocket(req)) return answerWithoutUpgrade(app.server, req, socket, head);
         markUpgraded(socket);
         if (!ws.handleUpgrade(req, socket, head)) refuseUpgrade(socket, 404, 'Not Found');
       });
