@@ -22,8 +22,13 @@ function parseFlags(argv: string[]): ReturnType<typeof flagValues> {
 
 /** The start-up line of an HTTP listener: its address and the URL of everything it serves. */
 function listenText(name: string, serves: readonly Served[]): (address: string) => string {
-  return (address) =>
-    `${name} listening at ${address}: ${serves.map((s) => `${s.what} ${address}${s.path}`).join(', ')}`;
+  return (address) => `${name} listening at ${address}: ${serves.map((s) => servedText(s, address)).join(', ')}`;
+}
+
+/** `GraphQL http://…/graphql`; a WebSocket endpoint with its ws:// URLs (`WebSocket ws://…/graphql/ws and ws://…/graphql`). */
+function servedText(served: Served, address: string): string {
+  const base = served.webSocket ? address.replace(/^http/, 'ws') : address;
+  return `${served.what} ${[served.path, ...(served.also ?? [])].map((p) => `${base}${p}`).join(' and ')}`;
 }
 
 async function main(): Promise<void> {

@@ -33,10 +33,13 @@ import { Admission } from '../../platform/async';
 import { dnsToolRestInterface } from '../rest/dns-tool';
 import { configuredDocuments, persistedOperations } from './persisted-documents';
 
-/** Something an HTTP listener serves, for its start-up line: what it is and its path. */
+/** Something an HTTP listener serves, for its start-up line: what it is and its path (and other paths of it). */
 export interface Served {
   what: string;
   path: string;
+  /** Its URLs are ws:// (a WebSocket endpoint on the HTTP port). */
+  webSocket?: boolean;
+  also?: readonly string[];
 }
 
 export interface System {
@@ -256,6 +259,8 @@ export async function createSystem(
     serves: [
       { what: 'GraphQL', path: '/graphql' },
       { what: 'subscriptions', path: STREAM_PATH },
+      // The WebSocket endpoint is on whenever live options carry it (always, today).
+      ...(live.webSocket ? [{ what: 'WebSocket', path: '/graphql/ws', also: ['/graphql'], webSocket: true }] : []),
       ...(general
         ? []
         : [

@@ -1,5 +1,6 @@
 // @needs build
 import { rmSync } from 'node:fs';
+import WebSocket from 'ws';
 import { freePort } from '../bench/processes';
 import { startFixture, type Fixture } from '../federation/fixture';
 import { gatewayStarted, launchGateway, stopGateway, until, type GatewayProcess } from '../support/gateway-process';
@@ -34,11 +35,12 @@ describe('start-up lines', () => {
     );
     const listening = messages(p).filter((m) => /listening|answering/i.test(m));
     const base = p.base;
+    const ws = base.replace(/^http/, 'ws');
     const api = `http://127.0.0.1:${apiPort}`;
     expect(listening.sort()).toEqual([
       `DNS API listener listening at ${api}: DNS API ${api}/api/v1/…`,
       `DNS server listening on 127.0.0.1:${p.dnsPort} (UDP and TCP)`,
-      `gateway listening at ${base}: GraphQL ${base}/graphql, subscriptions ${base}/graphql/stream, market REST ${base}/v1/…, DNS API ${base}/api/v1/…, DNS tool ${base}/api.php`,
+      `gateway listening at ${base}: GraphQL ${base}/graphql, subscriptions ${base}/graphql/stream, WebSocket ${ws}/graphql/ws and ${ws}/graphql, market REST ${base}/v1/…, DNS API ${base}/api/v1/…, DNS tool ${base}/api.php`,
     ]);
   });
 
@@ -51,7 +53,10 @@ describe('start-up lines', () => {
         messages(gateway).find((m) => m.startsWith('gateway listening')),
       );
       const base = p.base;
-      expect(line).toBe(`gateway listening at ${base}: GraphQL ${base}/graphql, subscriptions ${base}/graphql/stream`);
+      const ws = base.replace(/^http/, 'ws');
+      expect(line).toBe(
+        `gateway listening at ${base}: GraphQL ${base}/graphql, subscriptions ${base}/graphql/stream, WebSocket ${ws}/graphql/ws and ${ws}/graphql`,
+      );
       expect(messages(p).filter((m) => /listening/i.test(m))).toEqual([line]);
       const urls = line.match(/http:\/\/\S+?(?=,|$)/g) ?? []; // what is served (the address itself ends in ":")
       expect(urls).toEqual([`${base}/graphql`, `${base}/graphql/stream`]);
@@ -69,6 +74,16 @@ describe('start-up lines', () => {
           status: 200,
           body: expect.stringContaining('"__typename":"Query"'),
         });
+      }
+      for (const url of line.match(/ws:\/\/\S+?(?=,| |$)/g) ?? []) {
+        // each advertised WebSocket URL takes a graphql-transport-ws socket
+        const socket = new WebSocket(url, 'graphql-transport-ws');
+        const opened = await new Promise<string>((resolve) => {
+          socket.once('open', () => resolve(socket.protocol));
+          socket.once('error', (err) => resolve(String(err)));
+        });
+        socket.terminate();
+        expect({ url, opened }).toEqual({ url, opened: 'graphql-transport-ws' });
       }
       for (const path of ['/v1/quote/AAPL:NASDAQ', '/api/v1/zones', '/api.php'])
         expect((await fetch(`${base}${path}`)).status).toBe(404); // not served here: not advertised
