@@ -56,19 +56,6 @@ const shared = {
   outdir: outDir,
 };
 
-/** `graphql-ws` is an optional peer of @graphiql/toolkit, used only with a `subscriptionUrl` (not configured here). */
-const noGraphqlWs = {
-  name: 'no-graphql-ws',
-  setup(b) {
-    b.onResolve({ filter: /^graphql-ws$/ }, () => ({ path: 'graphql-ws', namespace: 'stub' }));
-    b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
-      contents:
-        'export function createClient() { throw new Error("graphql-ws is not bundled in the onegraph playground"); }',
-      loader: 'js',
-    }));
-  },
-};
-
 function outputsOf(result) {
   return Object.entries(result.metafile.outputs).map(([path, meta]) => ({
     file: relative(outDir, join(root, path)),
@@ -175,7 +162,6 @@ export async function buildPlayground() {
       __PLAYGROUND_WORKERS__: JSON.stringify(workers),
       __PLAYGROUND_TABS__: JSON.stringify(tabs),
     },
-    plugins: [noGraphqlWs],
   });
   const app = {};
   for (const { file, meta } of outputsOf(appResult)) {

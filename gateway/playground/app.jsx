@@ -7,8 +7,9 @@
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
 import { GraphiQL } from 'graphiql';
 import { getOperationAST, parse } from 'graphql';
-import { createClient } from 'graphql-sse';
-import { StrictMode } from 'react';
+import { createClient as createSseClient } from 'graphql-sse';
+import { createClient as createWsClient } from 'graphql-ws';
+import { StrictMode, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import 'graphiql/style.css';
 import './playground.css';
@@ -28,6 +29,43 @@ globalThis.MonacoEnvironment = {
 const root = document.getElementById('playground');
 const graphqlPath = root.dataset.graphqlPath || '/graphql';
 const streamPath = root.dataset.streamPath || `${graphqlPath}/stream`;
+const wsPath = root.dataset.wsPath || `${graphqlPath}/ws`;
+
+// Subscriptions go over graphql-ws (graphql-transport-ws) unless `?transport=sse` or the transport control says
+// graphql-sse. The choice is kept in the address (so a reload keeps it) and read by the fetcher on each run.
+const TRANSPORTS = { ws: 'graphql-ws', sse: 'graphql-sse' };
+let transport = new URLSearchParams(window.location.search).get('transport') === 'sse' ? 'sse' : 'ws';
+
+function setTransport(next) {
+  transport = next;
+  const url = new URL(window.location.href);
+  if (next === 'ws') url.searchParams.delete('transport');
+  else url.searchParams.set('transport', next);
+  window.history.replaceState(null, '', url);
+}
+
+function TransportControl() {
+  const [value, setValue] = useState(transport);
+  return (
+    <label className="onegraph-transport" title="How subscriptions reach the gateway">
+      subscriptions over{' '}
+      <select
+        aria-label="Subscription transport"
+        value={value}
+        onChange={(e) => {
+          setTransport(e.target.value);
+          setValue(e.target.value);
+        }}
+      >
+        {Object.entries(TRANSPORTS).map(([key, name]) => (
+          <option key={key} value={key}>
+            {name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
 
 // createGraphiQLFetcher posts `content-type: application/json`, which Apollo's CSRF prevention accepts.
 const httpFetcher = createGraphiQLFetcher({ url: new URL(graphqlPath, window.location.href).toString() });
@@ -40,8 +78,9 @@ function isSubscription(query, operationName) {
   }
 }
 
-// Subscriptions go over graphql-sse (one stream per subscription, with the headers editor's headers); GraphiQL
-// shows each event as it arrives and stops the stream (the iterator's return) when the user stops it.
+// Each subscription gets its own client (graphql-ws: a socket, the headers editor's headers in its connection_init
+// payload, e.g. Authorization; graphql-sse: a stream with them as HTTP headers); GraphiQL shows each event as it
+// arrives and stops it (the iterator's return, which also disposes of the client) when the user stops it.
 // GraphiQL 5 may send the operation name of the tab shown a moment before (right after a tab switch or an edit it
 // has not parsed yet): a name the document does not have, when it holds one operation, means that operation.
 function withOperationName(params) {
@@ -57,11 +96,8 @@ function withOperationName(params) {
 function fetcher(given, options) {
   const params = withOperationName(given);
   if (!isSubscription(params.query, params.operationName)) return httpFetcher(params, options);
-  const client = createClient({
-    url: new URL(streamPath, window.location.href).toString(),
-    headers: options?.headers ?? {},
-    retryAttempts: 0,
-  });
+  const headers = options?.headers ?? {};
+  const client = transport === 'sse' ? sseClient(headers) : wsClient(headers);
   const events = client.iterate({
     query: params.query,
     variables: params.variables ?? undefined,
@@ -74,6 +110,16 @@ function fetcher(given, options) {
     return result;
   };
   return events;
+}
+
+function sseClient(headers) {
+  return createSseClient({ url: new URL(streamPath, window.location.href).toString(), headers, retryAttempts: 0 });
+}
+
+function wsClient(headers) {
+  const url = new URL(wsPath, window.location.href);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return createWsClient({ url: url.toString(), connectionParams: headers, retryAttempts: 0, lazy: true });
 }
 
 const tabs = __PLAYGROUND_TABS__;
@@ -98,7 +144,9 @@ createRoot(root).render(
       shouldPersistHeaders={false}
       defaultEditorToolsVisibility="variables"
     >
-      <GraphiQL.Logo>onegraph</GraphiQL.Logo>
+      <GraphiQL.Logo>
+        onegraph <TransportControl />
+      </GraphiQL.Logo>
     </GraphiQL>
   </StrictMode>,
 );

@@ -177,17 +177,30 @@ describe('playground in headless Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('runs the live-prices subscription and shows events as they arrive, until stopped', async () => {
-    const response = () =>
-      page.evaluate(() =>
-        (document.querySelector('.graphiql-response .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' '),
-      );
+  /** The response pane's text. */
+  const response = () =>
+    page.evaluate(() =>
+      (document.querySelector('.graphiql-response .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' '),
+    );
+
+  /**
+   * Opens the LivePrices tab (with `headers` typed into its headers editor), runs it, watches three events at least,
+   * then stops it with the same button.
+   */
+  async function runLivePrices(operations: () => number, headers?: string): Promise<void> {
     await page.click('.graphiql-tab-button:text-is("LivePrices")');
     await page.waitForFunction(
       () => document.querySelector('.graphiql-query-editor .view-lines')?.textContent?.includes('priceTicks('),
       null,
       { timeout: 5_000 },
     );
+    if (headers !== undefined) {
+      await page.click('.graphiql-editor-tools button:text-is("Headers")');
+      await page.click('.graphiql-editor-tool .monaco-editor .view-lines >> visible=true');
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.press('Delete');
+      await page.keyboard.insertText(headers);
+    }
     await page.click('.graphiql-execute-button');
     // Each event replaces the shown one: the poll's sequence number must rise while we watch (three events at least).
     const sequences = new Set<number>();
@@ -201,12 +214,46 @@ describe('playground in headless Chromium', () => {
     }
     expect(sequences.size).toBeGreaterThanOrEqual(3);
     expect(await response()).not.toMatch(/"errors"/);
+    expect(operations()).toBe(1);
     // The same button stops it; the gateway then holds no subscription.
     await page.click('.graphiql-execute-button');
     const stopBy = Date.now() + 5_000;
-    while ((sys?.system.live.endpoint?.stats().operations ?? 0) > 0 && Date.now() < stopBy)
-      await page.waitForTimeout(50);
-    expect(sys?.system.live.endpoint?.stats().operations).toBe(0);
+    while (operations() > 0 && Date.now() < stopBy) await page.waitForTimeout(50);
+    expect(operations()).toBe(0);
+  }
+
+  it('runs the live-prices subscription over graphql-ws (by default) and shows events as they arrive, until stopped', async () => {
+    const sockets: Array<{ url: string; sent: string[]; received: string[] }> = [];
+    page.on('websocket', (ws) => {
+      const seen = { url: ws.url(), sent: [] as string[], received: [] as string[] };
+      sockets.push(seen);
+      ws.on('framesent', (frame) => seen.sent.push(String(frame.payload)));
+      ws.on('framereceived', (frame) => seen.received.push(String(frame.payload)));
+    });
+    expect(await page.locator('select[aria-label="Subscription transport"]').inputValue()).toBe('ws');
+    const streams: string[] = [];
+    page.on('request', (req) => {
+      if (req.url().endsWith('/graphql/stream')) streams.push(req.method());
+    });
+    await runLivePrices(
+      () => sys?.system.live.wsEndpoint?.stats().operations ?? 0,
+      '{ "Authorization": "Bearer playground-test" }',
+    );
+    const origin = new URL(sys!.url);
+    expect(sockets.map((s) => s.url)).toEqual([`ws://${origin.host}/graphql/ws`]);
+    // connection_init carries the headers editor's headers, then the subscription itself.
+    expect(sockets[0]!.sent.slice(0, 2).map((m) => JSON.parse(m) as Record<string, unknown>)).toEqual([
+      { type: 'connection_init', payload: { Authorization: 'Bearer playground-test' } },
+      expect.objectContaining({
+        type: 'subscribe',
+        payload: expect.objectContaining({ query: expect.stringContaining('priceTicks(') }),
+      }),
+    ]);
+    const messages = sockets[0]!.received.map((m) => JSON.parse(m) as { type: string; payload?: unknown });
+    expect(messages[0]).toEqual({ type: 'connection_ack' });
+    expect(messages.filter((m) => m.type === 'next').length).toBeGreaterThanOrEqual(3);
+    expect(JSON.stringify(messages.find((m) => m.type === 'next'))).toContain('"BTC-USD"');
+    expect(streams).toEqual([]); // no graphql-sse stream was opened
     expect(problems).toEqual([]);
     expect(offOrigin).toEqual([]);
   });
@@ -263,5 +310,37 @@ describe('playground in headless Chromium', () => {
     expect(existsSync(SCREENSHOT)).toBe(true);
     expect(problems).toEqual([]);
     expect(offOrigin).toEqual([]);
+  });
+
+  it('runs it over graphql-sse with ?transport=sse (the control shows it), opening no WebSocket', async () => {
+    // A page of its own: the first one keeps its tabs (and their headers, which are not stored) as they are.
+    const main = page;
+    page = await context!.newPage();
+    const own: string[] = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') own.push(`console error: ${msg.text()}`);
+    });
+    page.on('pageerror', (err) => own.push(`page error: ${err.message}`));
+    let sockets = 0;
+    page.on('websocket', () => sockets++);
+    const streams: string[] = [];
+    page.on('request', (req) => {
+      if (req.url().endsWith('/graphql/stream')) streams.push(req.method());
+    });
+    try {
+      await page.goto(`${sys!.url}/?transport=sse`, { waitUntil: 'load' });
+      await page.waitForSelector('select[aria-label="Subscription transport"]', { timeout: 15_000 });
+      expect(await page.locator('select[aria-label="Subscription transport"]').inputValue()).toBe('sse');
+      await runLivePrices(() => sys?.system.live.endpoint?.stats().operations ?? 0);
+      expect(streams.length).toBeGreaterThanOrEqual(1);
+      expect(sockets).toBe(0);
+      // Back to graphql-ws with the control: the address loses ?transport.
+      await page.selectOption('select[aria-label="Subscription transport"]', 'ws');
+      expect(new URL(page.url()).search).toBe('');
+      expect(own).toEqual([]);
+    } finally {
+      await page.close();
+      page = main;
+    }
   });
 });
