@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, type Client } from 'graphql-sse';
+import { ConfigError } from '../../gateway/host/config/load';
 import { takeResults } from '../support/iterate-results';
 import { graphql, startSystem, type RunningSystem } from '../support/system';
 import { startSubgraphs, type Fixture, type SubgraphModule } from './fixture';
@@ -155,5 +156,6 @@ describe('labels that are not valid stop the start, naming the field and the lab
       `SUPERGRAPH_FILE (supergraphFile): ${file}: @override label "${label}" on Product.half (graph A)`,
     );
     await expect(start).rejects.toThrow(why);
+    await expect(start).rejects.toBeInstanceOf(ConfigError); // main prints it as one line: `cannot start: …`
   });
 });
