@@ -87,7 +87,6 @@ async function createLocalSubgraphs(
   return subgraphs;
 }
 
-/** Builds the whole system from a validated configuration (nothing listens until `app.listen`). */
 /** The planner over the supergraph; a supergraph it refuses (an override label that is not valid) stops the start. */
 function supergraphPlanner(supergraphSdl: string, file: string | undefined): OperationPlanner {
   try {
@@ -102,6 +101,7 @@ function supergraphPlanner(supergraphSdl: string, file: string | undefined): Ope
   }
 }
 
+/** Builds the whole system from a validated configuration (nothing listens until `app.listen`). */
 export async function createSystem(
   config: Config,
   log: Logger = createLogger(config.logLevel),
