@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../../platform/log';
 import { CacheHint } from '../../subgraphs/subgraph';
+import type { IncrementalDelivery } from './incremental';
 import { clientStop, type Stop } from './request-signal';
 
 /** Context of one incoming request at the gateway. */
@@ -25,6 +26,8 @@ export interface GatewayContext {
   fetches: SubgraphFetch[];
   /** Fires when the request's client goes away: its subgraph fetches stop (each also stops at its deadline). */
   stop?: Stop;
+  /** Present when the client accepts `multipart/mixed`: active `@defer` fragments are delivered after the rest. */
+  incremental?: IncrementalDelivery;
 }
 
 export interface SubgraphFetch {
@@ -44,6 +47,8 @@ export interface RequestCaller {
   address?: string;
   /** Fires when the caller goes away (its HTTP connection closed before the answer): nobody awaits the work then. */
   stop?: Stop;
+  /** Where deferred fragments' payloads are left (the caller accepts `multipart/mixed`). */
+  incremental?: IncrementalDelivery;
 }
 
 /** The caller of an HTTP request. */
@@ -57,7 +62,7 @@ export function callerOf(req: {
 }
 
 export function createGatewayContext(requestId: string, log: Logger, caller: RequestCaller = {}): GatewayContext {
-  const { authorization, address, stop } = caller;
+  const { authorization, address, stop, incremental } = caller;
   return {
     requestId,
     log,
@@ -67,5 +72,6 @@ export function createGatewayContext(requestId: string, log: Logger, caller: Req
     cachePolicy: new CacheHint(),
     fetches: [],
     ...(stop ? { stop } : {}),
+    ...(incremental ? { incremental } : {}),
   };
 }

@@ -8,6 +8,7 @@ import type { Subgraph } from '../../subgraphs/subgraph';
 import type { Logger } from '../../platform/log';
 import { cacheScopeOf, createGatewayContext, type GatewayContext, type RequestCaller } from './context';
 import { costDirectives } from './cost-directives';
+import { deferRule } from './defer-rule';
 import { CostEstimator } from './cost';
 import { FederatedExecutor } from './federation/federated-executor';
 import { InProcessDataSource } from './federation/in-process-data-source';
@@ -85,6 +86,7 @@ export class Graph {
     this.persisted = options.persisted ?? new PersistedOperations({ only: false });
     this.validationRules = [
       operationLimitsRule(options.limits),
+      deferRule,
       ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
     ];
     const inProcess = new Map<string, Subgraph>();
@@ -141,7 +143,7 @@ export class Graph {
           ? { cache: options.persisted.options.store }
           : false
         : undefined,
-      validationRules: [operationLimitsRule(options.limits)], // Apollo Server applies `introspection` itself
+      validationRules: [operationLimitsRule(options.limits), deferRule], // Apollo Server applies `introspection` itself
       logger: options.log.child({ part: 'apollo' }),
       plugins: [
         ApolloServerPluginCacheControlDisabled(),

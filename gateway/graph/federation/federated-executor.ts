@@ -5,6 +5,7 @@ import type { GatewayContext } from '../context';
 import type { OperationPlanner, PreparedOperation } from './operation-planner';
 import { runPlan, type DataObject, type PlanRun } from './plan-executor';
 import type { PlanStep } from './query-plan';
+import { DeferredExecution } from './deferred-execution';
 
 /** What running a prepared operation's plan needs besides the plan. */
 export interface RunRequest {
@@ -33,6 +34,10 @@ export class FederatedExecutor {
       return { errors: [new GraphQLError(err instanceof Error ? err.message : String(err))] };
     }
     const variables = rc.request.variables ?? {};
+    if (prepared.shape.defers.length > 0 && rc.context.incremental) {
+      const result = await this.runDeferred(prepared, { requestContext: rc, variables });
+      if (result) return result;
+    }
     return this.run(prepared, prepared.plan.root, { requestContext: rc, variables }, {});
   }
 
@@ -57,6 +62,43 @@ export class FederatedExecutor {
     const shaped = shape.apply(run.data, run.conditions, introspection && ((name) => introspection[name]));
     if (run.errors.length > 0) return { data: shaped.data, errors: run.errors };
     // Apollo's executor reports values that break their types apart from errors, and only when nothing else failed.
+    if (shaped.errors.length > 0) return { data: shaped.data, extensions: { valueCompletion: shaped.errors } };
+    return { data: shaped.data };
+  }
+
+  /**
+   * Runs an operation with active `@defer` fragments: answers the initial result once its own fetches are done, and
+   * leaves the deferred fragments' payloads in the context. Undefined when `if:` turns every one off.
+   */
+  private async runDeferred(
+    prepared: PreparedOperation,
+    request: RunRequest,
+  ): Promise<GatewayExecutionResult | undefined> {
+    const { shape } = prepared;
+    const { context } = request.requestContext;
+    const conditions = shape.conditionValues(request.variables);
+    const active = shape.activeDefers(conditions);
+    if (active.size === 0 || !context.incremental) return undefined;
+    const run: PlanRun = {
+      sources: this.sources,
+      requestContext: request.requestContext,
+      variables: request.variables,
+      conditions,
+      data: {},
+      errors: [],
+    };
+    const execution = new DeferredExecution(shape, prepared.plan.root, run, active);
+    await execution.primary();
+    // the initial result is not the whole answer: never cached as if it were
+    context.cachePolicy.restrict(0);
+    const introspection = prepared.introspection && this.introspect(prepared, request.variables);
+    const shaped = shape.apply(run.data, conditions, introspection && ((name) => introspection[name]), active);
+    if (shaped.data) {
+      const initial = shaped.data;
+      context.incremental.later = { payloads: execution.payloads(initial), stop: () => execution.stop() };
+    } else execution.stop();
+    const errors = [...run.errors];
+    if (errors.length > 0) return { data: shaped.data, errors };
     if (shaped.errors.length > 0) return { data: shaped.data, extensions: { valueCompletion: shaped.errors } };
     return { data: shaped.data };
   }

@@ -16,6 +16,7 @@ import { LRUCache } from 'lru-cache';
 import { ProgressiveOverrides, type Random } from './progressive-override';
 import { PlanCompiler, type CompiledPlan, type FetchStep, type PlanStep } from './query-plan';
 import { ResponseShape } from './response-shape';
+import { withDeferDirective } from '../defer-rule';
 
 /** An operation ready to run: its compiled plan and the shape of its response. */
 export interface PreparedOperation {
@@ -81,7 +82,8 @@ export class OperationPlanner {
     this.overrides = new ProgressiveOverrides(supergraphSdl);
     this.random = options.random ?? Math.random;
     const supergraph = Supergraph.build(supergraphSdl);
-    this.apiSchema = supergraph.apiSchema().toGraphQLJSSchema();
+    // @defer is served by the gateway (federated-executor.ts), whatever the supergraph says
+    this.apiSchema = withDeferDirective(supergraph.apiSchema().toGraphQLJSSchema());
     this.subgraphs = [...supergraph.subgraphs()].map((s) => ({ name: s.name, url: s.url || undefined }));
     this.planner = new QueryPlanner(this.overrides.plannerSdl);
     this.compiler = new PlanCompiler(supergraph.schema.toGraphQLJSSchema());

@@ -146,8 +146,17 @@ export class PlanCompiler {
         };
       case 'Subscription':
         throw new Error('a subscription node inside a plan');
-      case 'Defer':
-        throw new Error('@defer is not supported by this gateway');
+      case 'Defer': {
+        // Hive's planner (0.0.x) plans @defer as if it were not there and emits no Defer node; should one come, its
+        // parts run in their order (each deferred part after the primary it depends on) and the executor sorts
+        // their fetches into the initial payload's and the deferred fragments' as it does for every plan
+        // (deferred-execution.ts).
+        const primary = node.primary.node && this.step(node.primary.node, at);
+        const deferred = node.deferred.flatMap((d) => (d.node ? [this.step(d.node, at)] : []));
+        const rest: PlanStep[] = deferred.length > 1 ? [{ kind: 'parallel', nodes: deferred }] : deferred;
+        const nodes = primary ? [primary, ...rest] : rest;
+        return nodes.length === 1 ? (nodes[0] as PlanStep) : { kind: 'sequence', nodes };
+      }
     }
   }
 

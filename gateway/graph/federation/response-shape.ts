@@ -56,6 +56,38 @@ interface FragmentShape {
   on?: GraphQLCompositeType;
   selections: Shape[];
   conditions?: Condition[];
+  /** Set on a fragment marked `@defer`: left out of the response while it is delivered apart. */
+  defer?: DeferredFragment;
+}
+
+/** One `@defer` fragment of the operation, where it stands (each spread of a named fragment is one of its own). */
+export interface DeferredFragment {
+  id: number;
+  label?: string;
+  /** `if:` false (literal, or the variable's value) inlines it. */
+  when: { value: boolean } | { variable: string };
+  /** Response names of the fields from the root to the object the fragment applies to. */
+  path: string[];
+  /** The deferred fragment it stands in, if any. */
+  parent?: DeferredFragment;
+  /** The type of the object it applies to, and its selections. */
+  parentType: GraphQLCompositeType;
+  shape: FragmentShape;
+}
+
+/** The client's fields by response name, and which part of a deferred response each belongs to. */
+export interface FieldTree {
+  fields: Map<string, FieldTree>;
+  /** Asked for outside every active deferred fragment. */
+  primary: boolean;
+  /** The innermost active deferred fragments asking for it. */
+  defers: Set<number>;
+}
+
+/** Where compile() stands: the fields' response names so far and the deferred fragment enclosing them. */
+interface Scope {
+  path: string[];
+  defer?: DeferredFragment;
 }
 
 type Shape = FieldShape | FragmentShape;
@@ -107,6 +139,8 @@ export class ResponseShape {
   /** Whether the operation asks for `__schema` or `__type` anywhere at its root. */
   readonly hasIntrospection: boolean;
   private readonly subtypes = new Map<GraphQLCompositeType, Map<string, boolean>>();
+  /** The operation's `@defer` fragments, in document order (empty for most operations). */
+  readonly defers: DeferredFragment[] = [];
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -123,7 +157,7 @@ export class ResponseShape {
       if (value !== undefined) this.defaults[v.variable.name.value] = value;
     }
     let introspection = false;
-    this.selections = this.compile(operation.selectionSet, root, new Set(), () => (introspection = true));
+    this.selections = this.compile(operation.selectionSet, root, new Set(), () => (introspection = true), { path: [] });
     this.hasIntrospection = introspection;
   }
 
@@ -140,9 +174,10 @@ export class ResponseShape {
     input: DataObject | null | undefined,
     conditions: Readonly<Record<string, unknown>>,
     introspection?: (responseName: string) => unknown,
+    deferred?: ReadonlySet<number>,
   ): ShapedResult {
     if (!input) return { data: input ?? null, errors: [] };
-    const run: Run = { conditions, errors: [], marks: 0, introspection, path: [] };
+    const run: Run = { conditions, errors: [], marks: 0, introspection, path: [], deferred };
     const data: DataObject = {};
     const ok = this.applySelections(input, this.selections, data, run, this.root);
     return { data: ok ? data : null, errors: run.errors };
@@ -153,6 +188,7 @@ export class ResponseShape {
     parent: GraphQLCompositeType,
     visiting: Set<string>,
     onIntrospection: () => void,
+    scope: Scope,
   ): Shape[] {
     const shapes: Shape[] = [];
     for (const sel of set.selections) {
@@ -198,7 +234,10 @@ export class ResponseShape {
             type: this.typeShape(def.type),
             selections:
               sel.selectionSet && isCompositeType(named)
-                ? this.compile(sel.selectionSet, named, visiting, onIntrospection)
+                ? this.compile(sel.selectionSet, named, visiting, onIntrospection, {
+                    path: [...scope.path, responseName],
+                    defer: scope.defer,
+                  })
                 : undefined,
             conditions,
           });
@@ -220,12 +259,22 @@ export class ResponseShape {
         selectionSet = fragment.selectionSet;
       }
       const inner = sel.kind === Kind.FRAGMENT_SPREAD ? new Set(visiting).add(sel.name.value) : visiting;
-      shapes.push({
-        kind: 'fragment',
-        on,
-        selections: this.compile(selectionSet, on ?? parent, inner, onIntrospection),
-        conditions,
-      });
+      const fragment: FragmentShape = { kind: 'fragment', on, selections: [], conditions };
+      const defer = deferOf(sel.directives);
+      if (defer) {
+        fragment.defer = {
+          id: this.defers.length,
+          ...defer,
+          path: scope.path,
+          parent: scope.defer,
+          parentType: parent,
+          shape: fragment,
+        };
+        this.defers.push(fragment.defer);
+      }
+      const innerScope = fragment.defer ? { path: scope.path, defer: fragment.defer } : scope;
+      fragment.selections = this.compile(selectionSet, on ?? parent, inner, onIntrospection, innerScope);
+      shapes.push(fragment);
     }
     return shapes;
   }
@@ -282,6 +331,7 @@ export class ResponseShape {
     for (const shape of shapes) {
       if (shape.conditions && this.skipped(shape.conditions, run)) continue;
       if (shape.kind === 'fragment') {
+        if (shape.defer && run.deferred?.has(shape.defer.id)) continue;
         const typename = input.__typename;
         if (shape.on) {
           const type = typeof typename === 'string' && typename ? this.schema.getType(typename) : parent;
@@ -389,6 +439,66 @@ export class ResponseShape {
     }
   }
 
+  /** The deferred fragments `if:` leaves deferred for these variable values. */
+  activeDefers(conditions: Readonly<Record<string, unknown>>): Set<number> {
+    const active = new Set<number>();
+    for (const d of this.defers)
+      if ('value' in d.when ? d.when.value : conditions[d.when.variable] !== false) active.add(d.id);
+    return active;
+  }
+
+  /** The nearest active deferred fragment enclosing `defer`, if any (inlined ones are part of their parent). */
+  activeParent(defer: DeferredFragment, active: ReadonlySet<number>): DeferredFragment | undefined {
+    let p = defer.parent;
+    while (p && !active.has(p.id)) p = p.parent;
+    return p;
+  }
+
+  /**
+   * A deferred fragment's data for one object it applies to (`at`: the object's path), nested active fragments
+   * left out; undefined when it does not apply (type condition, `@skip`/`@include`). Data null: a non-null field
+   * in it was null.
+   */
+  applyDeferred(
+    defer: DeferredFragment,
+    input: DataObject,
+    at: readonly (string | number)[],
+    conditions: Readonly<Record<string, unknown>>,
+    deferred: ReadonlySet<number>,
+  ): ShapedResult | undefined {
+    const run: Run = { conditions, errors: [], marks: 0, path: [...at], deferred };
+    const { shape } = defer;
+    if (shape.conditions && this.skipped(shape.conditions, run)) return undefined;
+    const typename = input.__typename;
+    const type = typeof typename === 'string' && typename ? this.schema.getType(typename) : defer.parentType;
+    if (shape.on && (!type || !this.isSubtype(shape.on, type))) return undefined;
+    const data: DataObject = {};
+    const ok = this.applySelections(input, shape.selections, data, run, shape.on ?? defer.parentType);
+    return { data: ok ? data : null, errors: run.errors };
+  }
+
+  /** The client's fields by response name, each marked primary or with the active deferred fragments asking for it. */
+  fieldTree(active: ReadonlySet<number>): FieldTree {
+    const root: FieldTree = { fields: new Map(), primary: true, defers: new Set() };
+    const walk = (shapes: readonly Shape[], node: FieldTree, owner: number | undefined): void => {
+      for (const shape of shapes) {
+        if (shape.kind === 'fragment') {
+          const id = shape.defer?.id;
+          walk(shape.selections, node, id !== undefined && active.has(id) ? id : owner);
+          continue;
+        }
+        let child = node.fields.get(shape.responseName);
+        if (!child)
+          node.fields.set(shape.responseName, (child = { fields: new Map(), primary: false, defers: new Set() }));
+        if (owner === undefined) child.primary = true;
+        else child.defers.add(owner);
+        if (shape.selections) walk(shape.selections, child, owner);
+      }
+    };
+    walk(this.selections, root, undefined);
+    return root;
+  }
+
   private badValue(run: Run, type: TypeShape, parent: GraphQLCompositeType): null {
     run.errors.push(invalid(`Invalid value found for ${describe(run.path, describeType(type), parent)}.`, run));
     run.marks++;
@@ -412,6 +522,26 @@ interface Run {
   marks: number;
   introspection?: (responseName: string) => unknown;
   path: (string | number)[];
+  /** Deferred fragments left out (delivered apart). */
+  deferred?: ReadonlySet<number>;
+}
+
+/** A fragment's `@defer`: its label and `if:` (true when absent). */
+function deferOf(
+  directives: readonly DirectiveNode[] | undefined,
+): Pick<DeferredFragment, 'label' | 'when'> | undefined {
+  const d = directives?.find((x) => x.name.value === 'defer');
+  if (!d) return undefined;
+  const arg = (name: string) => d.arguments?.find((a) => a.name.value === name)?.value;
+  const when = arg('if');
+  const label = arg('label');
+  return {
+    label: label?.kind === Kind.STRING ? label.value : undefined,
+    when:
+      when?.kind === Kind.VARIABLE
+        ? { variable: when.name.value }
+        : { value: when?.kind !== Kind.BOOLEAN || when.value },
+  };
 }
 
 function unwrap(type: GraphQLOutputType): GraphQLNamedType {

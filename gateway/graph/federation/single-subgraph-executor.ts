@@ -67,6 +67,8 @@ export class SingleSubgraphExecutor {
   private findRoute(rc: GatewayGraphQLRequestContext<GatewayContext>, prepared: PreparedOperation): Route | false {
     // Introspection is answered from the API schema by the gateway itself, never by a subgraph.
     if (prepared.operation.operation === OperationTypeNode.SUBSCRIPTION || prepared.introspection) return false;
+    // @defer: the federated executor delivers deferred fragments apart (or inline) itself
+    if (prepared.shape.defers.length > 0) return false;
     const node = prepared.plan.root;
     if (node?.kind !== 'fetch' || node.entities || node.outputRewrites) return false;
     const subgraph = this.local.get(node.serviceName);

@@ -1,0 +1,107 @@
+import type { GraphQLDataSource } from '@apollo/gateway';
+import type * as Hive from '@graphql-hive/router-query-planner';
+import type { GatewayGraphQLRequestContext, GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
+import { buildSchema, Kind, parse, type OperationDefinitionNode } from 'graphql';
+import type { GatewayContext } from '../context';
+import { withDeferDirective } from '../defer-rule';
+import type { SubsequentPayload } from '../incremental';
+import { DeferredExecution, prunePlan } from './deferred-execution';
+import type { PlanRun } from './plan-executor';
+import { PlanCompiler, type FetchStep, type PlanStep } from './query-plan';
+import { ResponseShape } from './response-shape';
+
+const schema = withDeferDirective(
+  buildSchema(`
+    type Query { books: [Book] }
+    type Book { id: ID! title: String pages: Int }
+  `),
+);
+const compiler = new PlanCompiler(schema);
+
+const ROOT: Hive.FetchNode = { kind: 'Fetch', serviceName: 'a', operation: '{books{__typename id title}}' };
+const PAGES: Hive.FlattenNode = {
+  kind: 'Flatten',
+  path: [{ Field: 'books' }, '@'],
+  node: {
+    kind: 'Fetch',
+    serviceName: 'b',
+    operation: 'query($representations:[_Any!]!){_entities(representations:$representations){...on Book{pages}}}',
+    requires: [
+      {
+        kind: 'InlineFragment',
+        typeCondition: 'Book',
+        selections: [
+          { kind: 'Field', name: '__typename' },
+          { kind: 'Field', name: 'id' },
+        ],
+      },
+    ],
+  },
+};
+
+test('a Defer node compiles to its primary part, then its deferred parts', () => {
+  const plan = compiler.compile({
+    kind: 'QueryPlan',
+    node: {
+      kind: 'Defer',
+      primary: { node: ROOT },
+      deferred: [{ depends: [{ id: '0' }], label: 'p', queryPath: ['books'], node: PAGES }],
+    },
+  });
+  const root = plan.root as PlanStep & { kind: 'sequence' };
+  expect(root.kind).toBe('sequence');
+  expect(root.nodes.map((n) => (n as FetchStep).serviceName)).toEqual(['a', 'b']);
+  expect((root.nodes[1] as FetchStep).entities?.[0]?.paths).toEqual([[{ field: 'books' }, { list: true }]]);
+});
+
+test('prunePlan keeps the wanted fetches and what comes before them in a sequence', () => {
+  const f = (name: string): FetchStep => ({
+    kind: 'fetch',
+    serviceName: name,
+    operation: '{x}',
+    operationKind: 'query',
+    variableUsages: [],
+  });
+  const [a, b, c, d] = [f('a'), f('b'), f('c'), f('d')];
+  const plan: PlanStep = { kind: 'sequence', nodes: [a, { kind: 'parallel', nodes: [b, c] }, d] };
+  expect(prunePlan(plan, (x) => x === c)).toEqual({ kind: 'sequence', nodes: [a, { kind: 'parallel', nodes: [c] }] });
+  // d needs what came before it: all of it
+  expect(prunePlan(plan, (x) => x === d)).toEqual(plan);
+  expect(prunePlan(plan, () => false)).toBeUndefined();
+});
+
+test('the initial part waits for its own fetch only; the deferred fragment comes when its fetch is done', async () => {
+  const document = parse(`{ books { id title ... @defer(label: "more") { pages } } }`);
+  const operation = document.definitions[0] as OperationDefinitionNode;
+  expect(operation.kind).toBe(Kind.OPERATION_DEFINITION);
+  const shape = new ResponseShape(schema, operation, new Map());
+  const plan = compiler.compile({ kind: 'QueryPlan', node: { kind: 'Sequence', nodes: [ROOT, PAGES] } });
+  let release = (): void => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const source = (answer: () => Promise<GatewayGraphQLResponse>) =>
+    ({ process: answer }) as unknown as GraphQLDataSource<GatewayContext>;
+  const run: PlanRun = {
+    sources: new Map([
+      ['a', source(async () => ({ data: { books: [{ __typename: 'Book', id: '1', title: 'T' }] } }))],
+      ['b', source(async () => (await held, { data: { _entities: [{ __typename: 'Book', pages: 12 }] } }))],
+    ]),
+    requestContext: { context: {} } as unknown as GatewayGraphQLRequestContext<GatewayContext>,
+    variables: {},
+    conditions: {},
+    data: {},
+    errors: [],
+  };
+  const active = shape.activeDefers({});
+  const execution = new DeferredExecution(shape, plan.root, run, active);
+  await execution.primary(); // resolves while b is held
+  const initial = shape.apply(run.data, {}, undefined, active).data;
+  expect(initial).toEqual({ books: [{ id: '1', title: 'T' }] });
+  const payloads = execution.payloads(initial ?? {});
+  const next = payloads.next();
+  release();
+  expect((await next).value).toEqual<SubsequentPayload>({
+    hasNext: false,
+    incremental: [{ data: { pages: 12 }, path: ['books', 0], label: 'more' }],
+  });
+  expect((await payloads.next()).done).toBe(true);
+});

@@ -1,0 +1,272 @@
+import {
+  GraphQLError,
+  Kind,
+  parse,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import { formatError } from '../format-error';
+import { copyJson, deepMerge, isObject, runPlan, type DataObject, type PlanRun } from './plan-executor';
+import type { FetchStep, PlanStep } from './query-plan';
+import type { DeferredFragment, FieldTree, ResponseShape } from './response-shape';
+import type { IncrementalItem, SubsequentPayload } from '../incremental';
+
+/**
+ * `@defer` over a plan that does not know it: Hive's router planner ignores the directive and plans the whole
+ * operation, so each fetch of that plan is classified by the client fields it brings (outside every active deferred
+ * fragment: the initial payload's; else the deferred fragments asking for them). The initial payload waits for its
+ * fetches only; each deferred fragment for its own, run as soon as the fetches before them in the plan are done
+ * (shared fetches run once), and is delivered once its enclosing deferred fragment has been.
+ */
+
+/** Which parts of the response a fetch brings client fields of. */
+interface Feeds {
+  primary: boolean;
+  defers: Set<number>;
+}
+
+const parsedOperations = new WeakMap<FetchStep, DocumentNode>();
+
+function operationOf(step: FetchStep): DocumentNode {
+  let document = parsedOperations.get(step);
+  if (!document) {
+    document = parse(step.operation);
+    parsedOperations.set(step, document);
+  }
+  return document;
+}
+
+/** The client fields a fetch's subgraph operation brings, found by response name where its data lands. */
+function feedsOf(step: FetchStep, tree: FieldTree): Feeds {
+  const feeds: Feeds = { primary: false, defers: new Set() };
+  const document = operationOf(step);
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  let selectionSet: SelectionSetNode | undefined;
+  for (const d of document.definitions) {
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+    else if (d.kind === Kind.OPERATION_DEFINITION) selectionSet ??= d.selectionSet;
+  }
+  const walk = (set: SelectionSetNode, node: FieldTree, depth: number): void => {
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) {
+        const child = node.fields.get(sel.alias?.value ?? sel.name.value);
+        if (!child) continue; // keys, __typename and requirements the planner added
+        if (child.primary) feeds.primary = true;
+        for (const id of child.defers) feeds.defers.add(id);
+        if (sel.selectionSet) walk(sel.selectionSet, child, depth);
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) walk(sel.selectionSet, node, depth);
+      else {
+        const fragment = fragments.get(sel.name.value);
+        if (fragment && depth < fragments.size) walk(fragment.selectionSet, node, depth + 1);
+      }
+    }
+  };
+  if (!selectionSet) return feeds;
+  if (!step.entities) {
+    walk(selectionSet, tree, 0);
+    return feeds;
+  }
+  for (const lookup of step.entities) {
+    const field = selectionSet.selections.find(
+      (s): s is FieldNode => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === lookup.responseKey,
+    );
+    if (!field?.selectionSet) continue;
+    for (const path of lookup.paths) {
+      let node: FieldTree | undefined = tree;
+      for (const s of path) if ('field' in s) node = node?.fields.get(s.field);
+      if (node) walk(field.selectionSet, node, 0);
+    }
+  }
+  return feeds;
+}
+
+function fetchesOf(step: PlanStep, out: FetchStep[]): FetchStep[] {
+  if (step.kind === 'fetch') out.push(step);
+  else if (step.kind === 'condition') {
+    if (step.ifClause) fetchesOf(step.ifClause, out);
+    if (step.elseClause) fetchesOf(step.elseClause, out);
+  } else for (const n of step.nodes) fetchesOf(n, out);
+  return out;
+}
+
+/**
+ * The part of a plan that brings what `keep` wants: its fetches, and everything before them in a sequence (what
+ * they may depend on). Undefined when nothing is wanted.
+ */
+export function prunePlan(step: PlanStep, keep: (fetch: FetchStep) => boolean): PlanStep | undefined {
+  switch (step.kind) {
+    case 'fetch':
+      return keep(step) ? step : undefined;
+    case 'parallel': {
+      const nodes = step.nodes.map((n) => prunePlan(n, keep)).filter((n): n is PlanStep => n !== undefined);
+      return nodes.length ? { kind: 'parallel', nodes } : undefined;
+    }
+    case 'sequence': {
+      const pruned = step.nodes.map((n) => prunePlan(n, keep));
+      let last = pruned.length - 1;
+      while (last >= 0 && pruned[last] === undefined) last--;
+      if (last < 0) return undefined;
+      return { kind: 'sequence', nodes: [...step.nodes.slice(0, last), pruned[last] as PlanStep] };
+    }
+    case 'condition': {
+      const ifClause = step.ifClause && prunePlan(step.ifClause, keep);
+      const elseClause = step.elseClause && prunePlan(step.elseClause, keep);
+      return ifClause || elseClause ? { ...step, ifClause, elseClause } : undefined;
+    }
+  }
+}
+
+/** One run of an operation with active deferred fragments. */
+export class DeferredExecution {
+  private readonly feeds = new Map<FetchStep, Feeds>();
+  private readonly started = new Map<FetchStep, Promise<void>>();
+  private readonly errorsOf = new Map<number, GraphQLError[]>();
+  private readonly done = new Map<number, Promise<void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly shape: ResponseShape,
+    private readonly root: PlanStep | undefined,
+    private readonly run: PlanRun,
+    private readonly active: ReadonlySet<number>,
+  ) {
+    if (!root) return;
+    const tree = shape.fieldTree(active);
+    for (const fetch of fetchesOf(root, [])) if (!this.feeds.has(fetch)) this.feeds.set(fetch, feedsOf(fetch, tree));
+  }
+
+  private get defers(): DeferredFragment[] {
+    return this.shape.defers.filter((d) => this.active.has(d.id));
+  }
+
+  /** Starts every part at once; resolves when the initial payload's fetches are done (errors in `run.errors`). */
+  async primary(): Promise<void> {
+    for (const d of this.defers) {
+      const errors: GraphQLError[] = [];
+      this.errorsOf.set(d.id, errors);
+      const plan = this.root && prunePlan(this.root, (f) => this.feeds.get(f)?.defers.has(d.id) === true);
+      this.done.set(d.id, this.settle(plan, errors));
+    }
+    const plan = this.root && prunePlan(this.root, (f) => this.feeds.get(f)?.primary === true);
+    await this.settle(plan, this.run.errors);
+  }
+
+  /** Stops starting fetches (those running stop with the request's own stop). */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /**
+   * The payloads after the initial one, whose data (`initial`, as sent) the deferred fragments' paths are found in.
+   * Each carries every deferred fragment ready by then; the last says `hasNext: false`.
+   */
+  async *payloads(initial: DataObject): AsyncGenerator<SubsequentPayload, void, undefined> {
+    const pending = new Map(this.defers.map((d) => [d.id, d]));
+    const finished = new Set<number>();
+    let wake: (() => void) | undefined;
+    for (const [id, done] of this.done)
+      void done.then(() => {
+        finished.add(id);
+        wake?.();
+      });
+    try {
+      while (pending.size > 0) {
+        const items: IncrementalItem[] = [];
+        for (let progress = true; progress;) {
+          progress = false;
+          for (const d of pending.values()) {
+            const parent = this.shape.activeParent(d, this.active);
+            if (!finished.has(d.id) || (parent && pending.has(parent.id))) continue;
+            pending.delete(d.id);
+            items.push(...this.items(d, initial));
+            progress = true;
+          }
+        }
+        if (items.length > 0 || pending.size === 0)
+          yield { hasNext: pending.size > 0, ...(items.length ? { incremental: items } : {}) };
+        else await new Promise<void>((resolve) => (wake = resolve));
+      }
+    } finally {
+      this.stop();
+    }
+  }
+
+  private async settle(plan: PlanStep | undefined, errors: GraphQLError[]): Promise<void> {
+    if (!plan) return;
+    try {
+      await this.exec(plan, errors);
+    } catch (err) {
+      errors.push(err instanceof GraphQLError ? err : new GraphQLError(String(err)));
+    }
+  }
+
+  private async exec(step: PlanStep, errors: GraphQLError[]): Promise<void> {
+    switch (step.kind) {
+      case 'sequence':
+        for (const node of step.nodes) await this.exec(node, errors);
+        return;
+      case 'parallel':
+        await Promise.all(step.nodes.map((n) => this.exec(n, errors)));
+        return;
+      case 'condition': {
+        const branch = this.run.conditions[step.variable] === true ? step.ifClause : step.elseClause;
+        if (branch) await this.exec(branch, errors);
+        return;
+      }
+      case 'fetch': {
+        let started = this.started.get(step);
+        if (!started) {
+          started = this.fetch(step, errors);
+          this.started.set(step, started);
+        }
+        await started;
+      }
+    }
+  }
+
+  /** A fetch, once: its errors go to the part it brings fields of (the initial payload first). */
+  private async fetch(step: FetchStep, fallback: GraphQLError[]): Promise<void> {
+    if (this.stopped || this.run.requestContext.context.stop?.stopped) return;
+    const feeds = this.feeds.get(step);
+    let errors = fallback;
+    if (feeds?.primary) errors = this.run.errors;
+    else if (feeds?.defers.size) errors = this.errorsOf.get(Math.min(...feeds.defers)) ?? fallback;
+    await runPlan(step, { ...this.run, errors });
+  }
+
+  /** The deferred fragment's items: one per object of the sent data at its path; each merged into that data. */
+  private items(d: DeferredFragment, initial: DataObject): IncrementalItem[] {
+    const items: IncrementalItem[] = [];
+    const visit = (output: unknown, input: unknown, i: number, at: (string | number)[]): void => {
+      if (Array.isArray(output)) {
+        if (Array.isArray(input)) output.forEach((o, n) => visit(o, input[n], i, [...at, n]));
+        return;
+      }
+      if (!isObject(output) || !isObject(input)) return;
+      if (i < d.path.length) {
+        const name = d.path[i] as string;
+        if (Object.hasOwn(output, name)) visit(output[name], input[name], i + 1, [...at, name]);
+        return;
+      }
+      const shaped = this.shape.applyDeferred(d, input, at, this.run.conditions, this.active);
+      if (!shaped) return;
+      // a copy: what nested deferred fragments merge later must not change this item before it is written
+      if (shaped.data) deepMerge(output, copyJson(shaped.data) as DataObject);
+      const item: IncrementalItem = { data: shaped.data, path: at };
+      if (d.label !== undefined) item.label = d.label;
+      if (shaped.errors.length) item.errors = shaped.errors.map((e) => formatError(e.toJSON()));
+      items.push(item);
+    };
+    visit(initial, this.run.data, 0, []);
+    // The fetches' errors go to the item whose path they fall under (else the first).
+    for (const error of this.errorsOf.get(d.id) ?? []) {
+      const path = error.path ?? [];
+      const item =
+        items.find((it) => it.path.every((step, n) => path[n] === step) && path.length >= it.path.length) ?? items[0];
+      if (item) (item.errors ??= []).push(formatError(error.toJSON()));
+    }
+    return items;
+  }
+}
