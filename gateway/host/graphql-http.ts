@@ -1,6 +1,38 @@
 import { Readable } from 'node:stream';
-import { HeaderMap, type ApolloServer, type BaseContext } from '@apollo/server';
+import { HeaderMap, type ApolloServer, type BaseContext, type HTTPGraphQLResponse } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncrementalDelivery } from '../graph';
+import { MULTIPART_CONTENT_TYPE, multipartBody, withHasNext } from './multipart';
+
+/** A request as Apollo Server is given it: the body and query string (a trusted document's text put in). */
+export interface ApolloRequest {
+  body: unknown;
+  search: string;
+}
+
+async function executeWithApollo<Context extends BaseContext>(
+  server: ApolloServer<Context>,
+  req: FastifyRequest,
+  request: ApolloRequest,
+  context: () => Promise<Context>,
+  accept?: string,
+): Promise<HTTPGraphQLResponse> {
+  const headers = new HeaderMap();
+  for (const [key, value] of Object.entries(req.headers))
+    if (value) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+  if (accept) headers.set('accept', accept);
+  return server.executeHTTPGraphQLRequest({
+    httpGraphQLRequest: { method: req.method.toUpperCase(), headers, body: request.body, search: request.search },
+    context,
+  });
+}
+
+function send(reply: FastifyReply, response: HTTPGraphQLResponse): FastifyReply | string {
+  for (const [key, value] of response.headers) void reply.header(key, value);
+  void reply.code(response.status ?? 200);
+  if (response.body.kind === 'complete') return response.body.string;
+  return reply.send(Readable.from(response.body.asyncIterator));
+}
 
 /**
  * Hands a Fastify request to Apollo Server, as @as-integrations/fastify does, but with the body and query string
@@ -10,18 +42,34 @@ export async function sendToApollo<Context extends BaseContext>(
   server: ApolloServer<Context>,
   req: FastifyRequest,
   reply: FastifyReply,
-  request: { body: unknown; search: string },
+  request: ApolloRequest,
   context: () => Promise<Context>,
 ): Promise<FastifyReply | string> {
-  const headers = new HeaderMap();
-  for (const [key, value] of Object.entries(req.headers))
-    if (value) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
-  const response = await server.executeHTTPGraphQLRequest({
-    httpGraphQLRequest: { method: req.method.toUpperCase(), headers, body: request.body, search: request.search },
-    context,
-  });
-  for (const [key, value] of response.headers) void reply.header(key, value);
-  void reply.code(response.status ?? 200);
-  if (response.body.kind === 'complete') return response.body.string;
-  return reply.send(Readable.from(response.body.asyncIterator));
+  return send(reply, await executeWithApollo(server, req, request, context));
+}
+
+/**
+ * The same for a client that accepts `multipart/mixed`: Apollo Server runs the whole pipeline (documents, validation,
+ * limits, cost, plugins) and gets the initial result; when the executor left deferred payloads in `delivery`, the
+ * answer is multipart, its later parts written as they come. Anything else (an error before execution, an operation
+ * without active `@defer`) is Apollo's answer as it is.
+ */
+export async function sendIncremental<Context extends BaseContext>(
+  server: ApolloServer<Context>,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  request: ApolloRequest,
+  context: (delivery: IncrementalDelivery) => Promise<Context>,
+): Promise<FastifyReply | string> {
+  const delivery: IncrementalDelivery = {};
+  // Apollo Server answers a single result, as JSON; the client may have asked for multipart/mixed alone
+  const response = await executeWithApollo(server, req, request, () => context(delivery), 'application/json');
+  const later = delivery.later;
+  if (!later || (response.status ?? 200) !== 200 || response.body.kind !== 'complete') {
+    later?.stop();
+    return send(reply, response);
+  }
+  for (const [key, value] of response.headers) if (key !== 'content-type') void reply.header(key, value);
+  void reply.code(200).header('content-type', MULTIPART_CONTENT_TYPE);
+  return reply.send(Readable.from(multipartBody(withHasNext(response.body.string), later.payloads)));
 }

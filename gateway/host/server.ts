@@ -33,7 +33,8 @@ import { nestingDepth } from './request-bounds';
 import { answerWithoutUpgrade, markUpgraded, requestIdOf, wantsWebSocket, type HttpLimits } from './http-server';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { sendToApollo } from './graphql-http';
+import { sendIncremental, sendToApollo } from './graphql-http';
+import { acceptsMultipart } from './multipart';
 import { parse, specifiedRules, validate } from 'graphql';
 
 /** What the two streaming endpoints are given alike: how operations run, and the bounds they share. */
@@ -175,6 +176,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
             .send(hit.body);
         }
       }
+      // A client taking multipart/mixed gets active @defer fragments delivered apart (one header test otherwise).
+      if (acceptsMultipart(req.headers.accept))
+        return sendIncremental(graph.server, req, reply, request, async (incremental) =>
+          graph.context(req.id, { ...callerOf(req), incremental }),
+        );
       return sendToApollo(graph.server, req, reply, request, async () => graph.context(req.id, callerOf(req)));
     },
   });
