@@ -132,7 +132,15 @@ describe('playground in headless Chromium', () => {
     );
     await requestsSettled(); // schema introspection, Monaco's workers, fonts
     const tabs = await page.$$eval('.graphiql-tab-button', (els) => els.map((el) => el.textContent?.trim()));
-    expect(tabs).toEqual(['Quote', 'Quotes', 'MarketLists', 'LivePrices', 'DnsLogin', 'ToolLoginToken']);
+    expect(tabs).toEqual([
+      'Quote',
+      'Quotes',
+      'MarketLists',
+      'LivePrices',
+      'DnsLogin',
+      'ToolLoginToken',
+      'DeferredQuote',
+    ]);
     // Variables and request headers editors are both there.
     expect(await page.locator('.graphiql-editor-tools button', { hasText: 'Variables' }).count()).toBe(1);
     expect(await page.locator('.graphiql-editor-tools button', { hasText: 'Headers' }).count()).toBe(1);

@@ -1,0 +1,312 @@
+import { request as httpRequest, type IncomingMessage, type ClientRequest } from 'node:http';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap';
+import { parse } from 'graphql';
+import { meros } from 'meros/node';
+import { composeSupergraph } from '../../gateway/graph/federation/compose';
+import { subgraphDefinitions } from '../../subgraphs';
+import type { Subgraph, SubgraphContext } from '../../subgraphs/subgraph';
+import { startSystem, type RunningSystem } from '../support/system';
+
+/**
+ * `@defer` over HTTP (multipart/mixed, deferSpec=20220824), read with meros as Apollo Client and GraphiQL read it. A
+ * test subgraph extends the market's Quote with a field held back until the test opens a gate (so the initial
+ * payload is shown to arrive while a deferred fetch is still waiting) and a field that always fails.
+ */
+
+const NOTES_SDL = /* GraphQL */ `
+  extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key"])
+
+  type Quote @key(fields: "ticker") {
+    ticker: String!
+    "Answered once the test opens the gate."
+    slowNote: String!
+    "Always an error."
+    failingNote: String
+  }
+`;
+
+interface Notes extends Subgraph {
+  /** Representations resolved so far (each entity fetch adds its own). */
+  references: unknown[];
+  /** The signals the slow field's fetches were given. */
+  signals: AbortSignal[];
+  close(): Promise<void>;
+}
+
+let gate: { promise: Promise<void>; open(): void };
+function closeGate(): void {
+  let open = (): void => {};
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  gate = { promise, open };
+}
+
+function notesSubgraph(): Notes {
+  const references: unknown[] = [];
+  const signals: AbortSignal[] = [];
+  const resolvers = {
+    Quote: {
+      __resolveReference: (ref: Record<string, unknown>) => {
+        references.push(ref);
+        return ref;
+      },
+      slowNote: async (q: { ticker: string }, _args: unknown, ctx: SubgraphContext) => {
+        if (ctx.signal) signals.push(ctx.signal);
+        await gate.promise;
+        return `note on ${q.ticker}`;
+      },
+      failingNote: () => {
+        throw new Error('the note store is down');
+      },
+    },
+  } as GraphQLResolverMap<unknown>;
+  return {
+    name: 'notes',
+    schema: buildSubgraphSchema({ typeDefs: parse(NOTES_SDL), resolvers }),
+    references,
+    signals,
+    createContext: (base) => base,
+    health: async () => ({ status: 'ok' }),
+    close: async () => undefined,
+  };
+}
+
+let sys: RunningSystem;
+let notes: Notes;
+
+beforeAll(async () => {
+  notes = notesSubgraph();
+  const ours = await subgraphDefinitions();
+  const supergraphSdl = composeSupergraph([
+    ...ours,
+    { name: notes.name, url: 'http://127.0.0.1:9/graphql', schema: notes.schema },
+  ]).supergraphSdl;
+  sys = await startSystem(
+    { RESPONSE_CACHE: 'false', MARKET_CLOCK: '2026-11-20T18:00:00Z', MAX_ALIASES: '3' },
+    { extraSubgraphs: [notes], supergraphSdl },
+  );
+});
+
+beforeEach(() => {
+  closeGate();
+  gate.open();
+});
+
+afterAll(async () => sys?.close());
+
+const MULTIPART = 'multipart/mixed;deferSpec=20220824,application/json';
+
+interface Sent {
+  res: IncomingMessage;
+  req: ClientRequest;
+}
+
+function post(body: Record<string, unknown>, accept = MULTIPART): Promise<Sent> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${sys.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept },
+    });
+    req.on('response', (res) => resolve({ res, req }));
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+async function text(res: IncomingMessage): Promise<string> {
+  let out = '';
+  for await (const chunk of res) out += String(chunk);
+  return out;
+}
+
+type Payload = {
+  data?: Record<string, unknown> | null;
+  errors?: unknown[];
+  hasNext?: boolean;
+  incremental?: Array<{
+    data: Record<string, unknown> | null;
+    path: Array<string | number>;
+    label?: string;
+    errors?: Array<{ message: string; path?: unknown[] }>;
+  }>;
+};
+
+/** Every payload of a multipart answer, in order. */
+async function parts(res: IncomingMessage): Promise<Payload[]> {
+  const stream = await meros<Payload>(res);
+  if (!('next' in stream)) throw new Error(`not multipart: ${String(res.headers['content-type'])}`);
+  const out: Payload[] = [];
+  for await (const part of stream) {
+    if (!part.json) throw new Error('a part that is not JSON');
+    out.push(part.body);
+  }
+  return out;
+}
+
+/** The payloads merged as a client does: each item's data put in at its path. */
+function merge(payloads: readonly Payload[]): Record<string, unknown> {
+  const [first, ...rest] = payloads;
+  const data = structuredClone(first?.data ?? {});
+  for (const payload of rest)
+    for (const item of payload.incremental ?? []) {
+      let target: unknown = data;
+      for (const step of item.path) target = (target as Record<string | number, unknown>)[step];
+      deepAssign(target as Record<string, unknown>, item.data ?? {});
+    }
+  return data;
+}
+
+function deepAssign(target: Record<string, unknown>, source: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(source)) {
+    const current = target[key];
+    if (current && typeof current === 'object' && value && typeof value === 'object') {
+      if (Array.isArray(current) && Array.isArray(value))
+        value.forEach((v, i) => deepAssign(current[i] as Record<string, unknown>, v as Record<string, unknown>));
+      else deepAssign(current as Record<string, unknown>, value as Record<string, unknown>);
+    } else target[key] = value;
+  }
+}
+
+async function plain(query: string, variables?: Record<string, unknown>): Promise<unknown> {
+  const { res } = await post({ query, variables }, 'application/json');
+  expect(res.statusCode).toBe(200);
+  return JSON.parse(await text(res)) as unknown;
+}
+
+const DEFERRED = `query Q($t: String!) { quote(ticker: $t) { ticker price ... @defer(label: "notes") { slowNote } } }`;
+const WHOLE = `query Q($t: String!) { quote(ticker: $t) { ticker price slowNote } }`;
+
+test('the initial payload comes without the deferred fields while their fetch waits; the increment completes it', async () => {
+  closeGate();
+  const { res } = await post({ query: DEFERRED, variables: { t: 'AAPL:NASDAQ' } });
+  expect(res.statusCode).toBe(200);
+  expect(res.headers['content-type']).toBe('multipart/mixed;boundary="-";deferSpec=20220824');
+  const stream = await meros<Payload>(res);
+  if (!('next' in stream)) throw new Error('not multipart');
+  const first = await stream.next();
+  // the gate is still closed: the initial payload did not wait for the deferred fetch
+  expect(first.value?.body).toEqual({
+    data: { quote: { ticker: 'AAPL:NASDAQ', price: expect.any(Number) } },
+    hasNext: true,
+  });
+  gate.open();
+  const rest: Payload[] = [];
+  for await (const part of stream) rest.push(part.body as Payload);
+  expect(rest).toEqual([
+    {
+      hasNext: false,
+      incremental: [{ data: { slowNote: 'note on AAPL:NASDAQ' }, path: ['quote'], label: 'notes' }],
+    },
+  ]);
+  expect(merge([first.value?.body as Payload, ...rest])).toEqual(
+    ((await plain(WHOLE, { t: 'AAPL:NASDAQ' })) as { data: unknown }).data,
+  );
+});
+
+test('a deferred fragment in a list: one item per element at its index, merging to the whole answer', async () => {
+  const query = `{ quotes(tickers: ["AAPL:NASDAQ", "MSFT:NASDAQ"]) { ticker ... on Quote @defer { slowNote name } } }`;
+  const { res } = await post({ query });
+  const payloads = await parts(res);
+  expect(payloads[0]).toEqual({
+    data: { quotes: [{ ticker: 'AAPL:NASDAQ' }, { ticker: 'MSFT:NASDAQ' }] },
+    hasNext: true,
+  });
+  const items = payloads.slice(1).flatMap((p) => p.incremental ?? []);
+  expect(items.map((i) => i.path)).toEqual([
+    ['quotes', 0],
+    ['quotes', 1],
+  ]);
+  expect(payloads[payloads.length - 1]?.hasNext).toBe(false);
+  const whole = await plain(`{ quotes(tickers: ["AAPL:NASDAQ", "MSFT:NASDAQ"]) { ticker slowNote name } }`);
+  expect(merge(payloads)).toEqual((whole as { data: unknown }).data);
+});
+
+test('a failing deferred fetch gives its increment errors; the other deferred fragment and the rest still arrive', async () => {
+  const query = `{ quote(ticker: "AAPL:NASDAQ") { ticker ... @defer(label: "bad") { failingNote } ... @defer(label: "good") { slowNote } } }`;
+  const payloads = await parts((await post({ query })).res);
+  expect(payloads[0]).toEqual({ data: { quote: { ticker: 'AAPL:NASDAQ' } }, hasNext: true });
+  const items = payloads.slice(1).flatMap((p) => p.incremental ?? []);
+  const bad = items.find((i) => i.label === 'bad');
+  const good = items.find((i) => i.label === 'good');
+  expect(bad?.data).toEqual({ failingNote: null });
+  expect(bad?.errors?.[0]?.message).toContain('the note store is down');
+  expect(bad?.errors?.[0]?.path).toEqual(['quote', 'failingNote']);
+  expect(good).toEqual({ data: { slowNote: 'note on AAPL:NASDAQ' }, path: ['quote'], label: 'good' });
+  expect(payloads[payloads.length - 1]?.hasNext).toBe(false);
+});
+
+test('a nested deferred fragment comes after its parent', async () => {
+  const query = `{ quote(ticker: "AAPL:NASDAQ") { ticker ... @defer(label: "outer") { name ... @defer(label: "inner") { slowNote } } } }`;
+  const payloads = await parts((await post({ query })).res);
+  const items = payloads.slice(1).flatMap((p) => p.incremental ?? []);
+  expect(items.map((i) => [i.label, i.data])).toEqual([
+    ['outer', { name: expect.any(String) }],
+    ['inner', { slowNote: 'note on AAPL:NASDAQ' }],
+  ]);
+  expect(merge(payloads)).toEqual({
+    quote: { ticker: 'AAPL:NASDAQ', name: expect.any(String), slowNote: 'note on AAPL:NASDAQ' },
+  });
+});
+
+test('@defer(if: false) inlines the fragment: one ordinary JSON answer', async () => {
+  const query = `query Q($d: Boolean!) { quote(ticker: "AAPL:NASDAQ") { ticker ... @defer(if: $d) { slowNote } } }`;
+  const { res } = await post({ query, variables: { d: false } });
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expect(JSON.parse(await text(res))).toEqual({
+    data: { quote: { ticker: 'AAPL:NASDAQ', slowNote: 'note on AAPL:NASDAQ' } },
+  });
+});
+
+test('without multipart/mixed in Accept the answer is the whole result as one JSON response', async () => {
+  const body = await plain(DEFERRED, { t: 'AAPL:NASDAQ' });
+  expect(body).toEqual(await plain(WHOLE, { t: 'AAPL:NASDAQ' }));
+  expect(body).toEqual({
+    data: { quote: { ticker: 'AAPL:NASDAQ', price: expect.any(Number), slowNote: expect.any(String) } },
+  });
+});
+
+test('limits and the cost bound refuse a deferred operation before any fetch, as they do others', async () => {
+  const before = notes.references.length;
+  const aliases = `{ a: quote(ticker: "A:NYSE") { ticker } b: quote(ticker: "B:NYSE") { ticker } c: quote(ticker: "C:NYSE") { ticker } d: quote(ticker: "AAPL:NASDAQ") { ... @defer { slowNote } } }`;
+  const tooMany = await post({ query: aliases });
+  expect(tooMany.res.statusCode).toBe(400);
+  expect(await text(tooMany.res)).toContain('maxAliases');
+  const costly = await post({
+    query: `{ quote(ticker: "AAPL:NASDAQ") { ... @defer { slowNote } } zones { zoneFile } }`,
+  });
+  expect(costly.res.statusCode).toBe(400);
+  expect(await text(costly.res)).toContain('maxQueryCost');
+  expect(notes.references.length).toBe(before);
+});
+
+test('@defer in a mutation is refused with a message saying so', async () => {
+  const { res } = await post({
+    query: `mutation { login(username: "x", password: "y") { ... @defer { token } } }`,
+  });
+  expect(res.statusCode).toBe(400);
+  expect(await text(res)).toContain('@defer is not supported in a mutation');
+});
+
+test('a client that goes away stops the deferred work', async () => {
+  closeGate();
+  const signals = notes.signals.length;
+  const { res, req } = await post({ query: DEFERRED, variables: { t: 'MSFT:NASDAQ' } });
+  const stream = await meros<Payload>(res);
+  if (!('next' in stream)) throw new Error('not multipart');
+  await stream.next();
+  // the deferred fetch is waiting at the gate: its signal is there and not aborted yet
+  await waitFor(() => notes.signals.length > signals);
+  const signal = notes.signals[notes.signals.length - 1] as AbortSignal;
+  expect(signal.aborted).toBe(false);
+  req.destroy();
+  await waitFor(() => signal.aborted);
+  gate.open();
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
