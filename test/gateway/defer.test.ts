@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage, type ClientRequest } from 'node:http';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap';
@@ -246,6 +247,29 @@ test('a nested deferred fragment comes after its parent', async () => {
   expect(merge(payloads)).toEqual({
     quote: { ticker: 'AAPL:NASDAQ', name: expect.any(String), slowNote: 'note on AAPL:NASDAQ' },
   });
+});
+
+test('a GET and an APQ hash alone (no text) are deferred too', async () => {
+  const url = new URL(`${sys.url}/graphql`);
+  url.searchParams.set('query', DEFERRED);
+  url.searchParams.set('variables', JSON.stringify({ t: 'AAPL:NASDAQ' }));
+  const got = await new Promise<IncomingMessage>((resolve, reject) =>
+    httpRequest(url, { headers: { accept: MULTIPART, 'apollo-require-preflight': 'true' } }, resolve)
+      .on('error', reject)
+      .end(),
+  );
+  expect(got.headers['content-type']).toBe('multipart/mixed;boundary="-";deferSpec=20220824');
+  expect(merge(await parts(got))).toEqual({
+    quote: { ticker: 'AAPL:NASDAQ', price: expect.any(Number), slowNote: 'note on AAPL:NASDAQ' },
+  });
+  const sha256Hash = createHash('sha256').update(DEFERRED).digest('hex');
+  const extensions = { persistedQuery: { version: 1, sha256Hash } };
+  // registered by a first request carrying the text, then run by its hash alone
+  await text((await post({ query: DEFERRED, variables: { t: 'AAPL:NASDAQ' }, extensions }, 'application/json')).res);
+  const byHash = await post({ variables: { t: 'AAPL:NASDAQ' }, extensions });
+  const payloads = await parts(byHash.res);
+  expect(payloads[0]?.hasNext).toBe(true);
+  expect(payloads[payloads.length - 1]?.incremental?.[0]?.label).toBe('notes');
 });
 
 test('@defer(if: false) inlines the fragment: one ordinary JSON answer', async () => {
