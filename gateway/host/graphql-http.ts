@@ -62,8 +62,9 @@ export async function sendIncremental<Context extends BaseContext>(
   context: (delivery: IncrementalDelivery) => Promise<Context>,
 ): Promise<FastifyReply | string> {
   const delivery: IncrementalDelivery = {};
-  // Apollo Server answers a single result, as JSON; the client may have asked for multipart/mixed alone
-  const response = await executeWithApollo(server, req, request, () => context(delivery), 'application/json');
+  // Apollo Server answers a single result, in a JSON type the client takes (JSON if it asked for multipart alone)
+  const accept = `${req.headers.accept ?? ''}, application/json;q=0.01`;
+  const response = await executeWithApollo(server, req, request, () => context(delivery), accept);
   const later = delivery.later;
   if (!later || (response.status ?? 200) !== 200 || response.body.kind !== 'complete') {
     later?.stop();

@@ -274,7 +274,9 @@ test('a GET and an APQ hash alone (no text) are deferred too', async () => {
 
 test('@defer(if: false) inlines the fragment: one ordinary JSON answer', async () => {
   const query = `query Q($d: Boolean!) { quote(ticker: "AAPL:NASDAQ") { ticker ... @defer(if: $d) { slowNote } } }`;
-  const { res } = await post({ query, variables: { d: false } });
+  // a client that takes multipart/mixed alone gets JSON then, not a 406
+  const { res } = await post({ query, variables: { d: false } }, 'multipart/mixed');
+  expect(res.statusCode).toBe(200);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
   expect(JSON.parse(await text(res))).toEqual({
     data: { quote: { ticker: 'AAPL:NASDAQ', slowNote: 'note on AAPL:NASDAQ' } },
