@@ -6,7 +6,13 @@ module.exports = {
   // Stress tests (*.stress.test.ts) load the CPU on purpose: they run alone, after everything else (npm run test:stress).
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '\\.stress\\.test\\.ts$'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+    // The OTLP exporter loads node:http with import(), which Jest's module sandbox runs only under
+    // --experimental-vm-modules: compiled to CommonJS (as Node runs it outside Jest) it is a require.
+    '/@opentelemetry/otlp-exporter-base/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs' } }],
+  },
+  transformIgnorePatterns: ['^(?!.*/@opentelemetry/otlp-exporter-base/).*/node_modules/'],
   setupFiles: ['reflect-metadata', '<rootDir>/test/support/fast-check-seed.ts'],
   // one temporary root per run (TMPDIR), removed at the end: nothing a test leaves stays on the machine
   globalSetup: '<rootDir>/test/support/jest-global-setup.js',

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Span, Tracer } from '@opentelemetry/api';
 import type { Logger } from '../../platform/log';
 import { CacheHint } from '../../subgraphs/subgraph';
 import type { IncrementalDelivery } from './incremental';
@@ -28,6 +29,14 @@ export interface GatewayContext {
   stop?: Stop;
   /** Present when the client accepts `multipart/mixed`: active `@defer` fragments are delivered after the rest. */
   incremental?: IncrementalDelivery;
+  /** The operation's span, when tracing is on (its planning and fetches are its children); unset otherwise. */
+  trace?: OperationTrace;
+}
+
+/** An operation's span and the tracer its children are made with. */
+export interface OperationTrace {
+  tracer: Tracer;
+  span: Span;
 }
 
 export interface SubgraphFetch {

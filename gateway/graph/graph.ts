@@ -3,6 +3,7 @@ import type { GraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type GraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import type { Tracer } from '@opentelemetry/api';
 import { NoSchemaIntrospectionCustomRule, type FormattedExecutionResult, type ValidationRule } from 'graphql';
 import type { Subgraph } from '../../subgraphs/subgraph';
 import type { Logger } from '../../platform/log';
@@ -25,6 +26,7 @@ import { observabilityPlugin } from './observability';
 import type { PreparedOperation } from './prepared-operation';
 import { costLimitPlugin, operationChecksPlugin } from './request-checks';
 import { ResponseCache, type CachedResponse, type ResponseCacheOptions } from './response-cache';
+import { cachedOperationSpan, tracingPlugin } from './tracing';
 
 export interface GraphOptions {
   supergraphSdl: string;
@@ -49,6 +51,8 @@ export interface GraphOptions {
   persisted?: PersistedOperations;
   metrics: GatewayMetrics;
   log: Logger;
+  /** Spans of operations, planning and fetches (docs/gateway.md, "Tracing"); absent: tracing is off and costs nothing. */
+  tracer?: Tracer;
 }
 
 export interface RunResult {
@@ -98,6 +102,7 @@ export class Graph {
     for (const { name, url } of options.planner.subgraphs) {
       const local = options.urls?.[name] ? undefined : options.local.get(name);
       let inner: GraphQLDataSource<GatewayContext>;
+      const transport = local ? 'in-process' : 'http';
       if (local) {
         inProcess.set(name, local);
         inner = new InProcessDataSource(local);
@@ -109,7 +114,7 @@ export class Graph {
         this.connections.push(remote);
         inner = remote;
       }
-      this.dataSources.set(name, new TimedDataSource(name, inner, bounds, options.metrics));
+      this.dataSources.set(name, new TimedDataSource(name, inner, bounds, options.metrics, transport));
     }
     this.costLimit = new OperationCostLimit(
       new CostEstimator(options.planner.apiSchema, costDirectives(options.supergraphSdl)),
@@ -152,6 +157,7 @@ export class Graph {
         observabilityPlugin(options.metrics),
         operationChecksPlugin(),
         costLimitPlugin(this.costLimit),
+        ...(options.tracer ? [tracingPlugin(options.tracer)] : []),
       ],
     });
   }
@@ -179,6 +185,9 @@ export class Graph {
     operationName: unknown,
     variables: unknown,
     authorization?: string,
+    /** The request's id and headers, for its span when tracing is on (only traceparent and tracestate are read). */
+    requestId?: string,
+    headers?: Record<string, unknown>,
   ): { body: string; maxAge: number } | null {
     if (!this.cache.enabled) return null;
     if (
@@ -195,6 +204,8 @@ export class Graph {
     );
     const entry = key === undefined ? undefined : this.cache.get(key);
     if (!entry) return null;
+    if (this.options.tracer)
+      cachedOperationSpan(this.options.tracer, operationName ?? undefined, hash, requestId, headers);
     const body = this.cache.derive(entry, 'graphql', () => `${JSON.stringify(entry.result)}\n`);
     return { body, maxAge: this.cache.remaining(entry) };
   }
@@ -227,7 +238,10 @@ export class Graph {
   ): Promise<RunResult> {
     const key = ResponseCache.key(cacheScopeOf(caller?.authorization), op.hash, op.name, op.variables, variables);
     const hit = this.cache.get(key);
-    if (hit) return { result: hit.result, cached: hit };
+    if (hit) {
+      if (this.options.tracer) cachedOperationSpan(this.options.tracer, op.name, op.hash, requestId, undefined);
+      return { result: hit.result, cached: hit };
+    }
     const request: GraphQLRequest = { query: op.query, operationName: op.name, variables };
     const response = await this.server.executeOperation(request, {
       contextValue: this.context(requestId, caller),

@@ -160,7 +160,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       const body = request.body as
         { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } | undefined;
       if (req.method === 'POST' && typeof body?.query === 'string' && body.extensions === undefined) {
-        const hit = graph.cachedBody(body.query, body.operationName, body.variables, req.headers.authorization);
+        const hit = graph.cachedBody(
+          body.query,
+          body.operationName,
+          body.variables,
+          req.headers.authorization,
+          req.id,
+          req.headers,
+        );
         if (hit) {
           options.metrics.operationDuration.observe(
             {

@@ -32,6 +32,7 @@ import { dnsApiRestInterface, SharedPages } from '../rest/dns-api';
 import { Admission } from '../../platform/async';
 import { dnsToolRestInterface } from '../rest/dns-tool';
 import { configuredDocuments, persistedOperations } from './persisted-documents';
+import { startTracing, type Tracing } from './tracing';
 
 /** Something an HTTP listener serves, for its start-up line: what it is and its path (and other paths of it). */
 export interface Served {
@@ -60,6 +61,8 @@ export interface System {
   live: LiveOptions;
   /** The DNS engine; absent when serving a foreign supergraph (--supergraph). */
   dns?: DnsPart;
+  /** The tracing SDK; absent when no OTLP endpoint is configured (then nothing of it is built). */
+  tracing?: Tracing;
   /** Stops accepting, finishes in-flight requests, closes subgraphs and caches. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -154,6 +157,8 @@ export async function createSystem(
   }
   const metrics = new GatewayMetrics();
   if (dns) registerDnsMetrics(metrics.registry, () => dns.engine.stats());
+  // Off (undefined, nothing built) unless an OTLP endpoint is configured.
+  const tracing = startTracing(config, log.child({ part: 'tracing' }));
   const graph = new Graph({
     supergraphSdl,
     planner,
@@ -173,6 +178,7 @@ export async function createSystem(
     persisted: persistedOperations(config, documents, log.child({ part: 'persisted-queries' })),
     metrics,
     log,
+    tracer: tracing?.tracer,
   });
   await graph.start();
   started.graph = graph;
@@ -187,6 +193,7 @@ export async function createSystem(
     onActive: (delta) => metrics.subscriptions.inc(delta),
     onEvent: () => metrics.subscriptionEvents.inc(),
     costLimit: graph.costLimit,
+    tracer: tracing?.tracer,
   });
   const liveLimits = {
     maxConnections: config.liveMaxConnections,
@@ -276,10 +283,12 @@ export async function createSystem(
     subgraphs,
     dns,
     live,
+    tracing,
     close() {
       closing ??= (async () => {
         await Promise.all([app.close(), apiApp?.close()]);
         await graph.stop();
+        await tracing?.shutdown(); // the spans of the last requests are sent before the process ends
         for (const s of subgraphs.values()) await s.close();
         await dns?.close();
       })();

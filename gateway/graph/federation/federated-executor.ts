@@ -29,7 +29,14 @@ export class FederatedExecutor {
     let prepared: PreparedOperation;
     try {
       const active = this.planner.activeLabels(rc);
-      prepared = await this.planner.prepare(rc.document, rc.operationName, rc.queryHash, rc.source, active);
+      prepared = await this.planner.prepare(
+        rc.document,
+        rc.operationName,
+        rc.queryHash,
+        rc.source,
+        active,
+        rc.context.trace,
+      );
     } catch (err) {
       return { errors: [new GraphQLError(err instanceof Error ? err.message : String(err))] };
     }

@@ -1,15 +1,21 @@
 import type { GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import type { Span } from '@opentelemetry/api';
 import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/types';
 import type { GatewayContext } from '../context';
 import { StopSource, type Stop } from '../request-signal';
 
 type FetchOptions = GraphQLDataSourceProcessOptions<GatewayContext>;
 
-/** A subgraph fetch with what ends its work: its deadline or its request's client gone. */
-export type StoppableFetch = FetchOptions & { stop?: Stop };
+/** A subgraph fetch with what ends its work (its deadline or its request's client gone) and its span, if traced. */
+export type StoppableFetch = FetchOptions & { stop?: Stop; span?: Span };
 
-export function withStop(options: FetchOptions, stop: Stop): StoppableFetch {
-  return { ...options, stop };
+export function withStop(options: FetchOptions, stop: Stop, span?: Span): StoppableFetch {
+  return { ...options, stop, span };
+}
+
+/** The fetch's span, when tracing is on (the remote source sends its traceparent and records the HTTP status). */
+export function fetchSpan(options: FetchOptions): Span | undefined {
+  return (options as StoppableFetch).span;
 }
 
 /** What stops the fetch's work (its answer no longer awaited): its own stop, else its request's. */

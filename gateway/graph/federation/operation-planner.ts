@@ -14,6 +14,8 @@ import {
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { ProgressiveOverrides, type Random } from './progressive-override';
+import type { OperationTrace } from '../context';
+import { ATTR, childSpan, endFailed, SPAN } from '../tracing';
 import { PlanCompiler, type CompiledPlan, type FetchStep, type PlanStep } from './query-plan';
 import { ResponseShape } from './response-shape';
 import { withDeferDirective } from '../defer-rule';
@@ -104,7 +106,8 @@ export class OperationPlanner {
    * The prepared form of a validated operation. `key` identifies the document's text (its hash, or the text);
    * `source` is the text itself when the caller has it; `active` the request's percent labels (`activeLabels`).
    * Rejects when the operation cannot be planned (that answer is cached too). Planning runs off the event loop
-   * (the planner's own thread), one at a time per operation and label set.
+   * (the planner's own thread), one at a time per operation and label set. With `traced`, a planning that happens
+   * (a miss, not a wait for another request's) is a span of the operation's.
    */
   async prepare(
     document: DocumentNode,
@@ -112,6 +115,7 @@ export class OperationPlanner {
     key: string,
     source?: string,
     active: ReadonlySet<string> = NO_LABELS,
+    traced?: OperationTrace,
   ): Promise<PreparedOperation> {
     const documentKey = `${operationName ?? ''}\u0000${key}`;
     const labels = this.labelsFor(documentKey, document, active);
@@ -123,6 +127,10 @@ export class OperationPlanner {
         pending = this.build(document, operationName ?? undefined, source ?? print(document), labels).catch(
           (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
         );
+        if (traced) {
+          const span = childSpan(traced, SPAN.plan, operationName ? { [ATTR.operationName]: operationName } : {});
+          void pending.then((p) => (p instanceof Error ? endFailed(span, p.message) : span.end()));
+        }
         this.pending.set(cacheKey, pending);
       }
       try {

@@ -5,7 +5,8 @@ import { STATUS_CODES } from 'node:http';
 import { Pool } from 'undici';
 import type { GatewayContext } from '../context';
 import type { Stop } from '../request-signal';
-import { fetchStop } from './fetch-signal';
+import { ATTR, injectTraceHeaders } from '../tracing';
+import { fetchSpan, fetchStop } from './fetch-signal';
 
 /** `max-age` of a Cache-Control header; private, no-store, no-cache or none at all mean 0 (not shareable). */
 export function sharedMaxAge(header: string | null | undefined): number {
@@ -14,10 +15,18 @@ export function sharedMaxAge(header: string | null | undefined): number {
   return m ? Number(m[2]) : 0;
 }
 
-/** A subgraph's answer as received: its body and what its Cache-Control allows. */
+/** A subgraph's answer as received: its body, its status and what its Cache-Control allows. */
 interface Answer {
   text: string;
+  status: number;
   cacheControl?: string;
+}
+
+/** A non-2xx answer (its status kept for the fetch's span). */
+class StatusError extends Error {
+  constructor(readonly status: number) {
+    super(`${status}: ${STATUS_CODES[status] ?? 'Unknown'}`);
+  }
 }
 
 /** A query in flight, shared by the callers waiting for it; abandoned when the last of them stops waiting. */
@@ -52,6 +61,8 @@ function header(value: string | string[] | undefined): string | undefined {
 export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContext> {
   private readonly pool: Pool;
   private readonly path: string;
+  private readonly host: string;
+  private readonly port: number;
   /** Queries in flight, by caller and request body. */
   private readonly inFlight = new Map<string, Shared>();
 
@@ -69,6 +80,8 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
       headersTimeout: 0,
     });
     this.path = `${parsed.pathname}${parsed.search}`;
+    this.host = parsed.hostname;
+    this.port = Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
   }
 
   async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {
@@ -79,6 +92,11 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
     if (incoming?.requestId) headers['x-request-id'] = incoming.requestId;
     if (incoming?.clientAddress) headers['x-forwarded-for'] = incoming.clientAddress;
     if (incoming?.authorization) headers.authorization = incoming.authorization; // the caller, passed on as sent
+    const span = fetchSpan(options);
+    if (span) {
+      injectTraceHeaders(span, headers); // not part of the sharing key below: a shared fetch carries its first trace
+      span.setAttributes({ [ATTR.httpMethod]: 'POST', [ATTR.serverAddress]: this.host, [ATTR.serverPort]: this.port });
+    }
     const body = JSON.stringify({
       query: request.query,
       operationName: request.operationName,
@@ -89,9 +107,16 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
     // request parses its own copy, since execution merges into what it parses). Mutations are never shared, and
     // never abandoned: the subgraph writes all or nothing, whoever still waits.
     const key = `${headers.authorization ?? ''}\u0000${headers['x-forwarded-for'] ?? ''}\u0000${body}`;
-    const answer = /^\s*mutation\b/.test(request.query)
-      ? await this.send(headers, body)
-      : await this.shared(key, headers, body, fetchStop(options));
+    let answer: Answer;
+    try {
+      answer = /^\s*mutation\b/.test(request.query)
+        ? await this.send(headers, body)
+        : await this.shared(key, headers, body, fetchStop(options));
+    } catch (err) {
+      if (span && err instanceof StatusError) span.setAttribute(ATTR.httpStatus, err.status);
+      throw err;
+    }
+    span?.setAttribute(ATTR.httpStatus, answer.status);
     const parsed: unknown = JSON.parse(answer.text);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
       throw new Error(`Expected JSON response body, but received: ${answer.text.slice(0, 200)}`);
@@ -145,12 +170,11 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
         throw new Error(`its answer is larger than ${this.maxResponseBytes} bytes (SUBGRAPH_MAX_RESPONSE_BYTES)`);
       throw err;
     }
-    if (res.statusCode < 200 || res.statusCode > 299)
-      throw new Error(`${res.statusCode}: ${STATUS_CODES[res.statusCode] ?? 'Unknown'}`);
+    if (res.statusCode < 200 || res.statusCode > 299) throw new StatusError(res.statusCode);
     const type = header(res.headers['content-type']) ?? '';
     if (!/^application\/(graphql-response\+)?json/i.test(type))
       throw new Error(`Expected JSON response body, but received: ${text.slice(0, 200)}`);
-    return { text, cacheControl: header(res.headers['cache-control']) };
+    return { text, status: res.statusCode, cacheControl: header(res.headers['cache-control']) };
   }
 
   async close(): Promise<void> {

@@ -55,7 +55,14 @@ export class SingleSubgraphExecutor {
     try {
       // The request's override labels: the federated executor, should it run it, plans with the same ones.
       const active = this.planner.activeLabels(rc);
-      prepared = await this.planner.prepare(rc.document, rc.operationName, rc.queryHash, rc.source, active);
+      prepared = await this.planner.prepare(
+        rc.document,
+        rc.operationName,
+        rc.queryHash,
+        rc.source,
+        active,
+        rc.context.trace,
+      );
     } catch {
       return false; // the federated executor reports it
     }

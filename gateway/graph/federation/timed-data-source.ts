@@ -5,6 +5,8 @@ import { getOperationAST, OperationTypeNode, parse, type DocumentNode } from 'gr
 import type { GatewayContext } from '../context';
 import type { LongRunningOperations } from '../long-running';
 import type { GatewayMetrics } from '../metrics';
+import { SpanKind } from '@opentelemetry/api';
+import { ATTR, childSpan, endFailed, fetchSpanAttributes, SPAN } from '../tracing';
 import { FetchStop, withStop } from './fetch-signal';
 import { subgraphTimeout, subgraphUnavailable } from './subgraph-errors';
 
@@ -49,6 +51,8 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
     private readonly inner: GraphQLDataSource<GatewayContext>,
     private readonly bounds: FetchBounds,
     private readonly metrics?: GatewayMetrics,
+    /** How the subgraph is reached (recorded on fetch spans). */
+    private readonly transport: 'http' | 'in-process' = 'in-process',
   ) {}
 
   /** A fetch that failed outright (connection refused, reset, bad answer) as an error naming the subgraph. */
@@ -81,12 +85,29 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
     // The subgraph's work on it stops at the deadline too, or sooner when the request's client goes away.
     const stop = new FetchStop(options);
     void timeout?.then(() => stop.expire(new Error(`no answer from subgraph ${this.name} is awaited any more`)));
+    const traced = options.kind === GraphQLDataSourceRequestKind.INCOMING_OPERATION ? options.context.trace : undefined;
+    const span =
+      traced &&
+      childSpan(
+        traced,
+        SPAN.fetch,
+        {
+          ...fetchSpanAttributes(this.name, options.request.query, options.request.operationName),
+          [ATTR.transport]: this.transport,
+        },
+        this.transport === 'http' ? SpanKind.CLIENT : SpanKind.INTERNAL,
+      );
     let ok = false;
+    let failure: string | undefined;
     try {
-      const answer = this.inner.process(withStop(options, stop)).catch((err: unknown) => this.unavailable(err));
+      const answer = this.inner.process(withStop(options, stop, span)).catch((err: unknown) => this.unavailable(err));
       const result = await (timeout ? Promise.race([answer, timeout]) : answer);
       ok = !result.errors?.length;
+      if (!ok) failure = result.errors?.[0]?.message;
       return result;
+    } catch (err) {
+      failure = err instanceof Error ? err.message : String(err);
+      throw err;
     } finally {
       clearTimeout(timer);
       stop.release();
@@ -94,6 +115,10 @@ export class TimedDataSource implements GraphQLDataSource<GatewayContext> {
       this.metrics?.subgraphFetch.observe({ subgraph: this.name, outcome: ok ? 'ok' : 'error' }, ms / 1000);
       if (options.kind === GraphQLDataSourceRequestKind.INCOMING_OPERATION) {
         options.context.fetches?.push({ subgraph: this.name, ms: Math.round(ms * 10) / 10, ok });
+      }
+      if (span) {
+        if (ok) span.end();
+        else endFailed(span, failure ?? `subgraph ${this.name} failed`);
       }
     }
   }

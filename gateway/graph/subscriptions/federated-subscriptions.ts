@@ -8,7 +8,9 @@ import {
   type GraphQLFormattedError,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
+import type { Tracer } from '@opentelemetry/api';
 import { createGatewayContext, type GatewayContext } from '../context';
+import { endEventSpan, eventSpan } from '../tracing';
 import type { OperationCostLimit } from '../limits';
 import type { Logger } from '../../../platform/log';
 import { mapStream, type Stream } from '../../../subgraphs/async-streams';
@@ -61,6 +63,8 @@ export interface FederatedSubscriptionsOptions {
   /** Told when a subscription starts (+1) and ends (-1), and of every event delivered. */
   onActive?: (delta: 1 | -1) => void;
   onEvent?: () => void;
+  /** When tracing is on: each event's completion is a span (a trace of its own; its fetches are its children). */
+  tracer?: Tracer;
 }
 
 /**
@@ -214,6 +218,9 @@ export class FederatedSubscriptions {
       return { errors };
     }
     const context = createGatewayContext(request.requestId, this.options.log, { authorization: request.authorization });
+    const tracer = this.options.tracer;
+    const span = tracer && eventSpan(tracer, plan.prepared.operation.name?.value, request.requestId);
+    if (tracer && span) context.trace = { tracer, span };
     const variables = request.variables ?? {};
     const requestContext = {
       request: { query: request.query, operationName: request.operationName ?? undefined, variables },
@@ -229,6 +236,7 @@ export class FederatedSubscriptions {
     const errors = [...eventErrors, ...(response.errors ?? []).map((e) => e.toJSON())];
     const result: FormattedExecutionResult = { data: response.data ?? null };
     if (errors.length) result.errors = errors.map((e) => this.options.formatError(e));
+    if (span) endEventSpan(span, result.errors);
     return result;
   }
 }

@@ -8,6 +8,7 @@ import { MarketConfigSchema } from '../../../subgraphs/market/config';
 import { DnsServerSettings } from './dns-settings';
 import { GraphSettings } from './graph-settings';
 import { ProcessSettings } from './process-settings';
+import { TracingSettings } from './tracing-settings';
 
 export { LOOPBACK_PROXIES } from './process-settings';
 
@@ -22,6 +23,7 @@ export const CONFIG_SECTIONS = [
     source: 'gateway/host/config/graph-settings.ts',
     schema: GraphSettings,
   },
+  { title: 'Tracing (OpenTelemetry)', source: 'gateway/host/config/tracing-settings.ts', schema: TracingSettings },
   { title: 'DNS server', source: 'gateway/host/config/dns-settings.ts', schema: DnsServerSettings },
   { title: 'Market subgraph', source: 'subgraphs/market/config.ts', schema: MarketConfigSchema },
   { title: 'DNS API subgraph', source: 'subgraphs/dns-api/config.ts', schema: DnsApiConfigSchema },
@@ -31,6 +33,7 @@ export const CONFIG_SECTIONS = [
 const shape = {
   ...ProcessSettings.shape,
   ...GraphSettings.shape,
+  ...TracingSettings.shape,
   ...DnsServerSettings.shape,
   ...MarketConfigSchema.shape,
   ...DnsApiConfigSchema.shape,

@@ -1,0 +1,181 @@
+import type { ApolloServerPlugin, GraphQLRequestContextWillSendResponse } from '@apollo/server';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type TextMapSetter,
+  type Tracer,
+} from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { GatewayContext, OperationTrace } from './context';
+
+/**
+ * Spans of the graph (docs/gateway.md, "Tracing"). Everything here runs only when the host built a tracer: without
+ * one no plugin is installed and `GatewayContext.trace` stays unset, so the hot path pays a property check at most.
+ * Spans are parented explicitly (no context manager, no `context.with`): the operation's span travels in the
+ * request's context. Variables, headers and credentials are never recorded.
+ */
+
+export const SPAN = {
+  /** Fallback name of an operation's span, before (or without) its type and name are known. */
+  operation: 'GraphQL Operation',
+  plan: 'graphql.plan',
+  fetch: 'graphql.fetch',
+  subscriptionEvent: 'graphql.subscription.event',
+} as const;
+
+export const ATTR = {
+  operationName: 'graphql.operation.name',
+  operationType: 'graphql.operation.type',
+  documentHash: 'graphql.document.hash',
+  requestId: 'onegraph.request_id',
+  cached: 'onegraph.cached',
+  errorCodes: 'graphql.error.codes',
+  subgraph: 'graphql.subgraph.name',
+  transport: 'onegraph.subgraph.transport',
+  httpStatus: 'http.response.status_code',
+  httpMethod: 'http.request.method',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+} as const;
+
+const propagator = new W3CTraceContextPropagator();
+
+/** Reads `traceparent` / `tracestate` from a header map (Apollo's HeaderMap, Node's headers: lower-case keys). */
+type Headers = ReadonlyMap<string, string> | Record<string, unknown>;
+const isMap = (carrier: Headers): carrier is ReadonlyMap<string, string> => carrier instanceof Map;
+const headerGetter: TextMapGetter<Headers> = {
+  get: (carrier, key) => {
+    const value: unknown = isMap(carrier) ? carrier.get(key) : carrier[key];
+    return typeof value === 'string' || Array.isArray(value) ? (value as string | string[]) : undefined;
+  },
+  keys: (carrier) => (isMap(carrier) ? [...carrier.keys()] : Object.keys(carrier)),
+};
+const headerSetter: TextMapSetter<Record<string, string>> = {
+  set: (carrier, key, value) => {
+    carrier[key] = value;
+  },
+};
+
+/** The trace an incoming request continues (its W3C traceparent), or a new one. */
+export function incomingContext(headers: Headers | undefined): Context {
+  return headers ? propagator.extract(ROOT_CONTEXT, headers, headerGetter) : ROOT_CONTEXT;
+}
+
+/** Sets `traceparent` (and `tracestate`) of `span` on outgoing headers. */
+export function injectTraceHeaders(span: Span, headers: Record<string, string>): void {
+  propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, headerSetter);
+}
+
+/** A child span of the operation's. */
+export function childSpan(parent: OperationTrace, name: string, attributes: Attributes, kind = SpanKind.INTERNAL) {
+  return parent.tracer.startSpan(name, { kind, attributes }, trace.setSpan(ROOT_CONTEXT, parent.span));
+}
+
+/** Ends `span` as failed, with a message that says why (never a value the client sent). */
+export function endFailed(span: Span, message: string): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.end();
+}
+
+function errorCodes(rc: GraphQLRequestContextWillSendResponse<GatewayContext>): string[] {
+  const body = rc.response.body;
+  const errors = body.kind === 'single' ? (body.singleResult.errors ?? []) : [];
+  return errors.map((e) => (typeof e.extensions?.code === 'string' ? e.extensions.code : 'INTERNAL_SERVER_ERROR'));
+}
+
+/**
+ * One span per operation: continues an incoming traceparent (on /graphql), named and described once the operation is
+ * resolved (`query Quote`: the OpenTelemetry GraphQL convention), failed when the response carries errors.
+ */
+export function tracingPlugin(tracer: Tracer): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart({ request, contextValue }) {
+      const http = request.http;
+      const span = tracer.startSpan(
+        SPAN.operation,
+        {
+          kind: http ? SpanKind.SERVER : SpanKind.INTERNAL,
+          attributes: { [ATTR.requestId]: contextValue.requestId },
+        },
+        incomingContext(http?.headers),
+      );
+      contextValue.trace = { tracer, span };
+      return {
+        async didResolveOperation(rc) {
+          const type = rc.operation?.operation ?? 'query';
+          const name = rc.operationName ?? undefined;
+          span.updateName(name ? `${type} ${name}` : type);
+          span.setAttributes({
+            [ATTR.operationType]: type,
+            ...(name ? { [ATTR.operationName]: name } : {}),
+            [ATTR.documentHash]: rc.queryHash,
+          });
+        },
+        async willSendResponse(rc) {
+          if (rc.contextValue.fromCache) span.setAttribute(ATTR.cached, true);
+          const codes = errorCodes(rc);
+          if (codes.length === 0) {
+            span.end();
+            return;
+          }
+          span.setAttribute(ATTR.errorCodes, [...new Set(codes)]);
+          endFailed(span, codes[0] as string);
+        },
+      };
+    },
+  };
+}
+
+/** The span of a query answered whole from the response cache before Apollo Server saw it (no plugin runs then). */
+export function cachedOperationSpan(
+  tracer: Tracer,
+  operationName: string | undefined,
+  documentHash: string,
+  requestId: string | undefined,
+  headers: Record<string, unknown> | undefined,
+): void {
+  const attributes: Attributes = {
+    [ATTR.operationType]: 'query',
+    [ATTR.documentHash]: documentHash,
+    [ATTR.cached]: true,
+  };
+  if (operationName) attributes[ATTR.operationName] = operationName;
+  if (requestId) attributes[ATTR.requestId] = requestId;
+  tracer
+    .startSpan(
+      operationName ? `query ${operationName}` : 'query',
+      { kind: headers ? SpanKind.SERVER : SpanKind.INTERNAL, attributes },
+      incomingContext(headers),
+    )
+    .end();
+}
+
+/** The fetch span of a subgraph request (set by the timed source; the remote source adds HTTP details to it). */
+export function fetchSpanAttributes(subgraph: string, query: string | undefined, operationName: string | undefined) {
+  const type = /^\s*(mutation|subscription)\b/.exec(query ?? '')?.[1] ?? 'query';
+  const attributes: Attributes = { [ATTR.subgraph]: subgraph, [ATTR.operationType]: type };
+  if (operationName) attributes[ATTR.operationName] = operationName;
+  return attributes;
+}
+
+/** The span of one subscription event's completion by the rest of its plan (a trace of its own). */
+export function eventSpan(tracer: Tracer, operationName: string | undefined, requestId: string): Span {
+  const attributes: Attributes = { [ATTR.operationType]: 'subscription', [ATTR.requestId]: requestId };
+  if (operationName) attributes[ATTR.operationName] = operationName;
+  return tracer.startSpan(SPAN.subscriptionEvent, { kind: SpanKind.INTERNAL, attributes }, ROOT_CONTEXT);
+}
+
+export function endEventSpan(span: Span, errors: readonly { extensions?: Record<string, unknown> }[] | undefined) {
+  if (!errors?.length) {
+    span.end();
+    return;
+  }
+  const code = errors[0]?.extensions?.code;
+  endFailed(span, typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR');
+}

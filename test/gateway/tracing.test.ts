@@ -1,0 +1,313 @@
+import 'reflect-metadata';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { createClient } from 'graphql-sse';
+import type { IncomingHttpHeaders } from 'node:http';
+import { loadConfig } from '../../gateway/host/config/load';
+import { buildSubgraphServer } from '../../gateway/host/subgraph-server';
+import { createSystem, type System } from '../../gateway/host/system';
+import { createLogger } from '../../platform/log';
+import { callerEchoSubgraph, supergraphWithCallerEcho } from '../support/caller-echo';
+import { OtlpCollector, type ReceivedSpan } from '../support/otlp-collector';
+import { TEST_ADMIN_PASSWORD } from '../support/system';
+
+/**
+ * Tracing over the real HTTP server (docs/gateway.md, "Tracing"): spans of operations, planning and subgraph fetches
+ * reach an OTLP collector (one in this process), an incoming traceparent is continued, a remote subgraph receives
+ * the fetch's traceparent, shutdown sends what is left, and without an endpoint nothing of it exists.
+ */
+
+// OTLP's enumerations (SPAN_KIND_*, STATUS_CODE_*)
+const INTERNAL = 1;
+const SERVER = 2;
+const CLIENT = 3;
+const ERROR = 2;
+const SECRET = 'Bearer tracing-secret-credential-7c1f';
+const log = createLogger('silent');
+
+interface Running {
+  system: System;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The echo subgraph served alone over HTTP: every request's headers kept; answers 503 while `failing`. */
+const echo = {
+  app: undefined as FastifyInstance | undefined,
+  url: '',
+  seen: [] as IncomingHttpHeaders[],
+  failing: false,
+};
+let supergraphSdl: string;
+const collector = new OtlpCollector();
+let collectorUrl: string;
+
+async function start(env: Record<string, string>): Promise<Running> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'onegraph-tracing-'));
+  const config = loadConfig({
+    env: {
+      PORT: '0',
+      DNS_PORT: '0',
+      DNS_API_PORT: '0',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
+      RESPONSE_CACHE: 'false',
+      MARKET_CLOCK: '2026-11-20T18:00:00Z',
+      ...env,
+    },
+    flags: { subgraphUrls: { callerecho: echo.url } },
+  });
+  const system = await createSystem(config, log, { supergraphSdl });
+  const url = await system.app.listen({ port: 0, host: '127.0.0.1' });
+  let closed: Promise<void> | undefined;
+  return {
+    system,
+    url,
+    close: () => (closed ??= system.close().then(() => rmSync(dataDir, { recursive: true, force: true }))),
+  };
+}
+
+async function post(url: string, body: object, headers: Record<string, string> = {}) {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as { data?: unknown; errors?: unknown[] } };
+}
+
+const QUERY = 'query Traced { viewer quote(ticker: "AAPL:NASDAQ") { ticker seenBy } }';
+const hashOf = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The operation span with this request id, once it and every span of its trace up to `count` arrived. */
+function operationOf(spans: ReceivedSpan[], requestId: string): ReceivedSpan | undefined {
+  return spans.find((s) => s.attributes['onegraph.request_id'] === requestId && s.kind !== CLIENT);
+}
+const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan) =>
+  spans.filter((s) => s.traceId === parent.traceId && s.parentSpanId === parent.spanId);
+
+beforeAll(async () => {
+  collectorUrl = await collector.start();
+  const subgraph = callerEchoSubgraph();
+  supergraphSdl = await supergraphWithCallerEcho(subgraph);
+  const { app } = await buildSubgraphServer(subgraph, log);
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.url !== '/graphql') return;
+    echo.seen.push(req.headers);
+    if (echo.failing) await reply.code(503).send('down for the test');
+  });
+  echo.url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/graphql`;
+  echo.app = app;
+}, 30_000);
+
+afterAll(async () => {
+  await echo.app?.close();
+  await collector.stop();
+});
+
+describe('with an OTLP endpoint', () => {
+  let sys: Running;
+  beforeAll(async () => {
+    sys = await start({
+      OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
+      OTEL_SERVICE_NAME: 'gateway-under-test',
+      LIVE_INTERVAL_MS: '300',
+    });
+  }, 30_000);
+  afterAll(async () => sys?.close());
+
+  test('an operation is a span; its planning and each subgraph fetch are its children, with their attributes', async () => {
+    echo.seen.length = 0;
+    const requestId = 'trace-req-1';
+    const res = await post(sys.url, { query: QUERY }, { authorization: SECRET, 'x-request-id': requestId });
+    expect(res.body.errors).toBeUndefined();
+    await sys.system.tracing?.flush();
+    const op = await collector.waitFor((spans) => {
+      const found = operationOf(spans, requestId);
+      return found && childrenOf(spans, found).length >= 4 ? found : undefined;
+    });
+    expect(op).toMatchObject({
+      name: 'query Traced',
+      kind: SERVER,
+      service: 'gateway-under-test',
+      status: { code: 0 },
+      attributes: {
+        'graphql.operation.name': 'Traced',
+        'graphql.operation.type': 'query',
+        'graphql.document.hash': hashOf(QUERY),
+      },
+    });
+    expect(op.parentSpanId).toBeUndefined();
+    const children = childrenOf(collector.spans, op);
+    expect(children.filter((s) => s.name === 'graphql.plan')).toHaveLength(1);
+    const fetches = children.filter((s) => s.name === 'graphql.fetch');
+    const bySubgraph = (name: string) => fetches.filter((s) => s.attributes['graphql.subgraph.name'] === name);
+    // viewer, then seenBy of the quote: two fetches of the remote subgraph; the quote from the in-process market
+    expect(bySubgraph('callerecho')).toHaveLength(2);
+    for (const remote of bySubgraph('callerecho'))
+      expect(remote).toMatchObject({
+        kind: CLIENT,
+        status: { code: 0 },
+        attributes: {
+          'graphql.operation.type': 'query',
+          'onegraph.subgraph.transport': 'http',
+          'http.response.status_code': 200,
+          'server.address': '127.0.0.1',
+        },
+      });
+    expect(bySubgraph('market')).toEqual([
+      expect.objectContaining({
+        kind: INTERNAL,
+        attributes: expect.objectContaining({ 'onegraph.subgraph.transport': 'in-process' }),
+      }),
+    ]);
+    // the remote subgraph was sent each fetch span's traceparent: same trace, that fetch as parent
+    const sent = echo.seen.map((h) => h.traceparent);
+    expect(sent).toHaveLength(2);
+    for (const remote of bySubgraph('callerecho')) expect(sent).toContain(`00-${op.traceId}-${remote.spanId}-01`);
+  });
+
+  test('an operation planned before has no planning span', async () => {
+    const requestId = 'trace-req-2';
+    await post(sys.url, { query: QUERY }, { 'x-request-id': requestId });
+    await sys.system.tracing?.flush();
+    const op = await collector.waitFor((spans) => {
+      const found = operationOf(spans, requestId);
+      return found && childrenOf(spans, found).length >= 3 ? found : undefined;
+    });
+    const names = childrenOf(collector.spans, op).map((s) => s.name);
+    expect(names).toEqual(['graphql.fetch', 'graphql.fetch', 'graphql.fetch']);
+  });
+
+  test('an incoming traceparent is continued: same trace, its span the parent; the subgraph gets that trace', async () => {
+    echo.seen.length = 0;
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const parent = '00f067aa0ba902b7';
+    const requestId = 'trace-req-3';
+    await post(
+      sys.url,
+      { query: '{ viewer }' },
+      { traceparent: `00-${traceId}-${parent}-01`, tracestate: 'vendor=1', 'x-request-id': requestId },
+    );
+    await sys.system.tracing?.flush();
+    const op = await collector.waitFor((spans) => operationOf(spans, requestId));
+    expect(op).toMatchObject({ traceId, parentSpanId: parent, name: 'query' });
+    expect(echo.seen.map((h) => h.traceparent?.slice(0, 35))).toEqual([`00-${traceId}`]);
+    expect(echo.seen[0]?.tracestate).toBe('vendor=1');
+  });
+
+  test('a failing subgraph: its fetch span and the operation span are errors; the HTTP status is recorded', async () => {
+    const requestId = 'trace-req-4';
+    echo.failing = true;
+    try {
+      const res = await post(sys.url, { query: '{ viewer }' }, { 'x-request-id': requestId });
+      expect(res.body.errors).toBeDefined();
+    } finally {
+      echo.failing = false;
+    }
+    await sys.system.tracing?.flush();
+    const op = await collector.waitFor((spans) => {
+      const found = operationOf(spans, requestId);
+      return found && childrenOf(spans, found).some((s) => s.name === 'graphql.fetch') ? found : undefined;
+    });
+    expect(op.status.code).toBe(ERROR);
+    const [fetchSpan] = childrenOf(collector.spans, op).filter((s) => s.name === 'graphql.fetch');
+    expect(fetchSpan).toMatchObject({
+      status: { code: ERROR },
+      attributes: { 'graphql.subgraph.name': 'callerecho', 'http.response.status_code': 503 },
+    });
+    expect(fetchSpan?.status.message).toMatch(/503/);
+  });
+
+  test("the REST adapters' operations are traced too", async () => {
+    const res = await fetch(`${sys.url}/v1/quote/AAPL:NASDAQ`, { headers: { 'x-request-id': 'trace-rest-1' } });
+    expect(res.status).toBe(200);
+    await sys.system.tracing?.flush();
+    const op = await collector.waitFor((spans) => {
+      const found = operationOf(spans, 'trace-rest-1');
+      return found && childrenOf(spans, found).length > 0 ? found : undefined;
+    });
+    expect(op.attributes['graphql.operation.type']).toBe('query');
+    expect(childrenOf(collector.spans, op).map((s) => s.attributes['graphql.subgraph.name'])).toContain('market');
+  });
+
+  test('no span carries a credential, a header or a variable', async () => {
+    await post(
+      sys.url,
+      { query: 'query V($t: String!) { quote(ticker: $t) { ticker } }', variables: { t: 'MSFT:NASDAQ' } },
+      { authorization: SECRET },
+    );
+    await sys.system.tracing?.flush();
+    await collector.waitFor((spans) => spans.find((s) => s.attributes['graphql.operation.name'] === 'V'));
+    const everything = collector.raw.join('\n');
+    expect(everything).not.toContain('tracing-secret-credential');
+    expect(everything).not.toContain('MSFT:NASDAQ');
+    expect(everything.toLowerCase()).not.toContain('authorization');
+    // the collector was sent no credential of ours either (only its own OTLP headers)
+    for (const h of collector.headers) expect(JSON.stringify(h)).not.toContain('tracing-secret');
+  });
+
+  test("each subscription event's completion by another subgraph is a span, its fetch a child", async () => {
+    const client = createClient({ url: `${sys.url}/graphql/stream`, retryAttempts: 0 });
+    try {
+      for await (const event of client.iterate({
+        query: 'subscription Prices { prices(tickers: ["AAPL:NASDAQ"]) { ticker seenBy } }',
+      })) {
+        expect(event).toEqual({ data: { prices: { ticker: 'AAPL:NASDAQ', seenBy: null } } });
+        break;
+      }
+    } finally {
+      client.dispose();
+    }
+    await sys.system.tracing?.flush();
+    const event = await collector.waitFor((spans) => {
+      const found = spans.find((s) => s.name === 'graphql.subscription.event');
+      return found && childrenOf(spans, found).length > 0 ? found : undefined;
+    });
+    expect(event.attributes).toMatchObject({
+      'graphql.operation.type': 'subscription',
+      'graphql.operation.name': 'Prices',
+    });
+    expect(childrenOf(collector.spans, event)).toEqual([
+      expect.objectContaining({
+        name: 'graphql.fetch',
+        attributes: expect.objectContaining({ 'graphql.subgraph.name': 'callerecho' }),
+      }),
+    ]);
+  });
+
+  test('shutdown sends the spans still queued', async () => {
+    const requestId = 'trace-req-last';
+    await post(sys.url, { query: '{ viewer }' }, { 'x-request-id': requestId });
+    expect(operationOf(collector.spans, requestId)).toBeUndefined(); // still in the batch queue
+    await sys.close();
+    expect(operationOf(collector.spans, requestId)).toMatchObject({ name: 'query' });
+  });
+});
+
+describe('without an OTLP endpoint', () => {
+  test('nothing of tracing is built: no SDK, no span in the context, no traceparent to subgraphs', async () => {
+    const before = collector.raw.length;
+    const sys = await start({});
+    try {
+      expect(sys.system.tracing).toBeUndefined();
+      expect(sys.system.graph.context('r').trace).toBeUndefined();
+      echo.seen.length = 0;
+      const res = await post(
+        sys.url,
+        { query: '{ viewer }' },
+        { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01` },
+      );
+      expect(res.body.errors).toBeUndefined();
+      expect(echo.seen).toHaveLength(1);
+      expect(echo.seen[0]?.traceparent).toBeUndefined();
+    } finally {
+      await sys.close();
+    }
+    expect(collector.raw.length).toBe(before);
+  }, 30_000);
+});
