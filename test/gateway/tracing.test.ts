@@ -289,6 +289,28 @@ describe('with an OTLP endpoint', () => {
   });
 });
 
+describe('with the response cache on', () => {
+  test('a query answered from the cache is a span too, marked cached, with no fetch', async () => {
+    const sys = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, RESPONSE_CACHE: 'true' });
+    try {
+      const query = 'query Cached { viewer }';
+      // the cache's fast path does not parse the document: the span is named from the request's operationName
+      await post(sys.url, { query, operationName: 'Cached' }, { 'x-request-id': 'cache-miss' });
+      await post(sys.url, { query, operationName: 'Cached' }, { 'x-request-id': 'cache-hit' }); // viewer is cacheable
+      await sys.system.tracing?.flush();
+      const hit = await collector.waitFor((spans) => operationOf(spans, 'cache-hit'));
+      expect(hit).toMatchObject({
+        name: 'query Cached',
+        kind: SERVER,
+        attributes: { 'onegraph.cached': true, 'graphql.document.hash': hashOf(query) },
+      });
+      expect(childrenOf(collector.spans, hit)).toEqual([]);
+    } finally {
+      await sys.close();
+    }
+  }, 30_000);
+});
+
 describe('without an OTLP endpoint', () => {
   test('nothing of tracing is built: no SDK, no span in the context, no traceparent to subgraphs', async () => {
     const before = collector.raw.length;
