@@ -1,14 +1,18 @@
 import { execute, type GraphQLSchema, parse, validate } from 'graphql';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { buildGwbenchSubgraphs, SUBGRAPH_NAMES, type SubgraphName } from './gwbench-schema';
+import { buildGwbenchSubgraphs } from './gwbench-schema';
+import { isWorkloadName, workloadSubgraphs } from './gwbench-workloads';
 
 /**
- * The gwbench subgraph server: the benchmark's four subgraphs on one port (POST /accounts, /inventory, /products,
- * /reviews), built to never be the bottleneck. A bare node:http server with keep-alive; the response bytes are
+ * The gwbench subgraph server: a workload's subgraphs on one port (POST /<subgraph name>: for the benchmark's own
+ * workload /accounts, /inventory, /products, /reviews; GWBENCH_WORKLOAD picks the workload, see gwbench-workloads.ts),
+ * built to never be the bottleneck. A bare node:http server with keep-alive; the response bytes are
  * memoised per distinct request body (the gateways send the same few subgraph operations again and again) in an LRU
  * bounded in entries, and graphql-js runs only on a miss.
  *   GET /health  readiness probe
- *   GET /stats   {cpuMicros, requests, hits, misses, entries} (cpuMicros: process.cpuUsage(), user + system)
+ *   GET /stats   {cpuMicros, requests, authorized, hits, misses, entries} (cpuMicros: process.cpuUsage(), user +
+ *                system; requests: subgraph requests so far; authorized: those that carried an Authorization header,
+ *                which tells whether a gateway passed its callers' header on)
  *   GET /verify  re-executes every memoised body afresh and compares the bytes: {checked, mismatches}
  */
 
@@ -56,15 +60,18 @@ function send(res: ServerResponse, status: number, bytes: Buffer | string): void
   res.end(bytes);
 }
 
-const PATHS = new Map<string, SubgraphName>(SUBGRAPH_NAMES.map((n) => [`/${n}`, n]));
-
-/** The subgraph server (not listening yet), over `schemas` (by default the subgraphs over freshly generated data). */
-export function createGwbenchSubgraphServer(schemas = buildGwbenchSubgraphs()): Server {
+/**
+ * The subgraph server (not listening yet), over `schemas` by subgraph name (by default the benchmark's four subgraphs
+ * over freshly generated data).
+ */
+export function createGwbenchSubgraphServer(
+  schemas: ReadonlyMap<string, GraphQLSchema> = buildGwbenchSubgraphs(),
+): Server {
+  const paths = new Map([...schemas.keys()].map((n) => [`/${n}`, n]));
   const memo = new Map<string, Buffer>(); // key: `${subgraph}\n${request body}`; Map order = recency (oldest first)
-  const stats = { requests: 0, hits: 0, misses: 0 };
+  const stats = { requests: 0, authorized: 0, hits: 0, misses: 0 };
 
-  async function answer(name: SubgraphName, body: string): Promise<{ status: number; bytes: Buffer }> {
-    stats.requests++;
+  async function answer(name: string, body: string): Promise<{ status: number; bytes: Buffer }> {
     const key = `${name}\n${body}`;
     const hit = memo.get(key);
     if (hit) {
@@ -86,15 +93,17 @@ export function createGwbenchSubgraphServer(schemas = buildGwbenchSubgraphs()): 
     let mismatches = 0;
     for (const [key, bytes] of memo) {
       const cut = key.indexOf('\n');
-      const fresh = await run(schemas.get(key.slice(0, cut) as SubgraphName) as GraphQLSchema, key.slice(cut + 1));
+      const fresh = await run(schemas.get(key.slice(0, cut)) as GraphQLSchema, key.slice(cut + 1));
       if (!fresh.bytes.equals(bytes)) mismatches++;
     }
     return { checked: memo.size, mismatches };
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    const name = PATHS.get(req.url ?? '');
+    const name = paths.get(req.url ?? '');
     if (name && req.method === 'POST') {
+      stats.requests++;
+      if (req.headers.authorization !== undefined) stats.authorized++;
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -129,6 +138,8 @@ export function createGwbenchSubgraphServer(schemas = buildGwbenchSubgraphs()): 
 }
 
 if (require.main === module) {
-  createGwbenchSubgraphServer().listen(Number(process.env.PORT ?? 4200), '127.0.0.1');
+  const workload = process.env.GWBENCH_WORKLOAD ?? 'gwbench';
+  if (!isWorkloadName(workload)) throw new Error(`GWBENCH_WORKLOAD: no workload ${workload}`);
+  createGwbenchSubgraphServer(workloadSubgraphs(workload)).listen(Number(process.env.PORT ?? 4200), '127.0.0.1');
   process.on('SIGTERM', () => process.exit(0));
 }

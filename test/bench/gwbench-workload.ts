@@ -107,15 +107,8 @@ function firstLineDifference(ours: string, theirs: string): string | undefined {
 
 /** Our subgraphs' SDL must compose to the benchmark's supergraph (same types, fields and join metadata). */
 export function checkComposition(supergraph: string, data: GwbenchData = generateGwbenchData()): void {
-  const result = composeServices(
-    [...buildGwbenchSubgraphs(data)].map(([name, schema]) => ({
-      name,
-      url: `${SUPERGRAPH_URL_PREFIX}${name}`,
-      typeDefs: parse(printSubgraphSchema(schema)),
-    })),
-  );
-  if (result.errors) throw new Error(`gwbench subgraphs do not compose: ${result.errors.map(String).join('; ')}`);
-  const diff = firstLineDifference(result.supergraphSdl, supergraph);
+  const composed = composeSupergraph(buildGwbenchSubgraphs(data));
+  const diff = firstLineDifference(composed, supergraph);
   if (diff) throw new Error(`gwbench subgraphs compose to a supergraph other than the benchmark's, ${diff}`);
 }
 
@@ -132,13 +125,15 @@ export function apiSchemaOf(supergraph: string): GraphQLSchema {
   return buildASTSchema(visit({ ...doc, definitions }, { Directive: () => null }));
 }
 
-type Resolve = (source: never, args: Record<string, unknown>) => unknown;
+export type Resolve = (source: never, args: Record<string, unknown>) => unknown;
+/** Reference resolvers by type and field: the fields that are not a property of the source object. */
+export type ReferenceResolvers = Record<string, Record<string, Resolve>>;
 
 /**
  * The API's fields that are not a property of the source object, each over the data tables. A field named neither
  * here nor on the object resolves to undefined, and graphql-js reports it as null or as an error: nothing is made up.
  */
-function referenceResolvers(data: GwbenchData): Record<string, Record<string, Resolve>> {
+function referenceResolvers(data: GwbenchData): ReferenceResolvers {
   const find = <T, K extends keyof T>(rows: readonly T[], key: K, value: unknown): T | null =>
     rows.find((r) => r[key] === value) ?? null;
   return {
@@ -167,24 +162,50 @@ function referenceResolvers(data: GwbenchData): Record<string, Record<string, Re
 }
 
 /**
- * The response to `query` over `data`, executed by graphql-js against the supergraph's API schema with resolvers that
- * read the data tables: no subgraph, no query plan, no gateway. Plain JSON (as a client parses it).
+ * The response to `query` executed by graphql-js against the supergraph's API schema with `resolvers` that read data
+ * tables: no subgraph, no query plan, no gateway. Abstract types resolve by the rows' own `__typename`. Plain JSON
+ * (as a client parses it). `variableValues`: the request's variables.
  */
-export function expectedResponse(supergraph: string, query: string, data: GwbenchData): unknown {
+export function deriveResponse(
+  supergraph: string,
+  query: string,
+  resolvers: ReferenceResolvers,
+  variableValues?: Record<string, unknown>,
+): unknown {
   const schema = apiSchemaOf(supergraph);
   const document = parse(query);
   const invalid = validate(schema, document);
   if (invalid.length > 0) throw new Error(`gwbench query is not valid on the API schema: ${invalid.join('; ')}`);
-  const resolvers = referenceResolvers(data);
   const fieldResolver: GraphQLFieldResolver<unknown, unknown> = (source, args, context, info) => {
     const own = resolvers[info.parentType.name]?.[info.fieldName];
     return own
       ? own(source as never, args as Record<string, unknown>)
       : defaultFieldResolver(source, args, context, info);
   };
-  const result = executeSync({ schema, document, fieldResolver });
+  const result = executeSync({ schema, document, fieldResolver, variableValues });
   if (result.errors?.length) throw new Error(`gwbench expected response has errors: ${result.errors.join('; ')}`);
   return JSON.parse(JSON.stringify(result)) as unknown;
+}
+
+/** The response to `query` over the gwbench `data` (see deriveResponse). */
+export function expectedResponse(supergraph: string, query: string, data: GwbenchData): unknown {
+  return deriveResponse(supergraph, query, referenceResolvers(data));
+}
+
+/**
+ * The supergraph of `subgraphs` (executable @apollo/subgraph schemas by name) composed by @apollo/composition, each
+ * subgraph at SUPERGRAPH_URL_PREFIX + its name; throws when they do not compose.
+ */
+export function composeSupergraph(subgraphs: ReadonlyMap<string, GraphQLSchema>): string {
+  const result = composeServices(
+    [...subgraphs].map(([name, schema]) => ({
+      name,
+      url: `${SUPERGRAPH_URL_PREFIX}${name}`,
+      typeDefs: parse(printSubgraphSchema(schema)),
+    })),
+  );
+  if (result.errors) throw new Error(`subgraphs do not compose: ${result.errors.map(String).join('; ')}`);
+  return result.supergraphSdl;
 }
 
 const PUBLIC_FILES = ['benchmark-supergraph.graphql', 'query.graphql', 'body.json', 'expected.json'];

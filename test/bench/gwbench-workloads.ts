@@ -1,0 +1,100 @@
+import type { GraphQLSchema } from 'graphql';
+import { BIG_PRODUCTS, buildBigResponseSubgraphs, loadBigResponseWorkload } from './gwbench-big-response';
+import { buildHeavyPlanSubgraphs, loadHeavyPlanWorkload } from './gwbench-heavy-plan';
+import { buildGwbenchSubgraphs } from './gwbench-schema';
+import { loadGwbenchWorkload } from './gwbench-workload';
+
+/**
+ * The workloads of `npm run bench -- gwbench` (BENCH_GWBENCH_WORKLOADS picks some): The Guild's benchmark as published
+ * (gwbench-workload.ts), and two of the kind Grafbase's 2025 benchmark added, written here: a plan-heavy query
+ * (gwbench-heavy-plan.ts) and a response of about 5 MB (gwbench-big-response.ts). Each is a supergraph, one request
+ * body and the expected response derived from generated data without any gateway; its subgraphs are served by
+ * gwbench-subgraphs.ts (GWBENCH_WORKLOAD names which).
+ */
+export const WORKLOAD_NAMES = ['gwbench', 'heavy-plan', 'big-response'] as const;
+export type WorkloadName = (typeof WORKLOAD_NAMES)[number];
+
+export interface BenchWorkload {
+  name: WorkloadName;
+  /** One line: what it is. */
+  description: string;
+  /** The supergraph, subgraph URLs under SUPERGRAPH_URL_PREFIX. */
+  supergraph: string;
+  /** The subgraphs' names (their URL paths on the subgraph server). */
+  subgraphNames: string[];
+  query: string;
+  body: string;
+  expected: unknown;
+  /**
+   * Our gateway's limits raised for this workload only, since the references have none and the supergraphs state no
+   * list sizes: the same work must be measured.
+   */
+  oursLimits: Record<string, string>;
+}
+
+export function isWorkloadName(name: string): name is WorkloadName {
+  return (WORKLOAD_NAMES as readonly string[]).includes(name);
+}
+
+/** The items of a comma-separated selection (all when unset); an unknown item is an error naming `key`. */
+export function selection<T extends string>(key: string, value: string | undefined, all: readonly T[]): T[] {
+  if (value === undefined || value.trim() === '') return [...all];
+  const picked = value
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  const unknown = picked.filter((v) => !(all as readonly string[]).includes(v));
+  if (unknown.length > 0 || picked.length === 0)
+    throw new Error(`${key}: unknown ${unknown.join(', ') || '(empty)'}; one or more of ${all.join(',')}`);
+  return all.filter((v) => picked.includes(v));
+}
+
+/** The executable subgraph schemas of a workload, by name, over its freshly generated data. */
+export function workloadSubgraphs(name: WorkloadName): Map<string, GraphQLSchema> {
+  if (name === 'heavy-plan') return buildHeavyPlanSubgraphs();
+  if (name === 'big-response') return buildBigResponseSubgraphs();
+  return buildGwbenchSubgraphs();
+}
+
+/** A workload with its expected response (derived afresh, no gateway). */
+export function loadWorkload(name: WorkloadName): BenchWorkload {
+  const names = [...workloadSubgraphs(name).keys()];
+  if (name === 'heavy-plan') {
+    const w = loadHeavyPlanWorkload();
+    return {
+      name,
+      description: `plan-heavy query: ${names.length} subgraphs, an interface and two unions across them, @requires, @provides, 19 fragments`,
+      supergraph: w.supergraph,
+      subgraphNames: names,
+      query: w.query,
+      body: w.body,
+      expected: w.expected,
+      oursLimits: { MAX_QUERY_COST: '1000000' },
+    };
+  }
+  if (name === 'big-response') {
+    const w = loadBigResponseWorkload();
+    return {
+      name,
+      description: `big response: ${names.length} subgraphs, a list of ${BIG_PRODUCTS} entities each completed by three others`,
+      supergraph: w.supergraph,
+      subgraphNames: names,
+      query: w.query,
+      body: w.body,
+      expected: w.expected,
+      oursLimits: { MAX_QUERY_COST: '1000000000' },
+    };
+  }
+  const w = loadGwbenchWorkload();
+  return {
+    name,
+    description: "The Guild's federation gateway benchmark, as published",
+    supergraph: w.supergraph,
+    subgraphNames: names,
+    query: w.query,
+    body: w.body,
+    expected: w.expected,
+    // its query's estimated cost is about 108 000, over our default bound of 100 000
+    oursLimits: { MAX_QUERY_COST: '1000000' },
+  };
+}
