@@ -26,6 +26,9 @@ export function acceptsTcp(port: number): Promise<boolean> {
   });
 }
 
+/** How long a started server may take to answer its probe (BENCH_START_SECONDS: more on a loaded machine). */
+const START_SECONDS = Number(process.env.BENCH_START_SECONDS ?? 30);
+
 export interface Child {
   url: string;
   process: ChildProcess;
@@ -34,7 +37,8 @@ export interface Child {
 
 /**
  * Starts `node script` with `env`, waits until `probePath` answers, and returns its base URL. `nodeArgs` go to node
- * itself (e.g. `--cpu-prof`), `args` to the script.
+ * itself (e.g. `--cpu-prof`), `args` to the script. `prefix` is a command that execs node, e.g. `['taskset', '-c', '0']`
+ * (the process keeps its pid).
  */
 export async function startNode(
   script: string,
@@ -42,14 +46,19 @@ export async function startNode(
   probePath = '/healthz',
   args: string[] = [],
   nodeArgs: string[] = [],
+  prefix: string[] = [],
 ): Promise<Child> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+  const [command, ...commandArgs] = [...prefix, process.execPath, ...nodeArgs, script, ...args] as [
+    string,
+    ...string[],
+  ];
+  const child = spawn(command, commandArgs, {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + START_SECONDS * 1000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
     try {
@@ -59,7 +68,9 @@ export async function startNode(
     } catch {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`${script} did not answer on ${url}${probePath} within 30 s`);
+        throw new Error(
+          `${script} did not answer on ${url}${probePath} within ${START_SECONDS} s (BENCH_START_SECONDS)`,
+        );
       }
       await new Promise((r) => setTimeout(r, 100));
     }
