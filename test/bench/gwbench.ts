@@ -366,17 +366,19 @@ interface Summary {
   perRound: string;
 }
 
-/** One workload in one mode: fresh gateways (pinned if the mode says so), checked, warmed up and loaded. */
+/**
+ * One workload in one mode: fresh gateways (pinned if the mode says so), checked, warmed up and loaded. Its lines go
+ * to `out` as they come, so that a failure keeps what was measured before it.
+ */
 async function runMode(
   workload: BenchWorkload,
   mode: Mode,
   subgraphs: Child,
   supergraphFile: string,
-): Promise<string[]> {
+  out: string[],
+): Promise<void> {
   const tag = `${workload.name} × ${mode.name}`;
-  const out: string[] = [
-    `-- ${tag}: ${mode.label}; ${ROUNDS} rounds × ${mode.seconds} s after ${WARMUP_SECONDS} s warm-up`,
-  ];
+  out.push(`-- ${tag}: ${mode.label}; ${ROUNDS} rounds × ${mode.seconds} s after ${WARMUP_SECONDS} s warm-up`);
   const gateways = GATEWAYS.filter((gw) => !(mode.pinned && gw.key === 'ours-workers'));
   const running: (Running & { lone: number; burst: number })[] = [];
   const subgraphPid = subgraphs.process.pid as number;
@@ -469,7 +471,6 @@ async function runMode(
       );
     out.push(...goalLines(tag, summary, mode));
     out.push(...fetchLines(tag, summary, mode));
-    return out;
   } finally {
     for (const r of running) await r.child.stop();
     if (restore) {
@@ -542,12 +543,12 @@ function fetchLines(tag: string, summary: Map<string, Summary>, mode: Mode): str
   });
 }
 
-/** One workload: its subgraph server, its supergraph, then each selected mode. */
-async function runWorkload(name: WorkloadName, modes: Mode[]): Promise<string[]> {
+/** One workload: its subgraph server, its supergraph, then each selected mode; lines to `out` as they come. */
+async function runWorkload(name: WorkloadName, modes: Mode[], out: string[]): Promise<void> {
   const workload = loadWorkload(name);
-  const out = [
+  out.push(
     `== ${name}: ${workload.description}; answer ${sizeOf(workload.expected)}, expected response derived from generated data (no gateway)`,
-  ];
+  );
   if (name === 'gwbench') out.push(`gwbench: ${compareWithPublic(loadGwbenchWorkload())}`); // throws when they differ
   const subgraphs = await startNode(
     join(BENCH_JS, 'gwbench-subgraphs.js'),
@@ -561,12 +562,11 @@ async function runWorkload(name: WorkloadName, modes: Mode[]): Promise<string[]>
     if (rewritten.split(`${subgraphs.url}/`).length !== workload.subgraphNames.length + 1)
       throw new Error(`gwbench ${name}: expected ${workload.subgraphNames.length} subgraph URLs`);
     writeFileSync(supergraphFile, rewritten);
-    for (const mode of modes) out.push(...(await runMode(workload, mode, subgraphs, supergraphFile)));
+    for (const mode of modes) await runMode(workload, mode, subgraphs, supergraphFile, out);
     const verify = (await (await fetch(`${subgraphs.url}/verify`)).json()) as { checked: number; mismatches: number };
     if (verify.mismatches > 0)
       throw new Error(`gwbench ${name}: subgraph memo differs from a fresh execution for ${verify.mismatches} bodies`);
     out.push(`${name}: subgraph memo: ${verify.checked} distinct bodies, bytes identical to a fresh execution`);
-    return out;
   } finally {
     await subgraphs.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -588,11 +588,10 @@ export async function gwbenchBenchmark(): Promise<string[]> {
   }
   try {
     for (const name of workloads)
-      out.push(
-        ...(await runWorkload(
-          name,
-          modeNames.map((m) => MODES[m]),
-        )),
+      await runWorkload(
+        name,
+        modeNames.map((m) => MODES[m]),
+        out,
       );
   } catch (err) {
     // what was measured before the failure is kept in the message
