@@ -493,6 +493,11 @@ function goalLines(tag: string, summary: Map<string, Summary>, mode: Mode): stri
   const hive = summary.get('hive');
   const hiveRt = summary.get('hive-rt');
   if (!apollo || !hive || !hiveRt) return out;
+  const idle = [...summary.values()].filter((s) => !(s.rps > 0)).map((s) => s.label);
+  if (idle.length > 0) {
+    out.push(`${tag}: no request completed in a round by ${idle.join(', ')}: goals not judged (longer rounds needed)`);
+    return out;
+  }
   if (!ours) {
     out.push(
       `${tag}: references: Hive Gateway + router-runtime / Apollo Gateway ${(hiveRt.rps / apollo.rps).toFixed(2)}×, Hive Gateway / Apollo Gateway ${(hive.rps / apollo.rps).toFixed(2)}×`,
