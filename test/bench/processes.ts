@@ -35,6 +35,30 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/** Most of a child's stderr passed on: a reference gateway can log gigabytes when a load run drops its connections. */
+const STDERR_PASSED_BYTES = 64 * 1024;
+const STDERR_TAIL_BYTES = 4 * 1024;
+
+/** Passes a child's stderr on up to a bound, then only counts it; keeps its last bytes for error messages. */
+function boundedStderr(child: ChildProcess, script: string): { tail(): string } {
+  let passed = 0;
+  let dropped = 0;
+  let last = Buffer.alloc(0);
+  child.stderr?.on('data', (chunk: Buffer) => {
+    last = Buffer.concat([last, chunk]).subarray(-STDERR_TAIL_BYTES);
+    if (passed < STDERR_PASSED_BYTES) {
+      const part = chunk.subarray(0, STDERR_PASSED_BYTES - passed);
+      process.stderr.write(part);
+      passed += part.length;
+      dropped += chunk.length - part.length;
+    } else dropped += chunk.length;
+  });
+  child.once('exit', () => {
+    if (dropped > 0) process.stderr.write(`\n(${script}: ${dropped} more bytes of stderr not shown)\n`);
+  });
+  return { tail: () => (last.length ? `; its stderr ended with: ${last.toString('utf8')}` : '') };
+}
+
 /**
  * Starts `node script` with `env`, waits until `probePath` answers, and returns its base URL. `nodeArgs` go to node
  * itself (e.g. `--cpu-prof`), `args` to the script. `prefix` is a command that execs node, e.g. `['taskset', '-c', '0']`
@@ -55,12 +79,13 @@ export async function startNode(
   ];
   const child = spawn(command, commandArgs, {
     env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
+  const stderr = boundedStderr(child, script);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + START_SECONDS * 1000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}${stderr.tail()}`);
     try {
       const res = await fetch(url + probePath);
       await res.arrayBuffer();
@@ -69,7 +94,7 @@ export async function startNode(
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
         throw new Error(
-          `${script} did not answer on ${url}${probePath} within ${START_SECONDS} s (BENCH_START_SECONDS)`,
+          `${script} did not answer on ${url}${probePath} within ${START_SECONDS} s (BENCH_START_SECONDS)${stderr.tail()}`,
         );
       }
       await new Promise((r) => setTimeout(r, 100));
