@@ -30,6 +30,11 @@ export interface BenchWorkload {
    * list sizes: the same work must be measured.
    */
   oursLimits: Record<string, string>;
+  /**
+   * At most this many connections and at least this many seconds a round, whatever the mode: an answer of several MB
+   * takes every gateway a good part of a second, so 50 connections in a short round would complete nothing.
+   */
+  load?: { maxConnections: number; minSeconds: number };
 }
 
 export function isWorkloadName(name: string): name is WorkloadName {
@@ -83,6 +88,7 @@ export function loadWorkload(name: WorkloadName): BenchWorkload {
       body: w.body,
       expected: w.expected,
       oursLimits: { MAX_QUERY_COST: '1000000000' },
+      load: { maxConnections: 4, minSeconds: 6 },
     };
   }
   const w = loadGwbenchWorkload();

@@ -382,6 +382,15 @@ async function runMode(
   supergraphFile: string,
   out: string[],
 ): Promise<void> {
+  if (workload.load) {
+    const connections = Math.min(mode.connections, workload.load.maxConnections);
+    const seconds = Math.max(mode.seconds, workload.load.minSeconds);
+    const label = mode.label.replace(
+      `${mode.connections} connections`,
+      `${connections} connections (this workload's most)`,
+    );
+    mode = { ...mode, connections, seconds, label };
+  }
   const tag = `${workload.name} × ${mode.name}`;
   out.push(`-- ${tag}: ${mode.label}; ${ROUNDS} rounds × ${mode.seconds} s after ${WARMUP_SECONDS} s warm-up`);
   const gateways = GATEWAYS.filter((gw) => !(mode.pinned && gw.key === 'ours-workers'));
