@@ -28,15 +28,7 @@ export class FederatedExecutor {
   async execute(rc: GatewayGraphQLRequestContext<GatewayContext>): Promise<GatewayExecutionResult> {
     let prepared: PreparedOperation;
     try {
-      const active = this.planner.activeLabels(rc);
-      prepared = await this.planner.prepare(
-        rc.document,
-        rc.operationName,
-        rc.queryHash,
-        rc.source,
-        active,
-        rc.context.trace,
-      );
+      prepared = await this.planner.prepareRequest(rc);
     } catch (err) {
       return { errors: [new GraphQLError(err instanceof Error ? err.message : String(err))] };
     }

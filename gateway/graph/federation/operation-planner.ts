@@ -14,7 +14,8 @@ import {
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { ProgressiveOverrides, type Random } from './progressive-override';
-import type { OperationTrace } from '../context';
+import type { GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
+import type { GatewayContext, OperationTrace } from '../context';
 import { ATTR, childSpan, endFailed, SPAN } from '../tracing';
 import { PlanCompiler, type CompiledPlan, type FetchStep, type PlanStep } from './query-plan';
 import { ResponseShape } from './response-shape';
@@ -100,6 +101,18 @@ export class OperationPlanner {
     let active = this.rolls.get(request);
     if (!active) this.rolls.set(request, (active = this.overrides.roll(this.random)));
     return active;
+  }
+
+  /** The prepared form of a request's operation, with the request's override labels and under its trace. */
+  prepareRequest(rc: GatewayGraphQLRequestContext<GatewayContext>): Promise<PreparedOperation> {
+    return this.prepare(
+      rc.document,
+      rc.operationName,
+      rc.queryHash,
+      rc.source,
+      this.activeLabels(rc),
+      rc.context.trace,
+    );
   }
 
   /**

@@ -53,16 +53,8 @@ export class SingleSubgraphExecutor {
   private async route(rc: GatewayGraphQLRequestContext<GatewayContext>): Promise<Route | false> {
     let prepared: PreparedOperation;
     try {
-      // The request's override labels: the federated executor, should it run it, plans with the same ones.
-      const active = this.planner.activeLabels(rc);
-      prepared = await this.planner.prepare(
-        rc.document,
-        rc.operationName,
-        rc.queryHash,
-        rc.source,
-        active,
-        rc.context.trace,
-      );
+      // the request's override labels: the federated executor, should it run it, plans with the same ones
+      prepared = await this.planner.prepareRequest(rc);
     } catch {
       return false; // the federated executor reports it
     }
