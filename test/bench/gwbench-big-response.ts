@@ -1,6 +1,6 @@
-import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
-import { type GraphQLSchema, parse } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
+import { buildSubgraphSchemas, byKey, groupBy } from './gwbench-schema';
 import { composeSupergraph, deriveResponse, type ReferenceResolvers } from './gwbench-workload';
 
 /**
@@ -125,26 +125,12 @@ export function bigShippingEstimate(
   return weight === undefined || weight === null ? null : Math.trunc(weight / 2);
 }
 
-function index<T, K extends keyof T>(rows: readonly T[], key: K): Map<T[K], T> {
-  return new Map(rows.map((r) => [r[key], r]));
-}
-
-function grouped(reviews: readonly BigReview[]): Map<string, BigReview[]> {
-  const out = new Map<string, BigReview[]>();
-  for (const r of reviews) {
-    const list = out.get(r.upc);
-    if (list) list.push(r);
-    else out.set(r.upc, [r]);
-  }
-  return out;
-}
-
 function subgraphResolvers(data: BigResponseData): Record<BigSubgraphName, GraphQLResolverMap<unknown>> {
-  const users = index(data.users, 'id');
-  const products = index(data.products, 'upc');
-  const stock = index(data.stock, 'upc');
-  const reviews = index(data.reviews, 'id');
-  const byProduct = grouped(data.reviews);
+  const users = byKey(data.users, 'id');
+  const products = byKey(data.products, 'upc');
+  const stock = byKey(data.stock, 'upc');
+  const reviews = byKey(data.reviews, 'id');
+  const byProduct = groupBy(data.reviews, (r) => r.upc);
   return {
     accounts: { User: { __resolveReference: (ref: { id: string }) => users.get(ref.id) ?? null } },
     products: {
@@ -177,20 +163,14 @@ function subgraphResolvers(data: BigResponseData): Record<BigSubgraphName, Graph
 
 /** The four executable subgraph schemas, by name. */
 export function buildBigResponseSubgraphs(data = generateBigResponseData()): Map<string, GraphQLSchema> {
-  const byName = subgraphResolvers(data);
-  return new Map(
-    (Object.keys(BIG_SUBGRAPH_SDL) as BigSubgraphName[]).map((name) => [
-      name,
-      buildSubgraphSchema({ typeDefs: parse(BIG_SUBGRAPH_SDL[name]), resolvers: byName[name] }),
-    ]),
-  );
+  return buildSubgraphSchemas(BIG_SUBGRAPH_SDL, subgraphResolvers(data));
 }
 
 /** The API's fields over the data tables, no subgraph involved. */
 function referenceResolvers(data: BigResponseData): ReferenceResolvers {
-  const users = index(data.users, 'id');
-  const stock = index(data.stock, 'upc');
-  const byProduct = grouped(data.reviews);
+  const users = byKey(data.users, 'id');
+  const stock = byKey(data.stock, 'upc');
+  const byProduct = groupBy(data.reviews, (r) => r.upc);
   return {
     Query: { products: (_, args) => data.products.slice(0, args.first as number) },
     Product: {

@@ -1,6 +1,6 @@
-import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
-import { type GraphQLSchema, parse } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
+import { buildSubgraphSchemas, byKey, groupBy } from './gwbench-schema';
 import { composeSupergraph, deriveResponse, type ReferenceResolvers } from './gwbench-workload';
 
 /**
@@ -178,24 +178,11 @@ export function heavyShippingEstimate(
   return weight === undefined || weight === null ? null : Math.trunc(weight / 2);
 }
 
-const byId = <T extends { id: string }>(rows: readonly T[]): Map<string, T> => new Map(rows.map((r) => [r.id, r]));
-
-function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const r of rows) {
-    const k = key(r);
-    const list = out.get(k);
-    if (list) list.push(r);
-    else out.set(k, [r]);
-  }
-  return out;
-}
-
 function subgraphResolvers(data: HeavyPlanData): Record<HeavySubgraphName, GraphQLResolverMap<unknown>> {
-  const users = byId(data.users);
-  const products = byId(data.products);
-  const stock = byId(data.stock);
-  const reviews = byId(data.reviews);
+  const users = byKey(data.users, 'id');
+  const products = byKey(data.products, 'id');
+  const stock = byKey(data.stock, 'id');
+  const reviews = byKey(data.reviews, 'id');
   const reviewsBySubject = groupBy(data.reviews, (r) => r.subjectId);
   const reviewsByAuthor = groupBy(data.reviews, (r) => r.authorId);
   const perKind = (resolvers: Record<string, unknown>): Record<Kind, Record<string, unknown>> =>
@@ -264,21 +251,15 @@ function subgraphResolvers(data: HeavyPlanData): Record<HeavySubgraphName, Graph
 
 /** The six executable subgraph schemas, by name. */
 export function buildHeavyPlanSubgraphs(data = generateHeavyPlanData()): Map<string, GraphQLSchema> {
-  const byName = subgraphResolvers(data);
-  return new Map(
-    (Object.keys(HEAVY_SUBGRAPH_SDL) as HeavySubgraphName[]).map((name) => [
-      name,
-      buildSubgraphSchema({ typeDefs: parse(HEAVY_SUBGRAPH_SDL[name]), resolvers: byName[name] }),
-    ]),
-  );
+  return buildSubgraphSchemas(HEAVY_SUBGRAPH_SDL, subgraphResolvers(data));
 }
 
 /** The API's fields over the data tables, no subgraph involved (rows carry their own __typename). */
 function referenceResolvers(data: HeavyPlanData): ReferenceResolvers {
-  const users = byId(data.users);
-  const products = byId(data.products);
-  const stock = byId(data.stock);
-  const reviews = byId(data.reviews);
+  const users = byKey(data.users, 'id');
+  const products = byKey(data.products, 'id');
+  const stock = byKey(data.stock, 'id');
+  const reviews = byKey(data.reviews, 'id');
   const rows = new Map<string, unknown>([...users, ...products, ...reviews]);
   const productFields = {
     inStock: (p: { id: string }) => stock.get(p.id)?.inStock ?? null,

@@ -159,7 +159,34 @@ export function shippingEstimate(known: { upc: string; price?: number | null; we
   return known.weight === undefined || known.weight === null ? null : Math.trunc(known.weight / 2);
 }
 
-const byKey = <T, K extends keyof T>(rows: readonly T[], key: K): Map<T[K], T> => new Map(rows.map((r) => [r[key], r]));
+/** Rows by one of their fields (each workload's data tables, looked up by id). */
+export const byKey = <T, K extends keyof T>(rows: readonly T[], key: K): Map<T[K], T> =>
+  new Map(rows.map((r) => [r[key], r]));
+
+/** Rows grouped by a key of each (e.g. reviews by product). */
+export function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const list = out.get(k);
+    if (list) list.push(r);
+    else out.set(k, [r]);
+  }
+  return out;
+}
+
+/** A workload's executable subgraph schemas, by name: each SDL with its resolvers. */
+export function buildSubgraphSchemas<N extends string>(
+  sdl: Readonly<Record<N, string>>,
+  resolvers: Record<N, GraphQLResolverMap<unknown>>,
+): Map<N, GraphQLSchema> {
+  return new Map(
+    (Object.keys(sdl) as N[]).map((name) => [
+      name,
+      buildSubgraphSchema({ typeDefs: parse(sdl[name]), resolvers: resolvers[name] }),
+    ]),
+  );
+}
 
 function resolvers(data: GwbenchData): Record<SubgraphName, GraphQLResolverMap<unknown>> {
   const usersById = byKey(data.users, 'id');
@@ -212,11 +239,5 @@ function resolvers(data: GwbenchData): Record<SubgraphName, GraphQLResolverMap<u
 
 /** The executable subgraph schemas, by name. */
 export function buildGwbenchSubgraphs(data: GwbenchData = generateGwbenchData()): Map<SubgraphName, GraphQLSchema> {
-  const byName = resolvers(data);
-  return new Map(
-    SUBGRAPH_NAMES.map((name) => [
-      name,
-      buildSubgraphSchema({ typeDefs: parse(SUBGRAPH_SDL[name]), resolvers: byName[name] }),
-    ]),
-  );
+  return buildSubgraphSchemas(SUBGRAPH_SDL, resolvers(data));
 }
