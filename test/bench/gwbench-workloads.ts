@@ -61,46 +61,48 @@ export function workloadSubgraphs(name: WorkloadName): Map<string, GraphQLSchema
   return buildGwbenchSubgraphs();
 }
 
+/** What differs between the workloads: how each is loaded, what it is, and how our gateway and the load are set. */
+const SPECS: Record<
+  WorkloadName,
+  Pick<BenchWorkload, 'oursLimits' | 'load'> & {
+    loaded: () => { supergraph: string; query: string; body: string; expected: unknown };
+    describe: (subgraphs: number) => string;
+  }
+> = {
+  gwbench: {
+    loaded: loadGwbenchWorkload,
+    describe: () => "The Guild's federation gateway benchmark, as published",
+    // its query's estimated cost is about 108 000, over our default bound of 100 000
+    oursLimits: { MAX_QUERY_COST: '1000000' },
+  },
+  'heavy-plan': {
+    loaded: () => loadHeavyPlanWorkload(),
+    describe: (n) =>
+      `plan-heavy query: ${n} subgraphs, an interface and two unions across them, @requires, @provides, 19 fragments`,
+    oursLimits: { MAX_QUERY_COST: '1000000' },
+  },
+  'big-response': {
+    loaded: () => loadBigResponseWorkload(),
+    describe: (n) => `big response: ${n} subgraphs, a list of ${BIG_PRODUCTS} entities each completed by three others`,
+    oursLimits: { MAX_QUERY_COST: '1000000000' },
+    load: { maxConnections: 4, minSeconds: 6 },
+  },
+};
+
 /** A workload with its expected response (derived afresh, no gateway). */
 export function loadWorkload(name: WorkloadName): BenchWorkload {
   const names = [...workloadSubgraphs(name).keys()];
-  if (name === 'heavy-plan') {
-    const w = loadHeavyPlanWorkload();
-    return {
-      name,
-      description: `plan-heavy query: ${names.length} subgraphs, an interface and two unions across them, @requires, @provides, 19 fragments`,
-      supergraph: w.supergraph,
-      subgraphNames: names,
-      query: w.query,
-      body: w.body,
-      expected: w.expected,
-      oursLimits: { MAX_QUERY_COST: '1000000' },
-    };
-  }
-  if (name === 'big-response') {
-    const w = loadBigResponseWorkload();
-    return {
-      name,
-      description: `big response: ${names.length} subgraphs, a list of ${BIG_PRODUCTS} entities each completed by three others`,
-      supergraph: w.supergraph,
-      subgraphNames: names,
-      query: w.query,
-      body: w.body,
-      expected: w.expected,
-      oursLimits: { MAX_QUERY_COST: '1000000000' },
-      load: { maxConnections: 4, minSeconds: 6 },
-    };
-  }
-  const w = loadGwbenchWorkload();
+  const { loaded, describe, oursLimits, load } = SPECS[name];
+  const w = loaded();
   return {
     name,
-    description: "The Guild's federation gateway benchmark, as published",
+    description: describe(names.length),
     supergraph: w.supergraph,
     subgraphNames: names,
     query: w.query,
     body: w.body,
     expected: w.expected,
-    // its query's estimated cost is about 108 000, over our default bound of 100 000
-    oursLimits: { MAX_QUERY_COST: '1000000' },
+    oursLimits,
+    ...(load ? { load } : {}),
   };
 }
