@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Subgraph } from '../../subgraphs/subgraph';
 import type { Config } from './config/schema';
-import { startDns, type DnsPart } from './dns';
+import type { DnsPart } from './dns';
 import {
   ConnectionLimiter,
   FederatedSubscriptions,
@@ -20,19 +20,16 @@ import {
 } from '../graph';
 import { ConfigError } from './config/load';
 import { buildSubgraph, type SystemOverrides } from './subgraphs';
-import { registerDnsMetrics } from './dns-metrics';
-import { SUBGRAPH_DESCRIPTORS } from '../../subgraphs';
 import { GraphAccessError, type Engines, type GraphAccess } from '../../subgraphs/descriptor';
 
 export type { SystemOverrides };
 import { createLogger, type Logger } from '../../platform/log';
 import { SUPERGRAPH_FILE } from './paths';
 import { buildApiServer, buildServer, type LiveOptions } from './server';
-import { dnsApiRestInterface, SharedPages } from '../rest/dns-api';
 import { Admission } from '../../platform/async';
-import { dnsToolRestInterface } from '../rest/dns-tool';
 import { configuredDocuments, persistedOperations } from './persisted-documents';
-import { startTracing, type Tracing } from './tracing';
+import type { Tracing } from './tracing';
+import { tracesUrl } from './config/tracing-settings';
 
 /** Something an HTTP listener serves, for its start-up line: what it is and its path (and other paths of it). */
 export interface Served {
@@ -76,6 +73,7 @@ async function createLocalSubgraphs(
   graph: GraphAccess,
 ): Promise<Map<string, Subgraph>> {
   const subgraphs = new Map<string, Subgraph>();
+  const { SUBGRAPH_DESCRIPTORS } = await import('../../subgraphs');
   try {
     for (const descriptor of SUBGRAPH_DESCRIPTORS) {
       if (!config.subgraphUrls[descriptor.name])
@@ -117,7 +115,7 @@ export async function createSystem(
   const supergraphSdl = overrides.supergraphSdl ?? readFileSync(config.supergraphFile ?? SUPERGRAPH_FILE, 'utf8');
   const planner = supergraphPlanner(supergraphSdl, config.supergraphFile);
   // Engines first: the subgraphs are built on them.
-  const dns = general ? undefined : (overrides.dns ?? (await startDns(config, log)));
+  const dns = general ? undefined : (overrides.dns ?? (await (await import('./dns')).startDns(config, log)));
   const engines: Engines = dns
     ? { dns: { store: dns.store, engine: dns.engine, toolKey: dns.toolKey, vault: dns.vault } }
     : {};
@@ -145,7 +143,11 @@ export async function createSystem(
   };
   // The cap on whole-zone reads is per process: the DNS API's REST listeners and its subgraph's zoneFile share it.
   const wholeZoneReads = new Admission({ running: config.dnsApiWholeZoneReads, waiting: config.dnsApiWholeZoneQueue });
-  const dnsApiRest = { wholeZoneReads, sharedPages: new SharedPages() };
+  // Our own REST interfaces, loaded only when served: a foreign supergraph (--supergraph) has none.
+  const rest = general
+    ? undefined
+    : { dnsApi: await import('../rest/dns-api'), dnsTool: await import('../rest/dns-tool') };
+  const dnsApiRest = rest && { wholeZoneReads, sharedPages: new rest.dnsApi.SharedPages() };
   let subgraphs: Map<string, Subgraph>;
   try {
     subgraphs = general
@@ -156,9 +158,11 @@ export async function createSystem(
     throw err;
   }
   const metrics = new GatewayMetrics();
-  if (dns) registerDnsMetrics(metrics.registry, () => dns.engine.stats());
+  if (dns) (await import('./dns-metrics')).registerDnsMetrics(metrics.registry, () => dns.engine.stats());
   // Off (undefined, nothing built) unless an OTLP endpoint is configured.
-  const tracing = startTracing(config, log.child({ part: 'tracing' }));
+  const tracing = tracesUrl(config)
+    ? (await import('./tracing')).startTracing(config, log.child({ part: 'tracing' }))
+    : undefined;
   const graph = new Graph({
     supergraphSdl,
     planner,
@@ -240,12 +244,13 @@ export async function createSystem(
     subgraphs,
     remoteSubgraphs: remoteHealth,
     rest: !general,
-    restInterfaces: general
-      ? []
-      : [
-          dnsApiRestInterface(graph, dnsApiRest),
-          dnsToolRestInterface(graph, { apiEnabled: config.dnsTool.apiEnabled }),
-        ],
+    restInterfaces:
+      rest && dnsApiRest
+        ? [
+            rest.dnsApi.dnsApiRestInterface(graph, dnsApiRest),
+            rest.dnsTool.dnsToolRestInterface(graph, { apiEnabled: config.dnsTool.apiEnabled }),
+          ]
+        : [],
     maxVariablesDepth: config.maxVariablesDepth,
     parts: dns ? { dns: () => dns.health() } : {},
     live,
@@ -256,7 +261,9 @@ export async function createSystem(
   });
   // The DNS API also on its own port (the seed's 8081), for clients configured with it.
   const apiApp =
-    general || config.dnsApiPort === 0 ? undefined : await buildApiServer(http, dnsApiRestInterface(graph, dnsApiRest));
+    rest && dnsApiRest && config.dnsApiPort !== 0
+      ? await buildApiServer(http, rest.dnsApi.dnsApiRestInterface(graph, dnsApiRest))
+      : undefined;
   let closing: Promise<void> | undefined;
   return {
     config,

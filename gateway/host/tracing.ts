@@ -17,7 +17,9 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic
 import type { Logger } from '../../platform/log';
 import { VERSION } from '../../platform/version';
 import type { Config } from './config/schema';
-import { parseOtlpHeaders, type TRACE_SAMPLERS } from './config/tracing-settings';
+import { parseOtlpHeaders, tracesUrl, type TRACE_SAMPLERS } from './config/tracing-settings';
+
+export { tracesUrl };
 
 type TracingConfig = Pick<
   Config,
@@ -40,13 +42,6 @@ export interface Tracing {
 }
 
 /** Where spans are POSTed: the traces endpoint as given, else the base endpoint with `v1/traces` appended (OTel). */
-export function tracesUrl(config: TracingConfig): string | undefined {
-  if (config.otelExporterOtlpTracesEndpoint) return config.otelExporterOtlpTracesEndpoint;
-  const base = config.otelExporterOtlpEndpoint;
-  if (!base) return undefined;
-  return `${base}${base.endsWith('/') ? '' : '/'}v1/traces`;
-}
-
 export function samplerOf(name: (typeof TRACE_SAMPLERS)[number], arg = 1): Sampler {
   switch (name) {
     case 'always_on':

@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -13,6 +13,9 @@ export function resolveLogFormat(setting: 'auto' | LogFormat, isTty = Boolean(pr
 
 /** Readable lines: time, level, message, then the fields (request ids, timings) on the same line. */
 function prettyStream(): pino.DestinationStream {
+  // Loaded only for a terminal: JSON lines (services, pipes) never load the formatter.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
+  const pretty = require('pino-pretty') as typeof PinoPretty;
   return pretty({
     colorize: true,
     singleLine: true,

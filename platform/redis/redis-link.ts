@@ -1,4 +1,14 @@
-import { createClient, ErrorReply, type RedisClientType } from '@redis/client';
+import type * as RedisLibrary from '@redis/client';
+import type { RedisClientType } from '@redis/client';
+
+/**
+ * The Redis client library, loaded when the first link is made: a process without REDIS_URL never loads its
+ * 400-odd modules (about 11 MB of memory).
+ */
+function redisLibrary(): typeof RedisLibrary {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
+  return require('@redis/client') as typeof RedisLibrary;
+}
 
 export interface RedisLinkLogger {
   info(obj: object, msg: string): void;
@@ -98,7 +108,7 @@ export class RedisLink {
   ) {
     this.client =
       client ??
-      createClient({
+      redisLibrary().createClient({
         url: options.url,
         disableOfflineQueue: true,
         socket: { connectTimeout: options.connectTimeoutMs, reconnectStrategy: backoff },
@@ -140,7 +150,7 @@ export class RedisLink {
     try {
       return await bounded(call(this.client), this.options.commandTimeoutMs);
     } catch (err) {
-      if (!(err instanceof ErrorReply)) this.markDown(err);
+      if (!(err instanceof redisLibrary().ErrorReply)) this.markDown(err);
       throw err;
     }
   }

@@ -14,6 +14,17 @@ export const TRACE_SAMPLERS = [
 /** One `key=value` pair of OTEL_EXPORTER_OTLP_HEADERS (W3C baggage format: values may be percent-encoded). */
 const HEADER_PAIR = /^\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*=\s*[^,]*$/;
 
+/** Where spans go (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces); none: tracing off. */
+export function tracesUrl(config: {
+  otelExporterOtlpEndpoint?: string;
+  otelExporterOtlpTracesEndpoint?: string;
+}): string | undefined {
+  if (config.otelExporterOtlpTracesEndpoint) return config.otelExporterOtlpTracesEndpoint;
+  const base = config.otelExporterOtlpEndpoint;
+  if (!base) return undefined;
+  return `${base}${base.endsWith('/') ? '' : '/'}v1/traces`;
+}
+
 /** `key=value,key2=value2` as a header map (keys lower-cased; values percent-decoded as the OTel spec says). */
 export function parseOtlpHeaders(text: string | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
