@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Span, Tracer } from '@opentelemetry/api';
 import type { Logger } from '../../platform/log';
 import { CacheHint } from '../../subgraphs/subgraph';
@@ -31,7 +31,15 @@ export interface GatewayContext {
   incremental?: IncrementalDelivery;
   /** The operation's span, when tracing is on (its planning and fetches are its children); unset otherwise. */
   trace?: OperationTrace;
+  /**
+   * The headers of the request an operation run without HTTP of its own is for (a REST interface's, a stream
+   * endpoint's): its span continues their trace. Set only when tracing is on.
+   */
+  traceHeaders?: TraceCarrier;
 }
+
+/** Where an incoming trace context is read (request headers, a connection_init payload): only `traceparent` and `tracestate`. */
+export type TraceCarrier = Readonly<Record<string, unknown>>;
 
 /** An operation's span and the tracer its children are made with. */
 export interface OperationTrace {
@@ -58,16 +66,19 @@ export interface RequestCaller {
   stop?: Stop;
   /** Where deferred fragments' payloads are left (the caller accepts `multipart/mixed`). */
   incremental?: IncrementalDelivery;
+  /** The request's headers: the operation continues their trace when tracing is on (nothing is read otherwise). */
+  traceHeaders?: TraceCarrier;
 }
 
 /** The caller of an HTTP request. */
-export function callerOf(req: {
-  headers: { authorization?: string };
-  ip: string;
-  raw?: IncomingMessage;
-}): RequestCaller {
+export function callerOf(req: { headers: IncomingHttpHeaders; ip: string; raw?: IncomingMessage }): RequestCaller {
   const stop = req.raw && clientStop(req.raw);
-  return { authorization: req.headers.authorization, address: req.ip, ...(stop ? { stop } : {}) };
+  return {
+    authorization: req.headers.authorization,
+    address: req.ip,
+    traceHeaders: req.headers,
+    ...(stop ? { stop } : {}),
+  };
 }
 
 export function createGatewayContext(requestId: string, log: Logger, caller: RequestCaller = {}): GatewayContext {

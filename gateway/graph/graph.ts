@@ -7,7 +7,13 @@ import type { Tracer } from '@opentelemetry/api';
 import { NoSchemaIntrospectionCustomRule, type FormattedExecutionResult, type ValidationRule } from 'graphql';
 import type { Subgraph } from '../../subgraphs/subgraph';
 import type { Logger } from '../../platform/log';
-import { cacheScopeOf, createGatewayContext, type GatewayContext, type RequestCaller } from './context';
+import {
+  cacheScopeOf,
+  createGatewayContext,
+  type GatewayContext,
+  type RequestCaller,
+  type TraceCarrier,
+} from './context';
 import { costDirectives } from './cost-directives';
 import { deferRule } from './defer-rule';
 import { CostEstimator } from './cost';
@@ -176,6 +182,13 @@ export class Graph {
     return createGatewayContext(requestId, this.options.log, caller);
   }
 
+  /** The context of an operation run without HTTP of its own: it continues the trace of the caller's request. */
+  private runContext(requestId: string, caller: RequestCaller | undefined): GatewayContext {
+    const context = this.context(requestId, caller);
+    if (this.options.tracer) context.traceHeaders = caller?.traceHeaders;
+    return context;
+  }
+
   /**
    * The serialised body of a cached response to a POSTed query, if there is a fresh one (null otherwise). Lets the
    * HTTP layer answer a cache hit without Apollo Server's pipeline re-serialising the same result each time.
@@ -187,7 +200,7 @@ export class Graph {
     authorization?: string,
     /** The request's id and headers, for its span when tracing is on (only traceparent and tracestate are read). */
     requestId?: string,
-    headers?: Record<string, unknown>,
+    headers?: TraceCarrier,
   ): { body: string; maxAge: number } | null {
     if (!this.cache.enabled) return null;
     if (
@@ -220,7 +233,7 @@ export class Graph {
   ): Promise<FormattedExecutionResult> {
     const response = await this.server.executeOperation(
       { query, operationName, variables },
-      { contextValue: this.context(requestId, caller) },
+      { contextValue: this.runContext(requestId, caller) },
     );
     if (response.body.kind !== 'single')
       return {
@@ -239,12 +252,13 @@ export class Graph {
     const key = ResponseCache.key(cacheScopeOf(caller?.authorization), op.hash, op.name, op.variables, variables);
     const hit = this.cache.get(key);
     if (hit) {
-      if (this.options.tracer) cachedOperationSpan(this.options.tracer, op.name, op.hash, requestId, undefined);
+      if (this.options.tracer)
+        cachedOperationSpan(this.options.tracer, op.name, op.hash, requestId, caller?.traceHeaders);
       return { result: hit.result, cached: hit };
     }
     const request: GraphQLRequest = { query: op.query, operationName: op.name, variables };
     const response = await this.server.executeOperation(request, {
-      contextValue: this.context(requestId, caller),
+      contextValue: this.runContext(requestId, caller),
     });
     if (response.body.kind !== 'single') throw new Error(`operation ${op.name} returned an incremental response`);
     return { result: response.body.singleResult, cached: this.cache.get(key) };

@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin, GraphQLRequestContextWillSendResponse } from '@apollo/server';
+import type { ApolloServerPlugin } from '@apollo/server';
 import {
   ROOT_CONTEXT,
   SpanKind,
@@ -12,7 +12,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import type { GatewayContext, OperationTrace } from './context';
+import type { GatewayContext, OperationTrace, TraceCarrier } from './context';
 
 /**
  * Spans of the graph (docs/gateway.md, "Tracing"). Everything here runs only when the host built a tracer: without
@@ -46,8 +46,11 @@ export const ATTR = {
 
 const propagator = new W3CTraceContextPropagator();
 
-/** Reads `traceparent` / `tracestate` from a header map (Apollo's HeaderMap, Node's headers: lower-case keys). */
-type Headers = ReadonlyMap<string, string> | Record<string, unknown>;
+/**
+ * Reads `traceparent` / `tracestate` from a header map (Apollo's HeaderMap, Node's headers, a graphql-ws
+ * connection_init payload: lower-case keys).
+ */
+type Headers = ReadonlyMap<string, string> | TraceCarrier;
 const isMap = (carrier: Headers): carrier is ReadonlyMap<string, string> => carrier instanceof Map;
 const headerGetter: TextMapGetter<Headers> = {
   get: (carrier, key) => {
@@ -83,10 +86,19 @@ export function endFailed(span: Span, message: string): void {
   span.end();
 }
 
-function errorCodes(rc: GraphQLRequestContextWillSendResponse<GatewayContext>): string[] {
-  const body = rc.response.body;
-  const errors = body.kind === 'single' ? (body.singleResult.errors ?? []) : [];
-  return errors.map((e) => (typeof e.extensions?.code === 'string' ? e.extensions.code : 'INTERNAL_SERVER_ERROR'));
+type ResultErrors = readonly { extensions?: Readonly<Record<string, unknown>> }[] | undefined;
+
+/** Ends `span`: failed with the errors' codes (`graphql.error.codes`) when a result has errors, else as it went well. */
+export function endWithErrors(span: Span, errors: ResultErrors): void {
+  if (!errors?.length) {
+    span.end();
+    return;
+  }
+  const codes = errors.map((e) =>
+    typeof e.extensions?.code === 'string' ? e.extensions.code : 'INTERNAL_SERVER_ERROR',
+  );
+  span.setAttribute(ATTR.errorCodes, [...new Set(codes)]);
+  endFailed(span, codes[0] as string);
 }
 
 /**
@@ -96,14 +108,15 @@ function errorCodes(rc: GraphQLRequestContextWillSendResponse<GatewayContext>): 
 export function tracingPlugin(tracer: Tracer): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart({ request, contextValue }) {
-      const http = request.http;
+      // /graphql's own headers, else those of the request a REST interface or a stream endpoint runs it for
+      const headers = request.http?.headers ?? contextValue.traceHeaders;
       const span = tracer.startSpan(
         SPAN.operation,
         {
-          kind: http ? SpanKind.SERVER : SpanKind.INTERNAL,
+          kind: headers ? SpanKind.SERVER : SpanKind.INTERNAL,
           attributes: { [ATTR.requestId]: contextValue.requestId },
         },
-        incomingContext(http?.headers),
+        incomingContext(headers),
       );
       contextValue.trace = { tracer, span };
       return {
@@ -119,13 +132,8 @@ export function tracingPlugin(tracer: Tracer): ApolloServerPlugin<GatewayContext
         },
         async willSendResponse(rc) {
           if (rc.contextValue.fromCache) span.setAttribute(ATTR.cached, true);
-          const codes = errorCodes(rc);
-          if (codes.length === 0) {
-            span.end();
-            return;
-          }
-          span.setAttribute(ATTR.errorCodes, [...new Set(codes)]);
-          endFailed(span, codes[0] as string);
+          const body = rc.response.body;
+          endWithErrors(span, body.kind === 'single' ? body.singleResult.errors : undefined);
         },
       };
     },
@@ -138,7 +146,7 @@ export function cachedOperationSpan(
   operationName: string | undefined,
   documentHash: string,
   requestId: string | undefined,
-  headers: Record<string, unknown> | undefined,
+  headers: TraceCarrier | undefined,
 ): void {
   const attributes: Attributes = {
     [ATTR.operationType]: 'query',
@@ -169,13 +177,4 @@ export function eventSpan(tracer: Tracer, operationName: string | undefined, req
   const attributes: Attributes = { [ATTR.operationType]: 'subscription', [ATTR.requestId]: requestId };
   if (operationName) attributes[ATTR.operationName] = operationName;
   return tracer.startSpan(SPAN.subscriptionEvent, { kind: SpanKind.INTERNAL, attributes }, ROOT_CONTEXT);
-}
-
-export function endEventSpan(span: Span, errors: readonly { extensions?: Record<string, unknown> }[] | undefined) {
-  if (!errors?.length) {
-    span.end();
-    return;
-  }
-  const code = errors[0]?.extensions?.code;
-  endFailed(span, typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR');
 }

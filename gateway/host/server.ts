@@ -197,8 +197,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // what both streaming endpoints (graphql-sse here, graphql-ws below) run operations with, and their shared bounds
     const streaming: StreamingOptions = {
       subscribe: (request) => subscriptions.subscribe(request),
-      execute: async ({ query, operationName, variables, requestId, authorization, address }) =>
-        await graph.execute(query, operationName, variables, requestId, { authorization, address }),
+      execute: async ({ query, operationName, variables, requestId, authorization, address, traceHeaders }) =>
+        await graph.execute(query, operationName, variables, requestId, { authorization, address, traceHeaders }),
       schema: options.live.schema,
       validationRules: graph.validationRules,
       limits: options.live.limits,

@@ -89,7 +89,8 @@ function operationOf(spans: ReceivedSpan[], requestId: string): ReceivedSpan | u
 }
 const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan) =>
   spans.filter((s) => s.traceId === parent.traceId && s.parentSpanId === parent.spanId);
-
+/** A W3C traceparent (sampled) of this trace and parent span. */
+const traceparent = (traceId: string, parent: string) => `00-${traceId}-${parent}-01`;
 beforeAll(async () => {
   collectorUrl = await collector.start();
   const subgraph = callerEchoSubgraph();
@@ -280,6 +281,48 @@ describe('with an OTLP endpoint', () => {
     ]);
   });
 
+  test.each([
+    ['market', '/v1/quote/AAPL:NASDAQ', '1f0e1d2c3b4a5968'],
+    ['DNS tool', '/api.php?action=get_version', '2f0e1d2c3b4a5968'],
+    ['DNS API', '/api/v1/.well-known/jwks.json', '3f0e1d2c3b4a5968'],
+  ])("the %s REST interface's operation continues an incoming traceparent", async (_name, path, parent) => {
+    const traceId = `${parent}${'0'.repeat(15)}1`;
+    const requestId = `trace-rest-${parent}`;
+    const res = await fetch(`${sys.url}${path}`, {
+      headers: { traceparent: traceparent(traceId, parent), 'x-request-id': requestId },
+    });
+    expect(res.status).toBe(200);
+    await sys.system.tracing?.flush();
+    const op = await collector.waitFor((spans) => operationOf(spans, requestId));
+    expect(op).toMatchObject({
+      traceId,
+      parentSpanId: parent,
+      kind: SERVER,
+      status: { code: 0 },
+      attributes: { 'graphql.operation.type': 'query' },
+    });
+    expect(op.name).toMatch(/^query \w+$/);
+  });
+
+  test.each([
+    ['/graphql', 'not-a-traceparent'],
+    ['/graphql', traceparent('0'.repeat(32), 'aaaaaaaaaaaaaaaa')], // an all-zero trace id is invalid
+    ['/v1/quote/AAPL:NASDAQ', `00-${'c'.repeat(32)}-short-01`],
+  ])('on %s a malformed traceparent (%s) starts a new trace, not an error', async (path, header) => {
+    const requestId = `trace-bad-${header}`;
+    const res =
+      path === '/graphql'
+        ? await post(sys.url, { query: '{ viewer }' }, { traceparent: header, 'x-request-id': requestId })
+        : await fetch(`${sys.url}${path}`, { headers: { traceparent: header, 'x-request-id': requestId } });
+    expect(res.status).toBe(200);
+    await sys.system.tracing?.flush();
+    const op = await collector.waitFor((spans) => operationOf(spans, requestId));
+    expect(op.parentSpanId).toBeUndefined();
+    expect(op.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(header).not.toContain(op.traceId);
+    expect(op.traceId).not.toBe('0'.repeat(32));
+  });
+
   test('shutdown sends the spans still queued', async () => {
     const requestId = 'trace-req-last';
     await post(sys.url, { query: '{ viewer }' }, { 'x-request-id': requestId });
@@ -327,6 +370,10 @@ describe('without an OTLP endpoint', () => {
       expect(res.body.errors).toBeUndefined();
       expect(echo.seen).toHaveLength(1);
       expect(echo.seen[0]?.traceparent).toBeUndefined();
+      const rest = await fetch(`${sys.url}/v1/quote/AAPL:NASDAQ`, {
+        headers: { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01` },
+      });
+      expect(rest.status).toBe(200);
     } finally {
       await sys.close();
     }

@@ -9,8 +9,8 @@ import {
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { Tracer } from '@opentelemetry/api';
-import { createGatewayContext, type GatewayContext } from '../context';
-import { endEventSpan, eventSpan } from '../tracing';
+import { createGatewayContext, type GatewayContext, type TraceCarrier } from '../context';
+import { endWithErrors, eventSpan } from '../tracing';
 import type { OperationCostLimit } from '../limits';
 import type { Logger } from '../../../platform/log';
 import { mapStream, type Stream } from '../../../subgraphs/async-streams';
@@ -44,6 +44,8 @@ export interface SubscriptionRequest {
   shareKey?: string;
   /** The caller's Authorization header, handed to every subgraph the subscription reaches (never logged). */
   authorization?: string;
+  /** The headers of the request that opens it: its opening span continues their trace (read only when tracing is on). */
+  traceHeaders?: TraceCarrier;
 }
 
 export interface FederatedSubscriptionsOptions {
@@ -236,7 +238,7 @@ export class FederatedSubscriptions {
     const errors = [...eventErrors, ...(response.errors ?? []).map((e) => e.toJSON())];
     const result: FormattedExecutionResult = { data: response.data ?? null };
     if (errors.length) result.errors = errors.map((e) => this.options.formatError(e));
-    if (span) endEventSpan(span, result.errors);
+    if (span) endWithErrors(span, result.errors);
     return result;
   }
 }

@@ -9,7 +9,7 @@ import {
   type RequestParams,
   type Response as SseResponse,
 } from 'graphql-sse';
-import { cacheScopeOf } from '../context';
+import { cacheScopeOf, type TraceCarrier } from '../context';
 import type { Logger } from '../../../platform/log';
 import type { ConnectionLimiter, Refusal, StreamLimits } from './connection-limits';
 import { nextMessageBytes } from './sse-message-size';
@@ -39,6 +39,8 @@ type StreamContext = {
   operationId: string | null;
   /** The stream the operation's messages go to: each message waits for room in it. */
   buffer: StreamBuffer | undefined;
+  /** The request's headers: the operation continues their trace (read only when tracing is on). */
+  traceHeaders: TraceCarrier;
 };
 
 export interface SubscriptionStreamOptions extends OperationSource {
@@ -165,6 +167,7 @@ export function createSubscriptionStream(options: SubscriptionStreamOptions): Su
       token,
       operationId: distinct ? null : operationIdOf(params),
       buffer: distinct ? streamOfRequest.get(req.raw) : token ? streamOfToken.get(token) : undefined,
+      traceHeaders: req.raw.headers,
     };
   };
 

@@ -10,6 +10,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { mapStream, type Stream } from '../../../subgraphs/async-streams';
+import type { TraceCarrier } from '../context';
 import type { SubscriptionRequest } from './federated-subscriptions';
 
 /** A query or mutation sent over a streaming endpoint (graphql-sse or graphql-ws), with its caller. */
@@ -21,6 +22,8 @@ export interface StreamOperation {
   authorization: string | undefined;
   /** The caller's network address. */
   address: string | undefined;
+  /** Whose trace the operation continues (the request's headers; only read when tracing is on). */
+  traceHeaders: TraceCarrier | undefined;
 }
 
 /** A result or a stream of results (graphql-js's and the formatted JSON shape are both accepted). */
@@ -45,6 +48,11 @@ export interface OperationCaller {
   query: string;
   /** Subscribers presenting the same credentials may share event executions. */
   shareKey: string;
+  /**
+   * Whose trace the operation continues: the request's headers (SSE), the upgrade's or the connection_init payload's
+   * (WebSocket). Only `traceparent` and `tracestate` are read, and only when tracing is on.
+   */
+  traceHeaders: TraceCarrier | undefined;
 }
 
 /** The parts of graphql-js's execution arguments an operation is run with. */
@@ -116,6 +124,7 @@ export function createStreamOperations(source: OperationSource): StreamOperation
           requestId: caller.requestId,
           shareKey: caller.shareKey,
           authorization: caller.authorization,
+          traceHeaders: caller.traceHeaders,
         });
       } catch (err) {
         onEnd?.();
@@ -143,6 +152,7 @@ export function createStreamOperations(source: OperationSource): StreamOperation
         requestId: caller.requestId,
         authorization: caller.authorization,
         address: caller.address,
+        traceHeaders: caller.traceHeaders,
       });
     },
     get running() {

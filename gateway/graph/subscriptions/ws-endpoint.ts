@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { GraphQLError } from 'graphql';
 import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { cacheScopeOf } from '../context';
+import { cacheScopeOf, type TraceCarrier } from '../context';
 import type { Logger } from '../../../platform/log';
 import type { ConnectionLimiter, StreamLimits } from './connection-limits';
 import type { BufferLimitName, StreamBuffer, StreamBuffers, StreamSink } from './stream-buffers';
@@ -68,6 +68,8 @@ interface Connection {
   headerAuthorization: string | undefined;
   /** The credential the connection's operations run with (connection_init's, else the header's). */
   authorization: string | undefined;
+  /** Whose trace its operations continue: connection_init's payload when it has a `traceparent`, else the upgrade's headers. */
+  traceHeaders: TraceCarrier;
   /** Operations started, for their request ids. */
   started: number;
   /** Answered the last ping (or sent something) since. */
@@ -164,6 +166,7 @@ export function createWebSocketEndpoint(options: WebSocketEndpointOptions): WebS
         return false;
       }
       conn.authorization = given ?? conn.headerAuthorization;
+      if (typeof ctx.connectionParams?.traceparent === 'string') conn.traceHeaders = ctx.connectionParams;
       return true;
     },
     onSubscribe: (ctx, _id, payload) => {
@@ -189,6 +192,7 @@ export function createWebSocketEndpoint(options: WebSocketEndpointOptions): WebS
         address: conn.address,
         query: payload.query,
         shareKey: cacheScopeOf(conn.authorization),
+        traceHeaders: conn.traceHeaders,
       };
       return {
         schema: options.schema,
@@ -226,6 +230,7 @@ export function createWebSocketEndpoint(options: WebSocketEndpointOptions): WebS
       address,
       headerAuthorization: req.headers.authorization,
       authorization: undefined,
+      traceHeaders: req.headers,
       started: 0,
       alive: true,
       buffer: buffers.attach(sink, address, kind, (limit) => {

@@ -178,10 +178,12 @@ export function dnsToolRestInterface(graph: Graph, options: { apiEnabled: boolea
     const { credential, source } = credentialOf(req, tool, spec);
     const scheme = requestScheme(isTls(req), req.headers['x-forwarded-proto']);
     refuseCrossSite(req, spec, source, scheme);
+    const { stop, traceHeaders } = callerOf(req);
     const caller: RequestCaller = {
       ...(credential ? { authorization: `Bearer ${credential}` } : {}),
       address: req.ip,
-      stop: callerOf(req).stop, // the client going away stops what its request started (a zone transfer)
+      stop, // the client going away stops what its request started (a zone transfer)
+      traceHeaders,
     };
     await preflight(req, caller, tool, spec);
     const route = DNS_TOOL_ACTIONS[spec.name];

@@ -130,6 +130,7 @@ export function registerMarketLive(
           requestId: req.id,
           authorization: req.headers.authorization,
           shareKey: cacheScopeOf(req.headers.authorization),
+          traceHeaders: req.headers,
         });
         if (!('next' in result))
           throw result.errors?.length
