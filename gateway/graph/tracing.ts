@@ -7,6 +7,7 @@ import {
   type Attributes,
   type Context,
   type Span,
+  type SpanContext,
   type TextMapGetter,
   type TextMapSetter,
   type Tracer,
@@ -140,6 +141,29 @@ export function tracingPlugin(tracer: Tracer): ApolloServerPlugin<GatewayContext
   };
 }
 
+/**
+ * A span named by the OpenTelemetry GraphQL convention (`query Name`), continuing the trace of `headers` (a span of
+ * the server's when there are any).
+ */
+function namedSpan(
+  tracer: Tracer,
+  type: 'query' | 'subscription',
+  operationName: string | null | undefined,
+  documentHash: string,
+  requestId: string | undefined,
+  headers: TraceCarrier | undefined,
+  extra: Attributes = {},
+): Span {
+  const attributes: Attributes = { [ATTR.operationType]: type, [ATTR.documentHash]: documentHash, ...extra };
+  if (operationName) attributes[ATTR.operationName] = operationName;
+  if (requestId) attributes[ATTR.requestId] = requestId;
+  return tracer.startSpan(
+    operationName ? `${type} ${operationName}` : type,
+    { kind: headers ? SpanKind.SERVER : SpanKind.INTERNAL, attributes },
+    incomingContext(headers),
+  );
+}
+
 /** The span of a query answered whole from the response cache before Apollo Server saw it (no plugin runs then). */
 export function cachedOperationSpan(
   tracer: Tracer,
@@ -148,20 +172,7 @@ export function cachedOperationSpan(
   requestId: string | undefined,
   headers: TraceCarrier | undefined,
 ): void {
-  const attributes: Attributes = {
-    [ATTR.operationType]: 'query',
-    [ATTR.documentHash]: documentHash,
-    [ATTR.cached]: true,
-  };
-  if (operationName) attributes[ATTR.operationName] = operationName;
-  if (requestId) attributes[ATTR.requestId] = requestId;
-  tracer
-    .startSpan(
-      operationName ? `query ${operationName}` : 'query',
-      { kind: headers ? SpanKind.SERVER : SpanKind.INTERNAL, attributes },
-      incomingContext(headers),
-    )
-    .end();
+  namedSpan(tracer, 'query', operationName, documentHash, requestId, headers, { [ATTR.cached]: true }).end();
 }
 
 /** The fetch span of a subgraph request (set by the timed source; the remote source adds HTTP details to it). */
@@ -172,9 +183,36 @@ export function fetchSpanAttributes(subgraph: string, query: string | undefined,
   return attributes;
 }
 
-/** The span of one subscription event's completion by the rest of its plan (a trace of its own). */
-export function eventSpan(tracer: Tracer, operationName: string | undefined, requestId: string): Span {
+/**
+ * The span of opening a subscription (`subscription Name`, as an operation's): continues the trace of the request
+ * that opened it, ends once its stream is open or it failed to open. Its planning is its child.
+ */
+export function subscriptionSpan(
+  tracer: Tracer,
+  operationName: string | null | undefined,
+  documentHash: string,
+  requestId: string,
+  headers: TraceCarrier | undefined,
+): Span {
+  return namedSpan(tracer, 'subscription', operationName, documentHash, requestId, headers);
+}
+
+/**
+ * The span of one subscription event's completion by the rest of its plan: a trace of its own (a subscription may
+ * run for hours, and identical subscriptions share an event's completion), linked to the opening span of the
+ * subscription it was completed for.
+ */
+export function eventSpan(
+  tracer: Tracer,
+  operationName: string | undefined,
+  requestId: string,
+  opened: SpanContext | undefined,
+): Span {
   const attributes: Attributes = { [ATTR.operationType]: 'subscription', [ATTR.requestId]: requestId };
   if (operationName) attributes[ATTR.operationName] = operationName;
-  return tracer.startSpan(SPAN.subscriptionEvent, { kind: SpanKind.INTERNAL, attributes }, ROOT_CONTEXT);
+  return tracer.startSpan(
+    SPAN.subscriptionEvent,
+    { kind: SpanKind.INTERNAL, attributes, ...(opened ? { links: [{ context: opened }] } : {}) },
+    ROOT_CONTEXT,
+  );
 }

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createClient } from 'graphql-sse';
+import { createClient as createWsClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import type { IncomingHttpHeaders } from 'node:http';
 import { loadConfig } from '../../gateway/host/config/load';
 import { buildSubgraphServer } from '../../gateway/host/subgraph-server';
@@ -12,6 +14,7 @@ import { createSystem, type System } from '../../gateway/host/system';
 import { createLogger } from '../../platform/log';
 import { callerEchoSubgraph, supergraphWithCallerEcho } from '../support/caller-echo';
 import { OtlpCollector, type ReceivedSpan } from '../support/otlp-collector';
+import { takeResults } from '../support/iterate-results';
 import { TEST_ADMIN_PASSWORD } from '../support/system';
 
 /**
@@ -91,6 +94,36 @@ const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan) =>
   spans.filter((s) => s.traceId === parent.traceId && s.parentSpanId === parent.spanId);
 /** A W3C traceparent (sampled) of this trace and parent span. */
 const traceparent = (traceId: string, parent: string) => `00-${traceId}-${parent}-01`;
+/** The span named `name` in trace `traceId`. */
+const spanIn = (traceId: string, name: string) => (spans: ReceivedSpan[]) =>
+  spans.find((s) => s.traceId === traceId && s.name === name);
+
+/** The first event of a subscription over graphql-ws; the upgrade carries `headers`, connection_init `params`. */
+async function firstWsEvent(
+  url: string,
+  query: string,
+  headers: Record<string, string>,
+  params?: Record<string, unknown>,
+): Promise<unknown> {
+  const client = createWsClient({
+    url: `${url.replace(/^http/, 'ws')}/graphql/ws`,
+    webSocketImpl: class extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { headers });
+      }
+    },
+    connectionParams: params,
+    retryAttempts: 0,
+    lazy: true,
+  });
+  try {
+    const [first] = await takeResults(() => client.iterate({ query }), 1);
+    return first;
+  } finally {
+    await client.dispose();
+  }
+}
+
 beforeAll(async () => {
   collectorUrl = await collector.start();
   const subgraph = callerEchoSubgraph();
@@ -304,6 +337,22 @@ describe('with an OTLP endpoint', () => {
     expect(op.name).toMatch(/^query \w+$/);
   });
 
+  test("the market's live stream (/v1/live) opens its subscription in the caller's trace", async () => {
+    const traceId = '4f0e1d2c3b4a59680000000000000004';
+    const parent = '4f0e1d2c3b4a5968';
+    const stop = new AbortController();
+    const res = await fetch(`${sys.url}/v1/live?tickers=AAPL:NASDAQ`, {
+      headers: { traceparent: traceparent(traceId, parent) },
+      signal: stop.signal,
+    });
+    expect(res.status).toBe(200);
+    stop.abort(); // the subscription was opened before the answer began
+    await res.body?.cancel().catch(() => undefined);
+    await sys.system.tracing?.flush();
+    const opened = await collector.waitFor(spanIn(traceId, 'subscription RestLive'));
+    expect(opened).toMatchObject({ parentSpanId: parent, kind: SERVER, status: { code: 0 } });
+  });
+
   test.each([
     ['/graphql', 'not-a-traceparent'],
     ['/graphql', traceparent('0'.repeat(32), 'aaaaaaaaaaaaaaaa')], // an all-zero trace id is invalid
@@ -321,6 +370,115 @@ describe('with an OTLP endpoint', () => {
     expect(op.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(header).not.toContain(op.traceId);
     expect(op.traceId).not.toBe('0'.repeat(32));
+  });
+
+  test("a graphql-sse subscription's opening continues an incoming traceparent; its events link to it", async () => {
+    const traceId = '5b8aa5a2d2c872e8321cf37308d69df2';
+    const parent = '051581bf3cb55c13';
+    const query = 'subscription OpenedOverSse { prices(tickers: ["MSFT:NASDAQ"]) { ticker seenBy } }';
+    const client = createClient({
+      url: `${sys.url}/graphql/stream`,
+      retryAttempts: 0,
+      headers: { traceparent: traceparent(traceId, parent), 'x-request-id': 'trace-sse-open' },
+    });
+    try {
+      const [first] = await takeResults(() => client.iterate({ query }), 1);
+      expect(first).toEqual({ data: { prices: { ticker: 'MSFT:NASDAQ', seenBy: null } } });
+    } finally {
+      client.dispose();
+    }
+    await sys.system.tracing?.flush();
+    const opened = await collector.waitFor(spanIn(traceId, 'subscription OpenedOverSse'));
+    expect(opened).toMatchObject({
+      parentSpanId: parent,
+      kind: SERVER,
+      status: { code: 0 },
+      attributes: {
+        'graphql.operation.type': 'subscription',
+        'graphql.operation.name': 'OpenedOverSse',
+        'graphql.document.hash': hashOf(query),
+        'onegraph.request_id': 'trace-sse-open',
+      },
+    });
+    // first planned here: the planning is the opening's child
+    expect(childrenOf(collector.spans, opened).map((s) => s.name)).toEqual(['graphql.plan']);
+    // each event's completion is a trace of its own, linked to the opening of its subscription
+    const event = await collector.waitFor((spans) =>
+      spans.find(
+        (s) => s.name === 'graphql.subscription.event' && s.attributes['graphql.operation.name'] === 'OpenedOverSse',
+      ),
+    );
+    expect(event.traceId).not.toBe(traceId);
+    expect(event.parentSpanId).toBeUndefined();
+    expect(event.links).toEqual([{ traceId, spanId: opened.spanId }]);
+  });
+
+  test("a graphql-ws subscription continues the upgrade request's traceparent, and so do queries on the socket", async () => {
+    const traceId = '6c9bb6b3e3d983f9432d048419e7aef3';
+    const parent = '162692c04dc66d24';
+    const headers = { traceparent: traceparent(traceId, parent) };
+    const event = await firstWsEvent(
+      sys.url,
+      'subscription OpenedOverWs { prices(tickers: ["AAPL:NASDAQ"]) { ticker } }',
+      headers,
+    );
+    expect(event).toEqual({ data: { prices: { ticker: 'AAPL:NASDAQ' } } });
+    expect(await firstWsEvent(sys.url, 'query QueriedOverWs { viewer }', headers)).toMatchObject({ data: {} });
+    await sys.system.tracing?.flush();
+    const opened = await collector.waitFor(spanIn(traceId, 'subscription OpenedOverWs'));
+    expect(opened).toMatchObject({
+      parentSpanId: parent,
+      attributes: { 'graphql.operation.type': 'subscription', 'graphql.operation.name': 'OpenedOverWs' },
+    });
+    const query = await collector.waitFor(spanIn(traceId, 'query QueriedOverWs'));
+    expect(query).toMatchObject({ parentSpanId: parent, kind: SERVER });
+  });
+
+  test("a traceparent in graphql-ws's connection_init payload wins over the upgrade's", async () => {
+    const traceId = '7dacc7c4f4ea9406543e159520f8bf04';
+    const parent = '273703d15ed77e35';
+    await firstWsEvent(
+      sys.url,
+      'subscription InitTraced { prices(tickers: ["AAPL:NASDAQ"]) { ticker } }',
+      { traceparent: traceparent('e'.repeat(32), 'eeeeeeeeeeeeeeee') },
+      { traceparent: traceparent(traceId, parent), tracestate: 'vendor=2' },
+    );
+    await sys.system.tracing?.flush();
+    const opened = await collector.waitFor((spans) => spans.find((s) => s.name === 'subscription InitTraced'));
+    expect(opened).toMatchObject({ traceId, parentSpanId: parent });
+  });
+
+  test('a subscription that fails to open: its opening span is an error with the error codes', async () => {
+    const requestId = 'trace-sse-refused';
+    const client = createClient({
+      url: `${sys.url}/graphql/stream`,
+      retryAttempts: 0,
+      headers: { 'x-request-id': requestId },
+    });
+    try {
+      // the variable's value is not a list of strings: the subgraph refuses to open the subscription
+      const results = await takeResults(
+        () =>
+          client.iterate({
+            query: 'subscription BadTickers($t: [String!]!) { prices(tickers: $t) { ticker } }',
+            variables: { t: [5] },
+          }),
+        1,
+      );
+      expect(results).toEqual([
+        { errors: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) })] },
+      ]);
+    } finally {
+      client.dispose();
+    }
+    await sys.system.tracing?.flush();
+    const opened = await collector.waitFor((spans) => spans.find((s) => s.name === 'subscription BadTickers'));
+    expect(opened).toMatchObject({
+      parentSpanId: undefined,
+      kind: SERVER,
+      status: { code: ERROR, message: 'BAD_USER_INPUT' },
+      attributes: { 'onegraph.request_id': requestId, 'graphql.error.codes': ['BAD_USER_INPUT'] },
+    });
   });
 
   test('shutdown sends the spans still queued', async () => {

@@ -18,6 +18,7 @@ interface OtlpSpan {
   kind: number;
   attributes?: Array<{ key: string; value: AnyValue }>;
   status?: { code?: number; message?: string };
+  links?: Array<{ traceId: string; spanId: string }>;
 }
 
 interface OtlpBody {
@@ -37,6 +38,8 @@ export interface ReceivedSpan {
   attributes: Record<string, unknown>;
   status: { code: number; message?: string };
   service?: unknown;
+  /** The spans it links to (trace and span ids). */
+  links: Array<{ traceId: string; spanId: string }>;
 }
 
 function plain(value: AnyValue): unknown {
@@ -90,6 +93,7 @@ export class OtlpCollector {
                 attributes: attributesOf(s.attributes),
                 status: { code: s.status?.code ?? 0, message: s.status?.message },
                 service,
+                links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
               });
         }
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');

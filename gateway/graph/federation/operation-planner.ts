@@ -157,14 +157,18 @@ export class OperationPlanner {
     return prepared;
   }
 
-  /** Plans a validated subscription document (cached by its text, operation name and active labels). */
+  /**
+   * Plans a validated subscription document (cached by its text, operation name and active labels); with `traced`,
+   * a planning that happens is a span of the subscription's opening.
+   */
   async planSubscription(
     document: DocumentNode,
     operationName: string | null | undefined,
     key = print(document),
     active: ReadonlySet<string> = NO_LABELS,
+    traced?: OperationTrace,
   ): Promise<SubscriptionPlan> {
-    const prepared = await this.prepare(document, operationName, key, key, active);
+    const prepared = await this.prepare(document, operationName, key, key, active, traced);
     const subscription = prepared.plan.subscription;
     if (!subscription) throw new Error('the operation is not a subscription');
     return { ...subscription, prepared };

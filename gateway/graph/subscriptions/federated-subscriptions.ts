@@ -2,15 +2,16 @@ import { createHash } from 'node:crypto';
 import type { GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
 import {
   GraphQLError,
+  print,
   type DocumentNode,
   type ExecutionResult,
   type FormattedExecutionResult,
   type GraphQLFormattedError,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import type { Tracer } from '@opentelemetry/api';
-import { createGatewayContext, type GatewayContext, type TraceCarrier } from '../context';
-import { endWithErrors, eventSpan } from '../tracing';
+import type { SpanContext, Tracer } from '@opentelemetry/api';
+import { createGatewayContext, type GatewayContext, type OperationTrace, type TraceCarrier } from '../context';
+import { ATTR, endFailed, endWithErrors, eventSpan, subscriptionSpan } from '../tracing';
 import type { OperationCostLimit } from '../limits';
 import type { Logger } from '../../../platform/log';
 import { mapStream, type Stream } from '../../../subgraphs/async-streams';
@@ -87,6 +88,31 @@ export class FederatedSubscriptions {
   constructor(private readonly options: FederatedSubscriptionsOptions) {}
 
   async subscribe(request: SubscriptionRequest): Promise<Stream<FormattedExecutionResult> | FormattedExecutionResult> {
+    const tracer = this.options.tracer;
+    if (!tracer) return this.start(request, undefined);
+    const text = request.query ?? print(request.document);
+    const span = subscriptionSpan(
+      tracer,
+      request.operationName,
+      createHash('sha256').update(text).digest('hex'),
+      request.requestId,
+      request.traceHeaders,
+    );
+    try {
+      const result = await this.start(request, { tracer, span });
+      endWithErrors(span, isStream(result) ? undefined : result.errors);
+      return result;
+    } catch (err) {
+      endFailed(span, 'INTERNAL_SERVER_ERROR');
+      throw err;
+    }
+  }
+
+  /** Plans, checks and opens a subscription; with `traced`, its planning is a child of the opening span. */
+  private async start(
+    request: SubscriptionRequest,
+    traced: OperationTrace | undefined,
+  ): Promise<Stream<FormattedExecutionResult> | FormattedExecutionResult> {
     let plan: SubscriptionPlan;
     try {
       // A subscription keeps the plan of the labels rolled when it starts.
@@ -96,6 +122,7 @@ export class FederatedSubscriptions {
         request.operationName,
         request.query,
         active,
+        traced,
       );
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -119,8 +146,14 @@ export class FederatedSubscriptions {
     for (const name of primary.variableUsages ?? [])
       if (variables[name] !== undefined) fetchVariables[name] = variables[name];
 
+    const name = plan.prepared.operation.name?.value;
+    if (traced && name && !request.operationName) {
+      traced.span.updateName(`subscription ${name}`);
+      traced.span.setAttribute(ATTR.operationName, name);
+    }
+    const opened = traced?.span.spanContext();
     const source = await this.open(primary, fetchVariables, request);
-    if (!isStream(source)) return this.complete(plan, source, request);
+    if (!isStream(source)) return this.complete(plan, source, request, opened);
 
     const started = performance.now();
     let events = 0;
@@ -131,7 +164,7 @@ export class FederatedSubscriptions {
       (event) => {
         events++;
         this.options.onEvent?.();
-        return this.resultOf(plan, event, request, key);
+        return this.resultOf(plan, event, request, key, opened);
       },
       () => {
         this.options.onActive?.(-1);
@@ -183,6 +216,7 @@ export class FederatedSubscriptions {
     event: ExecutionResult,
     request: SubscriptionRequest,
     key: string,
+    opened: SpanContext | undefined,
   ): Promise<FormattedExecutionResult> {
     let byOperation = this.results.get(event);
     if (!byOperation) {
@@ -198,7 +232,7 @@ export class FederatedSubscriptions {
       content === undefined ? undefined : `${key}\u0000${createHash('sha256').update(content).digest('base64url')}`;
     result = contentKey === undefined ? undefined : this.byContent.get(contentKey);
     if (!result) {
-      result = this.complete(plan, event, request);
+      result = this.complete(plan, event, request, opened);
       if (contentKey !== undefined)
         this.byContent.set(contentKey, result, { size: Math.max(1, (content?.length ?? 0) + contentKey.length) });
     }
@@ -206,11 +240,15 @@ export class FederatedSubscriptions {
     return result;
   }
 
-  /** Runs the rest of the plan on one event and shapes the result as the client's operation asked for it. */
+  /**
+   * Runs the rest of the plan on one event and shapes the result as the client's operation asked for it. `opened`:
+   * the opening span of the subscription (its event's span links to it).
+   */
   private async complete(
     plan: SubscriptionPlan,
     event: ExecutionResult,
     request: SubscriptionRequest,
+    opened?: SpanContext,
   ): Promise<FormattedExecutionResult> {
     const primaryName = plan.primary.serviceName;
     if (!event.data) {
@@ -221,7 +259,7 @@ export class FederatedSubscriptions {
     }
     const context = createGatewayContext(request.requestId, this.options.log, { authorization: request.authorization });
     const tracer = this.options.tracer;
-    const span = tracer && eventSpan(tracer, plan.prepared.operation.name?.value, request.requestId);
+    const span = tracer && eventSpan(tracer, plan.prepared.operation.name?.value, request.requestId, opened);
     if (tracer && span) context.trace = { tracer, span };
     const variables = request.variables ?? {};
     const requestContext = {
@@ -243,6 +281,6 @@ export class FederatedSubscriptions {
   }
 }
 
-function isStream<T>(value: Stream<T> | ExecutionResult): value is Stream<T> {
+function isStream<T>(value: Stream<T> | ExecutionResult | FormattedExecutionResult): value is Stream<T> {
   return typeof (value as Stream<T>).next === 'function';
 }
