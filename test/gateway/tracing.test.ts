@@ -7,7 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { createClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import type { IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../gateway/host/config/load';
 import { buildSubgraphServer } from '../../gateway/host/subgraph-server';
 import { createSystem, type System } from '../../gateway/host/system';
@@ -48,7 +49,7 @@ let supergraphSdl: string;
 const collector = new OtlpCollector();
 let collectorUrl: string;
 
-async function start(env: Record<string, string>): Promise<Running> {
+async function start(env: Record<string, string>, subgraphUrls: Record<string, string> = {}): Promise<Running> {
   const dataDir = mkdtempSync(join(tmpdir(), 'onegraph-tracing-'));
   const config = loadConfig({
     env: {
@@ -62,7 +63,7 @@ async function start(env: Record<string, string>): Promise<Running> {
       MARKET_CLOCK: '2026-11-20T18:00:00Z',
       ...env,
     },
-    flags: { subgraphUrls: { callerecho: echo.url } },
+    flags: { subgraphUrls: { callerecho: echo.url, ...subgraphUrls } },
   });
   const system = await createSystem(config, log, { supergraphSdl });
   const url = await system.app.listen({ port: 0, host: '127.0.0.1' });
@@ -488,6 +489,44 @@ describe('with an OTLP endpoint', () => {
     await sys.close();
     expect(operationOf(collector.spans, requestId)).toMatchObject({ name: 'query' });
   });
+});
+
+describe('with the market subgraph remote', () => {
+  test("the request opening a subscription on it carries the opening span's traceparent", async () => {
+    // stands in for the market subgraph: keeps each request's headers and refuses it
+    const seen: IncomingHttpHeaders[] = [];
+    const market = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(503).end('down for the test');
+    });
+    await new Promise<void>((resolve) => market.listen(0, '127.0.0.1', resolve));
+    const { port } = market.address() as AddressInfo;
+    const sys = await start(
+      { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl },
+      { market: `http://127.0.0.1:${port}/graphql` },
+    );
+    const traceId = '8ebdd8d5a5fba517654f26a631a9c015';
+    const client = createClient({
+      url: `${sys.url}/graphql/stream`,
+      retryAttempts: 0,
+      headers: { traceparent: traceparent(traceId, '384814e26fe88f46') },
+    });
+    try {
+      const [first] = await takeResults(
+        () => client.iterate({ query: 'subscription RemoteOpen { prices(tickers: ["AAPL:NASDAQ"]) { ticker } }' }),
+        1,
+      );
+      // the refusal arrives as the subscription's first result, after its opening ended
+      expect(first?.errors).toBeDefined();
+      await sys.system.tracing?.flush();
+      const opened = await collector.waitFor(spanIn(traceId, 'subscription RemoteOpen'));
+      expect(seen.map((h) => h.traceparent)).toEqual([traceparent(traceId, opened.spanId)]);
+    } finally {
+      client.dispose();
+      await sys.close();
+      await new Promise<void>((resolve) => market.close(() => resolve()));
+    }
+  }, 30_000);
 });
 
 describe('with the response cache on', () => {

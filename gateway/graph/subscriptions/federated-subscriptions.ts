@@ -9,7 +9,7 @@ import {
   type GraphQLFormattedError,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import type { SpanContext, Tracer } from '@opentelemetry/api';
+import type { Span, SpanContext, Tracer } from '@opentelemetry/api';
 import { createGatewayContext, type GatewayContext, type OperationTrace, type TraceCarrier } from '../context';
 import { ATTR, endFailed, endWithErrors, eventSpan, subscriptionSpan } from '../tracing';
 import type { OperationCostLimit } from '../limits';
@@ -152,7 +152,7 @@ export class FederatedSubscriptions {
       traced.span.setAttribute(ATTR.operationName, name);
     }
     const opened = traced?.span.spanContext();
-    const source = await this.open(primary, fetchVariables, request);
+    const source = await this.open(primary, fetchVariables, request, traced?.span);
     if (!isStream(source)) return this.complete(plan, source, request, opened);
 
     const started = performance.now();
@@ -182,10 +182,12 @@ export class FederatedSubscriptions {
     );
   }
 
+  /** Opens the subscription's root field on its subgraph; a remote one is sent the traceparent of `span`. */
   private async open(
     primary: FetchStep,
     variables: Record<string, unknown>,
     request: SubscriptionRequest,
+    span: Span | undefined,
   ): Promise<Stream<ExecutionResult> | ExecutionResult> {
     const name = primary.serviceName;
     const local = this.options.local.get(name);
@@ -198,7 +200,14 @@ export class FederatedSubscriptions {
       if (local) return await local.open(primary.operation, variables, caller);
       const url = this.options.remote.get(name);
       if (!url) return unavailableResult(name, new Error('no URL is known for it'));
-      return openRemoteSubscription(url, name, primary.operation, variables, caller, this.options.remoteQueueBytes);
+      return openRemoteSubscription(
+        url,
+        name,
+        primary.operation,
+        variables,
+        { ...caller, trace: span },
+        this.options.remoteQueueBytes,
+      );
     } catch (err) {
       this.options.log.warn({ err, reqId: request.requestId, subgraph: name }, 'opening a subscription failed');
       return unavailableResult(name, err);

@@ -1,7 +1,9 @@
+import type { Span } from '@opentelemetry/api';
 import type { ExecutionResult } from 'graphql';
 import { createClient } from 'graphql-sse';
 import { PushStream, type Stream } from '../../../subgraphs/async-streams';
 import { subgraphUnavailable } from '../federation/subgraph-errors';
+import { injectTraceHeaders } from '../tracing';
 
 /** What a failed connection to a remote subgraph looks like to the subscriber: an error naming the subgraph. */
 export function unavailableResult(serviceName: string, err: unknown): ExecutionResult {
@@ -24,11 +26,13 @@ export function openRemoteSubscription(
   serviceName: string,
   operation: string,
   variables: Record<string, unknown>,
-  caller: { requestId: string; authorization?: string },
+  /** `trace`: the span of the subscription's opening (tracing on), whose traceparent the subgraph is sent. */
+  caller: { requestId: string; authorization?: string; trace?: Span },
   maxQueuedBytes = 1024 * 1024,
 ): Stream<ExecutionResult> {
   const headers: Record<string, string> = { 'x-request-id': caller.requestId };
   if (caller.authorization) headers.authorization = caller.authorization; // the caller, passed on as sent
+  if (caller.trace) injectTraceHeaders(caller.trace, headers);
   const client = createClient({ url, retryAttempts: 0, headers });
   let dispose: () => void = () => undefined;
   const stream = new PushStream<ExecutionResult>(
