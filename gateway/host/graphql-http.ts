@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import { HeaderMap, type ApolloServer, type BaseContext, type HTTPGraphQLResponse } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncrementalDelivery } from '../graph';
-import { MULTIPART_CONTENT_TYPE, multipartBody, withHasNext } from './multipart';
+import { formatDelivery, type IncrementalFormat } from './incremental-formats';
+import { multipartBody, multipartContentType, withHasNext } from './multipart';
 
 /** A request as Apollo Server is given it: the body and query string (a trusted document's text put in). */
 export interface ApolloRequest {
@@ -62,6 +63,7 @@ export async function sendIncremental<Context extends BaseContext>(
   reply: FastifyReply,
   request: ApolloRequest,
   context: (delivery: IncrementalDelivery) => Promise<Context>,
+  format: IncrementalFormat,
 ): Promise<FastifyReply | Buffer> {
   const delivery: IncrementalDelivery = {};
   // Apollo Server answers a single result, in a JSON type the client takes (JSON if it asked for multipart alone)
@@ -73,6 +75,7 @@ export async function sendIncremental<Context extends BaseContext>(
     return send(reply, response);
   }
   for (const [key, value] of response.headers) if (key !== 'content-type') void reply.header(key, value);
-  void reply.code(200).header('content-type', MULTIPART_CONTENT_TYPE);
-  return reply.send(Readable.from(multipartBody(withHasNext(response.body.string), later.payloads)));
+  void reply.code(200).header('content-type', multipartContentType(format));
+  const { initial, payloads } = formatDelivery(format, later);
+  return reply.send(Readable.from(multipartBody(withHasNext(response.body.string, initial), payloads)));
 }

@@ -1,4 +1,5 @@
-import { acceptsMultipart, MULTIPART_CONTENT_TYPE, multipartBody, withHasNext, type Payload } from './multipart';
+import type { Payload } from './incremental-formats';
+import { multipartBody, multipartContentType, multipartFormat, withHasNext } from './multipart';
 
 async function* of(...payloads: Payload[]): AsyncGenerator<Payload> {
   for (const p of payloads) yield p;
@@ -12,14 +13,15 @@ async function body(initial: string, later: AsyncIterable<Payload>): Promise<str
 
 const PART = 'content-type: application/json; charset=utf-8\r\n\r\n';
 
-test('the content type is the one Apollo Router sends', () => {
-  expect(MULTIPART_CONTENT_TYPE).toBe('multipart/mixed;boundary="-";deferSpec=20220824');
+test('the content type is the one Apollo Router sends, naming the format', () => {
+  expect(multipartContentType('deferSpec=20220824')).toBe('multipart/mixed;boundary="-";deferSpec=20220824');
+  expect(multipartContentType('incrementalSpec=v0.2')).toBe('multipart/mixed;boundary="-";incrementalSpec=v0.2');
 });
 
 test('parts: a delimiter before the first and after each, the last closed by the final delimiter', async () => {
   const later = of(
-    { hasNext: true, incremental: [] } as Payload,
-    { hasNext: false, incremental: [{ data: { b: 2 }, path: ['a'], label: 'x' }] } as Payload,
+    { hasNext: true, incremental: [] },
+    { hasNext: false, incremental: [{ data: { b: 2 }, path: ['a'], label: 'x' }] },
   );
   expect(await body('{"data":{"a":{}},"hasNext":true}', later)).toBe(
     `\r\n---\r\n${PART}{"data":{"a":{}},"hasNext":true}\r\n---\r\n` +
@@ -50,16 +52,35 @@ test('withHasNext adds hasNext to Apollo Server’s serialised result', () => {
   expect(() => withHasNext('null')).toThrow('not a JSON object');
 });
 
+test('withHasNext adds other fields before hasNext', () => {
+  const pending = [{ id: '0', path: ['a'], label: 'x' }];
+  expect(withHasNext('{"data":{"a":{}}}\n', { pending })).toBe(
+    '{"data":{"a":{}},"pending":[{"id":"0","path":["a"],"label":"x"}],"hasNext":true}',
+  );
+  expect(withHasNext('{}', { pending: [] })).toBe('{"pending":[],"hasNext":true}');
+});
+
+const OLD = 'deferSpec=20220824';
+const V02 = 'incrementalSpec=v0.2';
 test.each([
-  ['multipart/mixed;deferSpec=20220824,application/json', true],
-  ['application/json, multipart/mixed', true],
-  ['multipart/mixed; deferSpec="20220824"', true],
-  ['Multipart/Mixed', true],
-  ['multipart/mixed;deferSpec=20990101', false],
-  ['multipart/mixed;q=0, application/json', false],
-  ['application/json', false],
-  ['*/*', false],
-  [undefined, false],
-])('Accept %s takes multipart/mixed: %s', (accept, expected) => {
-  expect(acceptsMultipart(accept)).toBe(expected);
+  ['multipart/mixed;deferSpec=20220824,application/json', OLD],
+  ['application/json, multipart/mixed', OLD],
+  ['multipart/mixed; deferSpec="20220824"', OLD],
+  ['Multipart/Mixed', OLD],
+  // what Apollo Client's GraphQL17Alpha9Handler sends
+  ['multipart/mixed;incrementalSpec=v0.2,application/graphql-response+json,application/json;q=0.9', V02],
+  ['multipart/mixed; incrementalSpec="v0.2"', V02],
+  ['multipart/mixed;incrementalSpec=v0.2, multipart/mixed;deferSpec=20220824', V02],
+  ['multipart/mixed;deferSpec=20220824, multipart/mixed;incrementalSpec=v0.2', OLD],
+  ['multipart/mixed;deferSpec=20220824;q=0.5, multipart/mixed;incrementalSpec=v0.2', V02],
+  ['multipart/mixed;incrementalSpec=v0.3, multipart/mixed', OLD],
+  ['multipart/mixed;incrementalSpec=v0.3', undefined],
+  ['multipart/mixed;incrementalSpec=v0.2;deferSpec=20220824', undefined],
+  ['multipart/mixed;deferSpec=20990101', undefined],
+  ['multipart/mixed;q=0, application/json', undefined],
+  ['application/json', undefined],
+  ['*/*', undefined],
+  [undefined, undefined],
+])('Accept %s takes the format %s', (accept, expected) => {
+  expect(multipartFormat(accept)).toBe(expected);
 });

@@ -1,44 +1,55 @@
+import type { IncrementalFormat, Payload } from './incremental-formats';
+
 /**
- * Incremental delivery over HTTP as Apollo Router and Apollo Server write it (`multipart/mixed`, boundary `-`,
- * deferSpec=20220824), which Apollo Client, GraphiQL and meros read: each part is a JSON payload with its own
- * content-type, a delimiter follows every part at once (a reader needs nothing more to take it), and the last
- * delimiter closes the body.
+ * Incremental delivery over HTTP as Apollo Router and Apollo Server write it (`multipart/mixed`, boundary `-`), which
+ * Apollo Client, GraphiQL and meros read: each part is a JSON payload with its own content-type, a delimiter follows
+ * every part at once (a reader needs nothing more to take it), and the last delimiter closes the body. The payloads
+ * are in the format the client asked for (incremental-formats.ts), named in the content type.
  */
 
-export const MULTIPART_CONTENT_TYPE = 'multipart/mixed;boundary="-";deferSpec=20220824';
+export function multipartContentType(format: IncrementalFormat): string {
+  return `multipart/mixed;boundary="-";${format}`;
+}
 
 const PART_HEADERS = 'content-type: application/json; charset=utf-8\r\n\r\n';
 const DELIMITER = '\r\n---\r\n';
 const CLOSE = '\r\n-----\r\n';
 
-/** A payload after the first: `hasNext` says whether more follow. */
-export interface Payload {
-  hasNext: boolean;
-}
-
 /**
- * Whether an Accept header takes `multipart/mixed` (with `deferSpec=20220824` when it names a deferSpec at all), as
- * Apollo Client (`multipart/mixed;deferSpec=20220824,application/json`) and GraphiQL (`multipart/mixed`) send it.
+ * The incremental format an Accept header takes, if any: of its `multipart/mixed` ranges (q above 0) the one with
+ * the highest q, the first of equals. `incrementalSpec=v0.2` is graphql-js 17's format (Apollo Client's
+ * GraphQL17Alpha9Handler sends it); `deferSpec=20220824` or no spec at all (Apollo Client's Defer20220824Handler,
+ * GraphiQL's `multipart/mixed`) is Apollo Router's. A range naming another spec is not taken.
  */
-export function acceptsMultipart(accept: string | undefined): boolean {
-  if (!accept || !/multipart\/mixed/i.test(accept)) return false;
+export function multipartFormat(accept: string | undefined): IncrementalFormat | undefined {
+  if (!accept || !/multipart\/mixed/i.test(accept)) return undefined;
+  let best: { format: IncrementalFormat; q: number } | undefined;
   for (const range of accept.split(',')) {
     const [type, ...params] = range.split(';').map((p) => p.trim().toLowerCase());
     if (type !== 'multipart/mixed') continue;
-    const param = (name: string) => params.find((p) => p.startsWith(`${name}=`))?.slice(name.length + 1);
-    const spec = param('deferspec')?.replace(/"/g, '');
-    const q = param('q');
-    if ((spec === undefined || spec === '20220824') && (q === undefined || Number(q) > 0)) return true;
+    const param = (name: string) =>
+      params
+        .find((p) => p.startsWith(`${name}=`))
+        ?.slice(name.length + 1)
+        .replace(/"/g, '');
+    const q = Number(param('q') ?? 1);
+    if (!(q > 0) || (best && best.q >= q)) continue;
+    const incremental = param('incrementalspec');
+    const defer = param('deferspec');
+    if (incremental === 'v0.2' && defer === undefined) best = { format: 'incrementalSpec=v0.2', q };
+    else if (incremental === undefined && (defer === undefined || defer === '20220824'))
+      best = { format: 'deferSpec=20220824', q };
   }
-  return false;
+  return best?.format;
 }
 
-/** The initial result's JSON (as Apollo Server serialised it) with `"hasNext":true` added. */
-export function withHasNext(json: string): string {
+/** The initial result's JSON (as Apollo Server serialised it) with `fields` and `"hasNext":true` added. */
+export function withHasNext(json: string, fields: Record<string, unknown> = {}): string {
   const end = json.lastIndexOf('}');
   if (end < 0) throw new Error('the initial result is not a JSON object');
   const empty = /^\s*\{\s*$/.test(json.slice(0, end));
-  return `${json.slice(0, end)}${empty ? '' : ','}"hasNext":true}`;
+  const added = JSON.stringify({ ...fields, hasNext: true }).slice(1, -1);
+  return `${json.slice(0, end)}${empty ? '' : ','}${added}}`;
 }
 
 /**

@@ -34,7 +34,7 @@ import { answerWithoutUpgrade, markUpgraded, requestIdOf, wantsWebSocket, type H
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { sendIncremental, sendToApollo } from './graphql-http';
-import { acceptsMultipart } from './multipart';
+import { multipartFormat } from './multipart';
 import { parse, specifiedRules, validate } from 'graphql';
 
 /** What the two streaming endpoints are given alike: how operations run, and the bounds they share. */
@@ -184,9 +184,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
         }
       }
       // A client taking multipart/mixed gets active @defer fragments delivered apart (one header test otherwise).
-      if (acceptsMultipart(req.headers.accept))
-        return sendIncremental(graph.server, req, reply, request, async (incremental) =>
-          graph.context(req.id, { ...callerOf(req), incremental }),
+      const format = multipartFormat(req.headers.accept);
+      if (format)
+        return sendIncremental(
+          graph.server,
+          req,
+          reply,
+          request,
+          async (incremental) => graph.context(req.id, { ...callerOf(req), incremental }),
+          format,
         );
       return sendToApollo(graph.server, req, reply, request, async () => graph.context(req.id, callerOf(req)));
     },

@@ -336,3 +336,155 @@ async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<voi
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
+
+describe('graphql-js 17 format (incrementalSpec=v0.2), as Apollo Client’s GraphQL17Alpha9Handler asks for it', () => {
+  const V02 = 'multipart/mixed;incrementalSpec=v0.2,application/graphql-response+json,application/json;q=0.9';
+
+  type V02Payload = {
+    data?: Record<string, unknown> | null;
+    pending?: Array<{ id: string; path: Array<string | number>; label?: string }>;
+    incremental?: Array<{ id: string; data: Record<string, unknown>; errors?: Array<{ message: string }> }>;
+    completed?: Array<{ id: string; errors?: unknown[] }>;
+    hasNext: boolean;
+  };
+
+  /** Checks what every client relies on: each id announced once before its data, and completed once, by the end. */
+  function checkIds(payloads: readonly V02Payload[]): void {
+    const announced = new Set<string>();
+    const completed = new Set<string>();
+    for (const p of payloads) {
+      for (const { id } of p.pending ?? []) {
+        expect(announced.has(id)).toBe(false);
+        announced.add(id);
+      }
+      for (const { id } of p.incremental ?? []) expect(announced.has(id) && !completed.has(id)).toBe(true);
+      for (const { id } of p.completed ?? []) {
+        expect(announced.has(id) && !completed.has(id)).toBe(true);
+        completed.add(id);
+      }
+    }
+    expect([...completed].sort()).toEqual([...announced].sort());
+    expect(payloads[payloads.length - 1]?.hasNext).toBe(false);
+  }
+
+  test('pending with the initial result, then the data under its id and the id completed', async () => {
+    closeGate();
+    const { res } = await post({ query: DEFERRED, variables: { t: 'AAPL:NASDAQ' } }, V02);
+    expect(res.headers['content-type']).toBe('multipart/mixed;boundary="-";incrementalSpec=v0.2');
+    const stream = await meros<V02Payload>(res);
+    if (!('next' in stream)) throw new Error('not multipart');
+    const first = (await stream.next()).value?.body as V02Payload;
+    expect(first).toEqual({
+      data: { quote: { ticker: 'AAPL:NASDAQ', price: expect.any(Number) } },
+      pending: [{ id: '0', path: ['quote'], label: 'notes' }],
+      hasNext: true,
+    });
+    gate.open();
+    const rest: V02Payload[] = [];
+    for await (const part of stream) rest.push(part.body as V02Payload);
+    expect(rest).toEqual([
+      {
+        incremental: [{ id: '0', data: { slowNote: 'note on AAPL:NASDAQ' } }],
+        completed: [{ id: '0' }],
+        hasNext: false,
+      },
+    ]);
+  });
+
+  test('a fragment in a list is pending once per element; a nested one is announced with its parent’s data', async () => {
+    const list = await parts(
+      (
+        await post(
+          { query: `{ quotes(tickers: ["AAPL:NASDAQ", "MSFT:NASDAQ"]) { ticker ... @defer { slowNote } } }` },
+          V02,
+        )
+      ).res,
+    );
+    const v02 = list as unknown as V02Payload[];
+    expect(v02[0]?.pending).toEqual([
+      { id: '0', path: ['quotes', 0] },
+      { id: '1', path: ['quotes', 1] },
+    ]);
+    checkIds(v02);
+    const nested = (await parts(
+      (
+        await post(
+          {
+            query: `{ quote(ticker: "AAPL:NASDAQ") { ticker ... @defer(label: "outer") { name ... @defer(label: "inner") { slowNote } } } }`,
+          },
+          V02,
+        )
+      ).res,
+    )) as unknown as V02Payload[];
+    expect(nested[0]?.pending).toEqual([{ id: '0', path: ['quote'], label: 'outer' }]);
+    const announcedInner = nested.findIndex((p) => p.pending?.some((x) => x.label === 'inner'));
+    const outerData = nested.findIndex((p) => p.incremental?.some((x) => x.id === '0'));
+    expect(announcedInner).toBeGreaterThan(0);
+    expect(announcedInner).toBe(outerData); // announced in the payload that brings the object it completes
+    checkIds(nested);
+  });
+
+  test('a failing field’s errors come with its fragment’s data', async () => {
+    const query = `{ quote(ticker: "AAPL:NASDAQ") { ticker ... @defer(label: "bad") { failingNote } } }`;
+    const payloads = (await parts((await post({ query }, V02)).res)) as unknown as V02Payload[];
+    checkIds(payloads);
+    const bad = payloads.flatMap((p) => p.incremental ?? [])[0];
+    expect(bad?.data).toEqual({ failingNote: null });
+    expect(bad?.errors?.[0]?.message).toContain('the note store is down');
+  });
+});
+
+describe('Apollo Client 4 reads both formats', () => {
+  async function throughApolloClient(
+    handler: 'GraphQL17Alpha9Handler' | 'Defer20220824Handler',
+  ): Promise<Array<{ data: unknown; dataState: string }>> {
+    const { ApolloClient, HttpLink, InMemoryCache, gql } = await import('@apollo/client');
+    const incremental = await import('@apollo/client/incremental');
+    const client = new ApolloClient({
+      cache: new InMemoryCache(),
+      link: new HttpLink({ uri: `${sys.url}/graphql` }),
+      incrementalHandler: new incremental[handler](),
+    });
+    closeGate();
+    const seen: Array<{ data: unknown; dataState: string }> = [];
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const sub = client
+          .watchQuery({ query: gql(DEFERRED), variables: { t: 'AAPL:NASDAQ' }, fetchPolicy: 'no-cache' })
+          .subscribe({
+            next: (result) => {
+              seen.push({ data: result.data, dataState: result.dataState });
+              if (result.dataState === 'streaming') gate.open(); // the first part is in: let the deferred fetch go
+              if (result.dataState === 'complete') {
+                sub.unsubscribe();
+                resolve();
+              }
+            },
+            error: reject,
+          });
+      });
+    } finally {
+      client.stop();
+    }
+    return seen.filter((s) => s.dataState !== 'empty');
+  }
+
+  test.each(['GraphQL17Alpha9Handler', 'Defer20220824Handler'] as const)('%s', async (handler) => {
+    const seen = await throughApolloClient(handler);
+    expect(seen[0]).toEqual({
+      dataState: 'streaming',
+      data: { quote: { __typename: 'Quote', ticker: 'AAPL:NASDAQ', price: expect.any(Number) } },
+    });
+    expect(seen[seen.length - 1]).toEqual({
+      dataState: 'complete',
+      data: {
+        quote: {
+          __typename: 'Quote',
+          ticker: 'AAPL:NASDAQ',
+          price: expect.any(Number),
+          slowNote: 'note on AAPL:NASDAQ',
+        },
+      },
+    });
+  });
+});

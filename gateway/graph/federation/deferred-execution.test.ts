@@ -4,7 +4,7 @@ import type { GatewayGraphQLRequestContext, GatewayGraphQLResponse } from '@apol
 import { buildSchema, Kind, parse, type OperationDefinitionNode } from 'graphql';
 import type { GatewayContext } from '../context';
 import { withDeferDirective } from '../defer-rule';
-import type { SubsequentPayload } from '../incremental';
+import type { Delivery } from '../incremental';
 import { DeferredExecution, prunePlan } from './deferred-execution';
 import type { PlanRun } from './plan-executor';
 import { PlanCompiler, type FetchStep, type PlanStep } from './query-plan';
@@ -96,12 +96,15 @@ test('the initial part waits for its own fetch only; the deferred fragment comes
   await execution.primary(); // resolves while b is held
   const initial = shape.apply(run.data, {}, undefined, active).data;
   expect(initial).toEqual({ books: [{ id: '1', title: 'T' }] });
-  const payloads = execution.payloads(initial ?? {});
-  const next = payloads.next();
+  expect(execution.initialPending(initial ?? {})).toEqual([{ fragment: 0, label: 'more', paths: [['books', 0]] }]);
+  const deliveries = execution.deliveries(initial ?? {});
+  const next = deliveries.next();
   release();
-  expect((await next).value).toEqual<SubsequentPayload>({
+  expect((await next).value).toEqual<Delivery>({
     hasNext: false,
-    incremental: [{ data: { pages: 12 }, path: ['books', 0], label: 'more' }],
+    pending: [],
+    items: [{ fragment: 0, item: { data: { pages: 12 }, path: ['books', 0], label: 'more' } }],
+    completed: [0],
   });
-  expect((await payloads.next()).done).toBe(true);
+  expect((await deliveries.next()).done).toBe(true);
 });

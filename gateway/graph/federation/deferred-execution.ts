@@ -11,7 +11,7 @@ import { formatError } from '../format-error';
 import { copyJson, deepMerge, isObject, runPlan, type DataObject, type PlanRun } from './plan-executor';
 import type { FetchStep, PlanStep } from './query-plan';
 import type { DeferredFragment, FieldTree, ResponseShape } from './response-shape';
-import type { IncrementalItem, SubsequentPayload } from '../incremental';
+import type { Delivery, IncrementalItem, PendingFragment, ResponsePath } from '../incremental';
 
 /**
  * `@defer` over a plan that does not know it: Hive's router planner ignores the directive and plans the whole
@@ -158,11 +158,17 @@ export class DeferredExecution {
     this.stopped = true;
   }
 
+  /** The fragments pending with the initial result (`initial`, as sent): those no active fragment encloses. */
+  initialPending(initial: DataObject): PendingFragment[] {
+    return this.defers.filter((d) => !this.shape.activeParent(d, this.active)).map((d) => this.pendingOf(d, initial));
+  }
+
   /**
-   * The payloads after the initial one, whose data (`initial`, as sent) the deferred fragments' paths are found in.
-   * Each carries every deferred fragment ready by then; the last says `hasNext: false`.
+   * The deliveries after the initial result, whose data (`initial`, as sent) the deferred fragments' paths are found
+   * in. Each carries every deferred fragment ready by then (and, pending, those its delivered fragments enclose);
+   * the last says `hasNext: false`.
    */
-  async *payloads(initial: DataObject): AsyncGenerator<SubsequentPayload, void, undefined> {
+  async *deliveries(initial: DataObject): AsyncGenerator<Delivery, void, undefined> {
     const pending = new Map(this.defers.map((d) => [d.id, d]));
     const finished = new Set<number>();
     let wake: (() => void) | undefined;
@@ -173,24 +179,42 @@ export class DeferredExecution {
       });
     try {
       while (pending.size > 0) {
-        const items: IncrementalItem[] = [];
+        const step: Delivery = { hasNext: true, pending: [], items: [], completed: [] };
         for (let progress = true; progress;) {
           progress = false;
           for (const d of pending.values()) {
             const parent = this.shape.activeParent(d, this.active);
             if (!finished.has(d.id) || (parent && pending.has(parent.id))) continue;
             pending.delete(d.id);
-            items.push(...this.items(d, initial));
+            for (const item of this.items(d, initial)) step.items.push({ fragment: d.id, item });
+            step.completed.push(d.id);
+            // what it encloses is pending from now on, at the objects its data just put in
+            for (const inner of this.defers)
+              if (this.shape.activeParent(inner, this.active) === d) step.pending.push(this.pendingOf(inner, initial));
             progress = true;
           }
         }
-        if (items.length > 0 || pending.size === 0)
-          yield { hasNext: pending.size > 0, ...(items.length ? { incremental: items } : {}) };
+        step.hasNext = pending.size > 0;
+        if (step.completed.length > 0 || !step.hasNext) yield step;
         else await new Promise<void>((resolve) => (wake = resolve));
       }
     } finally {
       this.stop();
     }
+  }
+
+  /** A deferred fragment as pending: the objects at its path in the data sent so far. */
+  private pendingOf(d: DeferredFragment, sent: DataObject): PendingFragment {
+    const paths: ResponsePath[] = [];
+    const visit = (value: unknown, i: number, at: ResponsePath): void => {
+      if (Array.isArray(value)) return value.forEach((v, n) => visit(v, i, [...at, n]));
+      if (!isObject(value)) return;
+      if (i === d.path.length) return void paths.push(at);
+      const name = d.path[i] as string;
+      if (Object.hasOwn(value, name)) visit(value[name], i + 1, [...at, name]);
+    };
+    visit(sent, 0, []);
+    return { fragment: d.id, ...(d.label !== undefined ? { label: d.label } : {}), paths };
   }
 
   private async settle(plan: PlanStep | undefined, errors: GraphQLError[]): Promise<void> {

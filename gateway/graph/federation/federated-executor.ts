@@ -94,7 +94,11 @@ export class FederatedExecutor {
     const shaped = shape.apply(run.data, conditions, introspection && ((name) => introspection[name]), active);
     if (shaped.data) {
       const initial = shaped.data;
-      context.incremental.later = { payloads: execution.payloads(initial), stop: () => execution.stop() };
+      context.incremental.later = {
+        pending: execution.initialPending(initial),
+        deliveries: execution.deliveries(initial),
+        stop: () => execution.stop(),
+      };
     } else execution.stop();
     const errors = [...run.errors];
     if (errors.length > 0) return { data: shaped.data, errors };
