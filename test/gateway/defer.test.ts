@@ -249,6 +249,15 @@ test('a nested deferred fragment comes after its parent', async () => {
   });
 });
 
+test('introspection in a fragment deferred at the root is answered in its increment', async () => {
+  const query = `{ quote(ticker: "AAPL:NASDAQ") { ticker } ... @defer(label: "meta") { __type(name: "Quote") { name } } }`;
+  const payloads = await parts((await post({ query })).res);
+  expect(payloads[0]).toEqual({ data: { quote: { ticker: 'AAPL:NASDAQ' } }, hasNext: true });
+  expect(payloads.slice(1).flatMap((p) => p.incremental ?? [])).toEqual([
+    { data: { __type: { name: 'Quote' } }, path: [], label: 'meta' },
+  ]);
+});
+
 test('a GET and an APQ hash alone (no text) are deferred too', async () => {
   const url = new URL(`${sys.url}/graphql`);
   url.searchParams.set('query', DEFERRED);

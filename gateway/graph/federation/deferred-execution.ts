@@ -168,7 +168,10 @@ export class DeferredExecution {
    * in. Each carries every deferred fragment ready by then (and, pending, those its delivered fragments enclose);
    * the last says `hasNext: false`.
    */
-  async *deliveries(initial: DataObject): AsyncGenerator<Delivery, void, undefined> {
+  async *deliveries(
+    initial: DataObject,
+    introspection?: (responseName: string) => unknown,
+  ): AsyncGenerator<Delivery, void, undefined> {
     const pending = new Map(this.defers.map((d) => [d.id, d]));
     const finished = new Set<number>();
     let wake: (() => void) | undefined;
@@ -186,7 +189,7 @@ export class DeferredExecution {
             const parent = this.shape.activeParent(d, this.active);
             if (!finished.has(d.id) || (parent && pending.has(parent.id))) continue;
             pending.delete(d.id);
-            for (const item of this.items(d, initial)) step.items.push({ fragment: d.id, item });
+            for (const item of this.items(d, initial, introspection)) step.items.push({ fragment: d.id, item });
             step.completed.push(d.id);
             // what it encloses is pending from now on, at the objects its data just put in
             for (const inner of this.defers)
@@ -261,7 +264,11 @@ export class DeferredExecution {
   }
 
   /** The deferred fragment's items: one per object of the sent data at its path; each merged into that data. */
-  private items(d: DeferredFragment, initial: DataObject): IncrementalItem[] {
+  private items(
+    d: DeferredFragment,
+    initial: DataObject,
+    introspection: ((responseName: string) => unknown) | undefined,
+  ): IncrementalItem[] {
     const items: IncrementalItem[] = [];
     const visit = (output: unknown, input: unknown, i: number, at: (string | number)[]): void => {
       if (Array.isArray(output)) {
@@ -274,7 +281,7 @@ export class DeferredExecution {
         if (Object.hasOwn(output, name)) visit(output[name], input[name], i + 1, [...at, name]);
         return;
       }
-      const shaped = this.shape.applyDeferred(d, input, at, this.run.conditions, this.active);
+      const shaped = this.shape.applyDeferred(d, input, at, this.run.conditions, this.active, introspection);
       if (!shaped) return;
       // a copy: what nested deferred fragments merge later must not change this item before it is written
       if (shaped.data) deepMerge(output, copyJson(shaped.data) as DataObject);

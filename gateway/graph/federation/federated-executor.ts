@@ -91,12 +91,13 @@ export class FederatedExecutor {
     // the initial result is not the whole answer: never cached as if it were
     context.cachePolicy.restrict(0);
     const introspection = prepared.introspection && this.introspect(prepared, request.variables);
-    const shaped = shape.apply(run.data, conditions, introspection && ((name) => introspection[name]), active);
+    const answers = introspection ? (name: string) => introspection[name] : undefined;
+    const shaped = shape.apply(run.data, conditions, answers, active);
     if (shaped.data) {
       const initial = shaped.data;
       context.incremental.later = {
         pending: execution.initialPending(initial),
-        deliveries: execution.deliveries(initial),
+        deliveries: execution.deliveries(initial, answers),
         stop: () => execution.stop(),
       };
     } else execution.stop();

@@ -465,8 +465,10 @@ export class ResponseShape {
     at: readonly (string | number)[],
     conditions: Readonly<Record<string, unknown>>,
     deferred: ReadonlySet<number>,
+    /** The root `__schema` / `__type` answers, as `apply` takes them (a fragment deferred at the root may ask). */
+    introspection?: (responseName: string) => unknown,
   ): ShapedResult | undefined {
-    const run: Run = { conditions, errors: [], marks: 0, path: [...at], deferred };
+    const run: Run = { conditions, errors: [], marks: 0, introspection, path: [...at], deferred };
     const { shape } = defer;
     if (shape.conditions && this.skipped(shape.conditions, run)) return undefined;
     const typename = input.__typename;
