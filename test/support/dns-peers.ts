@@ -30,13 +30,19 @@ const PACKAGE_OF: Record<string, string> = {
   dnsperf: 'dnsperf',
 };
 
+/** Paths of the tools found so far: a lookup is a synchronous shell, and dig runs hundreds of times per file. */
+const toolPaths = new Map<string, string>();
+
 /** A real peer must be installed: a missing one fails the test (CI installs them), it never skips. */
 export function requireTool(name: string): string {
+  const known = toolPaths.get(name);
+  if (known !== undefined) return known;
   const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
   const path = found.stdout.trim();
   if (found.status !== 0 || !path) {
     throw new Error(`${name} is not installed: apt-get install -y ${PACKAGE_OF[name] ?? name} (.ci/run installs it)`);
   }
+  toolPaths.set(name, path);
   return path;
 }
 
