@@ -240,9 +240,16 @@ async function startBinary(
   return { child, out: () => out, exited };
 }
 
+/** A fake Google upstream that holds every answer until `release()`: requests stay in flight meanwhile. */
+async function heldUpstream() {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return { upstream: await startFakeUpstream({ answerAfter: released }), release };
+}
+
 describe.each(['SIGTERM', 'SIGINT'] as const)('%s on the real binary (production defaults)', (signal) => {
   test('requests in flight are answered in full, then the gateway exits 0', async () => {
-    const upstream = await startFakeUpstream({ latencyMs: 1_500 }); // every market request is in flight 1.5 s
+    const { upstream, release } = await heldUpstream(); // every market request is in flight until the shutdown began
     const port = await freePort();
     const gateway = await startBinary(
       MAIN,
@@ -262,6 +269,8 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('%s on the real binary (production
       }).then(async (r) => ({ status: r.status, body: await r.json() }));
       await waitFor(() => upstream.requests >= 2, 5_000, 'both requests to reach the upstream');
       gateway.child.kill(signal);
+      await until(() => gateway.out().includes('shutting down'));
+      release();
       expect(await rest).toEqual({
         status: 200,
         body: expect.objectContaining({ ticker: 'AAPL:NASDAQ', price: expect.any(Number) }),
@@ -273,13 +282,14 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('%s on the real binary (production
       expect(await gateway.exited).toEqual({ code: 0, signal: null });
       expect(gateway.out()).toContain('shutting down');
     } finally {
+      release();
       if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
       await upstream.close();
     }
   });
 
   test('a subgraph served alone answers its requests in flight, then exits 0', async () => {
-    const upstream = await startFakeUpstream({ latencyMs: 1_500 });
+    const { upstream, release } = await heldUpstream();
     const port = await freePort();
     const sub = await startBinary(
       SUBGRAPH_MAIN,
@@ -295,9 +305,13 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('%s on the real binary (production
       }).then(async (r) => ({ status: r.status, body: await r.json() }));
       await waitFor(() => upstream.requests >= 1, 5_000, 'the request to reach the upstream');
       sub.child.kill(signal);
+      await until(() => sub.out().includes('shutting down'));
+      release();
       expect(await gql).toEqual({ status: 200, body: { data: { quote: { ticker: 'MSFT:NASDAQ' } } } });
       expect(await sub.exited).toEqual({ code: 0, signal: null });
+      expect(sub.out()).toContain('shutting down');
     } finally {
+      release();
       if (sub.child.exitCode === null) sub.child.kill('SIGKILL');
       await upstream.close();
     }

@@ -66,6 +66,8 @@ export interface FakeUpstream {
 export interface FakeUpstreamOptions {
   /** Delay before every answer, for benchmarks. */
   latencyMs?: number;
+  /** Every answer waits until this settles: requests stay in flight until a test lets them go. */
+  answerAfter?: Promise<unknown>;
 }
 
 // ------------------------------------------------------------------------------------------------ the wire
@@ -335,8 +337,12 @@ class FakeUpstreamServer implements FakeUpstream {
         }
         this.answer(behaviour, url, body, res);
       };
-      if (this.options.latencyMs) setTimeout(answer, this.options.latencyMs);
-      else answer();
+      const delayed = (): void => {
+        if (this.options.latencyMs) setTimeout(answer, this.options.latencyMs);
+        else answer();
+      };
+      if (this.options.answerAfter) void this.options.answerAfter.finally(delayed);
+      else delayed();
     });
   }
 
