@@ -7,6 +7,7 @@ import { parseServerAddress } from '../../dns/client';
 import { wireName } from '../../dns/model';
 import { Admission } from '../../platform/async';
 import { redisLedger } from '../../platform/login-throttle';
+import type { ScryptParams } from '../../platform/passwords';
 import { RedisLink } from '../../platform/redis';
 import { RedisSharedOperations } from './service/shared-operations';
 
@@ -23,6 +24,18 @@ function nameserverAddresses(configured: readonly string[], dnsHost: string): st
   if (configured.length > 0) return [...configured];
   const wildcard = dnsHost === '0.0.0.0' || dnsHost === '::';
   return isIP(dnsHost) !== 0 && !wildcard ? [dnsHost] : [];
+}
+
+/**
+ * scrypt parameters a test hands in (overrides.scrypt) for the new hashes of its system: tests that are not about
+ * the cost of a hash need not pay the production cost at every start and login. Identity checks them.
+ */
+function scryptOverride(value: unknown): { scrypt?: ScryptParams } {
+  if (value === undefined) return {};
+  const { N, r, p } = (value ?? {}) as Partial<Record<keyof ScryptParams, unknown>>;
+  if (typeof N !== 'number' || typeof r !== 'number' || typeof p !== 'number')
+    throw new Error('overrides.scrypt must be { N, r, p }, three numbers');
+  return { scrypt: { N, r, p } };
 }
 
 export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
@@ -62,6 +75,7 @@ export const dnsApiDescriptor: SubgraphDescriptor<DnsApiConfig> = {
           windowSeconds: config.dnsApiLoginWindowS,
         },
         ...(redis ? { throttleLedger: redisLedger(redis, { prefix: shared.redisPrefix, namespace: 'dns-api' }) } : {}),
+        ...scryptOverride(overrides.scrypt),
       });
       const bootstrap = await identity.ensureAdmin(config.adminPassword);
       if (bootstrap.created) {

@@ -21,6 +21,13 @@ export const SUBGRAPH_MODE = process.env.SUBGRAPH_MODE === 'remote' ? 'remote' :
 /** The DNS API's `admin` password in test systems (set through ADMIN_PASSWORD). */
 export const TEST_ADMIN_PASSWORD = 'admin-password-for-tests';
 
+/**
+ * scrypt parameters of the passwords hashed in test systems (overrides.scrypt): the smallest cost, the same format.
+ * The production cost (N=2^15, ~150 ms a hash on a shared core) is paid by the processes of the built program and
+ * tested in subgraphs/dns-api/identity; a test system would pay it at every start, login and password change.
+ */
+export const TEST_SCRYPT = Object.freeze({ N: 1024, r: 8, p: 1 });
+
 export interface RunningSystem {
   url: string;
   system: System;
@@ -50,6 +57,7 @@ export async function startSystem(
   // a data directory made here is removed at close (it holds a master key); one the caller gave is the caller's
   const ownDataDir = env.DATA_DIR === undefined ? base.dataDir : undefined;
   const log = createLogger(base.logLevel);
+  overrides = { scrypt: TEST_SCRYPT, ...overrides };
   const remotes: Array<{ close(): Promise<unknown> }> = [];
   const subgraphUrls: Record<string, string> = { ...base.subgraphUrls };
   const remoteSubgraphs = new Map<string, Subgraph>();
