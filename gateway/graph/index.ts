@@ -2,7 +2,14 @@
  * caching and limits. Only re-exports. */
 export { cacheScopeOf, callerOf, type GatewayContext, type RequestCaller } from './context';
 export { composeSupergraph, CompositionError } from './federation/compose';
-export type { Delivery, IncrementalDelivery, IncrementalItem, PendingFragment, Subsequent } from './incremental';
+export type {
+  Delivery,
+  IncrementalDelivery,
+  IncrementalItem,
+  PendingFragment,
+  ResponsePath,
+  Subsequent,
+} from './incremental';
 export { OperationPlanner } from './federation/operation-planner';
 export { SupergraphError } from './federation/progressive-override';
 export { probeRemoteSubgraph } from './federation/remote-health';

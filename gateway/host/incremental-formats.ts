@@ -1,5 +1,5 @@
 import type { GraphQLFormattedError } from 'graphql';
-import type { Delivery, IncrementalItem, PendingFragment, Subsequent } from '../graph';
+import type { Delivery, IncrementalItem, PendingFragment, ResponsePath, Subsequent } from '../graph';
 
 /**
  * The two wire formats of `@defer` results a client may ask for (docs/gateway.md, "@defer"):
@@ -38,7 +38,7 @@ async function* defer20220824(deliveries: AsyncIterable<Delivery>): AsyncGenerat
 
 interface PendingResult {
   id: string;
-  path: (string | number)[];
+  path: ResponsePath;
   label?: string;
 }
 
@@ -56,7 +56,7 @@ class PendingIds {
     return p.paths.map((path) => this.add(p.fragment, path, p.label));
   }
 
-  add(fragment: number, path: (string | number)[], label: string | undefined): PendingResult {
+  add(fragment: number, path: ResponsePath, label: string | undefined): PendingResult {
     let paths = this.byFragment.get(fragment);
     if (!paths) this.byFragment.set(fragment, (paths = new Map<string, string>()));
     const id = String(this.next++);
@@ -64,7 +64,7 @@ class PendingIds {
     return { id, path, ...(label !== undefined ? { label } : {}) };
   }
 
-  idOf(fragment: number, path: (string | number)[]): string | undefined {
+  idOf(fragment: number, path: ResponsePath): string | undefined {
     return this.byFragment.get(fragment)?.get(JSON.stringify(path));
   }
 
