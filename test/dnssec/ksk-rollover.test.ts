@@ -126,12 +126,14 @@ test('parent ours: every answer validates through the rollover; the parent DS fo
     await checkAll(i++);
     const d = await delv(`www.${CHILD}`, 'A');
     expect({ validated: d.validated, failed: d.failed }).toEqual({ validated: true, failed: false });
-    const direct = await dig(server(), [CHILD, 'CDS']);
-    const cds = rrLines(direct.answer, 'CDS');
-    if (cds.length > 0) {
+    const cdsNow = async () => rrLines((await dig(server(), [CHILD, 'CDS'])).answer, 'CDS');
+    const cds = await cdsNow();
+    const dnskey = cds.length > 0 ? await kskLines(CHILD) : [];
+    const cdnskey = cds.length > 0 ? rrLines((await dig(server(), [CHILD, 'CDNSKEY'])).answer, 'CDNSKEY') : [];
+    // the driver may end the rollover between these queries (CDS and CDNSKEY leave together): judge a view only
+    // when the CDS asked again afterwards is still the same
+    if (cds.length > 0 && (await cdsNow()).join('\n') === cds.join('\n')) {
       // the CDS and CDNSKEY are the new KSK's: its DS (SHA-256) as the tools compute it from the DNSKEY served
-      const dnskey = (await kskLines(CHILD)).filter((l) => l.includes(' 257 3 '));
-      const cdnskey = rrLines((await dig(server(), [CHILD, 'CDNSKEY'])).answer, 'CDNSKEY');
       expect(cdnskey).toHaveLength(1);
       const asDnskey = (cdnskey[0] ?? '').replace(' CDNSKEY ', ' DNSKEY ');
       expect(dnskey.map((l) => l.split(/\s+/).slice(4).join(' '))).toContain(asDnskey.split(/\s+/).slice(4).join(' '));
