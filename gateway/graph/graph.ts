@@ -1,3 +1,4 @@
+import { OperationAdmission, type ConcurrencySetting } from './admission';
 import { createHash } from 'node:crypto';
 import type { GraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type GraphQLRequest } from '@apollo/server';
@@ -46,6 +47,8 @@ export interface GraphOptions {
   limits: OperationLimits;
   /** Largest estimated cost of one operation (its page sizes and weights from the supergraph's cost directives). */
   maxQueryCost: number;
+  /** Operations executing at once (GRAPHQL_CONCURRENCY; default `auto`). */
+  concurrency?: ConcurrencySetting;
   /** Longest a subgraph fetch may take before the request goes on without it. */
   subgraphTimeoutMs: number;
   /** Longest a fetch of a long-running root field (`@longRunning`) may take instead; 0: as long as the subgraph works. */
@@ -90,9 +93,13 @@ export class Graph {
   readonly costLimit: OperationCostLimit;
   /** Trusted documents and APQ: resolved at the HTTP edge of /graphql and /graphql/stream (never for `run`). */
   readonly persisted: PersistedOperations;
+  /** How many operations execute at once; the HTTP endpoint and `run`/`execute` go through it (not subscriptions). */
+  readonly admission: OperationAdmission;
 
   constructor(private readonly options: GraphOptions) {
     this.cache = new ResponseCache(options.responseCache);
+    this.admission = new OperationAdmission(options.concurrency ?? 'auto');
+    options.metrics.watchAdmission(this.admission);
     this.persisted = options.persisted ?? new PersistedOperations({ only: false });
     this.validationRules = [
       operationLimitsRule(options.limits),
@@ -173,6 +180,7 @@ export class Graph {
   }
 
   async stop(): Promise<void> {
+    this.admission.close();
     await this.server.stop();
     await Promise.all(this.connections.map((c) => c.close()));
     await this.persisted.options.store?.close();
@@ -231,9 +239,11 @@ export class Graph {
     requestId: string,
     caller?: RequestCaller,
   ): Promise<FormattedExecutionResult> {
-    const response = await this.server.executeOperation(
-      { query, operationName, variables },
-      { contextValue: this.runContext(requestId, caller) },
+    const response = await this.admission.run(() =>
+      this.server.executeOperation(
+        { query, operationName, variables },
+        { contextValue: this.runContext(requestId, caller) },
+      ),
     );
     if (response.body.kind !== 'single')
       return {
@@ -257,9 +267,9 @@ export class Graph {
       return { result: hit.result, cached: hit };
     }
     const request: GraphQLRequest = { query: op.query, operationName: op.name, variables };
-    const response = await this.server.executeOperation(request, {
-      contextValue: this.runContext(requestId, caller),
-    });
+    const response = await this.admission.run(() =>
+      this.server.executeOperation(request, { contextValue: this.runContext(requestId, caller) }),
+    );
     if (response.body.kind !== 'single') throw new Error(`operation ${op.name} returned an incremental response`);
     return { result: response.body.singleResult, cached: this.cache.get(key) };
   }

@@ -66,6 +66,24 @@ export class GatewayMetrics {
     labelNames: ['kind', 'limit'] as const,
     registers: [this.registry],
   });
+  /** Where the admission gauges are read from at each scrape (the graph's OperationAdmission). */
+  private admission: { limit: number; running: number; waiting: number } = { limit: 0, running: 0, waiting: 0 };
+  readonly operationsAdmitted: Gauge = new Gauge({
+    name: 'graphql_operations',
+    help: 'GraphQL operations (not subscriptions) executing and waiting their turn (GRAPHQL_CONCURRENCY)',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+    collect: (): void => {
+      this.operationsAdmitted.set({ state: 'running' }, this.admission.running);
+      this.operationsAdmitted.set({ state: 'waiting' }, this.admission.waiting);
+    },
+  });
+  readonly operationConcurrencyLimit: Gauge = new Gauge({
+    name: 'graphql_operation_concurrency_limit',
+    help: 'GraphQL operations allowed to execute at once now (adapted when GRAPHQL_CONCURRENCY=auto; +Inf: off)',
+    registers: [this.registry],
+    collect: (): void => this.operationConcurrencyLimit.set(this.admission.limit),
+  });
   private readonly operationNames = new Set<string>();
 
   constructor() {
@@ -75,6 +93,11 @@ export class GatewayMetrics {
   /** Reads live_buffered_bytes from `source` from now on. */
   watchBufferedBytes(source: () => number): void {
     this.bufferedBytes = source;
+  }
+
+  /** Reads graphql_operations and graphql_operation_concurrency_limit from `source` from now on. */
+  watchAdmission(source: { limit: number; running: number; waiting: number }): void {
+    this.admission = source;
   }
 
   /** Operation names are client-chosen: keep the label set bounded. */

@@ -185,16 +185,19 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       }
       // A client taking multipart/mixed gets active @defer fragments delivered apart (one header test otherwise).
       const format = multipartFormat(req.headers.accept);
-      if (format)
-        return sendIncremental(
-          graph.server,
-          req,
-          reply,
-          request,
-          async (incremental) => graph.context(req.id, { ...callerOf(req), incremental }),
-          format,
-        );
-      return sendToApollo(graph.server, req, reply, request, async () => graph.context(req.id, callerOf(req)));
+      // its turn among the operations executing at once (an incremental one's until its initial result is sent)
+      return graph.admission.run(() =>
+        format
+          ? sendIncremental(
+              graph.server,
+              req,
+              reply,
+              request,
+              async (incremental) => graph.context(req.id, { ...callerOf(req), incremental }),
+              format,
+            )
+          : sendToApollo(graph.server, req, reply, request, async () => graph.context(req.id, callerOf(req))),
+      );
     },
   });
   if (options.live) {

@@ -175,6 +175,7 @@ export async function createSystem(
     },
     limits: { maxQueryDepth: config.maxQueryDepth, maxAliases: config.maxAliases, maxFields: config.maxFields },
     maxQueryCost: config.maxQueryCost,
+    concurrency: config.graphqlConcurrency,
     subgraphTimeoutMs: config.subgraphTimeoutMs,
     subgraphLongTimeoutMs: config.subgraphLongTimeoutMs,
     subgraphMaxResponseBytes: config.subgraphMaxResponseBytes,

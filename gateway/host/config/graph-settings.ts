@@ -39,6 +39,20 @@ export const GraphSettings = z.object({
     env: 'MAX_VARIABLES_DEPTH',
     help: "Deepest nesting of arrays and objects in a request's GraphQL variables.",
   }),
+  graphqlConcurrency: setting(
+    z
+      .union([z.literal('auto'), z.literal('off'), z.coerce.number().int().min(1).max(100_000)], {
+        error: "must be 'auto', 'off' or a whole number from 1 to 100000",
+      })
+      .default('auto'),
+    {
+      env: 'GRAPHQL_CONCURRENCY',
+      help:
+        'GraphQL operations (queries and mutations over HTTP and the REST interfaces) executing at once; the others ' +
+        'wait their turn in arrival order. auto: adapted to the event loop (more while it has time to spare, fewer ' +
+        'while it is saturated); off: no bound.',
+    },
+  ),
   responseCache: setting(textBool.default(true), {
     env: 'RESPONSE_CACHE',
     flag: '--no-response-cache',

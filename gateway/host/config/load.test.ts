@@ -520,3 +520,21 @@ describe('master key', () => {
     if (secret) expect(() => loadConfig({ env })).not.toThrow(secret.slice(0, 12));
   });
 });
+
+describe('GRAPHQL_CONCURRENCY', () => {
+  test("default auto; 'off' and a number as given", () => {
+    expect(loadConfig({ env: {} }).graphqlConcurrency).toBe('auto');
+    expect(loadConfig({ env: { GRAPHQL_CONCURRENCY: 'off' } }).graphqlConcurrency).toBe('off');
+    expect(loadConfig({ env: { GRAPHQL_CONCURRENCY: '16' } }).graphqlConcurrency).toBe(16);
+  });
+
+  test.each([
+    [{ GRAPHQL_CONCURRENCY: 'many' }, /GRAPHQL_CONCURRENCY \(graphqlConcurrency\).*'auto', 'off' or a whole number/],
+    [{ GRAPHQL_CONCURRENCY: '0' }, /GRAPHQL_CONCURRENCY \(graphqlConcurrency\).*>=1/],
+    [{ GRAPHQL_CONCURRENCY: '2.5' }, /GRAPHQL_CONCURRENCY \(graphqlConcurrency\)/],
+    [{ GRAPHQL_CONCURRENCY: '100001' }, /GRAPHQL_CONCURRENCY \(graphqlConcurrency\).*<=100000/],
+  ])('bad value %j stops start-up naming the key and what is allowed', (env, message) => {
+    expect(() => loadConfig({ env })).toThrow(ConfigError);
+    expect(() => loadConfig({ env })).toThrow(message);
+  });
+});
