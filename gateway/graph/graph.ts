@@ -186,6 +186,11 @@ export class Graph {
     await this.persisted.options.store?.close();
   }
 
+  /** Whether tracing is on (a tracer was handed): trace context is read only then. */
+  get traced(): boolean {
+    return this.options.tracer !== undefined;
+  }
+
   context(requestId: string, caller?: RequestCaller): GatewayContext {
     return createGatewayContext(requestId, this.options.log, caller);
   }

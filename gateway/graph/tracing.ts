@@ -1,5 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import {
+  isSpanContextValid,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -69,6 +70,16 @@ const headerSetter: TextMapSetter<Record<string, string>> = {
 /** The trace an incoming request continues (its W3C traceparent), or a new one. */
 export function incomingContext(headers: Headers | undefined): Context {
   return headers ? propagator.extract(ROOT_CONTEXT, headers, headerGetter) : ROOT_CONTEXT;
+}
+
+/**
+ * A carrier whose `traceparent` is a valid W3C one (what `incomingContext` would continue), else undefined: lets a
+ * caller fall back to another carrier instead of starting a new trace.
+ */
+export function validTraceCarrier(carrier: TraceCarrier | null | undefined): TraceCarrier | undefined {
+  if (typeof carrier?.traceparent !== 'string') return undefined;
+  const parent = trace.getSpanContext(propagator.extract(ROOT_CONTEXT, carrier, headerGetter));
+  return parent && isSpanContextValid(parent) ? carrier : undefined;
 }
 
 /** Sets `traceparent` (and `tracestate`) of `span` on outgoing headers. */

@@ -248,6 +248,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
         connectionInitTimeoutMs: options.live.webSocket.initTimeoutMs,
         keepAliveMs: options.live.webSocket.keepAliveMs,
         requestIdOf,
+        traced: graph.traced,
         refuseVariables: (variables) => {
           const message = tooDeep(variables);
           return message ? { message, limit: 'maxVariablesDepth' } : undefined;

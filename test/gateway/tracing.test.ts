@@ -449,6 +449,84 @@ describe('with an OTLP endpoint', () => {
     expect(opened).toMatchObject({ traceId, parentSpanId: parent });
   });
 
+  test("on one graphql-ws socket, each subscribe message's extensions.traceparent is its operation's trace", async () => {
+    const own = ['9a1b2c3d4e5f60718293a4b5c6d7e8f9', '0a1b2c3d4e5f60718293a4b5c6d7e8f9'];
+    const ownParents = ['3a4b5c6d7e8f9a0b', '4a4b5c6d7e8f9a0b'];
+    const initTrace = 'aa1b2c3d4e5f60718293a4b5c6d7e8f9';
+    const initParent = '5a4b5c6d7e8f9a0b';
+    const client = createWsClient({
+      url: `${sys.url.replace(/^http/, 'ws')}/graphql/ws`,
+      webSocketImpl: class extends WebSocket {
+        constructor(address: string, protocols?: string | string[]) {
+          // the upgrade's own trace loses to connection_init's
+          super(address, protocols, {
+            headers: { traceparent: traceparent('f'.repeat(32), 'ffffffffffffffff'), 'x-request-id': 'ws-per-op' },
+          });
+        }
+      },
+      connectionParams: { traceparent: traceparent(initTrace, initParent) },
+      retryAttempts: 0,
+      lazy: false, // one socket for every operation below
+    });
+    const subscribe = (name: string, extensions?: Record<string, unknown>) =>
+      takeResults(
+        () =>
+          client.iterate({
+            query: `subscription ${name} { prices(tickers: ["AAPL:NASDAQ"]) { ticker } }`,
+            ...(extensions ? { extensions } : {}),
+          }),
+        1,
+      );
+    try {
+      // both open at once on the same socket, each with a trace of its own
+      const [first, second] = await Promise.all([
+        subscribe('PerOpA', { traceparent: traceparent(own[0] as string, ownParents[0] as string) }),
+        subscribe('PerOpB', {
+          traceparent: traceparent(own[1] as string, ownParents[1] as string),
+          tracestate: 'vendor=3',
+        }),
+      ]);
+      expect(first).toEqual([{ data: { prices: { ticker: 'AAPL:NASDAQ' } } }]);
+      expect(second).toEqual([{ data: { prices: { ticker: 'AAPL:NASDAQ' } } }]);
+      // none, a malformed one and one that is not a string: the connection_init's trace, never an error
+      for (const [name, extensions] of [
+        ['PerOpNone', undefined],
+        ['PerOpMalformed', { traceparent: 'not-a-traceparent' }],
+        ['PerOpNotString', { traceparent: 42 }],
+      ] as const)
+        expect(await subscribe(name, extensions)).toEqual([{ data: { prices: { ticker: 'AAPL:NASDAQ' } } }]);
+      // a query on the socket too
+      const [answer] = await takeResults(
+        () =>
+          client.iterate({
+            query: 'query PerOpQuery { viewer }',
+            extensions: { traceparent: traceparent(own[0] as string, '6a4b5c6d7e8f9a0b') },
+          }),
+        1,
+      );
+      expect(answer).toMatchObject({ data: {} });
+    } finally {
+      await client.dispose();
+    }
+    await sys.system.tracing?.flush();
+    const a = await collector.waitFor((spans) => spans.find((s) => s.name === 'subscription PerOpA'));
+    const b = await collector.waitFor((spans) => spans.find((s) => s.name === 'subscription PerOpB'));
+    expect(a).toMatchObject({ traceId: own[0], parentSpanId: ownParents[0], kind: SERVER });
+    expect(b).toMatchObject({ traceId: own[1], parentSpanId: ownParents[1], kind: SERVER });
+    const query = await collector.waitFor(spanIn(own[0] as string, 'query PerOpQuery'));
+    expect(query).toMatchObject({ parentSpanId: '6a4b5c6d7e8f9a0b', kind: SERVER });
+    for (const name of ['PerOpNone', 'PerOpMalformed', 'PerOpNotString']) {
+      const opened = await collector.waitFor((spans) => spans.find((s) => s.name === `subscription ${name}`));
+      expect(opened).toMatchObject({ traceId: initTrace, parentSpanId: initParent });
+    }
+    // one socket: its operations are numbered on the connection's request id
+    const ids = ['PerOpA', 'PerOpB', 'PerOpNone', 'PerOpMalformed', 'PerOpNotString'].map(
+      (name) => collector.spans.find((s) => s.name === `subscription ${name}`)?.attributes['onegraph.request_id'],
+    );
+    expect(new Set(ids.map((id) => String(id).replace(/:\d+$/, '')))).toEqual(new Set(['ws-per-op']));
+    expect(new Set(ids).size).toBe(5);
+  });
+
   test('a subscription that fails to open: its opening span is an error with the error codes', async () => {
     const requestId = 'trace-sse-refused';
     const client = createClient({

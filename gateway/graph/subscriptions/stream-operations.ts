@@ -49,8 +49,9 @@ export interface OperationCaller {
   /** Subscribers presenting the same credentials may share event executions. */
   shareKey: string;
   /**
-   * Whose trace the operation continues: the request's headers (SSE), the upgrade's or the connection_init payload's
-   * (WebSocket). Only `traceparent` and `tracestate` are read, and only when tracing is on.
+   * Whose trace the operation continues: the request's headers (SSE); on WebSocket the subscribe message's
+   * `extensions`, else the connection_init payload's, else the upgrade's. Only `traceparent` and `tracestate` are
+   * read, and only when tracing is on.
    */
   traceHeaders: TraceCarrier | undefined;
 }

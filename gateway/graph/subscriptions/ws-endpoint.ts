@@ -5,6 +5,7 @@ import { GraphQLError } from 'graphql';
 import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { cacheScopeOf, type TraceCarrier } from '../context';
+import { validTraceCarrier } from '../tracing';
 import type { Logger } from '../../../platform/log';
 import type { ConnectionLimiter, StreamLimits } from './connection-limits';
 import type { BufferLimitName, StreamBuffer, StreamBuffers, StreamSink } from './stream-buffers';
@@ -45,6 +46,11 @@ export interface WebSocketEndpointOptions extends OperationSource {
   refuseVariables?: (variables: Record<string, unknown>) => { message: string; limit: string } | undefined;
   /** The sockets' kind in logs and metrics; default `graphql-ws`. */
   kind?: string;
+  /**
+   * Tracing is on: a subscribe message whose `payload.extensions` carry a valid `traceparent` continues that trace
+   * (read only then).
+   */
+  traced?: boolean;
 }
 
 export interface WebSocketEndpoint {
@@ -68,7 +74,10 @@ interface Connection {
   headerAuthorization: string | undefined;
   /** The credential the connection's operations run with (connection_init's, else the header's). */
   authorization: string | undefined;
-  /** Whose trace its operations continue: connection_init's payload when it has a `traceparent`, else the upgrade's headers. */
+  /**
+   * Whose trace its operations continue: connection_init's payload when it has a `traceparent`, else the upgrade's
+   * headers (an operation's own subscribe message wins over both when tracing is on).
+   */
   traceHeaders: TraceCarrier;
   /** Operations started, for their request ids. */
   started: number;
@@ -192,7 +201,9 @@ export function createWebSocketEndpoint(options: WebSocketEndpointOptions): WebS
         address: conn.address,
         query: payload.query,
         shareKey: cacheScopeOf(conn.authorization),
-        traceHeaders: conn.traceHeaders,
+        // Clients tracing each operation (OpenTelemetry's graphql-ws instrumentations) send its trace context in
+        // the subscribe message's extensions; one that is not valid leaves the connection's.
+        traceHeaders: (options.traced && validTraceCarrier(payload.extensions)) || conn.traceHeaders,
       };
       return {
         schema: options.schema,
