@@ -4,62 +4,20 @@ import { createClient, type Client } from 'graphql-sse';
 import { ConfigError } from '../../gateway/host/config/load';
 import { takeResults } from '../support/iterate-results';
 import { graphql, startSystem, type RunningSystem } from '../support/system';
-import { startSubgraphs, type Fixture, type SubgraphModule } from './fixture';
+import { startSubgraphs, type Fixture } from './fixture';
+import { progressiveOverrideSubgraphs } from './fixture/progressive';
 
 /**
  * Progressive @override (Federation 2.7) through the general gateway over HTTP: three fields of Product move from
  * subgraph `a` to subgraph `b` with `percent(0)`, `percent(100)` and `percent(50)`. Each subgraph answers its own
  * name, so a response shows which one served the field; each request rolls the labels anew.
  */
-const LINK = '@link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@override"])';
-
-const a: SubgraphModule = {
-  typeDefs: /* GraphQL */ `
-    extend schema ${LINK}
-    type Query { product(id: ID!): Product }
-    type Subscription { productTicks: Product! }
-    type Product @key(fields: "id") { id: ID! name: String! zero: String! full: String! half: String! }
-  `,
-  resolvers: {
-    Query: { product: (_: unknown, { id }: { id: string }) => ({ id }) },
-    Subscription: {
-      productTicks: {
-        async *subscribe() {
-          for (let i = 0; i < 3; i++) yield { productTicks: { id: String(i) } };
-        },
-      },
-    },
-    Product: {
-      __resolveReference: (ref: { id: string }) => ref,
-      name: ({ id }: { id: string }) => `product ${id}`,
-      zero: () => 'a',
-      full: () => 'a',
-      half: () => 'a',
-    },
-  },
-};
-
-const b: SubgraphModule = {
-  typeDefs: /* GraphQL */ `
-    extend schema ${LINK}
-    type Product @key(fields: "id") {
-      id: ID!
-      zero: String! @override(from: "a", label: "percent(0)")
-      full: String! @override(from: "a", label: "percent(100)")
-      half: String! @override(from: "a", label: "percent(50)")
-    }
-  `,
-  resolvers: {
-    Product: { __resolveReference: (ref: { id: string }) => ref, zero: () => 'b', full: () => 'b', half: () => 'b' },
-  },
-};
-
 let fixture: Fixture<'a' | 'b'>;
 let gateway: RunningSystem;
 let client: Client;
 
 beforeAll(async () => {
-  fixture = await startSubgraphs({ a, b });
+  fixture = await startSubgraphs(progressiveOverrideSubgraphs());
   gateway = await startSystem({ SUPERGRAPH_FILE: fixture.supergraphFile });
   client = createClient({ url: `${gateway.url}/graphql/stream`, retryAttempts: 0 });
 });
