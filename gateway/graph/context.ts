@@ -36,6 +36,12 @@ export interface GatewayContext {
    * endpoint's): its span continues their trace. Set only when tracing is on.
    */
   traceHeaders?: TraceCarrier;
+  /**
+   * The request's active percent override labels (OperationPlanner.contextLabels): rolled once, kept here so that the
+   * response cache's key and the planning use one set. A property, not a map keyed by the object: Apollo Server runs
+   * a request with a shallow copy of the context it is given, which carries it.
+   */
+  overrideLabels?: ReadonlySet<string>;
 }
 
 /** Where an incoming trace context is read (request headers, a connection_init payload): only `traceparent` and `tracestate`. */
@@ -68,6 +74,8 @@ export interface RequestCaller {
   incremental?: IncrementalDelivery;
   /** The request's headers: the operation continues their trace when tracing is on (nothing is read otherwise). */
   traceHeaders?: TraceCarrier;
+  /** The request's percent override labels, when rolled before its context was made (the response cache's fast path). */
+  overrideLabels?: ReadonlySet<string>;
 }
 
 /** The caller of an HTTP request. */
@@ -82,7 +90,7 @@ export function callerOf(req: { headers: IncomingHttpHeaders; ip: string; raw?: 
 }
 
 export function createGatewayContext(requestId: string, log: Logger, caller: RequestCaller = {}): GatewayContext {
-  const { authorization, address, stop, incremental } = caller;
+  const { authorization, address, stop, incremental, overrideLabels } = caller;
   return {
     requestId,
     log,
@@ -93,5 +101,6 @@ export function createGatewayContext(requestId: string, log: Logger, caller: Req
     fetches: [],
     ...(stop ? { stop } : {}),
     ...(incremental ? { incremental } : {}),
+    ...(overrideLabels ? { overrideLabels } : {}),
   };
 }

@@ -5,7 +5,7 @@ import { ApolloServer, type GraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { Tracer } from '@opentelemetry/api';
-import { NoSchemaIntrospectionCustomRule, type FormattedExecutionResult, type ValidationRule } from 'graphql';
+import { NoSchemaIntrospectionCustomRule, parse, type FormattedExecutionResult, type ValidationRule } from 'graphql';
 import type { Subgraph } from '../../subgraphs/subgraph';
 import type { Logger } from '../../platform/log';
 import {
@@ -21,6 +21,7 @@ import { CostEstimator } from './cost';
 import { FederatedExecutor } from './federation/federated-executor';
 import { InProcessDataSource } from './federation/in-process-data-source';
 import type { OperationPlanner } from './federation/operation-planner';
+import { activeOf } from './federation/progressive-override';
 import { PersistedOperations } from './persisted/persisted-operations';
 import { RemoteSubgraphDataSource } from './federation/remote-data-source';
 import { SingleSubgraphExecutor } from './federation/single-subgraph-executor';
@@ -97,7 +98,17 @@ export class Graph {
   readonly admission: OperationAdmission;
 
   constructor(private readonly options: GraphOptions) {
-    this.cache = new ResponseCache(options.responseCache);
+    const { planner } = options;
+    // With percent override labels, an answer is cached per active label set that can change its plan.
+    this.cache = new ResponseCache(
+      options.responseCache,
+      planner.overrides.any
+        ? {
+            active: (context) => planner.contextLabels(context),
+            relevant: (document, operationName, key) => planner.relevantLabels(operationName, key, document),
+          }
+        : undefined,
+    );
     this.admission = new OperationAdmission(options.concurrency ?? 'auto');
     options.metrics.watchAdmission(this.admission);
     this.persisted = options.persisted ?? new PersistedOperations({ only: false });
@@ -186,6 +197,15 @@ export class Graph {
     await this.persisted.options.store?.close();
   }
 
+  /**
+   * A roll of the request's percent override labels, for a request that looks up the response cache before its
+   * context exists: handed on to its context (`RequestCaller.overrideLabels`) so that planning uses the same set.
+   * Undefined when the supergraph has no percent label.
+   */
+  rollLabels(): ReadonlySet<string> | undefined {
+    return this.options.planner.rollLabels();
+  }
+
   /** Whether tracing is on (a tracer was handed): trace context is read only then. */
   get traced(): boolean {
     return this.options.tracer !== undefined;
@@ -214,6 +234,8 @@ export class Graph {
     /** The request's id and headers, for its span when tracing is on (only traceparent and tracestate are read). */
     requestId?: string,
     headers?: TraceCarrier,
+    /** The request's percent override labels (`rollLabels`); without them an operation they matter to is a miss. */
+    labels?: ReadonlySet<string>,
   ): { body: string; maxAge: number } | null {
     if (!this.cache.enabled) return null;
     if (
@@ -227,6 +249,7 @@ export class Graph {
       hash,
       operationName,
       variables as Record<string, unknown> | null | undefined,
+      labels,
     );
     const entry = key === undefined ? undefined : this.cache.get(key);
     if (!entry) return null;
@@ -264,7 +287,22 @@ export class Graph {
     requestId: string,
     caller?: RequestCaller,
   ): Promise<RunResult> {
-    const key = ResponseCache.key(cacheScopeOf(caller?.authorization), op.hash, op.name, op.variables, variables);
+    // Rolled once: the key and the planning of a miss (through the context) use the same labels.
+    const active = this.options.planner.rollLabels();
+    const labels = active
+      ? activeOf(
+          this.options.planner.relevantLabels(op.name, op.hash, () => parse(op.query)),
+          active,
+        )
+      : undefined;
+    const key = ResponseCache.key(
+      cacheScopeOf(caller?.authorization),
+      op.hash,
+      op.name,
+      op.variables,
+      variables,
+      labels,
+    );
     const hit = this.cache.get(key);
     if (hit) {
       if (this.options.tracer)
@@ -273,7 +311,9 @@ export class Graph {
     }
     const request: GraphQLRequest = { query: op.query, operationName: op.name, variables };
     const response = await this.admission.run(() =>
-      this.server.executeOperation(request, { contextValue: this.runContext(requestId, caller) }),
+      this.server.executeOperation(request, {
+        contextValue: this.runContext(requestId, active ? { ...caller, overrideLabels: active } : caller),
+      }),
     );
     if (response.body.kind !== 'single') throw new Error(`operation ${op.name} returned an incremental response`);
     return { result: response.body.singleResult, cached: this.cache.get(key) };

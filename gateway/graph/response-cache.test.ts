@@ -69,3 +69,12 @@ test('each caller has its own entries: the scope (a digest of the credential) is
     ResponseCache.key('alice', 'h', 'Op', [], undefined),
   );
 });
+
+test('active progressive-override labels are part of the key; none leaves the key as it was', () => {
+  const plain = ResponseCache.key('', 'h', 'Op', ['t'], { t: 1 });
+  expect(ResponseCache.key('', 'h', 'Op', ['t'], { t: 1 }, [])).toBe(plain);
+  const half = ResponseCache.key('', 'h', 'Op', ['t'], { t: 1 }, ['percent(50)']);
+  expect(half).not.toBe(plain);
+  expect(half.startsWith(plain)).toBe(true);
+  expect(ResponseCache.key('', 'h', 'Op', ['t'], { t: 1 }, ['percent(10)', 'percent(50)'])).not.toBe(half);
+});

@@ -1,7 +1,13 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { OperationTypeNode, type FormattedExecutionResult, type OperationDefinitionNode } from 'graphql';
+import {
+  OperationTypeNode,
+  type DocumentNode,
+  type FormattedExecutionResult,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { GatewayContext } from './context';
+import { activeOf } from './federation/progressive-override';
 
 export interface CachedResponse {
   result: FormattedExecutionResult;
@@ -30,6 +36,27 @@ export interface ResponseCacheOptions {
  */
 const OBJECT_BYTES_PER_JSON_BYTE = 1.5;
 
+/**
+ * The progressive-override labels of requests, from the planner (absent when the supergraph has no percent label):
+ * an answer depends on the active labels that can change its operation's plan, so they are part of its key.
+ */
+export interface OverrideLabelSource {
+  /** The request's active labels: rolled once per request and kept on its context, the set its planning uses. */
+  active(context: GatewayContext): ReadonlySet<string>;
+  /** The labels that can change the plan of an operation, sorted (the planner's, cached by `key`). */
+  relevant(document: DocumentNode, operationName: string | null | undefined, key: string): readonly string[];
+}
+
+/** What a request to an operation is keyed on besides its scope, hash and name: learned at its first lookup. */
+interface KeyParts {
+  /** The variables it declares. */
+  names: readonly string[];
+  /** The percent labels that can change its plan, sorted (none without override labels). */
+  labels: readonly string[];
+}
+
+const NONE: readonly string[] = [];
+
 /** The variable names an operation declares (graphql-js refuses unused ones, so these are the ones it uses). */
 export function declaredVariables(operation: OperationDefinitionNode): readonly string[] {
   return (operation.variableDefinitions ?? []).map((v) => v.variable.name.value);
@@ -39,16 +66,20 @@ export function declaredVariables(operation: OperationDefinitionNode): readonly 
  * Whole-response cache for queries whose every subgraph fetch declared its data cacheable (see CacheHint). The
  * GraphQL endpoint (through the plugin) and the REST adapters share it. An entry is keyed by query hash, operation
  * name and the values of the variables the operation declares — variables it does not use change nothing and are
- * not part of the key. It is kept no longer than its shortest-lived part, never when it has errors, and the cache
- * is bounded in bytes as well as entries.
+ * not part of the key — and by the request's active progressive-override labels that can change the operation's
+ * plan (a field served by another subgraph is another answer). It is kept no longer than its shortest-lived part,
+ * never when it has errors, and the cache is bounded in bytes as well as entries.
  */
 export class ResponseCache {
   private readonly entries: LRUCache<string, CachedResponse> | undefined;
-  /** Declared variable names per operation (`hash|name`), learned when a response to it is first looked up. */
-  private readonly declared = new LRUCache<string, readonly string[]>({ max: 10_000 });
+  /** Declared variable names and relevant labels per operation (`hash|name`), learned when it is first looked up. */
+  private readonly declared = new LRUCache<string, KeyParts>({ max: 10_000 });
   private readonly now: () => number;
 
-  constructor(private readonly options: ResponseCacheOptions) {
+  constructor(
+    private readonly options: ResponseCacheOptions,
+    private readonly overrides?: OverrideLabelSource,
+  ) {
     this.now = options.now ?? Date.now;
     this.entries =
       options.maxEntries > 0 && options.maxBytes > 0
@@ -82,6 +113,7 @@ export class ResponseCache {
   /**
    * The key of one request. Only declared variables count, by name in declaration order (so the order of the
    * client's JSON keys does not matter); an absent variable differs from one given as null (defaults apply).
+   * `labels`: the request's active override labels that can change the plan, sorted; none adds nothing to the key.
    */
   static key(
     scope: string,
@@ -89,20 +121,29 @@ export class ResponseCache {
     operationName: string | null | undefined,
     names: readonly string[],
     variables: Readonly<Record<string, unknown>> | null | undefined,
+    labels: readonly string[] = NONE,
   ): string {
     const values = names.map((name) => (variables && Object.hasOwn(variables, name) ? [variables[name]] : []));
-    return `${scope}|${queryHash}|${operationName ?? ''}|${JSON.stringify(values)}`;
+    const key = `${scope}|${queryHash}|${operationName ?? ''}|${JSON.stringify(values)}`;
+    // after the values' JSON (which ends in `]`): a percent label has no `]` nor `,`
+    return labels.length === 0 ? key : `${key}|${labels.join(',')}`;
   }
 
-  /** The key of a request to an operation whose variables are known from an earlier request; undefined when not. */
+  /**
+   * The key of a request to an operation whose variables (and relevant override labels) are known from an earlier
+   * request; undefined when not, or when its labels matter and the request's `active` ones are not given.
+   */
   keyOf(
     scope: string,
     queryHash: string,
     operationName: string | null | undefined,
     variables: Readonly<Record<string, unknown>> | null | undefined,
+    active?: ReadonlySet<string>,
   ): string | undefined {
-    const names = this.declared.get(`${queryHash}|${operationName ?? ''}`);
-    return names && ResponseCache.key(scope, queryHash, operationName, names, variables);
+    const parts = this.declared.get(`${queryHash}|${operationName ?? ''}`);
+    if (!parts || (parts.labels.length > 0 && !active)) return undefined;
+    const labels = active ? activeOf(parts.labels, active) : NONE;
+    return ResponseCache.key(scope, queryHash, operationName, parts.names, variables, labels);
   }
 
   get(key: string): CachedResponse | undefined {
@@ -157,13 +198,17 @@ export class ResponseCache {
           responseForOperation: async (rc) => {
             if (!this.enabled || rc.operation?.operation !== OperationTypeNode.QUERY || !rc.queryHash) return null;
             const names = declaredVariables(rc.operation);
-            this.declared.set(`${rc.queryHash}|${rc.request.operationName ?? ''}`, names);
+            const overrides = this.overrides;
+            const relevant = overrides?.relevant(rc.document, rc.operationName, rc.queryHash) ?? NONE;
+            this.declared.set(`${rc.queryHash}|${rc.request.operationName ?? ''}`, { names, labels: relevant });
             key = ResponseCache.key(
               rc.contextValue.cacheScope,
               rc.queryHash,
               rc.request.operationName,
               names,
               rc.request.variables,
+              // the context's roll: the one its planning uses, should the answer not be cached
+              overrides && relevant.length > 0 ? activeOf(relevant, overrides.active(rc.contextValue)) : NONE,
             );
             const hit = this.get(key);
             if (!hit) return null;

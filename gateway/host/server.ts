@@ -159,7 +159,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       // CSRF-prone, so Apollo's checks have nothing to add); everything else goes through Apollo Server.
       const body = request.body as
         { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } | undefined;
+      // A lookup here rolls the request's progressive-override labels (none without percent labels) and hands them
+      // to its context: a miss is planned, and cached, with the same set. Otherwise (a batch: each operation its
+      // own) the context rolls them when first needed.
+      let overrideLabels: ReadonlySet<string> | undefined;
       if (req.method === 'POST' && typeof body?.query === 'string' && body.extensions === undefined) {
+        overrideLabels = graph.rollLabels();
         const hit = graph.cachedBody(
           body.query,
           body.operationName,
@@ -167,6 +172,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
           req.headers.authorization,
           req.id,
           req.headers,
+          overrideLabels,
         );
         if (hit) {
           options.metrics.operationDuration.observe(
@@ -193,10 +199,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
               req,
               reply,
               request,
-              async (incremental) => graph.context(req.id, { ...callerOf(req), incremental }),
+              async (incremental) => graph.context(req.id, { ...callerOf(req), incremental, overrideLabels }),
               format,
             )
-          : sendToApollo(graph.server, req, reply, request, async () => graph.context(req.id, callerOf(req))),
+          : sendToApollo(graph.server, req, reply, request, async () => {
+              const caller = callerOf(req);
+              if (overrideLabels) caller.overrideLabels = overrideLabels;
+              return graph.context(req.id, caller);
+            }),
       );
     },
   });

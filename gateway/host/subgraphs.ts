@@ -12,6 +12,8 @@ export interface SystemOverrides {
   extraSubgraphs?: Subgraph[];
   /** The supergraph to serve instead of schema/supergraph.graphql (composed with `extraSubgraphs`). */
   supergraphSdl?: string;
+  /** The planner's source of progressive-override rolls instead of `Math.random` (tests choose the labels). */
+  plannerRandom?: () => number;
   /**
    * The DNS part, started already (tests serving DNS subgraphs over HTTP in this process share it with the system:
    * a second store on the same SQLite file would not hear of the first one's changes). The system closes it.

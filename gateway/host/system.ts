@@ -89,9 +89,13 @@ async function createLocalSubgraphs(
 }
 
 /** The planner over the supergraph; a supergraph it refuses (an override label that is not valid) stops the start. */
-function supergraphPlanner(supergraphSdl: string, file: string | undefined): OperationPlanner {
+function supergraphPlanner(
+  supergraphSdl: string,
+  file: string | undefined,
+  random: (() => number) | undefined,
+): OperationPlanner {
   try {
-    return new OperationPlanner(supergraphSdl);
+    return new OperationPlanner(supergraphSdl, random ? { random } : {});
   } catch (err) {
     if (!(err instanceof SupergraphError)) throw err;
     throw new ConfigError(
@@ -113,7 +117,7 @@ export async function createSystem(
   // Read before anything opens: a bad manifest stops the start with nothing to undo.
   const documents = configuredDocuments(config);
   const supergraphSdl = overrides.supergraphSdl ?? readFileSync(config.supergraphFile ?? SUPERGRAPH_FILE, 'utf8');
-  const planner = supergraphPlanner(supergraphSdl, config.supergraphFile);
+  const planner = supergraphPlanner(supergraphSdl, config.supergraphFile, overrides.plannerRandom);
   // Engines first: the subgraphs are built on them.
   const dns = general ? undefined : (overrides.dns ?? (await (await import('./dns')).startDns(config, log)));
   const engines: Engines = dns

@@ -13,7 +13,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { ProgressiveOverrides, type Random } from './progressive-override';
+import { activeOf, ProgressiveOverrides, type Random } from './progressive-override';
 import type { GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
 import type { GatewayContext, OperationTrace } from '../context';
 import { ATTR, childSpan, endFailed, SPAN } from '../tracing';
@@ -51,6 +51,7 @@ export interface OperationPlannerOptions {
 }
 
 const NO_LABELS: ReadonlySet<string> = new Set();
+const NONE: readonly string[] = [];
 
 /**
  * Plans operations over the supergraph the gateway serves. Planning is Hive's router query planner (Rust, from
@@ -73,7 +74,7 @@ export class OperationPlanner {
   private readonly prepared = new LRUCache<string, PreparedOperation | Error>({ max: 2_000 });
   private readonly pending = new Map<string, Promise<PreparedOperation | Error>>();
   /** Per document: the percent labels that can change its plan (only with any in the supergraph). */
-  private readonly relevantLabels = new LRUCache<string, readonly string[]>({ max: 2_000 });
+  private readonly relevantByDocument = new LRUCache<string, readonly string[]>({ max: 2_000 });
   /** One roll of the labels per request object, however many times the request is prepared. */
   private readonly rolls = new WeakMap<object, ReadonlySet<string>>();
 
@@ -94,13 +95,48 @@ export class OperationPlanner {
 
   /**
    * The percent labels active for one request: rolled on the first call for `request` (any object that lives as
-   * long as the request), the same set after, so every part of a request plans alike.
+   * long as the request), the same set after, so every part of a request plans alike. A GraphQL request's are its
+   * context's (`contextLabels`).
    */
   activeLabels(request: object): ReadonlySet<string> {
     if (!this.overrides.any) return NO_LABELS;
     let active = this.rolls.get(request);
     if (!active) this.rolls.set(request, (active = this.overrides.roll(this.random)));
     return active;
+  }
+
+  /** A new roll of the percent labels, or undefined when the supergraph has none (nothing to roll). */
+  rollLabels(): ReadonlySet<string> | undefined {
+    return this.overrides.any ? this.overrides.roll(this.random) : undefined;
+  }
+
+  /**
+   * The percent labels active for the request of `context`: its `overrideLabels`, rolled here on first use when the
+   * request came without them. The response cache (its key) and planning (the direct path, the federated executor)
+   * read them from the one context, so a request rolls once and is cached under the labels it was planned with.
+   */
+  contextLabels(context: Pick<GatewayContext, 'overrideLabels'>): ReadonlySet<string> {
+    if (!this.overrides.any) return NO_LABELS;
+    return (context.overrideLabels ??= this.overrides.roll(this.random));
+  }
+
+  /**
+   * The percent labels that can change the plan of an operation (`ProgressiveOverrides.relevant`), sorted; cached by
+   * operation name and `key` (the text's hash, or the text). `document` is parsed only when not known yet.
+   */
+  relevantLabels(
+    operationName: string | null | undefined,
+    key: string,
+    document: DocumentNode | (() => DocumentNode),
+  ): readonly string[] {
+    if (!this.overrides.any) return NONE;
+    const documentKey = `${operationName ?? ''}\u0000${key}`;
+    let relevant = this.relevantByDocument.get(documentKey);
+    if (!relevant) {
+      relevant = this.overrides.relevant(typeof document === 'function' ? document() : document);
+      this.relevantByDocument.set(documentKey, relevant);
+    }
+    return relevant;
   }
 
   /** The prepared form of a request's operation, with the request's override labels and under its trace. */
@@ -110,7 +146,7 @@ export class OperationPlanner {
       rc.operationName,
       rc.queryHash,
       rc.source,
-      this.activeLabels(rc),
+      this.contextLabels(rc.context),
       rc.context.trace,
     );
   }
@@ -131,7 +167,7 @@ export class OperationPlanner {
     traced?: OperationTrace,
   ): Promise<PreparedOperation> {
     const documentKey = `${operationName ?? ''}\u0000${key}`;
-    const labels = this.labelsFor(documentKey, document, active);
+    const labels = active.size === 0 ? NONE : activeOf(this.relevantLabels(operationName, key, document), active);
     const cacheKey = labels.length ? `${documentKey}\u0000${labels.join('\u0000')}` : documentKey;
     let prepared = this.prepared.get(cacheKey);
     if (!prepared) {
@@ -172,14 +208,6 @@ export class OperationPlanner {
     const subscription = prepared.plan.subscription;
     if (!subscription) throw new Error('the operation is not a subscription');
     return { ...subscription, prepared };
-  }
-
-  /** The active labels that matter to this document, sorted. */
-  private labelsFor(documentKey: string, document: DocumentNode, active: ReadonlySet<string>): readonly string[] {
-    if (active.size === 0) return [];
-    let relevant = this.relevantLabels.get(documentKey);
-    if (!relevant) this.relevantLabels.set(documentKey, (relevant = this.overrides.relevant(document)));
-    return relevant.filter((label) => active.has(label));
   }
 
   private async build(

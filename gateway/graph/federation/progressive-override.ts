@@ -168,6 +168,13 @@ export class ProgressiveOverrides {
   }
 }
 
+const NONE: readonly string[] = [];
+
+/** The labels of `relevant` (sorted) that are active: what a plan, and a cached response, depend on. */
+export function activeOf(relevant: readonly string[], active: ReadonlySet<string>): readonly string[] {
+  return relevant.length === 0 || active.size === 0 ? NONE : relevant.filter((label) => active.has(label));
+}
+
 const flagOf = (label: string): string => `${FLAG_PREFIX}${label}`;
 
 function mapSet<K, V>(map: Map<K, Set<V>>, key: K): Set<V> {
