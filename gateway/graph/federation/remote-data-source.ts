@@ -2,7 +2,7 @@ import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo
 import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/types';
 import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import { STATUS_CODES } from 'node:http';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import type { GatewayContext } from '../context';
 import type { Stop } from '../request-signal';
 import { ATTR, injectTraceHeaders } from '../tracing';
@@ -157,24 +157,64 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<GatewayContex
       });
   }
 
-  private async send(headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<Answer> {
-    let text: string;
-    let res;
-    try {
-      res = await this.pool.request({ path: this.path, method: 'POST', headers, body, signal });
-      text = await res.body.text();
-    } catch (err) {
-      if ((err as { code?: unknown }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE')
-        // No cause: clients see the deepest cause's message (errorReason), and this one names the bound.
-        // eslint-disable-next-line preserve-caught-error
-        throw new Error(`its answer is larger than ${this.maxResponseBytes} bytes (SUBGRAPH_MAX_RESPONSE_BYTES)`);
-      throw err;
-    }
-    if (res.statusCode < 200 || res.statusCode > 299) throw new StatusError(res.statusCode);
-    const type = header(res.headers['content-type']) ?? '';
-    if (!/^application\/(graphql-response\+)?json/i.test(type))
-      throw new Error(`Expected JSON response body, but received: ${text.slice(0, 200)}`);
-    return { text, status: res.statusCode, cacheControl: header(res.headers['cache-control']) };
+  /**
+   * One POST, its answer gathered from undici's dispatch handler: the request API's body stream (a Readable per
+   * fetch, its events and its text consumer) cost about 4 % of the gateway's CPU on gwbench for bytes that are
+   * only ever read whole.
+   */
+  private send(headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<Answer> {
+    return new Promise<Answer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let length = 0;
+      let status = 0;
+      let type = '';
+      let cacheControl: string | undefined;
+      let controller: Dispatcher.DispatchController | undefined;
+      const abort = () =>
+        controller?.abort(
+          signal?.reason instanceof Error ? signal.reason : new Error('aborted', { cause: signal?.reason }),
+        );
+      signal?.addEventListener('abort', abort, { once: true });
+      const settle = () => signal?.removeEventListener('abort', abort);
+      this.pool.dispatch(
+        { path: this.path, method: 'POST', headers, body },
+        {
+          onRequestStart: (c) => {
+            controller = c;
+            if (signal?.aborted) abort();
+          },
+          onResponseStart: (_c, statusCode, responseHeaders) => {
+            status = statusCode;
+            type = header(responseHeaders['content-type']) ?? '';
+            cacheControl = header(responseHeaders['cache-control']);
+          },
+          onResponseData: (_c, chunk) => {
+            chunks.push(chunk);
+            length += chunk.length;
+          },
+          onResponseEnd: () => {
+            settle();
+            const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
+            // a UTF-8 byte order mark is skipped, as undici's text() does
+            const bom = bytes.length > 2 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+            const text = bytes.toString('utf8', bom ? 3 : 0);
+            if (status < 200 || status > 299) reject(new StatusError(status));
+            else if (!/^application\/(graphql-response\+)?json/i.test(type))
+              reject(new Error(`Expected JSON response body, but received: ${text.slice(0, 200)}`));
+            else resolve({ text, status, cacheControl });
+          },
+          onResponseError: (_c, err) => {
+            settle();
+            if ((err as { code?: unknown }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE')
+              // No cause: clients see the deepest cause's message (errorReason), and this one names the bound.
+              reject(
+                new Error(`its answer is larger than ${this.maxResponseBytes} bytes (SUBGRAPH_MAX_RESPONSE_BYTES)`),
+              );
+            else reject(err);
+          },
+        },
+      );
+    });
   }
 
   async close(): Promise<void> {
