@@ -5,7 +5,7 @@ import { buildSchema, Kind, parse, type OperationDefinitionNode } from 'graphql'
 import type { GatewayContext } from '../context';
 import { withDeferDirective } from '../defer-rule';
 import type { Delivery } from '../incremental';
-import { DeferredExecution, prunePlan } from './deferred-execution';
+import { DeferredExecution, mayNeed, prunePlan } from './deferred-execution';
 import type { PlanRun } from './plan-executor';
 import { PlanCompiler, type FetchStep, type PlanStep } from './query-plan';
 import { ResponseShape } from './response-shape';
@@ -68,6 +68,87 @@ test('prunePlan keeps the wanted fetches and what comes before them in a sequenc
   // d needs what came before it: all of it
   expect(prunePlan(plan, (x) => x === d)).toEqual(plan);
   expect(prunePlan(plan, () => false)).toBeUndefined();
+});
+
+/** An entity fetch of `service` at `path` (fields, `@` for lists), requiring `requires` and selecting `selects`. */
+function entityFetch(
+  service: string,
+  path: string[],
+  type: string,
+  requires: string[],
+  selects: string,
+): Hive.FlattenNode {
+  return {
+    kind: 'Flatten',
+    path: path.map((p) => (p === '@' ? '@' : { Field: p })),
+    node: {
+      kind: 'Fetch',
+      serviceName: service,
+      operation: `query($representations:[_Any!]!){_entities(representations:$representations){...on ${type}{${selects}}}}`,
+      requires: [
+        {
+          kind: 'InlineFragment',
+          typeCondition: type,
+          selections: [
+            { kind: 'Field', name: '__typename' },
+            ...requires.map((name) => ({ kind: 'Field' as const, name })),
+          ],
+        },
+      ],
+    },
+  };
+}
+
+test('prunePlan keeps, of the entity fetches before a wanted one, only those it may need (by where their data lands)', () => {
+  const depSchema = buildSchema(`
+    type Query { books: [Book] }
+    type Book { id: ID! title: String pages: Int summary: String author: Author }
+    type Author { id: ID! name: String }
+  `);
+  const pages = entityFetch('b', ['books', '@'], 'Book', ['id'], 'pages');
+  const author = entityFetch('c', ['books', '@'], 'Book', ['id'], 'author{__typename id}');
+  const name = entityFetch('d', ['books', '@', 'author'], 'Author', ['id'], 'name');
+  const summary = entityFetch('e', ['books', '@'], 'Book', ['id', 'pages'], 'summary');
+  const plan = new PlanCompiler(depSchema).compile({
+    kind: 'QueryPlan',
+    node: {
+      kind: 'Sequence',
+      nodes: [ROOT, { kind: 'Parallel', nodes: [pages, author] }, { kind: 'Parallel', nodes: [name, summary] }],
+    },
+  }).root as PlanStep;
+  const services = (step: PlanStep | undefined): unknown =>
+    step === undefined
+      ? undefined
+      : step.kind === 'fetch'
+        ? step.serviceName
+        : step.kind === 'condition'
+          ? [services(step.ifClause), services(step.elseClause)]
+          : { [step.kind]: step.nodes.map(services) };
+  const wanting = (service: string) => services(prunePlan(plan, (f) => f.serviceName === service));
+  // the author's name needs the author objects (c), not the pages (b); the root fetch always
+  expect(wanting('d')).toEqual({ sequence: ['a', { parallel: ['c'] }, { parallel: ['d'] }] });
+  // the summary requires pages: b, not c
+  expect(wanting('e')).toEqual({ sequence: ['a', { parallel: ['b'] }, { parallel: ['e'] }] });
+  expect(wanting('b')).toEqual({ sequence: ['a', { parallel: ['b'] }] });
+  // a fetch of the same list that neither writes nor requires what the other needs is no dependency…
+  const fetchOf = (step: Hive.FlattenNode) => {
+    const found: FetchStep[] = [];
+    const walk = (s: PlanStep): void => {
+      if (s.kind === 'fetch') {
+        if (s.serviceName === (step.node as Hive.FetchNode).serviceName) found.push(s);
+      } else if (s.kind !== 'condition') s.nodes.forEach(walk);
+    };
+    walk(plan);
+    return found[0] as FetchStep;
+  };
+  expect(mayNeed(fetchOf(name), fetchOf(pages))).toBe(false);
+  expect(mayNeed(fetchOf(name), fetchOf(author))).toBe(true);
+  expect(mayNeed(fetchOf(summary), fetchOf(pages))).toBe(true);
+  expect(mayNeed(fetchOf(summary), fetchOf(author))).toBe(false);
+  // …and a root fetch on either side always is
+  const root = compiler.compile({ kind: 'QueryPlan', node: ROOT }).root as FetchStep;
+  expect(mayNeed(fetchOf(name), root)).toBe(true);
+  expect(mayNeed(root, fetchOf(pages))).toBe(true);
 });
 
 test('the initial part waits for its own fetch only; the deferred fragment comes when its fetch is done', async () => {

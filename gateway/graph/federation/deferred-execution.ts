@@ -9,7 +9,7 @@ import {
 } from 'graphql';
 import { formatError } from '../format-error';
 import { copyJson, deepMerge, isObject, runPlan, type DataObject, type PlanRun } from './plan-executor';
-import type { FetchStep, PlanStep } from './query-plan';
+import type { FetchStep, PathStep, PlanStep, RequiredSelection } from './query-plan';
 import type { DeferredFragment, FieldTree, ResponseShape } from './response-shape';
 import type { Delivery, IncrementalItem, PendingFragment, ResponsePath } from '../incremental';
 
@@ -91,9 +91,99 @@ function fetchesOf(step: PlanStep, out: FetchStep[]): FetchStep[] {
   return out;
 }
 
+/** The field names of a path (list and type steps left out: a dependency is judged by names, conservatively). */
+function fieldsOf(path: readonly PathStep[]): string[] {
+  const names: string[] = [];
+  for (const s of path) if ('field' in s) names.push(s.field);
+  return names;
+}
+
+/** The response names a selection set puts on its object, through inline fragments and fragment spreads. */
+function namesOf(
+  set: SelectionSetNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  out: Set<string>,
+  depth = 0,
+): Set<string> {
+  for (const sel of set.selections) {
+    if (sel.kind === Kind.FIELD) out.add(sel.alias?.value ?? sel.name.value);
+    else if (sel.kind === Kind.INLINE_FRAGMENT) namesOf(sel.selectionSet, fragments, out, depth);
+    else if (depth < fragments.size) {
+      const fragment = fragments.get(sel.name.value);
+      if (fragment) namesOf(fragment.selectionSet, fragments, out, depth + 1);
+    }
+  }
+  return out;
+}
+
+/** What an entity fetch writes: per lookup, its paths (field names) and the names it puts on those entities. */
+interface Writes {
+  paths: string[][];
+  names: ReadonlySet<string>;
+}
+
+const writesCache = new WeakMap<FetchStep, Writes[]>();
+
+function writesOf(step: FetchStep): Writes[] {
+  let writes = writesCache.get(step);
+  if (writes) return writes;
+  const document = operationOf(step);
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  let selectionSet: SelectionSetNode | undefined;
+  for (const d of document.definitions) {
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+    else if (d.kind === Kind.OPERATION_DEFINITION) selectionSet ??= d.selectionSet;
+  }
+  writes = (step.entities ?? []).map((lookup) => {
+    const field = selectionSet?.selections.find(
+      (s): s is FieldNode => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === lookup.responseKey,
+    );
+    const names = field?.selectionSet ? namesOf(field.selectionSet, fragments, new Set()) : new Set<string>();
+    for (const r of lookup.outputRewrites ?? []) if (r.kind === 'renameKey') names.add(r.to);
+    return { paths: lookup.paths.map(fieldsOf), names };
+  });
+  writesCache.set(step, writes);
+  return writes;
+}
+
+/** The names an entity lookup requires of each entity (its representation's fields, `__typename` aside). */
+function requiredNames(selections: readonly RequiredSelection[], out = new Set<string>()): Set<string> {
+  for (const s of selections)
+    if (s.kind === 'fragment') requiredNames(s.selections, out);
+    else if (s.responseName !== '__typename') out.add(s.responseName);
+  return out;
+}
+
+const startsWith = (path: readonly string[], prefix: readonly string[]) => prefix.every((name, i) => path[i] === name);
+
 /**
- * The part of a plan that brings what `keep` wants: its fetches, and everything before them in a sequence (what
- * they may depend on). Undefined when nothing is wanted.
+ * Whether `later` may need what `earlier` fetches, judged by field names where the data lands: `earlier` brings the
+ * objects on `later`'s entity paths, or fields its entities require, or fields under them it requires. A root
+ * fetch on either side is always a dependency (a mutation's order, a root field's objects).
+ */
+export function mayNeed(later: FetchStep, earlier: FetchStep): boolean {
+  if (!later.entities || !earlier.entities) return true;
+  const writes = writesOf(earlier);
+  for (const lookup of later.entities) {
+    const required = requiredNames(lookup.requires);
+    for (const target of lookup.paths.map(fieldsOf))
+      for (const { paths, names } of writes)
+        for (const written of paths) {
+          if (written.length === target.length && startsWith(target, written)) {
+            for (const name of required) if (names.has(name)) return true;
+          } else if (written.length < target.length && startsWith(target, written)) {
+            if (names.has(target[written.length] as string)) return true;
+          } else if (target.length < written.length && startsWith(written, target)) {
+            if (required.has(written[target.length] as string)) return true;
+          }
+        }
+  }
+  return false;
+}
+
+/**
+ * The part of a plan that brings what `keep` wants: its fetches, and of what comes before them in a sequence, the
+ * fetches they may need (`mayNeed`, and what those need in turn). Undefined when nothing is wanted.
  */
 export function prunePlan(step: PlanStep, keep: (fetch: FetchStep) => boolean): PlanStep | undefined {
   switch (step.kind) {
@@ -104,11 +194,16 @@ export function prunePlan(step: PlanStep, keep: (fetch: FetchStep) => boolean): 
       return nodes.length ? { kind: 'parallel', nodes } : undefined;
     }
     case 'sequence': {
-      const pruned = step.nodes.map((n) => prunePlan(n, keep));
-      let last = pruned.length - 1;
-      while (last >= 0 && pruned[last] === undefined) last--;
-      if (last < 0) return undefined;
-      return { kind: 'sequence', nodes: [...step.nodes.slice(0, last), pruned[last] as PlanStep] };
+      const nodes: PlanStep[] = [];
+      const kept: FetchStep[] = [];
+      for (let i = step.nodes.length - 1; i >= 0; i--) {
+        const pruned = prunePlan(step.nodes[i] as PlanStep, (f) => keep(f) || kept.some((k) => mayNeed(k, f)));
+        if (!pruned) continue;
+        nodes.unshift(pruned);
+        fetchesOf(pruned, kept);
+      }
+      if (nodes.length === 0) return undefined;
+      return nodes.length === 1 ? nodes[0] : { kind: 'sequence', nodes };
     }
     case 'condition': {
       const ifClause = step.ifClause && prunePlan(step.ifClause, keep);
