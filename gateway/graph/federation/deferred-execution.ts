@@ -1,15 +1,7 @@
-import {
-  GraphQLError,
-  Kind,
-  parse,
-  type DocumentNode,
-  type FieldNode,
-  type FragmentDefinitionNode,
-  type SelectionSetNode,
-} from 'graphql';
+import { GraphQLError, Kind, parse, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
 import { formatError } from '../format-error';
 import { copyJson, deepMerge, isObject, runPlan, type DataObject, type PlanRun } from './plan-executor';
-import type { FetchStep, PathStep, PlanStep, RequiredSelection } from './query-plan';
+import type { EntityLookup, FetchStep, PathStep, PlanStep, RequiredSelection } from './query-plan';
 import type { DeferredFragment, FieldTree, ResponseShape } from './response-shape';
 import type { Delivery, IncrementalItem, PendingFragment, ResponsePath } from '../incremental';
 
@@ -27,27 +19,39 @@ interface Feeds {
   defers: Set<number>;
 }
 
-const parsedOperations = new WeakMap<FetchStep, DocumentNode>();
+/** A fetch's subgraph operation, parsed: its selection set and its named fragments. */
+interface ParsedFetch {
+  selectionSet?: SelectionSetNode;
+  fragments: Map<string, FragmentDefinitionNode>;
+}
 
-function operationOf(step: FetchStep): DocumentNode {
-  let document = parsedOperations.get(step);
-  if (!document) {
-    document = parse(step.operation);
-    parsedOperations.set(step, document);
+const parsedOperations = new WeakMap<FetchStep, ParsedFetch>();
+
+function operationOf(step: FetchStep): ParsedFetch {
+  let parsed = parsedOperations.get(step);
+  if (!parsed) {
+    parsed = { fragments: new Map() };
+    for (const d of parse(step.operation).definitions) {
+      if (d.kind === Kind.FRAGMENT_DEFINITION) parsed.fragments.set(d.name.value, d);
+      else if (d.kind === Kind.OPERATION_DEFINITION) parsed.selectionSet ??= d.selectionSet;
+    }
+    parsedOperations.set(step, parsed);
   }
-  return document;
+  return parsed;
+}
+
+/** The field of the operation an entity lookup is answered under (`_entities` or its alias). */
+function lookupField(parsed: ParsedFetch, lookup: EntityLookup): FieldNode | undefined {
+  return parsed.selectionSet?.selections.find(
+    (s): s is FieldNode => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === lookup.responseKey,
+  );
 }
 
 /** The client fields a fetch's subgraph operation brings, found by response name where its data lands. */
 function feedsOf(step: FetchStep, tree: FieldTree): Feeds {
   const feeds: Feeds = { primary: false, defers: new Set() };
-  const document = operationOf(step);
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  let selectionSet: SelectionSetNode | undefined;
-  for (const d of document.definitions) {
-    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-    else if (d.kind === Kind.OPERATION_DEFINITION) selectionSet ??= d.selectionSet;
-  }
+  const parsed = operationOf(step);
+  const { fragments, selectionSet } = parsed;
   const walk = (set: SelectionSetNode, node: FieldTree, depth: number): void => {
     for (const sel of set.selections) {
       if (sel.kind === Kind.FIELD) {
@@ -69,9 +73,7 @@ function feedsOf(step: FetchStep, tree: FieldTree): Feeds {
     return feeds;
   }
   for (const lookup of step.entities) {
-    const field = selectionSet.selections.find(
-      (s): s is FieldNode => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === lookup.responseKey,
-    );
+    const field = lookupField(parsed, lookup);
     if (!field?.selectionSet) continue;
     for (const path of lookup.paths) {
       let node: FieldTree | undefined = tree;
@@ -127,18 +129,10 @@ const writesCache = new WeakMap<FetchStep, Writes[]>();
 function writesOf(step: FetchStep): Writes[] {
   let writes = writesCache.get(step);
   if (writes) return writes;
-  const document = operationOf(step);
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  let selectionSet: SelectionSetNode | undefined;
-  for (const d of document.definitions) {
-    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-    else if (d.kind === Kind.OPERATION_DEFINITION) selectionSet ??= d.selectionSet;
-  }
+  const parsed = operationOf(step);
   writes = (step.entities ?? []).map((lookup) => {
-    const field = selectionSet?.selections.find(
-      (s): s is FieldNode => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === lookup.responseKey,
-    );
-    const names = field?.selectionSet ? namesOf(field.selectionSet, fragments, new Set()) : new Set<string>();
+    const field = lookupField(parsed, lookup);
+    const names = field?.selectionSet ? namesOf(field.selectionSet, parsed.fragments, new Set()) : new Set<string>();
     for (const r of lookup.outputRewrites ?? []) if (r.kind === 'renameKey') names.add(r.to);
     return { paths: lookup.paths.map(fieldsOf), names };
   });
