@@ -449,6 +449,20 @@ describe('with an OTLP endpoint', () => {
     expect(opened).toMatchObject({ traceId, parentSpanId: parent });
   });
 
+  test("a malformed traceparent in connection_init's payload is passed over: the upgrade's trace continues", async () => {
+    const traceId = '8dacc7c4f4ea9406543e159520f8bf04';
+    const parent = '373703d15ed77e35';
+    await firstWsEvent(
+      sys.url,
+      'subscription InitMalformed { prices(tickers: ["AAPL:NASDAQ"]) { ticker } }',
+      { traceparent: traceparent(traceId, parent) },
+      { traceparent: '00-not-a-trace-01' },
+    );
+    await sys.system.tracing?.flush();
+    const opened = await collector.waitFor((spans) => spans.find((s) => s.name === 'subscription InitMalformed'));
+    expect(opened).toMatchObject({ traceId, parentSpanId: parent });
+  });
+
   test("on one graphql-ws socket, each subscribe message's extensions.traceparent is its operation's trace", async () => {
     const own = ['9a1b2c3d4e5f60718293a4b5c6d7e8f9', '0a1b2c3d4e5f60718293a4b5c6d7e8f9'];
     const ownParents = ['3a4b5c6d7e8f9a0b', '4a4b5c6d7e8f9a0b'];

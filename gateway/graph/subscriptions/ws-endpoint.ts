@@ -75,7 +75,7 @@ interface Connection {
   /** The credential the connection's operations run with (connection_init's, else the header's). */
   authorization: string | undefined;
   /**
-   * Whose trace its operations continue: connection_init's payload when it has a `traceparent`, else the upgrade's
+   * Whose trace its operations continue: connection_init's payload when it has a valid `traceparent`, else the upgrade's
    * headers (an operation's own subscribe message wins over both when tracing is on).
    */
   traceHeaders: TraceCarrier;
@@ -175,7 +175,7 @@ export function createWebSocketEndpoint(options: WebSocketEndpointOptions): WebS
         return false;
       }
       conn.authorization = given ?? conn.headerAuthorization;
-      if (typeof ctx.connectionParams?.traceparent === 'string') conn.traceHeaders = ctx.connectionParams;
+      if (options.traced) conn.traceHeaders = validTraceCarrier(ctx.connectionParams) ?? conn.traceHeaders;
       return true;
     },
     onSubscribe: (ctx, _id, payload) => {
