@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { composeSupergraph, CompositionError } from '../gateway/graph';
+import { composeSupergraph, CompositionError } from '../gateway/graph/federation/compose';
 import { subgraphDefinitions } from '../subgraphs';
 import { SCHEMA_DIR, SUPERGRAPH_FILE } from '../gateway/host/paths';
 

@@ -1,7 +1,6 @@
 /** The federated graph's face: what the host and the REST interfaces use of planning, execution, subscriptions,
  * caching and limits. Only re-exports. */
 export { cacheScopeOf, callerOf, type GatewayContext, type RequestCaller } from './context';
-export { composeSupergraph, CompositionError } from './federation/compose';
 export type {
   Delivery,
   IncrementalDelivery,
