@@ -17,34 +17,39 @@ function rawClient(url: string): Promise<{ socket: Socket; received: () => strin
   });
 }
 
-test('a request whose body trickles in is answered 408 and closed once HTTP_REQUEST_TIMEOUT_MS has passed', async () => {
-  const sys = await startSystem({ HTTP_REQUEST_TIMEOUT_MS: '1500' });
-  const drip: NodeJS.Timeout[] = [];
-  try {
-    const client = await rawClient(sys.url);
-    const started = Date.now();
-    client.socket.write(
-      'POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
-    );
-    // one byte every 200 ms: an idle timeout alone would never fire
-    drip.push(
-      setInterval(() => {
-        if (!client.socket.destroyed) client.socket.write(' ');
-      }, 200),
-    );
-    const closedAt = await client.closed;
-    expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
-    expect(closedAt - started).toBeGreaterThanOrEqual(1_400);
-    expect(closedAt - started).toBeLessThan(6_000); // timeout + Node's 1 s checking interval, with a wide margin
-    // the server is fine for everyone else
-    expect((await fetch(`${sys.url}/v1/quote/AAPL:NASDAQ`)).status).toBe(200);
-  } finally {
-    drip.forEach(clearInterval);
-    await sys.close();
-  }
-});
+// The two trickle tests mostly wait for the request timeout, each on a system of its own: run together (one jest
+// group, before the serial tests), as their bounds only say "not before the timeout, not long after".
+test.concurrent(
+  'a request whose body trickles in is answered 408 and closed once HTTP_REQUEST_TIMEOUT_MS has passed',
+  async () => {
+    const sys = await startSystem({ HTTP_REQUEST_TIMEOUT_MS: '1500' });
+    const drip: NodeJS.Timeout[] = [];
+    try {
+      const client = await rawClient(sys.url);
+      const started = Date.now();
+      client.socket.write(
+        'POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+      );
+      // one byte every 200 ms: an idle timeout alone would never fire
+      drip.push(
+        setInterval(() => {
+          if (!client.socket.destroyed) client.socket.write(' ');
+        }, 200),
+      );
+      const closedAt = await client.closed;
+      expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+      expect(closedAt - started).toBeGreaterThanOrEqual(1_400);
+      expect(closedAt - started).toBeLessThan(6_000); // timeout + Node's 1 s checking interval, with a wide margin
+      // the server is fine for everyone else
+      expect((await fetch(`${sys.url}/v1/quote/AAPL:NASDAQ`)).status).toBe(200);
+    } finally {
+      drip.forEach(clearInterval);
+      await sys.close();
+    }
+  },
+);
 
-test('headers that trickle in are cut off too', async () => {
+test.concurrent('headers that trickle in are cut off too', async () => {
   const sys = await startSystem({ HTTP_REQUEST_TIMEOUT_MS: '1000' });
   const drip: NodeJS.Timeout[] = [];
   try {
