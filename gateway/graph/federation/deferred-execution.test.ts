@@ -1,4 +1,3 @@
-import type { GraphQLDataSource } from '@apollo/gateway';
 import type * as Hive from '@graphql-hive/router-query-planner';
 import type { GatewayGraphQLRequestContext, GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import { buildSchema, Kind, parse, type OperationDefinitionNode } from 'graphql';
@@ -151,6 +150,19 @@ test('prunePlan keeps, of the entity fetches before a wanted one, only those it 
   expect(mayNeed(root, fetchOf(pages))).toBe(true);
 });
 
+/** A run of a plan over subgraphs that answer as given, by service name. */
+function planRun(answers: Record<string, () => Promise<GatewayGraphQLResponse>>): PlanRun {
+  const sources = new Map(Object.entries(answers).map(([name, process]) => [name, { process }]));
+  return {
+    sources,
+    requestContext: { context: {} } as unknown as GatewayGraphQLRequestContext<GatewayContext>,
+    variables: {},
+    conditions: {},
+    data: {},
+    errors: [],
+  };
+}
+
 test('the initial part waits for its own fetch only; the deferred fragment comes when its fetch is done', async () => {
   const document = parse(`{ books { id title ... @defer(label: "more") { pages } } }`);
   const operation = document.definitions[0] as OperationDefinitionNode;
@@ -159,19 +171,10 @@ test('the initial part waits for its own fetch only; the deferred fragment comes
   const plan = compiler.compile({ kind: 'QueryPlan', node: { kind: 'Sequence', nodes: [ROOT, PAGES] } });
   let release = (): void => {};
   const held = new Promise<void>((resolve) => (release = resolve));
-  const source = (answer: () => Promise<GatewayGraphQLResponse>) =>
-    ({ process: answer }) as unknown as GraphQLDataSource<GatewayContext>;
-  const run: PlanRun = {
-    sources: new Map([
-      ['a', source(async () => ({ data: { books: [{ __typename: 'Book', id: '1', title: 'T' }] } }))],
-      ['b', source(async () => (await held, { data: { _entities: [{ __typename: 'Book', pages: 12 }] } }))],
-    ]),
-    requestContext: { context: {} } as unknown as GatewayGraphQLRequestContext<GatewayContext>,
-    variables: {},
-    conditions: {},
-    data: {},
-    errors: [],
-  };
+  const run = planRun({
+    a: async () => ({ data: { books: [{ __typename: 'Book', id: '1', title: 'T' }] } }),
+    b: async () => (await held, { data: { _entities: [{ __typename: 'Book', pages: 12 }] } }),
+  });
   const active = shape.activeDefers({});
   const execution = new DeferredExecution(shape, plan.root, run, active);
   await execution.primary(); // resolves while b is held
@@ -188,4 +191,59 @@ test('the initial part waits for its own fetch only; the deferred fragment comes
     completed: [0],
   });
   expect((await deliveries.next()).done).toBe(true);
+});
+
+test('a fetch bringing fields of two deferred fragments: each of its errors goes to the fragment asking for the field', async () => {
+  const twoSchema = withDeferDirective(
+    buildSchema(`
+      type Query { books: [Book] }
+      type Book { id: ID! title: String pages: Int summary: String }
+    `),
+  );
+  const document = parse(`{ books { id ... @defer(label: "p") { pages } ... @defer(label: "s") { summary } } }`);
+  const operation = document.definitions[0] as OperationDefinitionNode;
+  const shape = new ResponseShape(twoSchema, operation, new Map());
+  const both = entityFetch('b', ['books', '@'], 'Book', ['id'], 'pages summary');
+  const plan = new PlanCompiler(twoSchema).compile({
+    kind: 'QueryPlan',
+    node: { kind: 'Sequence', nodes: [ROOT, both] },
+  });
+  const run = planRun({
+    a: async () => ({
+      data: {
+        books: [
+          { __typename: 'Book', id: '1' },
+          { __typename: 'Book', id: '2' },
+        ],
+      },
+    }),
+    b: async () => ({
+      data: {
+        _entities: [
+          { __typename: 'Book', pages: 12, summary: null },
+          { __typename: 'Book', pages: null, summary: 'S' },
+        ],
+      },
+      errors: [
+        { message: 'no summary', path: ['_entities', 0, 'summary'] },
+        { message: 'no pages', path: ['_entities', 1, 'pages'] },
+      ],
+    }),
+  });
+  const active = shape.activeDefers({});
+  const execution = new DeferredExecution(shape, plan.root, run, active);
+  await execution.primary();
+  expect(run.errors).toEqual([]);
+  const initial = shape.apply(run.data, {}, undefined, active).data ?? {};
+  const items: Array<{ label?: string; path: unknown; errors?: string[] }> = [];
+  for await (const delivery of execution.deliveries(initial))
+    for (const { item } of delivery.items)
+      items.push({ label: item.label, path: item.path, errors: item.errors?.map((e) => e.message) });
+  // before, both errors went to the first fragment ("p"), the summary's among the pages
+  expect(items).toEqual([
+    { label: 'p', path: ['books', 0], errors: undefined },
+    { label: 'p', path: ['books', 1], errors: ['no pages'] },
+    { label: 's', path: ['books', 0], errors: ['no summary'] },
+    { label: 's', path: ['books', 1], errors: undefined },
+  ]);
 });

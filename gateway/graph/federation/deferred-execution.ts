@@ -214,6 +214,8 @@ export class DeferredExecution {
   private readonly errorsOf = new Map<number, GraphQLError[]>();
   private readonly done = new Map<number, Promise<void>>();
   private stopped = false;
+  /** The client's fields and the parts asking for each (where a fetch's errors belong). */
+  private tree: FieldTree | undefined;
 
   constructor(
     private readonly shape: ResponseShape,
@@ -222,8 +224,9 @@ export class DeferredExecution {
     private readonly active: ReadonlySet<number>,
   ) {
     if (!root) return;
-    const tree = shape.fieldTree(active);
-    for (const fetch of fetchesOf(root, [])) if (!this.feeds.has(fetch)) this.feeds.set(fetch, feedsOf(fetch, tree));
+    this.tree = shape.fieldTree(active);
+    for (const fetch of fetchesOf(root, []))
+      if (!this.feeds.has(fetch)) this.feeds.set(fetch, feedsOf(fetch, this.tree));
   }
 
   private get defers(): DeferredFragment[] {
@@ -346,10 +349,38 @@ export class DeferredExecution {
   private async fetch(step: FetchStep, fallback: GraphQLError[]): Promise<void> {
     if (this.stopped || this.run.requestContext.context.stop?.stopped) return;
     const feeds = this.feeds.get(step);
-    let errors = fallback;
-    if (feeds?.primary) errors = this.run.errors;
-    else if (feeds?.defers.size) errors = this.errorsOf.get(Math.min(...feeds.defers)) ?? fallback;
+    let owner = fallback;
+    if (feeds?.primary) owner = this.run.errors;
+    else if (feeds?.defers.size) owner = this.errorsOf.get(Math.min(...feeds.defers)) ?? fallback;
+    if (!feeds || feeds.defers.size === 0) return runPlan(step, { ...this.run, errors: owner });
+    const errors: GraphQLError[] = [];
     await runPlan(step, { ...this.run, errors });
+    for (const error of errors) for (const list of this.partsOf(error, feeds) ?? [owner]) list.push(error);
+  }
+
+  /**
+   * The parts a fetch's error belongs to, by the response names of its path: the initial payload if it asks for the
+   * field the error stands at, else the deferred fragments asking for it, among those the fetch brings fields of. Undefined when its path
+   * says nothing (no path, or a field no such part asks for): the fetch's first part takes it.
+   */
+  private partsOf(error: GraphQLError, feeds: Feeds): GraphQLError[][] | undefined {
+    let node = this.tree;
+    let asked: FieldTree | undefined;
+    for (const step of error.path ?? []) {
+      if (typeof step !== 'string') continue;
+      node = node?.fields.get(step);
+      if (!node) break;
+      asked = node;
+    }
+    if (!asked) return undefined;
+    // a field the initial payload asks for is delivered there: so is its error, once
+    if (asked.primary && feeds.primary) return [this.run.errors];
+    const parts: GraphQLError[][] = [];
+    for (const id of asked.defers) {
+      const list = feeds.defers.has(id) ? this.errorsOf.get(id) : undefined;
+      if (list) parts.push(list);
+    }
+    return parts.length > 0 ? parts : undefined;
   }
 
   /** The deferred fragment's items: one per object of the sent data at its path; each merged into that data. */
