@@ -3,6 +3,13 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 /** GRAPHQL_CONCURRENCY: `auto` (adapts), `off` (no bound) or a fixed number of operations at once. */
 export type ConcurrencySetting = 'auto' | 'off' | number;
 
+/** What /metrics reads of the admission at each scrape. */
+export interface AdmissionState {
+  readonly limit: number;
+  readonly running: number;
+  readonly waiting: number;
+}
+
 /** What the adaptive limit reads and how it moves; tests give their own. */
 export interface AdaptiveBounds {
   min: number;
@@ -38,7 +45,7 @@ function loopUtilization(): () => number {
  * time to spare (they wait on subgraphs, so more can run), lowered by an eighth while the loop is saturated, never
  * under `min` nor over `max`. Operations are admitted in arrival order.
  */
-export class OperationAdmission {
+export class OperationAdmission implements AdmissionState {
   private limitNow: number;
   private runningNow = 0;
   private readonly queue: Array<(() => void) | undefined> = [];
@@ -46,7 +53,7 @@ export class OperationAdmission {
   private readonly timer?: NodeJS.Timeout;
 
   constructor(
-    readonly setting: ConcurrencySetting,
+    setting: ConcurrencySetting,
     private readonly bounds: AdaptiveBounds = DEFAULT_BOUNDS,
   ) {
     this.limitNow = typeof setting === 'number' ? setting : setting === 'off' ? Infinity : bounds.min;

@@ -1,4 +1,3 @@
-import { OperationAdmission, type ConcurrencySetting } from './admission';
 import { createHash } from 'node:crypto';
 import type { GraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type GraphQLRequest } from '@apollo/server';
@@ -17,11 +16,11 @@ import {
 } from './context';
 import { costDirectives } from './cost-directives';
 import { deferRule } from './defer-rule';
+import { OperationAdmission, type ConcurrencySetting } from './admission';
 import { CostEstimator } from './cost';
 import { FederatedExecutor } from './federation/federated-executor';
 import { InProcessDataSource } from './federation/in-process-data-source';
 import type { OperationPlanner } from './federation/operation-planner';
-import { activeOf } from './federation/progressive-override';
 import { PersistedOperations } from './persisted/persisted-operations';
 import { RemoteSubgraphDataSource } from './federation/remote-data-source';
 import { SingleSubgraphExecutor } from './federation/single-subgraph-executor';
@@ -289,12 +288,7 @@ export class Graph {
   ): Promise<RunResult> {
     // Rolled once: the key and the planning of a miss (through the context) use the same labels.
     const active = this.options.planner.rollLabels();
-    const labels = active
-      ? activeOf(
-          this.options.planner.relevantLabels(op.name, op.hash, () => parse(op.query)),
-          active,
-        )
-      : undefined;
+    const labels = active && this.options.planner.planLabels(op.name, op.hash, () => parse(op.query), active);
     const key = ResponseCache.key(
       cacheScopeOf(caller?.authorization),
       op.hash,

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AdmissionState } from './admission';
 
 /** Prometheus metrics of one gateway process, served at /metrics. */
 export class GatewayMetrics {
@@ -67,7 +68,7 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
   /** Where the admission gauges are read from at each scrape (the graph's OperationAdmission). */
-  private admission: { limit: number; running: number; waiting: number } = { limit: 0, running: 0, waiting: 0 };
+  private admission: AdmissionState = { limit: 0, running: 0, waiting: 0 };
   readonly operationsAdmitted: Gauge = new Gauge({
     name: 'graphql_operations',
     help: 'GraphQL operations (not subscriptions) executing and waiting their turn (GRAPHQL_CONCURRENCY)',
@@ -96,7 +97,7 @@ export class GatewayMetrics {
   }
 
   /** Reads graphql_operations and graphql_operation_concurrency_limit from `source` from now on. */
-  watchAdmission(source: { limit: number; running: number; waiting: number }): void {
+  watchAdmission(source: AdmissionState): void {
     this.admission = source;
   }
 

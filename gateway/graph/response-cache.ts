@@ -7,7 +7,7 @@ import {
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { GatewayContext } from './context';
-import { activeOf } from './federation/progressive-override';
+import { activeOf, NO_LABELS } from './federation/progressive-override';
 
 export interface CachedResponse {
   result: FormattedExecutionResult;
@@ -54,8 +54,6 @@ interface KeyParts {
   /** The percent labels that can change its plan, sorted (none without override labels). */
   labels: readonly string[];
 }
-
-const NONE: readonly string[] = [];
 
 /** The variable names an operation declares (graphql-js refuses unused ones, so these are the ones it uses). */
 export function declaredVariables(operation: OperationDefinitionNode): readonly string[] {
@@ -121,7 +119,7 @@ export class ResponseCache {
     operationName: string | null | undefined,
     names: readonly string[],
     variables: Readonly<Record<string, unknown>> | null | undefined,
-    labels: readonly string[] = NONE,
+    labels: readonly string[] = NO_LABELS,
   ): string {
     const values = names.map((name) => (variables && Object.hasOwn(variables, name) ? [variables[name]] : []));
     const key = `${scope}|${queryHash}|${operationName ?? ''}|${JSON.stringify(values)}`;
@@ -142,7 +140,7 @@ export class ResponseCache {
   ): string | undefined {
     const parts = this.declared.get(`${queryHash}|${operationName ?? ''}`);
     if (!parts || (parts.labels.length > 0 && !active)) return undefined;
-    const labels = active ? activeOf(parts.labels, active) : NONE;
+    const labels = active ? activeOf(parts.labels, active) : NO_LABELS;
     return ResponseCache.key(scope, queryHash, operationName, parts.names, variables, labels);
   }
 
@@ -199,7 +197,7 @@ export class ResponseCache {
             if (!this.enabled || rc.operation?.operation !== OperationTypeNode.QUERY || !rc.queryHash) return null;
             const names = declaredVariables(rc.operation);
             const overrides = this.overrides;
-            const relevant = overrides?.relevant(rc.document, rc.operationName, rc.queryHash) ?? NONE;
+            const relevant = overrides?.relevant(rc.document, rc.operationName, rc.queryHash) ?? NO_LABELS;
             this.declared.set(`${rc.queryHash}|${rc.request.operationName ?? ''}`, { names, labels: relevant });
             key = ResponseCache.key(
               rc.contextValue.cacheScope,
@@ -208,7 +206,7 @@ export class ResponseCache {
               names,
               rc.request.variables,
               // the context's roll: the one its planning uses, should the answer not be cached
-              overrides && relevant.length > 0 ? activeOf(relevant, overrides.active(rc.contextValue)) : NONE,
+              overrides && relevant.length > 0 ? activeOf(relevant, overrides.active(rc.contextValue)) : NO_LABELS,
             );
             const hit = this.get(key);
             if (!hit) return null;

@@ -78,7 +78,7 @@ export function incomingContext(headers: Headers | undefined): Context {
  */
 export function validTraceCarrier(carrier: TraceCarrier | null | undefined): TraceCarrier | undefined {
   if (typeof carrier?.traceparent !== 'string') return undefined;
-  const parent = trace.getSpanContext(propagator.extract(ROOT_CONTEXT, carrier, headerGetter));
+  const parent = trace.getSpanContext(incomingContext(carrier));
   return parent && isSpanContextValid(parent) ? carrier : undefined;
 }
 

@@ -202,11 +202,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
               async (incremental) => graph.context(req.id, { ...callerOf(req), incremental, overrideLabels }),
               format,
             )
-          : sendToApollo(graph.server, req, reply, request, async () => {
-              const caller = callerOf(req);
-              if (overrideLabels) caller.overrideLabels = overrideLabels;
-              return graph.context(req.id, caller);
-            }),
+          : sendToApollo(graph.server, req, reply, request, async () =>
+              graph.context(req.id, { ...callerOf(req), overrideLabels }),
+            ),
       );
     },
   });

@@ -13,7 +13,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { activeOf, ProgressiveOverrides, type Random } from './progressive-override';
+import { activeOf, NO_LABELS, ProgressiveOverrides, type Random } from './progressive-override';
 import type { GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
 import type { GatewayContext, OperationTrace } from '../context';
 import { ATTR, childSpan, endFailed, SPAN } from '../tracing';
@@ -50,8 +50,7 @@ export interface OperationPlannerOptions {
   random?: Random;
 }
 
-const NO_LABELS: ReadonlySet<string> = new Set();
-const NONE: readonly string[] = [];
+const NOTHING_ACTIVE: ReadonlySet<string> = new Set();
 
 /**
  * Plans operations over the supergraph the gateway serves. Planning is Hive's router query planner (Rust, from
@@ -75,8 +74,6 @@ export class OperationPlanner {
   private readonly pending = new Map<string, Promise<PreparedOperation | Error>>();
   /** Per document: the percent labels that can change its plan (only with any in the supergraph). */
   private readonly relevantByDocument = new LRUCache<string, readonly string[]>({ max: 2_000 });
-  /** One roll of the labels per request object, however many times the request is prepared. */
-  private readonly rolls = new WeakMap<object, ReadonlySet<string>>();
 
   /** Throws SupergraphError for an override label that is not valid (naming the field and the label). */
   constructor(
@@ -93,18 +90,6 @@ export class OperationPlanner {
     this.compiler = new PlanCompiler(supergraph.schema.toGraphQLJSSchema());
   }
 
-  /**
-   * The percent labels active for one request: rolled on the first call for `request` (any object that lives as
-   * long as the request), the same set after, so every part of a request plans alike. A GraphQL request's are its
-   * context's (`contextLabels`).
-   */
-  activeLabels(request: object): ReadonlySet<string> {
-    if (!this.overrides.any) return NO_LABELS;
-    let active = this.rolls.get(request);
-    if (!active) this.rolls.set(request, (active = this.overrides.roll(this.random)));
-    return active;
-  }
-
   /** A new roll of the percent labels, or undefined when the supergraph has none (nothing to roll). */
   rollLabels(): ReadonlySet<string> | undefined {
     return this.overrides.any ? this.overrides.roll(this.random) : undefined;
@@ -116,7 +101,7 @@ export class OperationPlanner {
    * read them from the one context, so a request rolls once and is cached under the labels it was planned with.
    */
   contextLabels(context: Pick<GatewayContext, 'overrideLabels'>): ReadonlySet<string> {
-    if (!this.overrides.any) return NO_LABELS;
+    if (!this.overrides.any) return NOTHING_ACTIVE;
     return (context.overrideLabels ??= this.overrides.roll(this.random));
   }
 
@@ -129,7 +114,7 @@ export class OperationPlanner {
     key: string,
     document: DocumentNode | (() => DocumentNode),
   ): readonly string[] {
-    if (!this.overrides.any) return NONE;
+    if (!this.overrides.any) return NO_LABELS;
     const documentKey = `${operationName ?? ''}\u0000${key}`;
     let relevant = this.relevantByDocument.get(documentKey);
     if (!relevant) {
@@ -137,6 +122,19 @@ export class OperationPlanner {
       this.relevantByDocument.set(documentKey, relevant);
     }
     return relevant;
+  }
+
+  /**
+   * The labels an operation's plan (and its cached response) depends on for a request whose active labels are
+   * `active`: those of them that can change its plan, sorted.
+   */
+  planLabels(
+    operationName: string | null | undefined,
+    key: string,
+    document: DocumentNode | (() => DocumentNode),
+    active: ReadonlySet<string>,
+  ): readonly string[] {
+    return active.size === 0 ? NO_LABELS : activeOf(this.relevantLabels(operationName, key, document), active);
   }
 
   /** The prepared form of a request's operation, with the request's override labels and under its trace. */
@@ -153,7 +151,7 @@ export class OperationPlanner {
 
   /**
    * The prepared form of a validated operation. `key` identifies the document's text (its hash, or the text);
-   * `source` is the text itself when the caller has it; `active` the request's percent labels (`activeLabels`).
+   * `source` is the text itself when the caller has it; `active` the request's percent labels (`contextLabels`).
    * Rejects when the operation cannot be planned (that answer is cached too). Planning runs off the event loop
    * (the planner's own thread), one at a time per operation and label set. With `traced`, a planning that happens
    * (a miss, not a wait for another request's) is a span of the operation's.
@@ -163,11 +161,11 @@ export class OperationPlanner {
     operationName: string | null | undefined,
     key: string,
     source?: string,
-    active: ReadonlySet<string> = NO_LABELS,
+    active: ReadonlySet<string> = NOTHING_ACTIVE,
     traced?: OperationTrace,
   ): Promise<PreparedOperation> {
     const documentKey = `${operationName ?? ''}\u0000${key}`;
-    const labels = active.size === 0 ? NONE : activeOf(this.relevantLabels(operationName, key, document), active);
+    const labels = this.planLabels(operationName, key, document, active);
     const cacheKey = labels.length ? `${documentKey}\u0000${labels.join('\u0000')}` : documentKey;
     let prepared = this.prepared.get(cacheKey);
     if (!prepared) {
@@ -201,7 +199,7 @@ export class OperationPlanner {
     document: DocumentNode,
     operationName: string | null | undefined,
     key = print(document),
-    active: ReadonlySet<string> = NO_LABELS,
+    active: ReadonlySet<string> = NOTHING_ACTIVE,
     traced?: OperationTrace,
   ): Promise<SubscriptionPlan> {
     const prepared = await this.prepare(document, operationName, key, key, active, traced);

@@ -168,11 +168,12 @@ export class ProgressiveOverrides {
   }
 }
 
-const NONE: readonly string[] = [];
+/** No labels (a plan or a cached response that depends on none). */
+export const NO_LABELS: readonly string[] = [];
 
 /** The labels of `relevant` (sorted) that are active: what a plan, and a cached response, depend on. */
 export function activeOf(relevant: readonly string[], active: ReadonlySet<string>): readonly string[] {
-  return relevant.length === 0 || active.size === 0 ? NONE : relevant.filter((label) => active.has(label));
+  return relevant.length === 0 || active.size === 0 ? NO_LABELS : relevant.filter((label) => active.has(label));
 }
 
 const flagOf = (label: string): string => `${FLAG_PREFIX}${label}`;

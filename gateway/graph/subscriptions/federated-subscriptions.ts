@@ -116,7 +116,7 @@ export class FederatedSubscriptions {
     let plan: SubscriptionPlan;
     try {
       // A subscription keeps the plan of the labels rolled when it starts.
-      const active = this.options.planner.activeLabels(request);
+      const active = this.options.planner.rollLabels();
       plan = await this.options.planner.planSubscription(
         request.document,
         request.operationName,
