@@ -8,6 +8,8 @@ import { LoggedExporter, samplerOf, startTracing, tracesUrl } from './tracing';
 const none = {
   otelExporterOtlpEndpoint: undefined,
   otelExporterOtlpTracesEndpoint: undefined,
+  otelExporterOtlpProtocol: 'http/protobuf' as const,
+  otelExporterOtlpTracesProtocol: undefined,
   otelExporterOtlpHeaders: undefined,
   otelServiceName: 'onegraph-gateway',
   otelTracesSampler: 'parentbased_always_on' as const,

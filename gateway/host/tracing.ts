@@ -1,6 +1,7 @@
 import type { Tracer } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -17,14 +18,16 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic
 import type { Logger } from '../../platform/log';
 import { VERSION } from '../../platform/version';
 import type { Config } from './config/schema';
-import { parseOtlpHeaders, tracesUrl, type TRACE_SAMPLERS } from './config/tracing-settings';
+import { parseOtlpHeaders, tracesProtocol, tracesUrl, type TRACE_SAMPLERS } from './config/tracing-settings';
 
-export { tracesUrl };
+export { tracesProtocol, tracesUrl };
 
 type TracingConfig = Pick<
   Config,
   | 'otelExporterOtlpEndpoint'
   | 'otelExporterOtlpTracesEndpoint'
+  | 'otelExporterOtlpProtocol'
+  | 'otelExporterOtlpTracesProtocol'
   | 'otelExporterOtlpHeaders'
   | 'otelServiceName'
   | 'otelTracesSampler'
@@ -41,7 +44,7 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-/** Where spans are POSTed: the traces endpoint as given, else the base endpoint with `v1/traces` appended (OTel). */
+/** The sampler OTEL_TRACES_SAMPLER names (OTEL_TRACES_SAMPLER_ARG the ratio of the ratio-based ones). */
 export function samplerOf(name: (typeof TRACE_SAMPLERS)[number], arg = 1): Sampler {
   switch (name) {
     case 'always_on':
@@ -115,13 +118,16 @@ function shown(url: string): string {
 
 /**
  * The tracing SDK when an OTLP endpoint is configured, else undefined: nothing is built, and the graph does no
- * tracing work at all. Spans are batched (a bounded queue, dropped past it) and sent as OTLP/HTTP JSON.
+ * tracing work at all. Spans are batched (a bounded queue, dropped past it) and sent over OTLP/HTTP, as binary
+ * protobuf (`application/x-protobuf`, OTel's default) or JSON (`application/json`) as the protocol setting says.
  */
 export function startTracing(config: TracingConfig, log: Logger, shutdownBoundMs = 5_000): Tracing | undefined {
   const url = tracesUrl(config);
   if (!url) return undefined;
+  const protocol = tracesProtocol(config);
+  const options = { url, headers: parseOtlpHeaders(config.otelExporterOtlpHeaders) };
   const exporter = new LoggedExporter(
-    new OTLPTraceExporter({ url, headers: parseOtlpHeaders(config.otelExporterOtlpHeaders) }),
+    protocol === 'http/json' ? new JsonTraceExporter(options) : new ProtobufTraceExporter(options),
     log,
     shown(url),
   );
@@ -135,7 +141,7 @@ export function startTracing(config: TracingConfig, log: Logger, shutdownBoundMs
       }),
     ],
   });
-  log.info({ target: shown(url), sampler: config.otelTracesSampler }, 'tracing on');
+  log.info({ target: shown(url), protocol, sampler: config.otelTracesSampler }, 'tracing on');
   let stopping: Promise<void> | undefined;
   return {
     tracer: provider.getTracer('onegraph-gateway', VERSION),

@@ -31,15 +31,31 @@ test('SIGTERM exports the spans of the last requests, then the process exits 0',
   expect(collector.spans).toEqual([]); // queued: the batch is sent every 5 s, or at shutdown
   expect(await stopGateway(gateway)).toBe(0);
   const op = collector.spans.find((s) => s.attributes['onegraph.request_id'] === 'before-sigterm');
-  expect(op).toMatchObject({ name: 'query Last', service: 'process-under-test' });
+  // no protocol set: OTLP/HTTP protobuf, OpenTelemetry's default
+  expect(op).toMatchObject({
+    name: 'query Last',
+    service: 'process-under-test',
+    contentType: 'application/x-protobuf',
+  });
 }, 60_000);
 
-test('a bad tracing setting stops the start naming its variable', async () => {
-  const bad = await launchGateway({ OTEL_TRACES_SAMPLER: 'sometimes' });
-  try {
-    expect(await bad.exited).toBe(1);
-    expect(bad.output()).toMatch(/cannot start: .*OTEL_TRACES_SAMPLER \(otelTracesSampler\) must be one of/s);
-  } finally {
-    rmSync(bad.dataDir, { recursive: true, force: true });
-  }
-}, 60_000);
+test.each([
+  [{ OTEL_TRACES_SAMPLER: 'sometimes' }, /OTEL_TRACES_SAMPLER \(otelTracesSampler\) must be one of/],
+  // a valid OpenTelemetry value, but no gRPC exporter is built in
+  [
+    { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+    /OTEL_EXPORTER_OTLP_PROTOCOL \(otelExporterOtlpProtocol\) must be one of: http\/protobuf, http\/json/,
+  ],
+])(
+  'a bad tracing setting (%j) stops the start naming its variable',
+  async (env, message) => {
+    const bad = await launchGateway(env);
+    try {
+      expect(await bad.exited).toBe(1);
+      expect(bad.output()).toMatch(new RegExp(`cannot start: .*${message.source}`, 's'));
+    } finally {
+      rmSync(bad.dataDir, { recursive: true, force: true });
+    }
+  },
+  60_000,
+);

@@ -206,6 +206,48 @@ describe('with an OTLP endpoint', () => {
     for (const remote of bySubgraph('callerecho')) expect(sent).toContain(`00-${op.traceId}-${remote.spanId}-01`);
   });
 
+  test('with no protocol set, spans go as binary protobuf (application/x-protobuf) and decode to what was recorded', async () => {
+    const requestId = 'trace-protobuf';
+    const traceId = '9f0e1d2c3b4a59680000000000000009';
+    const parent = '9f0e1d2c3b4a5968';
+    const res = await post(
+      sys.url,
+      { query: 'query Encoded { viewer quote(ticker: "AAPL:NASDAQ") { ticker } }' },
+      { 'x-request-id': requestId, traceparent: traceparent(traceId, parent) },
+    );
+    expect(res.body.errors).toBeUndefined();
+    await sys.system.tracing?.flush();
+    const op = await collector.waitFor((spans) => {
+      const found = operationOf(spans, requestId);
+      return found && childrenOf(spans, found).length >= 3 ? found : undefined;
+    });
+    const trace = collector.spans.filter((s) => s.traceId === traceId);
+    expect(new Set(trace.map((s) => s.contentType))).toEqual(new Set(['application/x-protobuf']));
+    expect(op).toMatchObject({
+      name: 'query Encoded',
+      parentSpanId: parent,
+      kind: SERVER,
+      service: 'gateway-under-test',
+      status: { code: 0 },
+      attributes: {
+        'graphql.operation.type': 'query',
+        'graphql.operation.name': 'Encoded',
+        'onegraph.request_id': requestId,
+      },
+    });
+    const children = childrenOf(collector.spans, op);
+    expect(children.map((s) => s.name).sort()).toEqual(['graphql.fetch', 'graphql.fetch', 'graphql.plan']);
+    // integer attributes come through as numbers, string ones as text
+    expect(children.find((s) => s.attributes['graphql.subgraph.name'] === 'callerecho')).toMatchObject({
+      kind: CLIENT,
+      attributes: {
+        'http.response.status_code': 200,
+        'server.address': '127.0.0.1',
+        'server.port': expect.any(Number),
+      },
+    });
+  });
+
   test('an operation planned before has no planning span', async () => {
     const requestId = 'trace-req-2';
     await post(sys.url, { query: QUERY }, { 'x-request-id': requestId });
@@ -581,6 +623,47 @@ describe('with an OTLP endpoint', () => {
     await sys.close();
     expect(operationOf(collector.spans, requestId)).toMatchObject({ name: 'query' });
   });
+});
+
+describe('the OTLP protocol', () => {
+  let protocolCase = 0;
+  test.each([
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, 'application/json'],
+    // the traces variable wins over the general one, either way
+    [
+      { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' },
+      'application/x-protobuf',
+    ],
+    [
+      { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' },
+      'application/json',
+    ],
+  ])(
+    '%j sends spans as %s',
+    async (protocol, contentType) => {
+      const sys = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, ...protocol });
+      try {
+        const requestId = `protocol-${(protocolCase += 1)}`;
+        const res = await post(sys.url, { query: 'query Protocol { viewer }' }, { 'x-request-id': requestId });
+        expect(res.body.errors).toBeUndefined();
+        await sys.system.tracing?.flush();
+        const op = await collector.waitFor((spans) => {
+          const found = operationOf(spans, requestId);
+          return found && childrenOf(spans, found).length >= 2 ? found : undefined;
+        });
+        expect(op).toMatchObject({ name: 'query Protocol', kind: SERVER, contentType });
+        expect(childrenOf(collector.spans, op)).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ name: 'graphql.fetch', contentType }),
+            expect.objectContaining({ name: 'graphql.plan', contentType }),
+          ]),
+        );
+      } finally {
+        await sys.close();
+      }
+    },
+    30_000,
+  );
 });
 
 describe('with the market subgraph remote', () => {

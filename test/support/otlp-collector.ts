@@ -1,32 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeTraceRequest, type AnyValue, type KeyValue, type OtlpBody } from './otlp-protobuf';
 
-/** An OTLP attribute value as the JSON encoding sends it. */
-interface AnyValue {
-  stringValue?: string;
-  boolValue?: boolean;
-  intValue?: number | string;
-  doubleValue?: number;
-  arrayValue?: { values: AnyValue[] };
-}
-
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes?: Array<{ key: string; value: AnyValue }>;
-  status?: { code?: number; message?: string };
-  links?: Array<{ traceId: string; spanId: string }>;
-}
-
-interface OtlpBody {
-  resourceSpans?: Array<{
-    resource?: { attributes?: Array<{ key: string; value: AnyValue }> };
-    scopeSpans?: Array<{ spans?: OtlpSpan[] }>;
-  }>;
-}
+/** The encodings of OTLP/HTTP, by the Content-Type each is sent with. */
+const ENCODINGS = { 'application/x-protobuf': 'protobuf', 'application/json': 'json' } as const;
+type Encoding = (typeof ENCODINGS)[keyof typeof ENCODINGS];
+type MediaType = keyof typeof ENCODINGS;
 
 /** A received span, its attributes as plain values. */
 export interface ReceivedSpan {
@@ -40,6 +19,8 @@ export interface ReceivedSpan {
   service?: unknown;
   /** The spans it links to (trace and span ids). */
   links: Array<{ traceId: string; spanId: string }>;
+  /** The Content-Type header of the request that brought it, as sent (its media type says how it was decoded). */
+  contentType: string;
 }
 
 function plain(value: AnyValue): unknown {
@@ -51,17 +32,22 @@ function plain(value: AnyValue): unknown {
   return undefined;
 }
 
-const attributesOf = (list: Array<{ key: string; value: AnyValue }> = []) =>
-  Object.fromEntries(list.map((a) => [a.key, plain(a.value)]));
+const attributesOf = (list: KeyValue[] = []) => Object.fromEntries(list.map((a) => [a.key, plain(a.value)]));
 
 /**
- * An OTLP/HTTP collector in the test's process (127.0.0.1, ephemeral port): keeps every POST /v1/traces (JSON, as the
- * OTLP HTTP exporter sends it), raw and as spans.
+ * An OTLP/HTTP collector in the test's process (127.0.0.1, ephemeral port): keeps every POST /v1/traces, raw and as
+ * spans, decoded by its Content-Type as a collector does: `application/x-protobuf` (binary protobuf, OTLP's default)
+ * or `application/json`; any other is answered 415, and only noted in `undecodable`.
  */
 export class OtlpCollector {
   readonly spans: ReceivedSpan[] = [];
-  /** Every request body as received (for searching for what must never be sent). */
+  /**
+   * Every request body as received, as text (for searching for what must never be sent): JSON as UTF-8, protobuf one
+   * character per byte (latin1), where every string sent stands as it was written.
+   */
   readonly raw: string[] = [];
+  /** Why each request that could not be decoded was refused (a waitFor that times out shows them). */
+  readonly undecodable: string[] = [];
   /** Every request's headers. */
   readonly headers: Array<Record<string, string | string[] | undefined>> = [];
   private server?: Server;
@@ -76,10 +62,24 @@ export class OtlpCollector {
           res.writeHead(404).end();
           return;
         }
-        const text = Buffer.concat(chunks).toString('utf8');
-        this.raw.push(text);
+        const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+        const encoding: Encoding | undefined = ENCODINGS[type as MediaType];
+        if (!encoding) {
+          this.undecodable.push(`unsupported Content-Type "${type}"`);
+          res.writeHead(415).end();
+          return;
+        }
+        const bytes = Buffer.concat(chunks);
+        let body: OtlpBody;
+        try {
+          body = encoding === 'json' ? (JSON.parse(bytes.toString('utf8')) as OtlpBody) : decodeTraceRequest(bytes);
+        } catch (err) {
+          this.undecodable.push(`${type}: ${err instanceof Error ? err.message : String(err)}`);
+          res.writeHead(400).end();
+          return;
+        }
+        this.raw.push(bytes.toString(encoding === 'json' ? 'utf8' : 'latin1'));
         this.headers.push(req.headers);
-        const body = JSON.parse(text) as OtlpBody;
         for (const rs of body.resourceSpans ?? []) {
           const service = attributesOf(rs.resource?.attributes)['service.name'];
           for (const ss of rs.scopeSpans ?? [])
@@ -94,9 +94,12 @@ export class OtlpCollector {
                 status: { code: s.status?.code ?? 0, message: s.status?.message },
                 service,
                 links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
+                contentType: req.headers['content-type'] ?? '',
               });
         }
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        // an empty ExportTraceServiceResponse: all accepted
+        if (encoding === 'json') res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
         for (const w of this.waiters.splice(0)) w();
       });
     });
@@ -112,7 +115,10 @@ export class OtlpCollector {
       if (result !== undefined) return result;
       const left = deadline - Date.now();
       if (left <= 0)
-        throw new Error(`spans not received in ${timeoutMs} ms; have: ${this.spans.map((s) => s.name).join(', ')}`);
+        throw new Error(
+          `spans not received in ${timeoutMs} ms; have: ${this.spans.map((s) => s.name).join(', ')}` +
+            (this.undecodable.length ? `; undecodable requests: ${this.undecodable.join('; ')}` : ''),
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(left, 500));
         this.waiters.push(() => {

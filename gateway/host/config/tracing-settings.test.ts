@@ -1,11 +1,14 @@
 import { ConfigError, loadConfig } from './load';
-import { parseOtlpHeaders } from './tracing-settings';
+import { parseOtlpHeaders, tracesProtocol } from './tracing-settings';
 
 test('tracing is off by default: no endpoint, the OpenTelemetry defaults for the rest', () => {
   const c = loadConfig({ env: {} });
   expect(c.otelExporterOtlpEndpoint).toBeUndefined();
   expect(c.otelExporterOtlpTracesEndpoint).toBeUndefined();
+  expect(c.otelExporterOtlpTracesProtocol).toBeUndefined();
+  expect(tracesProtocol(c)).toBe('http/protobuf'); // OTLP's default protocol
   expect(c).toMatchObject({
+    otelExporterOtlpProtocol: 'http/protobuf',
     otelServiceName: 'onegraph-gateway',
     otelTracesSampler: 'parentbased_always_on',
     otelBspMaxQueueSize: 2048,
@@ -18,6 +21,7 @@ test('the standard OTEL_* variables set it', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/v1/traces',
       OTEL_EXPORTER_OTLP_HEADERS: 'api-key=abc,x-team=a%20b',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_SERVICE_NAME: 'edge',
       OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
       OTEL_TRACES_SAMPLER_ARG: '0.25',
@@ -27,12 +31,49 @@ test('the standard OTEL_* variables set it', () => {
   expect(c).toMatchObject({
     otelExporterOtlpEndpoint: 'http://collector:4318',
     otelExporterOtlpTracesEndpoint: 'https://traces.example/v1/traces',
+    otelExporterOtlpProtocol: 'http/json',
     otelServiceName: 'edge',
     otelTracesSampler: 'parentbased_traceidratio',
     otelTracesSamplerArg: 0.25,
     otelBspMaxQueueSize: 100,
   });
   expect(parseOtlpHeaders(c.otelExporterOtlpHeaders)).toEqual({ 'api-key': 'abc', 'x-team': 'a b' });
+});
+
+test.each([
+  [{}, 'http/protobuf'],
+  [{ OTEL_EXPORTER_OTLP_PROTOCOL: '' }, 'http/protobuf'], // empty is unset, as OpenTelemetry says
+  [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, 'http/json'],
+  [{ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' }, 'http/json'],
+  [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }, 'http/protobuf'],
+  [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' }, 'http/json'],
+])('the traces protocol of %j is %s: the traces variable wins over the general one', (env, protocol) => {
+  expect(tracesProtocol(loadConfig({ env }))).toBe(protocol);
+});
+
+const PROTOCOLS = 'must be one of: http/protobuf, http/json$';
+
+test.each([
+  // a valid OpenTelemetry value, but no gRPC exporter is built in
+  [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, `OTEL_EXPORTER_OTLP_PROTOCOL (otelExporterOtlpProtocol) ${PROTOCOLS}`],
+  [
+    { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' },
+    `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (otelExporterOtlpTracesProtocol) ${PROTOCOLS}`,
+  ],
+  [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'http' }, `OTEL_EXPORTER_OTLP_PROTOCOL (otelExporterOtlpProtocol) ${PROTOCOLS}`],
+  [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'json' }, `OTEL_EXPORTER_OTLP_PROTOCOL (otelExporterOtlpProtocol) ${PROTOCOLS}`],
+  [
+    { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/proto' },
+    `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (otelExporterOtlpTracesProtocol) ${PROTOCOLS}`,
+  ],
+  // a bad general value is refused even when the traces one would win over it
+  [
+    { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' },
+    `OTEL_EXPORTER_OTLP_PROTOCOL (otelExporterOtlpProtocol) ${PROTOCOLS}`,
+  ],
+])('a bad protocol %j stops start-up naming the key and the allowed values', (env, line) => {
+  expect(() => loadConfig({ env })).toThrow(ConfigError);
+  expect(() => loadConfig({ env })).toThrow(new RegExp(`^  - ${line.replace(/[()/]/g, '\\$&')}`, 'm'));
 });
 
 test.each([

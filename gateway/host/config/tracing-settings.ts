@@ -11,6 +11,13 @@ export const TRACE_SAMPLERS = [
   'parentbased_traceidratio',
 ] as const;
 
+/**
+ * The values of OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL this gateway exports with: OTLP/HTTP, binary protobuf (the
+ * specification's default) or JSON. The specification's third value, `grpc`, is refused: no gRPC exporter is built in.
+ */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
 /** One `key=value` pair of OTEL_EXPORTER_OTLP_HEADERS (W3C baggage format: values may be percent-encoded). */
 const HEADER_PAIR = /^\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*=\s*[^,]*$/;
 
@@ -23,6 +30,14 @@ export function tracesUrl(config: {
   const base = config.otelExporterOtlpEndpoint;
   if (!base) return undefined;
   return `${base}${base.endsWith('/') ? '' : '/'}v1/traces`;
+}
+
+/** How spans are encoded: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL (as OTel says). */
+export function tracesProtocol(config: {
+  otelExporterOtlpProtocol: OtlpProtocol;
+  otelExporterOtlpTracesProtocol?: OtlpProtocol;
+}): OtlpProtocol {
+  return config.otelExporterOtlpTracesProtocol ?? config.otelExporterOtlpProtocol;
 }
 
 /** `key=value,key2=value2` as a header map (keys lower-cased; values percent-decoded as the OTel spec says). */
@@ -53,7 +68,8 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or http
 
 /**
  * OpenTelemetry tracing (docs/gateway.md, "Tracing"): the standard OTEL_* variables. Off unless an OTLP endpoint is
- * given; then every GraphQL operation, its planning and its subgraph fetches are spans sent over OTLP/HTTP.
+ * given; then every GraphQL operation, its planning and its subgraph fetches are spans sent over OTLP/HTTP (protobuf
+ * unless told JSON).
  */
 export const TracingSettings = z.object({
   otelExporterOtlpEndpoint: setting(httpUrl.optional(), {
@@ -63,6 +79,14 @@ export const TracingSettings = z.object({
   otelExporterOtlpTracesEndpoint: setting(httpUrl.optional(), {
     env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
     help: 'Full URL traces are POSTed to, used as is; wins over OTEL_EXPORTER_OTLP_ENDPOINT.',
+  }),
+  otelExporterOtlpProtocol: setting(z.enum(OTLP_PROTOCOLS).default('http/protobuf'), {
+    env: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+    help: "How spans are sent: http/protobuf (OTLP/HTTP with binary protobuf, OpenTelemetry's default: the collector must accept it) or http/json. grpc is not supported.",
+  }),
+  otelExporterOtlpTracesProtocol: setting(z.enum(OTLP_PROTOCOLS).optional(), {
+    env: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+    help: 'How spans are sent, as OTEL_EXPORTER_OTLP_PROTOCOL; wins over it.',
   }),
   otelExporterOtlpHeaders: setting(
     z
