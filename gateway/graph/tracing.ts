@@ -44,6 +44,8 @@ export const ATTR = {
   httpMethod: 'http.request.method',
   serverAddress: 'server.address',
   serverPort: 'server.port',
+  /** On an event's span: subscriptions it served past EVENT_LINK_LIMIT, not linked. */
+  linksDropped: 'graphql.subscription.links_dropped',
 } as const;
 
 const propagator = new W3CTraceContextPropagator();
@@ -209,21 +211,57 @@ export function subscriptionSpan(
 }
 
 /**
- * The span of one subscription event's completion by the rest of its plan: a trace of its own (a subscription may
- * run for hours, and identical subscriptions share an event's completion), linked to the opening span of the
- * subscription it was completed for.
+ * Links an event's span takes at most: OpenTelemetry's default span link limit (past it the SDK would drop the
+ * oldest, the first subscription's among them).
  */
-export function eventSpan(
-  tracer: Tracer,
-  operationName: string | undefined,
-  requestId: string,
-  opened: SpanContext | undefined,
-): Span {
-  const attributes: Attributes = { [ATTR.operationType]: 'subscription', [ATTR.requestId]: requestId };
-  if (operationName) attributes[ATTR.operationName] = operationName;
-  return tracer.startSpan(
-    SPAN.subscriptionEvent,
-    { kind: SpanKind.INTERNAL, attributes, ...(opened ? { links: [{ context: opened }] } : {}) },
-    ROOT_CONTEXT,
-  );
+export const EVENT_LINK_LIMIT = 128;
+
+/**
+ * The span of one subscription event's completion by the rest of its plan: a trace of its own (a subscription may
+ * run for hours), linked to the opening span of every subscription the completion serves (identical subscriptions
+ * share it): the one it starts for at once, each other as it takes the shared result while the span runs. Past
+ * EVENT_LINK_LIMIT links, the rest are only counted (`graphql.subscription.links_dropped`, set only then); one that
+ * takes the result once the span ended is not linked (an ended span takes nothing more).
+ */
+export class EventSpan {
+  /** Until it ends: a shared result outlives its completion, and keeps no more than this object then. */
+  private live: Span | undefined;
+  private links = 0;
+  private dropped = 0;
+
+  constructor(tracer: Tracer, operationName: string | undefined, requestId: string, opened: SpanContext | undefined) {
+    const attributes: Attributes = { [ATTR.operationType]: 'subscription', [ATTR.requestId]: requestId };
+    if (operationName) attributes[ATTR.operationName] = operationName;
+    this.live = tracer.startSpan(
+      SPAN.subscriptionEvent,
+      { kind: SpanKind.INTERNAL, attributes, ...(opened ? { links: [{ context: opened }] } : {}) },
+      ROOT_CONTEXT,
+    );
+    if (opened) this.links = 1;
+  }
+
+  /** The span while it runs (the completion's fetches are its children). */
+  get span(): Span | undefined {
+    return this.live;
+  }
+
+  /** One more subscription served by this completion: linked to while the span runs, within the bound. */
+  link(opened: SpanContext | undefined): void {
+    if (!this.live || !opened) return;
+    if (this.links >= EVENT_LINK_LIMIT) {
+      this.dropped++;
+      return;
+    }
+    this.links++;
+    this.live.addLink({ context: opened });
+  }
+
+  /** Ends the span (failed with the errors' codes when the result has errors); later links are passed over. */
+  end(errors: ResultErrors): void {
+    const span = this.live;
+    if (!span) return;
+    this.live = undefined;
+    if (this.dropped) span.setAttribute(ATTR.linksDropped, this.dropped);
+    endWithErrors(span, errors);
+  }
 }

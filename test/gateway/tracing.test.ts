@@ -456,6 +456,49 @@ describe('with an OTLP endpoint', () => {
     expect(event.links).toEqual([{ traceId, spanId: opened.spanId }]);
   });
 
+  test("an event shared by two identical subscriptions: its span links to both subscriptions' openings", async () => {
+    const query = 'subscription SharedEvent { prices(tickers: ["AAPL:NASDAQ"]) { ticker seenBy } }';
+    const traces = ['ab0e1d2c3b4a59680000000000000001', 'ab0e1d2c3b4a59680000000000000002'];
+    const clients = traces.map((traceId, i) =>
+      createClient({
+        url: `${sys.url}/graphql/stream`,
+        retryAttempts: 0,
+        // the same caller (anonymous): one share key, so one completion of each event serves both
+        headers: { traceparent: traceparent(traceId, `ab0e1d2c3b4a596${i}`) },
+      }),
+    );
+    try {
+      // both open at once; past the first (each its own current price), the ticks every 300 ms reach both
+      const results = await Promise.all(clients.map((c) => takeResults(() => c.iterate({ query }), 3)));
+      for (const r of results) expect(r).toHaveLength(3);
+    } finally {
+      for (const c of clients) c.dispose();
+    }
+    await sys.system.tracing?.flush();
+    const openings = await Promise.all(
+      traces.map((traceId) => collector.waitFor(spanIn(traceId, 'subscription SharedEvent'))),
+    );
+    const expected = openings.map((o) => ({ traceId: o.traceId, spanId: o.spanId }));
+    expect(new Set(expected.map((l) => l.spanId)).size).toBe(2);
+    const shared = await collector.waitFor((spans) =>
+      spans.find(
+        (s) =>
+          s.name === 'graphql.subscription.event' &&
+          s.attributes['graphql.operation.name'] === 'SharedEvent' &&
+          s.links.length === 2,
+      ),
+    );
+    // one link to each opening, in either order; a shared event's span is not a child of either
+    expect(shared.links).toEqual(expect.arrayContaining(expected));
+    expect(shared.parentSpanId).toBeUndefined();
+    expect(shared.attributes['graphql.subscription.links_dropped']).toBeUndefined();
+    // every event span of these subscriptions links to one or both openings, never elsewhere
+    const events = collector.spans.filter(
+      (s) => s.name === 'graphql.subscription.event' && s.attributes['graphql.operation.name'] === 'SharedEvent',
+    );
+    for (const e of events) expect(expected).toEqual(expect.arrayContaining(e.links));
+  });
+
   test("a graphql-ws subscription continues the upgrade request's traceparent, and so do queries on the socket", async () => {
     const traceId = '6c9bb6b3e3d983f9432d048419e7aef3';
     const parent = '162692c04dc66d24';

@@ -11,7 +11,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import type { Span, SpanContext, Tracer } from '@opentelemetry/api';
 import { createGatewayContext, type GatewayContext, type OperationTrace, type TraceCarrier } from '../context';
-import { ATTR, endFailed, endWithErrors, eventSpan, subscriptionSpan } from '../tracing';
+import { ATTR, endFailed, endWithErrors, EventSpan, subscriptionSpan } from '../tracing';
 import type { OperationCostLimit } from '../limits';
 import type { Logger } from '../../../platform/log';
 import { mapStream, type Stream } from '../../../subgraphs/async-streams';
@@ -30,6 +30,15 @@ const CONTENT_REUSE_MS = 1_000;
  * when stale, not only when evicted: large events at a short interval would otherwise keep 10 000 results alive.
  */
 const CONTENT_REUSE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * One event's result for one operation, shared by the identical subscriptions that receive the event; `span`: its
+ * completion's span when tracing (each subscription that takes the result is linked to from it).
+ */
+interface SharedResult {
+  result: Promise<FormattedExecutionResult>;
+  span?: EventSpan;
+}
 
 export interface SubscriptionRequest {
   document: DocumentNode;
@@ -77,8 +86,8 @@ export interface FederatedSubscriptionsOptions {
  * plan's first fetch. Results of one event are memoised per operation, so identical subscriptions share the work.
  */
 export class FederatedSubscriptions {
-  private readonly results = new WeakMap<object, Map<string, Promise<FormattedExecutionResult>>>();
-  private readonly byContent = new LRUCache<string, Promise<FormattedExecutionResult>>({
+  private readonly results = new WeakMap<object, Map<string, SharedResult>>();
+  private readonly byContent = new LRUCache<string, SharedResult>({
     max: 10_000,
     ttl: CONTENT_REUSE_MS,
     ttlAutopurge: true,
@@ -153,7 +162,7 @@ export class FederatedSubscriptions {
     }
     const opened = traced?.span.spanContext();
     const source = await this.open(primary, fetchVariables, request, traced?.span);
-    if (!isStream(source)) return this.complete(plan, source, request, opened);
+    if (!isStream(source)) return this.complete(plan, source, request, opened).result;
 
     const started = performance.now();
     let events = 0;
@@ -219,6 +228,7 @@ export class FederatedSubscriptions {
    * object when the subgraph runs in this process (it hands every subscriber the same object), by the event's
    * content when it is remote (each subscription has its own stream, so equal events are distinct objects). A
    * content match is reused for CONTENT_REUSE_MS at most, so other subgraphs' fields are never staler than that.
+   * Each subscription that takes a shared result is linked to from its completion's span (`opened`: its opening).
    */
   private resultOf(
     plan: SubscriptionPlan,
@@ -232,44 +242,62 @@ export class FederatedSubscriptions {
       byOperation = new Map();
       this.results.set(event, byOperation);
     }
-    let result = byOperation.get(key);
-    if (result) return result;
+    let shared = byOperation.get(key);
+    if (shared) {
+      shared.span?.link(opened);
+      return shared.result;
+    }
     const remote = !this.options.local.has(plan.primary.serviceName);
     const content = remote ? JSON.stringify(event) : undefined;
     // The key holds a digest of the event, not the event: the text of a large event would double what an entry holds.
     const contentKey =
       content === undefined ? undefined : `${key}\u0000${createHash('sha256').update(content).digest('base64url')}`;
-    result = contentKey === undefined ? undefined : this.byContent.get(contentKey);
-    if (!result) {
-      result = this.complete(plan, event, request, opened);
+    shared = contentKey === undefined ? undefined : this.byContent.get(contentKey);
+    if (shared) shared.span?.link(opened);
+    else {
+      shared = this.complete(plan, event, request, opened);
       if (contentKey !== undefined)
-        this.byContent.set(contentKey, result, { size: Math.max(1, (content?.length ?? 0) + contentKey.length) });
+        this.byContent.set(contentKey, shared, { size: Math.max(1, (content?.length ?? 0) + contentKey.length) });
     }
-    byOperation.set(key, result);
-    return result;
+    byOperation.set(key, shared);
+    return shared.result;
   }
 
   /**
    * Runs the rest of the plan on one event and shapes the result as the client's operation asked for it. `opened`:
-   * the opening span of the subscription (its event's span links to it).
+   * the opening span of the subscription it starts for (its event's span links to it).
    */
-  private async complete(
+  private complete(
     plan: SubscriptionPlan,
     event: ExecutionResult,
     request: SubscriptionRequest,
     opened?: SpanContext,
-  ): Promise<FormattedExecutionResult> {
+  ): SharedResult {
     const primaryName = plan.primary.serviceName;
     if (!event.data) {
       const errors = (event.errors ?? [new GraphQLError('the subgraph sent an event without data')]).map((e) =>
         this.options.formatError(withService(e, primaryName)),
       );
-      return { errors };
+      return { result: Promise.resolve({ errors }) };
     }
+    const tracer = this.options.tracer;
+    // started now, not in the promise: subscriptions sharing the result from here on are linked to it
+    const span = tracer && new EventSpan(tracer, plan.prepared.operation.name?.value, request.requestId, opened);
+    return { result: this.run(plan, event.data, event.errors, request, span), span };
+  }
+
+  /** The completion: the rest of the plan over a copy of the event's data; ends `span` (failed if it throws). */
+  private async run(
+    plan: SubscriptionPlan,
+    eventData: Record<string, unknown>,
+    eventErrors: ExecutionResult['errors'],
+    request: SubscriptionRequest,
+    span: EventSpan | undefined,
+  ): Promise<FormattedExecutionResult> {
+    const primaryName = plan.primary.serviceName;
     const context = createGatewayContext(request.requestId, this.options.log, { authorization: request.authorization });
     const tracer = this.options.tracer;
-    const span = tracer && eventSpan(tracer, plan.prepared.operation.name?.value, request.requestId, opened);
-    if (tracer && span) context.trace = { tracer, span };
+    if (tracer && span?.span) context.trace = { tracer, span: span.span };
     const variables = request.variables ?? {};
     const requestContext = {
       request: { query: request.query, operationName: request.operationName ?? undefined, variables },
@@ -278,15 +306,22 @@ export class FederatedSubscriptions {
       metrics: {},
       overallCachePolicy: {},
     } as unknown as GatewayGraphQLRequestContext<GatewayContext>;
-    // The plan's execution writes into the data it starts from; the event may be shared by many subscribers.
-    const data = structuredClone(event.data) as DataObject;
-    const response = await this.options.executor.run(plan.prepared, plan.rest, { requestContext, variables }, data);
-    const eventErrors = (event.errors ?? []).map((e) => withService(e, primaryName));
-    const errors = [...eventErrors, ...(response.errors ?? []).map((e) => e.toJSON())];
-    const result: FormattedExecutionResult = { data: response.data ?? null };
-    if (errors.length) result.errors = errors.map((e) => this.options.formatError(e));
-    if (span) endWithErrors(span, result.errors);
-    return result;
+    try {
+      // The plan's execution writes into the data it starts from; the event may be shared by many subscribers.
+      const data = structuredClone(eventData) as DataObject;
+      const response = await this.options.executor.run(plan.prepared, plan.rest, { requestContext, variables }, data);
+      const errors = [
+        ...(eventErrors ?? []).map((e) => withService(e, primaryName)),
+        ...(response.errors ?? []).map((e) => e.toJSON()),
+      ];
+      const result: FormattedExecutionResult = { data: response.data ?? null };
+      if (errors.length) result.errors = errors.map((e) => this.options.formatError(e));
+      span?.end(result.errors);
+      return result;
+    } catch (err) {
+      span?.end([{ extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+      throw err;
+    }
   }
 }
 
