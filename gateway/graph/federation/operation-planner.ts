@@ -18,6 +18,7 @@ import type { GatewayGraphQLRequestContext } from '@apollo/server-gateway-interf
 import type { GatewayContext, OperationTrace } from '../context';
 import { ATTR, childSpan, endFailed, SPAN } from '../tracing';
 import { PlanCompiler, type CompiledPlan, type FetchStep, type PlanStep } from './query-plan';
+import { graphqlJsSchema, internedNames } from './one-byte-schema';
 import { ResponseShape } from './response-shape';
 import { withDeferDirective } from '../defer-rule';
 
@@ -73,6 +74,8 @@ export class OperationPlanner {
   private readonly prepared = new LRUCache<string, PreparedOperation | Error>({ max: 2_000 });
   private readonly pending = new Map<string, Promise<PreparedOperation | Error>>();
   /** Per document: the percent labels that can change its plan (only with any in the supergraph). */
+  /** The supergraph's names, interned one-byte (one-byte-schema.ts): held here so they stay the interned ones. */
+  readonly names: Readonly<Record<string, true>>;
   private readonly relevantByDocument = new LRUCache<string, readonly string[]>({ max: 2_000 });
 
   /** Throws SupergraphError for an override label that is not valid (naming the field and the label). */
@@ -80,14 +83,15 @@ export class OperationPlanner {
     readonly supergraphSdl: string,
     options: OperationPlannerOptions = {},
   ) {
+    this.names = internedNames(supergraphSdl); // before anything reads the supergraph
     this.overrides = new ProgressiveOverrides(supergraphSdl);
     this.random = options.random ?? Math.random;
     const supergraph = Supergraph.build(supergraphSdl);
     // @defer is served by the gateway (federated-executor.ts), whatever the supergraph says
-    this.apiSchema = withDeferDirective(supergraph.apiSchema().toGraphQLJSSchema());
+    this.apiSchema = withDeferDirective(graphqlJsSchema(supergraph.apiSchema()));
     this.subgraphs = [...supergraph.subgraphs()].map((s) => ({ name: s.name, url: s.url || undefined }));
     this.planner = new QueryPlanner(this.overrides.plannerSdl);
-    this.compiler = new PlanCompiler(supergraph.schema.toGraphQLJSSchema());
+    this.compiler = new PlanCompiler(graphqlJsSchema(supergraph.schema));
   }
 
   /** A new roll of the percent labels, or undefined when the supergraph has none (nothing to roll). */
