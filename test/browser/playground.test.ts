@@ -350,9 +350,11 @@ describe('playground in headless Chromium', () => {
   });
 
   it('runs it over graphql-sse with ?transport=sse (the control shows it), opening no WebSocket', async () => {
-    // A page of its own: the first one keeps its tabs (and their headers, which are not stored) as they are.
+    // A page of its own, in a context of its own: the first page keeps its tabs as they are, and this one starts as a
+    // first visit would (GraphiQL keeps its tabs and their run state in localStorage, shared within a context).
     const main = page;
-    page = await context!.newPage();
+    const fresh = await browser!.newContext({ viewport: { width: 1440, height: 900 } });
+    page = await fresh.newPage();
     const own: string[] = [];
     page.on('console', (msg) => {
       if (msg.type() === 'error') own.push(`console error: ${msg.text()}`);
@@ -376,7 +378,7 @@ describe('playground in headless Chromium', () => {
       expect(new URL(page.url()).search).toBe('');
       expect(own).toEqual([]);
     } finally {
-      await page.close();
+      await fresh.close();
       page = main;
     }
   });
