@@ -2,4 +2,4 @@ export { setting, metaOf, settingsRegistry, type SettingMeta, type SettingsShape
 export { describeType, defaultOf, formatDefault, unwrap } from './describe';
 export { settingEntries, envNames, fromEnv, type SettingEntry } from './entries';
 export { ConfigError, parseSettings } from './errors';
-export { portNumber, textBool, commaList } from './values';
+export { portNumber, textBool, commaList, anyCaseEnum } from './values';

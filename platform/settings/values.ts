@@ -30,3 +30,8 @@ export function commaList<T extends z.ZodType>(list: T) {
     list,
   );
 }
+
+/** One of `values` (each written in lower case), given in any letter case (OpenTelemetry's enumerations are). */
+export function anyCaseEnum<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(values));
+}

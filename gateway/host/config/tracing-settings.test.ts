@@ -51,6 +51,15 @@ test.each([
   expect(tracesProtocol(loadConfig({ env }))).toBe(protocol);
 });
 
+test.each([
+  [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'HTTP/JSON' }, 'otelExporterOtlpProtocol', 'http/json'],
+  [{ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'Http/Protobuf' }, 'otelExporterOtlpTracesProtocol', 'http/protobuf'],
+  [{ OTEL_TRACES_SAMPLER: 'ParentBased_TraceIdRatio' }, 'otelTracesSampler', 'parentbased_traceidratio'],
+  [{ OTEL_TRACES_SAMPLER: 'ALWAYS_OFF' }, 'otelTracesSampler', 'always_off'],
+])('enumerated values are taken in any letter case, as OpenTelemetry says: %j', (env, key, value) => {
+  expect(loadConfig({ env })[key as keyof ReturnType<typeof loadConfig>]).toBe(value);
+});
+
 const PROTOCOLS = 'must be one of: http/protobuf, http/json$';
 
 test.each([
@@ -62,6 +71,7 @@ test.each([
   ],
   [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'http' }, `OTEL_EXPORTER_OTLP_PROTOCOL (otelExporterOtlpProtocol) ${PROTOCOLS}`],
   [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'json' }, `OTEL_EXPORTER_OTLP_PROTOCOL (otelExporterOtlpProtocol) ${PROTOCOLS}`],
+  [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'GRPC' }, `OTEL_EXPORTER_OTLP_PROTOCOL (otelExporterOtlpProtocol) ${PROTOCOLS}`],
   [
     { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/proto' },
     `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (otelExporterOtlpTracesProtocol) ${PROTOCOLS}`,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { setting } from '../../../platform/settings';
+import { anyCaseEnum, setting } from '../../../platform/settings';
 
 /** The samplers of OTEL_TRACES_SAMPLER this gateway knows (the OpenTelemetry names). */
 export const TRACE_SAMPLERS = [
@@ -80,11 +80,11 @@ export const TracingSettings = z.object({
     env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
     help: 'Full URL traces are POSTed to, used as is; wins over OTEL_EXPORTER_OTLP_ENDPOINT.',
   }),
-  otelExporterOtlpProtocol: setting(z.enum(OTLP_PROTOCOLS).default('http/protobuf'), {
+  otelExporterOtlpProtocol: setting(anyCaseEnum(OTLP_PROTOCOLS).default('http/protobuf'), {
     env: 'OTEL_EXPORTER_OTLP_PROTOCOL',
     help: "How spans are sent: http/protobuf (OTLP/HTTP with binary protobuf, OpenTelemetry's default: the collector must accept it) or http/json. grpc is not supported.",
   }),
-  otelExporterOtlpTracesProtocol: setting(z.enum(OTLP_PROTOCOLS).optional(), {
+  otelExporterOtlpTracesProtocol: setting(anyCaseEnum(OTLP_PROTOCOLS).optional(), {
     env: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
     help: 'How spans are sent, as OTEL_EXPORTER_OTLP_PROTOCOL; wins over it.',
   }),
@@ -103,7 +103,7 @@ export const TracingSettings = z.object({
     env: 'OTEL_SERVICE_NAME',
     help: 'service.name of the spans this process sends.',
   }),
-  otelTracesSampler: setting(z.enum(TRACE_SAMPLERS).default('parentbased_always_on'), {
+  otelTracesSampler: setting(anyCaseEnum(TRACE_SAMPLERS).default('parentbased_always_on'), {
     env: 'OTEL_TRACES_SAMPLER',
     help: "Which operations are traced: parentbased_* follow an incoming traceparent's sampled flag and apply the rest to new traces.",
   }),
