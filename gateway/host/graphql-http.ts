@@ -31,9 +31,9 @@ async function executeWithApollo<Context extends BaseContext>(
 const encoder = new TextEncoder();
 
 /**
- * The UTF-8 bytes of an answer. Buffer.from measures the text, then encodes it: two passes over it (about 5 % of the
- * gateway's CPU per request on gwbench's 87 kB answer). Most answers are ASCII, one byte a character: encoded in one
- * pass into a buffer of the text's length, and only text that does not fit there (other characters) is measured.
+ * The UTF-8 bytes of an answer. Buffer.from measures the text, then encodes it: two passes over it (on gwbench's 87 kB
+ * answer, measured alone: 25-50 us against about 10 us this way). Most answers are ASCII, one byte a character: encoded
+ * in one pass into a buffer of the text's length, and only text that does not fit there (other characters) is measured.
  */
 export function utf8Bytes(text: string): Buffer {
   const bytes = Buffer.allocUnsafe(text.length);

@@ -29,6 +29,9 @@ const editorText = (page: Page, selector: string): Promise<string> =>
 // below has its own deadline, so the test's own is only the backstop.
 jest.setTimeout(120_000);
 
+/** Every page's browser context: the screenshot's size. */
+const CONTEXT_OPTIONS = { viewport: { width: 1440, height: 900 } };
+
 describe('playground in headless Chromium', () => {
   let sys: RunningSystem | undefined;
   let browser: Browser | undefined;
@@ -61,7 +64,7 @@ describe('playground in headless Chromium', () => {
         '--no-first-run',
       ],
     });
-    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    context = await browser.newContext(CONTEXT_OPTIONS);
     page = await context.newPage();
     const origin = new URL(sys.url).origin;
     page.on('request', (req) => {
@@ -353,7 +356,7 @@ describe('playground in headless Chromium', () => {
     // A page of its own, in a context of its own: the first page keeps its tabs as they are, and this one starts as a
     // first visit would (GraphiQL keeps its tabs and their run state in localStorage, shared within a context).
     const main = page;
-    const fresh = await browser!.newContext({ viewport: { width: 1440, height: 900 } });
+    const fresh = await browser!.newContext(CONTEXT_OPTIONS);
     page = await fresh.newPage();
     const own: string[] = [];
     page.on('console', (msg) => {

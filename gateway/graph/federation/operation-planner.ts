@@ -73,9 +73,9 @@ export class OperationPlanner {
   private readonly random: Random;
   private readonly prepared = new LRUCache<string, PreparedOperation | Error>({ max: 2_000 });
   private readonly pending = new Map<string, Promise<PreparedOperation | Error>>();
-  /** Per document: the percent labels that can change its plan (only with any in the supergraph). */
   /** The supergraph's names, interned one-byte (one-byte-schema.ts): held here so they stay the interned ones. */
   readonly names: Readonly<Record<string, true>>;
+  /** Per document: the percent labels that can change its plan (only with any in the supergraph). */
   private readonly relevantByDocument = new LRUCache<string, readonly string[]>({ max: 2_000 });
 
   /** Throws SupergraphError for an override label that is not valid (naming the field and the label). */
